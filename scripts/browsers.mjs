@@ -1,0 +1,54 @@
+// Which system browsers the tests use, and how to launch them without touching the network.
+// Nothing here downloads a browser: puppeteer-core drives the Debian packages (or CHROME_PATH/FIREFOX_PATH).
+import { existsSync } from 'node:fs';
+
+export const browsers = {
+  chromium: {
+    env: 'CHROME_PATH',
+    candidates: ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/google-chrome', '/usr/bin/chromium-browser'],
+    install: 'apt-get install chromium (or set CHROME_PATH to a Chrome/Chromium binary)',
+  },
+  firefox: {
+    env: 'FIREFOX_PATH',
+    candidates: ['/usr/bin/firefox-esr', '/usr/bin/firefox'],
+    install: 'apt-get install firefox-esr (or set FIREFOX_PATH to a Firefox binary)',
+  },
+};
+
+/** The executable for a browser, or null when it is not on this machine. */
+export function executableFor(name) {
+  const b = browsers[name];
+  const fromEnv = process.env[b.env];
+  if (fromEnv) return existsSync(fromEnv) ? fromEnv : null;
+  return b.candidates.find((p) => existsSync(p)) ?? null;
+}
+
+// Chromium on a closed network: no background services, no lookups of Google hosts.
+export const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--disable-quic',
+  '--disable-domain-reliability',
+  '--no-pings',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1',
+];
+
+// Firefox: every name resolves to loopback, and the usual phone-home features are off.
+export const firefoxPrefs = {
+  'network.dns.forceResolve': '127.0.0.1',
+  'app.update.enabled': false,
+  'browser.safebrowsing.malware.enabled': false,
+  'browser.safebrowsing.phishing.enabled': false,
+  'datareporting.healthreport.uploadEnabled': false,
+  'network.captive-portal-service.enabled': false,
+  'network.connectivity-service.enabled': false,
+  'toolkit.telemetry.enabled': false,
+};

@@ -1,0 +1,24 @@
+// `npm run build`: dist/ (tsc: unbundled ES modules + .d.ts), cdn/ (rollup), custom-elements.json (cem).
+// Each step runs as a child process so a failure stops the build with that tool's own message.
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = (name) => `${root}node_modules/.bin/${name}`;
+
+function run(label, cmd, args) {
+  const started = Date.now();
+  const result = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error(`build: ${label} failed`);
+    process.exit(result.status ?? 1);
+  }
+  console.log(`build: ${label} (${Date.now() - started} ms)`);
+}
+
+rmSync(`${root}dist`, { recursive: true, force: true });
+rmSync(`${root}cdn`, { recursive: true, force: true });
+run('tsc → dist/', bin('tsc'), ['-p', 'tsconfig.json']);
+run('rollup → cdn/', bin('rollup'), ['-c', 'rollup.config.mjs', '--silent']);
+run('cem → custom-elements.json', bin('cem'), ['analyze', '--litelement', '--globs', 'src/elements/**/*.ts', 'src/events/**/*.ts', '--quiet']);

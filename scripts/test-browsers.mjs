@@ -1,0 +1,37 @@
+// Runs the browser suite in every browser this machine has. A missing browser is skipped with a
+// message saying what to install — unless REQUIRE_BROWSERS (set by .ci/run) names it: then it fails.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { browsers, executableFor } from './browsers.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const configs = { chromium: 'web-test-runner.config.mjs', firefox: 'web-test-runner.firefox.config.mjs' };
+const required = new Set((process.env.REQUIRE_BROWSERS ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const only = process.env.BROWSERS ? process.env.BROWSERS.split(',').map((s) => s.trim()) : Object.keys(configs);
+const extraArgs = process.argv.slice(2); // e.g. --files test/core/client.test.ts
+
+let failed = false;
+for (const name of only) {
+  if (!configs[name]) {
+    console.error(`test-browsers: unknown browser "${name}" (known: ${Object.keys(configs).join(', ')})`);
+    process.exit(1);
+  }
+  const exe = executableFor(name);
+  if (!exe) {
+    const msg = `${name} not found: ${browsers[name].install}.`;
+    if (required.has(name)) {
+      console.error(`test-browsers: FAIL — ${msg} REQUIRE_BROWSERS forbids skipping it.`);
+      failed = true;
+    } else {
+      console.warn(`test-browsers: SKIPPED ${name} — ${msg}`);
+    }
+    continue;
+  }
+  console.log(`test-browsers: ${name} (${exe})`);
+  const r = spawnSync(`${root}node_modules/.bin/wtr`, ['--config', configs[name], ...extraArgs], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (r.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,4 @@
+/** Registers every pedelec element (a side effect, by design: see package.json "sideEffects"). */
+import { injectGuidanceStyle } from './define/style.js';
+
+injectGuidanceStyle();

@@ -1,0 +1,5 @@
+/**
+ * pedelec-elements — element and event classes plus the core SDK. Importing this module registers
+ * nothing; import `pedelec-elements/define.js` (or one `define/<tag>.js`) for that.
+ */
+export * from './core/index.js';

@@ -1,0 +1,30 @@
+// Browser tests in headless Chromium (this file) and Firefox (web-test-runner.firefox.config.mjs).
+// Run through `npm test` (scripts/test-browsers.mjs), which skips or requires each browser.
+import { esbuildPlugin } from '@web/dev-server-esbuild';
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { executableFor, chromiumArgs } from './scripts/browsers.mjs';
+
+/** Everything but the browser: shared with the Firefox variant. */
+export const baseConfig = {
+  files: ['test/**/*.test.ts', '!test/node/**'],
+  nodeResolve: true,
+  concurrency: 2,
+  // The fake browsers never reach the network; a test that hangs is a failure, not a wait.
+  testFramework: { config: { timeout: 10000 } },
+  testsFinishTimeout: 5 * 60 * 1000,
+  plugins: [esbuildPlugin({ ts: true, tsconfig: './tsconfig.json', target: 'es2021' })],
+  filterBrowserLogs: () => true,
+};
+
+export default {
+  ...baseConfig,
+  browsers: [
+    chromeLauncher({
+      launchOptions: {
+        executablePath: executableFor('chromium') ?? '/usr/bin/chromium',
+        headless: true,
+        args: chromiumArgs,
+      },
+    }),
+  ],
+};

@@ -1,0 +1,22 @@
+// The same browser suite in headless Firefox, driven over WebDriver BiDi by puppeteer-core
+// (which never downloads a browser: it launches the system's firefox-esr or FIREFOX_PATH).
+import * as puppeteer from 'puppeteer-core';
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { baseConfig } from './web-test-runner.config.mjs';
+import { executableFor, firefoxPrefs } from './scripts/browsers.mjs';
+
+export default {
+  ...baseConfig,
+  browsers: [
+    chromeLauncher({
+      puppeteer,
+      launchOptions: {
+        browser: 'firefox',
+        protocol: 'webDriverBiDi',
+        executablePath: executableFor('firefox') ?? '/usr/bin/firefox-esr',
+        headless: true,
+        extraPrefsFirefox: firefoxPrefs,
+      },
+    }),
+  ],
+};
