@@ -7,7 +7,7 @@ import { executableFor, chromiumArgs } from './scripts/browsers.mjs';
 /** Everything but the browser: shared with the Firefox variant. */
 export const baseConfig = {
   files: ['test/**/*.test.ts', '!test/node/**'],
-  nodeResolve: true,
+  nodeResolve: { exportConditions: ['production'] },
   concurrency: 2,
   // The fake browsers never reach the network; a test that hangs is a failure, not a wait.
   testFramework: { config: { timeout: 10000 } },

@@ -1,0 +1,53 @@
+/**
+ * The page ⇄ extension wire contract (spec/bridge-protocol.md): names, ids and the shape of a port.
+ */
+import type { PedelecError } from './errors.js';
+
+/** The production Pedelec extension. Dev builds of the extension have other ids. */
+export const PEDELEC_EXTENSION_ID = 'ogccgaminlphbkeghldidiiimajfdpag';
+
+/** The name every SDK port is opened with. */
+export const PORT_NAME = 'pedelec-sdk-external';
+
+/** Requests the extension may hold while its popup asks the user to approve the origin. */
+export const APPROVAL_HELD_REQUESTS: ReadonlySet<string> = new Set([
+  'get_settings',
+  'list_providers',
+  'create_session',
+  'resume_session',
+  'prepare_session',
+  'list_assets',
+  'create_asset_upload',
+  'create_asset_download',
+]);
+
+/** A Chrome-style event: what a port's `onMessage` / `onDisconnect` look like. */
+export interface PortEvent<TListener> {
+  addListener(listener: TListener): void;
+  removeListener?(listener: TListener): void;
+}
+
+/**
+ * Anything shaped like a Chrome runtime port carries the protocol: the extension port, a WebSocket
+ * to the development Core, an in-memory pair. `error` (ours) lets a non-Chrome transport say why it
+ * disconnected, where Chrome would set `chrome.runtime.lastError`.
+ */
+export interface BridgePort {
+  postMessage(message: unknown): void;
+  onMessage: PortEvent<(message: unknown) => void>;
+  onDisconnect: PortEvent<(port?: unknown) => void>;
+  disconnect?(): void;
+  error?: PedelecError;
+}
+
+/** Opens a port. Called once, when a client is constructed; throwing means "unavailable". */
+export type PortFactory = () => BridgePort;
+
+/** `<prefix>_<Date.now()>_<random>`; crypto.randomUUID when the platform has it. */
+export function randomId(prefix: string): string {
+  const random =
+    typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function'
+      ? crypto.randomUUID()
+      : Math.random().toString(36).slice(2);
+  return `${prefix}_${Date.now()}_${random}`;
+}

@@ -1,0 +1,251 @@
+/**
+ * Tools: definitions, their normalization (spec/tools-api.md), and the {@link Toolbox} that runs
+ * one call — availability, argument validation, handler resolution, result check — for agent calls
+ * and local `invoke()`s alike.
+ */
+import { isPedelecError, normalizeError, pedelecError, type PedelecError } from './errors.js';
+import { toBridgeJson, type JsonValue } from './json.js';
+import { checkArgsSchema } from './schema/check.js';
+import { compileArgsValidator, type ArgsValidator } from './schema/compile.js';
+import type { ToolArgsSchema } from './schema/types.js';
+import type { ToolCallContext } from './types.js';
+
+/**
+ * A tool's handler. Declared through a method-style signature so a handler for specific args is still
+ * accepted wherever a `ToolDefinition` is expected (parameters are checked bivariantly).
+ */
+export type ToolSpecificHandler<TArgs = unknown, TResult = unknown> = {
+  bivarianceHack(args: TArgs, ctx: ToolCallContext): TResult | Promise<TResult>;
+}['bivarianceHack'];
+
+export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends string = string> = {
+  /** Starts with a letter; then letters, digits, `_`, `.`, `-`. Unique within one manifest. */
+  name: TName;
+  /** What it does, its side effects, and when the agent should pick it. */
+  description: string;
+  /** Pedelec Tool Args Schema; the root is an object. */
+  argsSchema: ToolArgsSchema;
+  /** How long Core waits for the result (Core default 60 000 ms). */
+  timeoutMs?: number;
+  /** Kept in the browser, never sent to Core. */
+  handler?: ToolSpecificHandler<TArgs, TResult>;
+};
+
+export type SkillsInput<TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]> = {
+  guidance: string;
+  tools: TTools;
+};
+
+export type ToolNameOf<TTools extends readonly ToolDefinition[]> = Extract<TTools[number]['name'], string>;
+
+export type SerializableToolManifest = { name: string; description: string; argsSchema: ToolArgsSchema; timeoutMs?: number };
+
+export type SerializableSkillsManifest = { guidance: string; tools: SerializableToolManifest[] };
+
+/** The generic fallback handler: any tool, by name. */
+export type GenericToolHandler<TToolName extends string = string> = (
+  tool: TToolName,
+  args: unknown,
+  ctx: ToolCallContext,
+) => unknown | Promise<unknown>;
+
+/**
+ * Returns the very definition it was given; it exists to keep the generics and the literal name.
+ * It validates nothing: that happens when a session is created.
+ */
+export function defineTool<TArgs = unknown, TResult = unknown, const TName extends string = string>(
+  tool: ToolDefinition<TArgs, TResult, TName>,
+): ToolDefinition<TArgs, TResult, TName> {
+  return tool;
+}
+
+export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_.-]*$/;
+
+/** A tool ready for a manifest: what Core gets, plus what stays in the page. */
+export type NormalizedTool = {
+  name: string;
+  manifest: SerializableToolManifest;
+  handler: ToolSpecificHandler | undefined;
+  validate: ArgsValidator;
+  /** Non-fatal findings (unknown keywords…), reported once by whoever normalized the tool. */
+  warnings: PedelecError[];
+};
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+const invalid = (message: string, details?: unknown) => pedelecError('INVALID_INPUT', message, details);
+
+/**
+ * Normalizes one tool definition (tools-api.md step 3 onwards). Returns the tool, or the
+ * `INVALID_INPUT` error that `createSession` rejects with. Duplicate names are the caller's check.
+ */
+export function normalizeTool(entry: unknown, index: number): NormalizedTool | PedelecError {
+  if (!isPlainObject(entry)) return invalid('skills.tools entries must be objects', { index });
+  const { name, description, timeoutMs, handler, argsSchema } = entry;
+  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) return invalid('tool name is invalid', { index, toolName: name });
+  if (typeof description !== 'string' || description.trim() === '') {
+    return invalid('tool description must be a non-empty string', { index, toolName: name });
+  }
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0)) {
+    return invalid('tool timeoutMs must be a positive integer', { index, toolName: name });
+  }
+  if (handler !== undefined && typeof handler !== 'function') return invalid('tool handler must be a function', { index, toolName: name });
+  if ('input' in entry) return invalid('tool input is no longer supported; use argsSchema', { index, toolName: name });
+  if (!isPlainObject(argsSchema)) return invalid('tool argsSchema must be an object', { index, toolName: name });
+  if (argsSchema.type !== 'object') return invalid('tool argsSchema must describe an object', { index, toolName: name });
+  let clone: ToolArgsSchema;
+  try {
+    clone = JSON.parse(JSON.stringify(argsSchema)) as ToolArgsSchema;
+  } catch {
+    return invalid('tool argsSchema must be serializable', { index, toolName: name });
+  }
+  // (ours) Well-formedness only after every check above: their messages are part of the contract.
+  const checked = checkArgsSchema(clone);
+  if (checked.error) return invalid(checked.error.message, { index, toolName: name, path: checked.error.path });
+  const manifest: SerializableToolManifest = { name, description, argsSchema: clone };
+  if (timeoutMs !== undefined) manifest.timeoutMs = timeoutMs as number;
+  return {
+    name,
+    manifest,
+    handler: handler as ToolSpecificHandler | undefined,
+    validate: compileArgsValidator(clone),
+    warnings: checked.warnings.map((w) => pedelecError('SCHEMA_KEYWORD_UNSUPPORTED', `${name}: ${w.message}`, { tool: name, path: w.path })),
+  };
+}
+
+/** The result of normalizing `createSession({ skills })`. */
+export type NormalizedSkills = { manifest: SerializableSkillsManifest; tools: NormalizedTool[] };
+
+/** Normalizes a whole skills input; throws (as a value) the first `INVALID_INPUT`. */
+export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
+  if (skills === undefined) return undefined;
+  if (!isPlainObject(skills)) throw invalid('skills must be an object');
+  if (typeof skills.guidance !== 'string') throw invalid('skills.guidance must be a string');
+  if (!Array.isArray(skills.tools)) throw invalid('skills.tools must be an array');
+  const tools: NormalizedTool[] = [];
+  const names = new Set<string>();
+  skills.tools.forEach((entry, index) => {
+    // The duplicate check sits right after the name check, as in the spec's order.
+    if (isPlainObject(entry) && typeof entry.name === 'string' && TOOL_NAME_PATTERN.test(entry.name) && names.has(entry.name)) {
+      throw invalid('duplicate tool name', { toolName: entry.name });
+    }
+    const tool = normalizeTool(entry, index);
+    if (isPedelecError(tool)) throw tool;
+    names.add(tool.name);
+    tools.push(tool);
+  });
+  return { manifest: { guidance: skills.guidance, tools: tools.map((t) => t.manifest) }, tools };
+}
+
+/** What a call produced: the wire result, and whether the kit answered with an error of its own. */
+export type ToolOutcome =
+  | { ok: true; result: JsonValue }
+  | { ok: false; result: { error: PedelecError }; error: PedelecError; reportToPage: boolean };
+
+/** One tool call, as the {@link Toolbox} sees it. */
+export type ToolCall = {
+  tool: string;
+  args: unknown;
+  ctx: ToolCallContext;
+  local: boolean;
+  /** Aborts `ctx.signal` (e.g. an element removing the tool while it runs). */
+  abort?: (reason: PedelecError) => void;
+};
+
+/**
+ * Hooks the elements plug into the resolution order (elements.md "Handler resolution"); the plain
+ * SDK uses none of them.
+ */
+export type ToolboxHooks = {
+  /** Step 0: a tool whose element is gone or disabled answers `TOOL_UNAVAILABLE`. */
+  unavailable?(tool: string): PedelecError | null;
+  /** Between named and inline handlers: the `pedelec-tool-call` event. Undefined when nobody answered. */
+  dispatch?(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined;
+  /** The inline handler, looked up at call time (an element's `handler` may change after start). */
+  inline?(tool: string): ToolSpecificHandler | undefined;
+  onStart?(call: ToolCall): void;
+  onResult?(call: ToolCall, outcome: ToolOutcome, durationMs: number): void;
+};
+
+const kitError = (error: PedelecError, reportToPage = false): ToolOutcome => ({ ok: false, result: { error }, error, reportToPage });
+
+const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
+/**
+ * The tools a session answers and how: declared tools (with their compiled validators and inline
+ * handlers), named handlers, the generic fallback. `run` never throws and never rejects; it returns
+ * synchronously when the handler did, so a synchronous result is submitted in the same task.
+ */
+export class Toolbox {
+  /** Declared tools by name: the set whose schemas were sent to Core. */
+  tools = new Map<string, NormalizedTool>();
+  readonly named = new Map<string, ToolSpecificHandler>();
+  generic: GenericToolHandler | null = null;
+  hooks: ToolboxHooks = {};
+
+  constructor(public validateArgs = true) {}
+
+  setTools(tools: readonly NormalizedTool[]): void {
+    this.tools = new Map(tools.map((t) => [t.name, t]));
+  }
+
+  run(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
+    const started = now();
+    const { hooks } = this;
+    hooks.onStart?.(call);
+    const finish = (outcome: ToolOutcome): ToolOutcome => {
+      hooks.onResult?.(call, outcome, now() - started);
+      return outcome;
+    };
+    const answer = this.answer(call);
+    return answer instanceof Promise ? answer.then(finish) : finish(answer);
+  }
+
+  private answer(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
+    const { tool, args, ctx } = call;
+    const unavailable = this.hooks.unavailable?.(tool);
+    if (unavailable) return kitError(unavailable);
+    const declared = this.tools.get(tool);
+    if (declared && this.validateArgs) {
+      const errors = declared.validate(args);
+      if (errors) return kitError(pedelecError('TOOL_ARGS_INVALID', errors[0]!.message, { errors }));
+    }
+    const named = this.named.get(tool);
+    if (named) return settle(() => named(args, ctx));
+    const dispatched = this.hooks.dispatch?.(call);
+    if (dispatched) {
+      return 'deny' in dispatched ? kitError(dispatched.deny) : settle(() => dispatched.respond);
+    }
+    const inline = this.hooks.inline ? this.hooks.inline(tool) : declared?.handler;
+    if (inline) return settle(() => inline(args, ctx));
+    const generic = this.generic;
+    if (generic) return settle(() => generic(tool, args, ctx));
+    return kitError(pedelecError('TOOL_HANDLER_NOT_FOUND', `No tool handler registered for ${tool}`, { tool }));
+  }
+}
+
+const handlerFailed = (thrown: unknown) => kitError(normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'Tool handler failed'));
+
+function checked(value: unknown): ToolOutcome {
+  const json = toBridgeJson(value);
+  if (json.ok) return { ok: true, result: json.value };
+  return kitError(pedelecError('TOOL_RESULT_INVALID', json.problem.message, { path: json.problem.path }), true);
+}
+
+/** Runs a handler and turns whatever it does — return, throw, resolve, reject — into an outcome. */
+function settle(invoke: () => unknown): ToolOutcome | Promise<ToolOutcome> {
+  let value: unknown;
+  try {
+    value = invoke();
+  } catch (thrown) {
+    return handlerFailed(thrown);
+  }
+  if (value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function') {
+    return Promise.resolve(value).then(checked, handlerFailed);
+  }
+  return checked(value);
+}

@@ -1,0 +1,80 @@
+import { pedelecError } from '../errors.js';
+import type { BridgePort, PortFactory } from '../protocol.js';
+
+type SocketLike = {
+  readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: string, listener: (event: { data?: unknown }) => void): void;
+};
+type SocketConstructor = new (url: string) => SocketLike;
+
+
+/**
+ * A port over a WebSocket to the development Core (`pedelec-dev`), which speaks the page-level
+ * protocol as JSON text frames. Messages posted before the socket opens are queued; a socket that
+ * never opens disconnects the port with `BRIDGE_UNAVAILABLE`, so pending work fails with a clear
+ * reason instead of timing out. `WebSocketImpl` lets Node (which may lack a global one) pass `ws`.
+ */
+export function websocketTransport(url: string, WebSocketImpl?: SocketConstructor): PortFactory {
+  return () => {
+    const Impl = WebSocketImpl ?? (globalThis as { WebSocket?: SocketConstructor }).WebSocket;
+    if (!Impl) throw new Error('WebSocket is unavailable');
+    const socket = new Impl(url);
+    const messageListeners = new Set<(message: unknown) => void>();
+    const disconnectListeners = new Set<(port?: unknown) => void>();
+    let queue: string[] | null = [];
+    let opened = false;
+    let closed = false;
+
+    const port: BridgePort = {
+      postMessage(message) {
+        if (closed) throw port.error ?? pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.');
+        const frame = JSON.stringify(message);
+        if (queue) queue.push(frame);
+        else socket.send(frame);
+      },
+      onMessage: { addListener: (fn) => void messageListeners.add(fn), removeListener: (fn) => void messageListeners.delete(fn) },
+      onDisconnect: {
+        addListener: (fn) => void disconnectListeners.add(fn),
+        removeListener: (fn) => void disconnectListeners.delete(fn),
+      },
+      disconnect() {
+        if (closed) return;
+        closed = true;
+        queue = null;
+        socket.close(1000, 'client closed');
+      },
+    };
+
+    socket.addEventListener('open', () => {
+      opened = true;
+      const pending = queue ?? [];
+      queue = null;
+      if (!closed) for (const frame of pending) socket.send(frame);
+    });
+    socket.addEventListener('message', (event) => {
+      if (closed || typeof event.data !== 'string') return;
+      let message: unknown;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return; // A frame that is not JSON is not a message; the protocol layer never sees it.
+      }
+      messageListeners.forEach((fn) => fn(message));
+    });
+    socket.addEventListener('close', () => {
+      if (closed) return;
+      closed = true;
+      queue = null;
+      port.error = opened
+        ? pedelecError('EXTENSION_DISCONNECTED', `Development Core at ${url} disconnected.`)
+        : pedelecError('BRIDGE_UNAVAILABLE', `Development Core not reachable at ${url}`, { url });
+      disconnectListeners.forEach((fn) => fn(port));
+    });
+    // 'error' is always followed by 'close', which carries the reason; nothing to do here, but a
+    // listener keeps some environments from reporting the event as unhandled.
+    socket.addEventListener('error', () => {});
+    return port;
+  };
+}

@@ -1,0 +1,94 @@
+/** Public types shared by the client, the session and the tools (names as in spec/sdk-api.md). */
+import type { PedelecError } from './errors.js';
+import type { PortFactory } from './protocol.js';
+
+/** Known provider codes, widened so codes added by newer Desktop releases still type-check. */
+export type ProviderCode = 'codex' | 'antigravity' | 'opencode' | 'cursor' | 'claude' | 'ollama' | (string & {});
+
+export type ProviderInfo = { name: string; code: ProviderCode; available: boolean; error: string | null };
+
+export type PedelecSettings = { defaultProvider: ProviderCode | null; defaultModels: { [code: string]: string } };
+
+export type ApprovalStatus = { installed: boolean; approved: boolean; origin: string | null; appConnected: boolean };
+
+export type PedelecAvailability = {
+  available: boolean;
+  extension: { available: boolean };
+  approval: { approved: boolean; origin: string | null };
+  desktop: { available: boolean; launchAttempted: boolean };
+  error?: PedelecError;
+};
+
+export type PedelecSessionStatus = 'idle' | 'running' | 'waiting_tool_result' | 'ended' | 'error';
+
+export type PedelecOptions = {
+  /** How long a request may go unanswered (default 30 000 ms; values below 1 become 1). */
+  bridgeTimeoutMs?: number;
+  /** (ours) Another build of the extension. */
+  extensionId?: string;
+  /** (ours) Opens the port; default: the Pedelec extension. */
+  transport?: PortFactory;
+  /** (ours) Check the agent's arguments against each tool's schema before a handler runs (default true). */
+  validateArgs?: boolean;
+  /** (ours) How long requests the extension holds for approval may wait; unset: `bridgeTimeoutMs`. */
+  approvalTimeoutMs?: number;
+  /** (ours) Non-fatal problems, e.g. a schema keyword outside the subset. */
+  onWarning?: (warning: PedelecError) => void;
+  /** (ours) Log to the console; otherwise the SDK never writes to it. */
+  debug?: boolean;
+};
+
+export type TurnKind = 'user' | 'prepare';
+
+export type PedelecEventContext = {
+  sessionId: string;
+  provider: string;
+  model?: string;
+  sessionCreatedAt: number;
+  eventEmittedAt: number;
+  eventReceivedAt?: number;
+  turnId?: string;
+  turnStartedAt?: number;
+  turnKind?: TurnKind;
+  source: 'core' | 'sdk';
+  type?: 'chat_delta' | 'tool_call' | 'status_changed' | 'sdk_status_changed' | 'error' | 'sdk_error' | 'ended' | 'sdk_ended';
+};
+
+export type ChatEventContext = PedelecEventContext & {
+  type: 'chat_delta';
+  turnId: string;
+  turnStartedAt: number;
+  eventReceivedAt: number;
+};
+
+export type ToolCallContext = Omit<PedelecEventContext, 'turnKind'> & {
+  type: 'tool_call';
+  toolRequestId: string;
+  tool: string;
+  turnId: string;
+  turnStartedAt: number;
+  eventReceivedAt: number;
+  /** `local` for calls made with `<pedelec-session>.invoke()`. */
+  turnKind?: TurnKind | 'local';
+  /** (ours) Aborts at the deadline, when the session ends or the bridge disconnects. */
+  signal: AbortSignal;
+  /** (ours) Epoch ms when Core is expected to stop waiting for this call's result. */
+  deadline: number;
+};
+
+export type StatusEventContext = PedelecEventContext & {
+  type: 'status_changed' | 'sdk_status_changed';
+  status: PedelecSessionStatus;
+  previousStatus: PedelecSessionStatus;
+};
+
+export type ErrorEventContext = PedelecEventContext & { type: 'error' | 'sdk_error' };
+
+export type EndedEventContext = PedelecEventContext & { type: 'ended' | 'sdk_ended' };
+
+/** (ours) A turn starting, whoever started it. */
+export type TurnEvent = { turnId: string; kind: TurnKind; text?: string };
+
+export type SandboxAssetPath = `/${string}`;
+export type SandboxAsset = { name: string; path: SandboxAssetPath; sizeBytes: number; modifiedAt: number };
+export type ReadAssetType = 'text' | 'json' | 'file';
