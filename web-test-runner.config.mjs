@@ -8,7 +8,8 @@ import { executableFor, chromiumArgs } from './scripts/browsers.mjs';
 export const baseConfig = {
   files: ['test/**/*.test.ts', '!test/node/**'],
   nodeResolve: { exportConditions: ['production'] },
-  concurrency: 2,
+  // One page at a time: a page in a background tab gets no animation frames, and fixture() waits for one.
+  concurrency: 1,
   // The fake browsers never reach the network; a test that hangs is a failure, not a wait.
   testFramework: { config: { timeout: 10000 } },
   testsFinishTimeout: 5 * 60 * 1000,

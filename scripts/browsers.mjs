@@ -39,6 +39,10 @@ export const chromiumArgs = [
   '--no-first-run',
   '--no-default-browser-check',
   '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1',
+  // Test files run side by side in tabs; a tab in the background must not have its timers throttled.
+  '--disable-background-timer-throttling',
+  '--disable-renderer-backgrounding',
+  '--disable-backgrounding-occluded-windows',
 ];
 
 // Firefox: every name resolves to loopback, and the usual phone-home features are off.
@@ -51,4 +55,9 @@ export const firefoxPrefs = {
   'network.captive-portal-service.enabled': false,
   'network.connectivity-service.enabled': false,
   'toolkit.telemetry.enabled': false,
+  // Two test files run side by side; the one in the background tab must not have its timers
+  // throttled (mocha steps between tests with a timer), or a 7 s run takes two minutes.
+  'dom.min_background_timeout_value': 0,
+  'dom.min_background_timeout_value_without_budget_throttling': 0,
+  'dom.timeout.enable_budget_timer_throttling': false,
 };

@@ -32,6 +32,8 @@ type Turn = {
   startedAt: number;
   kind: TurnKind;
   finished: Promise<void>;
+  /** Set when the turn finished without error (a `done`/`idle` may come before the request's failure). */
+  succeeded?: boolean;
   resolve(): void;
   reject(error: PedelecError): void;
 };
@@ -189,9 +191,14 @@ export class PedelecSession<TToolName extends string = string> {
     this.setStatus('running', 'sdk_status_changed', 'sdk');
     const request = this.bridge.request(type, payload).then(noop, (failure: unknown) => {
       const error = normalizeError(failure, fallbackCode, fallbackMessage);
+      // Emitted while the turn is still active, so the error's context carries it; a turn that
+      // already finished cleanly still reports the failed request (one that failed on an error event
+      // has reported that error already).
       if (this.turn === turn) {
         this.emitError(error, 'sdk_error', 'sdk');
         this.finishTurn(turn, error);
+      } else if (turn.succeeded) {
+        this.emitError(error, 'sdk_error', 'sdk');
       }
       throw error;
     });
@@ -216,7 +223,10 @@ export class PedelecSession<TToolName extends string = string> {
     if (this.turn !== turn) return;
     this.turn = null;
     if (error) turn.reject(error);
-    else turn.resolve();
+    else {
+      turn.succeeded = true;
+      turn.resolve();
+    }
   }
 
   /** Ends the session. Already ended or ending: resolves with no request. */

@@ -79,11 +79,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 const invalid = (message: string, details?: unknown) => pedelecError('INVALID_INPUT', message, details);
 
-/**
- * Normalizes one tool definition (tools-api.md step 3 onwards). Returns the tool, or the
- * `INVALID_INPUT` error that `createSession` rejects with. Duplicate names are the caller's check.
- */
-export function normalizeTool(entry: unknown, index: number): NormalizedTool | PedelecError {
+/** A tool that passed the checks of tools-api.md step 3, before the well-formedness check. */
+type CheckedTool = { name: string; manifest: SerializableToolManifest; handler: ToolSpecificHandler | undefined };
+
+/** tools-api.md step 3 for one entry: the public SDK's checks, messages and order. */
+function checkTool(entry: unknown, index: number): CheckedTool | PedelecError {
   if (!isPlainObject(entry)) return invalid('skills.tools entries must be objects', { index });
   const { name, description, timeoutMs, handler, argsSchema } = entry;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) return invalid('tool name is invalid', { index, toolName: name });
@@ -103,40 +103,60 @@ export function normalizeTool(entry: unknown, index: number): NormalizedTool | P
   } catch {
     return invalid('tool argsSchema must be serializable', { index, toolName: name });
   }
-  // (ours) Well-formedness only after every check above: their messages are part of the contract.
-  const checked = checkArgsSchema(clone);
-  if (checked.error) return invalid(checked.error.message, { index, toolName: name, path: checked.error.path });
   const manifest: SerializableToolManifest = { name, description, argsSchema: clone };
   if (timeoutMs !== undefined) manifest.timeoutMs = timeoutMs as number;
+  return { name, manifest, handler: handler as ToolSpecificHandler | undefined };
+}
+
+/** (ours) Step 6: the clone's well-formedness, and the validator compiled once for the tool. */
+function compileTool(tool: CheckedTool, index: number): NormalizedTool | PedelecError {
+  const checked = checkArgsSchema(tool.manifest.argsSchema);
+  if (checked.error) return invalid(checked.error.message, { index, toolName: tool.name, path: checked.error.path });
   return {
-    name,
-    manifest,
-    handler: handler as ToolSpecificHandler | undefined,
-    validate: compileArgsValidator(clone),
-    warnings: checked.warnings.map((w) => pedelecError('SCHEMA_KEYWORD_UNSUPPORTED', `${name}: ${w.message}`, { tool: name, path: w.path })),
+    ...tool,
+    validate: compileArgsValidator(tool.manifest.argsSchema),
+    warnings: checked.warnings.map((w) => pedelecError('SCHEMA_KEYWORD_UNSUPPORTED', `${tool.name}: ${w.message}`, { tool: tool.name, path: w.path })),
   };
+}
+
+/**
+ * Normalizes one tool definition (tools-api.md step 3 onwards). Returns the tool, or the
+ * `INVALID_INPUT` error that `createSession` rejects with. Duplicate names are the caller's check.
+ */
+export function normalizeTool(entry: unknown, index: number): NormalizedTool | PedelecError {
+  const checked = checkTool(entry, index);
+  return isPedelecError(checked) ? checked : compileTool(checked, index);
 }
 
 /** The result of normalizing `createSession({ skills })`. */
 export type NormalizedSkills = { manifest: SerializableSkillsManifest; tools: NormalizedTool[] };
 
-/** Normalizes a whole skills input; throws (as a value) the first `INVALID_INPUT`. */
+/**
+ * Normalizes a whole skills input; throws (as a value) the first `INVALID_INPUT`. Every entry passes
+ * the public SDK's checks before any schema is checked for well-formedness (ours), so an
+ * application sees exactly the error the public SDK would give it first.
+ */
 export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
   if (skills === undefined) return undefined;
   if (!isPlainObject(skills)) throw invalid('skills must be an object');
   if (typeof skills.guidance !== 'string') throw invalid('skills.guidance must be a string');
   if (!Array.isArray(skills.tools)) throw invalid('skills.tools must be an array');
-  const tools: NormalizedTool[] = [];
+  const checked: CheckedTool[] = [];
   const names = new Set<string>();
   skills.tools.forEach((entry, index) => {
     // The duplicate check sits right after the name check, as in the spec's order.
     if (isPlainObject(entry) && typeof entry.name === 'string' && TOOL_NAME_PATTERN.test(entry.name) && names.has(entry.name)) {
       throw invalid('duplicate tool name', { toolName: entry.name });
     }
-    const tool = normalizeTool(entry, index);
+    const tool = checkTool(entry, index);
     if (isPedelecError(tool)) throw tool;
     names.add(tool.name);
-    tools.push(tool);
+    checked.push(tool);
+  });
+  const tools = checked.map((tool, index) => {
+    const compiled = compileTool(tool, index);
+    if (isPedelecError(compiled)) throw compiled;
+    return compiled;
   });
   return { manifest: { guidance: skills.guidance, tools: tools.map((t) => t.manifest) }, tools };
 }

@@ -1,0 +1,361 @@
+/**
+ * Transports (spec/bridge-protocol.md §5, elements.md "Bridge"): the in-memory pair and the
+ * WebSocket transport to the development Core, on their own and under a `Pedelec` client.
+ */
+import { expect } from '@open-wc/testing';
+import { createMemoryPair, Pedelec, websocketTransport } from '../../src/core/index.js';
+import type { BridgePort, MemoryPeer } from '../../src/core/index.js';
+import { flush } from './fake-chrome.js';
+
+type Tracked<T> = { state: 'pending' | 'fulfilled' | 'rejected'; value?: T; error?: any; promise: Promise<T> };
+
+function track<T>(promise: Promise<T>): Tracked<T> {
+  const t: Tracked<T> = { state: 'pending', promise };
+  promise.then(
+    (value) => {
+      t.state = 'fulfilled';
+      t.value = value;
+    },
+    (error) => {
+      t.state = 'rejected';
+      t.error = error;
+    },
+  );
+  return t;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject, but it resolved');
+}
+
+function thrownBy(fn: () => void): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+/** Lets the page side answer like the extension would. */
+function answerAll(peer: MemoryPeer, result: (msg: any) => unknown = () => ({})) {
+  peer.onMessage.addListener((msg: any) => {
+    peer.postMessage({ channelId: msg.channelId, type: 'response', requestId: msg.requestId, ok: true, result: result(msg) });
+  });
+}
+
+let clients: Pedelec[] = [];
+function client(options: ConstructorParameters<typeof Pedelec>[0]): Pedelec {
+  const c = new Pedelec(options);
+  clients.push(c);
+  return c;
+}
+
+beforeEach(() => {
+  clients = [];
+});
+afterEach(() => {
+  clients.forEach((c) => {
+    try {
+      (c as any).disconnect?.();
+    } catch {
+      // not part of these tests
+    }
+  });
+});
+
+// ───────────────────────────── memory pair ─────────────────────────────
+
+describe('createMemoryPair', () => {
+  it('delivers page → peer messages asynchronously, in order, by reference', async () => {
+    const { transport, peer } = createMemoryPair();
+    const port = transport();
+    const got: unknown[] = [];
+    peer.onMessage.addListener((m) => got.push(m));
+    const a = { n: 1 };
+    const b = { n: 2 };
+    port.postMessage(a);
+    port.postMessage(b);
+    expect(got).to.deep.equal([]);
+    await flush();
+    expect(got).to.have.length(2);
+    expect(got[0]).to.equal(a);
+    expect(got[1]).to.equal(b);
+  });
+
+  it('delivers peer → page messages asynchronously, in order, by reference', async () => {
+    const { transport, peer } = createMemoryPair();
+    const port = transport();
+    const got: unknown[] = [];
+    port.onMessage.addListener((m) => got.push(m));
+    const a = { n: 1 };
+    const b = { n: 2 };
+    peer.postMessage(a);
+    peer.postMessage(b);
+    expect(got).to.deep.equal([]);
+    await flush();
+    expect(got).to.have.length(2);
+    expect(got[0]).to.equal(a);
+    expect(got[1]).to.equal(b);
+  });
+
+  it('peer.disconnect() fires the page port onDisconnect once and stops traffic both ways', async () => {
+    const { transport, peer } = createMemoryPair();
+    const port = transport();
+    const toPage: unknown[] = [];
+    const toPeer: unknown[] = [];
+    const disconnects: unknown[] = [];
+    port.onMessage.addListener((m) => toPage.push(m));
+    port.onDisconnect.addListener((p) => disconnects.push(p));
+    peer.onMessage.addListener((m) => toPeer.push(m));
+    peer.postMessage({ inFlight: true });
+    expect(peer.connected).to.equal(true);
+    peer.disconnect();
+    peer.disconnect();
+    expect(peer.connected).to.equal(false);
+    await flush();
+    expect(disconnects).to.have.length(1);
+    expect(disconnects[0]).to.equal(port);
+    expect(toPage, 'a message in flight is dropped').to.deep.equal([]);
+    expect(thrownBy(() => port.postMessage({ late: true })), 'posting on a disconnected port throws').to.not.equal(undefined);
+    peer.postMessage({ late: true });
+    await flush();
+    expect(toPage).to.deep.equal([]);
+    expect(toPeer).to.deep.equal([]);
+  });
+
+  it('port.disconnect() tells the peer, not the page side', async () => {
+    const { transport, peer } = createMemoryPair();
+    const port = transport();
+    let peerSaw = 0;
+    let pageSaw = 0;
+    peer.onDisconnect.addListener(() => peerSaw++);
+    port.onDisconnect.addListener(() => pageSaw++);
+    port.disconnect!();
+    await flush();
+    expect(peerSaw).to.equal(1);
+    expect(pageSaw).to.equal(0);
+    expect(peer.connected).to.equal(false);
+  });
+
+  it('carries a Pedelec client: requests, responses and session events', async () => {
+    const { transport, peer } = createMemoryPair();
+    const seen: any[] = [];
+    peer.onMessage.addListener((m) => seen.push(m));
+    answerAll(peer, (msg) => (msg.type === 'create_session' ? { sessionId: 'm1' } : msg.type === 'list_providers' ? [] : {}));
+    const c = client({ transport });
+    expect(await c.listProviders()).to.deep.equal([]);
+    const session = await c.createSession({ provider: 'codex', model: 'm' });
+    expect(session.sessionId).to.equal('m1');
+    const chat: string[] = [];
+    session.onChat((t) => chat.push(t));
+    const turn = session.sendText('hi');
+    await flush();
+    const channelId = seen[0].channelId;
+    peer.postMessage({ channelId, type: 'chat_delta', sessionId: 'm1', seq: 1, text: 'Hel' });
+    peer.postMessage({ channelId, type: 'chat_delta', sessionId: 'm1', seq: 2, text: 'lo' });
+    peer.postMessage({ channelId, type: 'status_changed', sessionId: 'm1', seq: 3, status: 'idle' });
+    await turn;
+    expect(chat).to.deep.equal(['Hel', 'lo']);
+    expect(seen.map((m) => m.type)).to.deep.equal(['list_providers', 'create_session', 'send_text']);
+  });
+
+  it('peer.disconnect() rejects the client’s pending requests with EXTENSION_DISCONNECTED', async () => {
+    const { transport, peer } = createMemoryPair();
+    const c = client({ transport });
+    const p = track(c.getSettings());
+    peer.disconnect();
+    await flush();
+    expect(p.state).to.equal('rejected');
+    expect(p.error).to.deep.equal({ code: 'EXTENSION_DISCONNECTED', message: 'Pedelec extension disconnected.' });
+    expect(await rejection(c.listProviders())).to.deep.equal({ code: 'EXTENSION_DISCONNECTED', message: 'Pedelec extension disconnected.' });
+  });
+});
+
+// ───────────────────────────── WebSocket, real socket ─────────────────────────────
+
+describe('websocketTransport to a closed loopback port', () => {
+  const url = 'ws://127.0.0.1:9/';
+
+  it('disconnects the port with BRIDGE_UNAVAILABLE "Development Core not reachable at <url>"', async () => {
+    let port!: BridgePort;
+    expect(() => (port = websocketTransport(url)())).to.not.throw();
+    const fired: unknown[] = [];
+    await new Promise<void>((resolve) =>
+      port.onDisconnect.addListener((p) => {
+        fired.push(p);
+        resolve();
+      }),
+    );
+    expect(port.error?.code).to.equal('BRIDGE_UNAVAILABLE');
+    expect(port.error?.message).to.equal(`Development Core not reachable at ${url}`);
+    expect(fired).to.have.length(1);
+  });
+
+  it('a Pedelec client over it rejects pending requests (posted before open) with that error, and later ones at once', async () => {
+    const c = client({ transport: websocketTransport(url) });
+    let p!: Promise<unknown>;
+    expect(() => (p = c.getSettings())).to.not.throw();
+    const e = await rejection(p);
+    expect(e.code).to.equal('BRIDGE_UNAVAILABLE');
+    expect(e.message).to.equal(`Development Core not reachable at ${url}`);
+    const later = track(c.listProviders());
+    await flush();
+    expect(later.state).to.equal('rejected');
+    expect(later.error).to.deep.equal(e);
+  });
+});
+
+// ───────────────────────────── WebSocket, fake socket ─────────────────────────────
+
+type Listener = (event: { data?: unknown }) => void;
+
+function fakeSocketClass() {
+  const instances: FakeSocket[] = [];
+  class FakeSocket {
+    readyState = 0;
+    sent: string[] = [];
+    closeCalls: Array<[number | undefined, string | undefined]> = [];
+    private listeners = new Map<string, Listener[]>();
+    constructor(public url: string) {
+      instances.push(this);
+    }
+    send(data: string): void {
+      if (this.readyState !== 1) throw new DOMException('Still in CONNECTING state.', 'InvalidStateError');
+      this.sent.push(data);
+    }
+    close(code?: number, reason?: string): void {
+      this.closeCalls.push([code, reason]);
+      this.readyState = 3;
+    }
+    addEventListener(type: string, listener: Listener): void {
+      this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+    }
+    fire(type: string, event: { data?: unknown } = {}): void {
+      (this.listeners.get(type) ?? []).forEach((fn) => fn(event));
+    }
+    open(): void {
+      this.readyState = 1;
+      this.fire('open');
+    }
+    closeFromServer(): void {
+      this.readyState = 3;
+      this.fire('close');
+    }
+  }
+  return { FakeSocket, instances };
+}
+
+describe('websocketTransport (fake WebSocket)', () => {
+  it('opens one socket to the url when the port is made', () => {
+    const { FakeSocket, instances } = fakeSocketClass();
+    const factory = websocketTransport('ws://127.0.0.1:7717/bridge', FakeSocket);
+    expect(instances).to.have.length(0);
+    factory();
+    expect(instances).to.have.length(1);
+    expect(instances[0]!.url).to.equal('ws://127.0.0.1:7717/bridge');
+  });
+
+  it('queues messages posted before open and sends them in order as JSON text frames once open', () => {
+    const { FakeSocket, instances } = fakeSocketClass();
+    const port = websocketTransport('ws://127.0.0.1:7717/bridge', FakeSocket)();
+    const socket = instances[0]!;
+    expect(() => port.postMessage({ n: 1 })).to.not.throw();
+    port.postMessage({ n: 2, s: 'two' });
+    expect(socket.sent).to.deep.equal([]);
+    socket.open();
+    expect(socket.sent).to.deep.equal([JSON.stringify({ n: 1 }), JSON.stringify({ n: 2, s: 'two' })]);
+    port.postMessage({ n: 3 });
+    expect(socket.sent).to.have.length(3);
+    expect(JSON.parse(socket.sent[2]!)).to.deep.equal({ n: 3 });
+  });
+
+  it('delivers JSON text frames as parsed messages and ignores frames that are not JSON text', () => {
+    const { FakeSocket, instances } = fakeSocketClass();
+    const port = websocketTransport('ws://127.0.0.1:7717/bridge', FakeSocket)();
+    const socket = instances[0]!;
+    const got: unknown[] = [];
+    port.onMessage.addListener((m) => got.push(m));
+    socket.open();
+    expect(() => socket.fire('message', { data: 'not json {' })).to.not.throw();
+    expect(() => socket.fire('message', { data: new ArrayBuffer(4) })).to.not.throw();
+    socket.fire('message', { data: JSON.stringify({ type: 'response', requestId: 'r', ok: true }) });
+    expect(got).to.deep.equal([{ type: 'response', requestId: 'r', ok: true }]);
+  });
+
+  it('a socket closing before it opened disconnects the port with BRIDGE_UNAVAILABLE and drops the queue', () => {
+    const { FakeSocket, instances } = fakeSocketClass();
+    const url = 'ws://localhost:7717/bridge';
+    const port = websocketTransport(url, FakeSocket)();
+    const socket = instances[0]!;
+    const fired: unknown[] = [];
+    port.onDisconnect.addListener((p) => fired.push(p));
+    port.postMessage({ queued: true });
+    socket.fire('error');
+    socket.closeFromServer();
+    expect(fired).to.have.length(1);
+    expect(port.error?.code).to.equal('BRIDGE_UNAVAILABLE');
+    expect(port.error?.message).to.equal(`Development Core not reachable at ${url}`);
+    expect(socket.sent).to.deep.equal([]);
+    expect(thrownBy(() => port.postMessage({ late: true }))).to.not.equal(undefined);
+  });
+
+  it('a Pedelec client over it: requests posted before open go out on open and get their answers', async () => {
+    const { FakeSocket, instances } = fakeSocketClass();
+    const c = client({ transport: websocketTransport('ws://127.0.0.1:7717/bridge', FakeSocket) });
+    const socket = instances[0]!;
+    const p = track(c.listProviders());
+    expect(socket.sent).to.deep.equal([]);
+    socket.open();
+    expect(socket.sent).to.have.length(1);
+    const msg = JSON.parse(socket.sent[0]!);
+    expect(msg.type).to.equal('list_providers');
+    socket.fire('message', {
+      data: JSON.stringify({ channelId: msg.channelId, type: 'response', requestId: msg.requestId, ok: true, result: [{ name: 'Scripted', code: 'scripted', available: true, error: null }] }),
+    });
+    await flush();
+    expect(p.state).to.equal('fulfilled');
+    expect(p.value).to.deep.equal([{ name: 'Scripted', code: 'scripted', available: true, error: null }]);
+  });
+
+  it('a Pedelec client over a socket that never opens rejects pending requests with BRIDGE_UNAVAILABLE', async () => {
+    const { FakeSocket, instances } = fakeSocketClass();
+    const url = 'ws://127.0.0.1:7717/bridge';
+    const c = client({ transport: websocketTransport(url, FakeSocket) });
+    const p = track(c.getSettings());
+    instances[0]!.closeFromServer();
+    await flush();
+    expect(p.state).to.equal('rejected');
+    expect(p.error.code).to.equal('BRIDGE_UNAVAILABLE');
+    expect(p.error.message).to.equal(`Development Core not reachable at ${url}`);
+  });
+
+  it('the Development Core going away after open disconnects the client: pending requests reject', async () => {
+    const { FakeSocket, instances } = fakeSocketClass();
+    const c = client({ transport: websocketTransport('ws://127.0.0.1:7717/bridge', FakeSocket) });
+    instances[0]!.open();
+    const p = track(c.getSettings());
+    instances[0]!.closeFromServer();
+    await flush();
+    expect(p.state).to.equal('rejected');
+    expect(p.error.code).to.be.a('string');
+    expect(p.error.code).to.not.equal('BRIDGE_UNAVAILABLE');
+    expect(p.error.message).to.be.a('string');
+  });
+
+  it('port.disconnect() closes the socket and sends nothing queued', () => {
+    const { FakeSocket, instances } = fakeSocketClass();
+    const port = websocketTransport('ws://127.0.0.1:7717/bridge', FakeSocket)();
+    const socket = instances[0]!;
+    port.postMessage({ queued: true });
+    port.disconnect!();
+    expect(socket.closeCalls).to.have.length(1);
+    socket.open();
+    expect(socket.sent).to.deep.equal([]);
+  });
+});

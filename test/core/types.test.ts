@@ -1,0 +1,255 @@
+/**
+ * Type-level tests (spec/tools-api.md typing notes, sdk-api.md "createSession" typing and "Event
+ * contexts"). Checked by `tsc --noEmit -p test/tsconfig.json`: every `@ts-expect-error` line must be an
+ * error and everything else must compile under `strict`. Also loaded as a browser test file, so the
+ * type checks live in functions that never run, plus a few real runtime assertions.
+ */
+import { expect } from '@open-wc/testing';
+import {
+  Pedelec,
+  defineTool,
+  type ChatEventContext,
+  type CreateSessionInput,
+  type ErrorEventContext,
+  type PedelecEventContext,
+  type PedelecSession,
+  type ProviderInfo,
+  type SerializableSkillsManifest,
+  type SerializableToolManifest,
+  type SkillsInput,
+  type StatusEventContext,
+  type ToolCallContext,
+  type ToolDefinition,
+  type ToolNameOf,
+  type ToolSpecificHandler,
+} from '../../src/core/index.js';
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+
+// ───────────── The seed's examples, unchanged (only `counter` and `getCurrentPage`/`readPage` added) ─────────────
+
+declare const counter: { add(delta: number): number };
+
+const getCurrentPage = defineTool({
+  name: 'get_current_page',
+  description: 'Read the current page: its URL and title.',
+  argsSchema: { type: 'object', properties: {} },
+  handler: () => ({ url: location.href, title: document.title }),
+});
+const readPage = getCurrentPage;
+
+const updateCounter = defineTool<
+  { delta: number },
+  { value: number }
+>({
+  name: "update_counter",
+  description: "Update the visible counter by delta.",
+  argsSchema: {
+    type: "object",
+    properties: {
+      delta: { type: "integer" },
+    },
+    required: ["delta"],
+  },
+  handler: ({ delta }) => ({ value: counter.add(delta) }),
+});
+
+const tools = [getCurrentPage, updateCounter] as const;
+
+const skills = {
+  guidance: "Read current state before making changes.",
+  tools,
+} satisfies SkillsInput<typeof tools>;
+
+function seedToolNameOfExample() {
+  const tools = [readPage, updateCounter] as const;
+  type AppToolName = ToolNameOf<typeof tools>;
+  // With <TArgs, TResult> given explicitly TypeScript widens TName (no partial inference): the
+  // spec documents this, so the union contains string; the literal still belongs to it.
+  const name: AppToolName = 'get_current_page';
+  const widened: Equal<typeof updateCounter.name, string> = true;
+  return [name, widened];
+}
+
+// The seed's ToolSpecificHandler / ToolDefinition / manifest shapes.
+const seedHandler: ToolSpecificHandler<{ delta: number }, { value: number }> = ({ delta }, ctx) => {
+  const signal: AbortSignal = ctx.signal;
+  void signal;
+  return { value: counter.add(delta) };
+};
+const asyncSeedHandler: ToolSpecificHandler<{ delta: number }, { value: number }> = async ({ delta }) => ({ value: delta });
+const manifest: SerializableSkillsManifest = {
+  guidance: 'g',
+  tools: [{ name: 'update_counter', description: 'd', argsSchema: { type: 'object' } } satisfies SerializableToolManifest],
+};
+
+// A definition with specific TArgs is accepted wherever a ToolDefinition is expected (bivariant handler).
+const asPlainDefinition: ToolDefinition = updateCounter;
+const asDefinitionList: readonly ToolDefinition[] = tools;
+
+// ───────────── Literal names ─────────────
+
+const literalName = defineTool({
+  name: 'get_current_page',
+  description: 'Read the current page.',
+  argsSchema: { type: 'object', properties: {} },
+});
+const n: 'get_current_page' = literalName.name;
+const literalNameIsExact: Equal<typeof literalName.name, 'get_current_page'> = true;
+
+// The README form: annotate the handler's parameter, keep the literal name.
+const updateCounterReadme = defineTool({
+  name: 'update_counter',
+  description: 'Update the visible counter by delta.',
+  argsSchema: { type: 'object', properties: { delta: { type: 'integer' } }, required: ['delta'] },
+  handler: ({ delta }: { delta: number }) => ({ value: counter.add(delta) }),
+});
+const readmeName: 'update_counter' = updateCounterReadme.name;
+const readmeTools = [getCurrentPage, updateCounterReadme] as const;
+const readmeUnion: Equal<ToolNameOf<typeof readmeTools>, 'get_current_page' | 'update_counter'> = true;
+const readmeSkills = { guidance: 'Read first.', tools: readmeTools } satisfies SkillsInput<typeof readmeTools>;
+
+// A wrong handler return for declared TResult is an error.
+defineTool<{ delta: number }, { value: number }>({
+  name: 'update_counter',
+  description: 'd',
+  argsSchema: { type: 'object' },
+  // @ts-expect-error value must be a number
+  handler: ({ delta }) => ({ value: String(delta) }),
+});
+
+// The root of argsSchema must be an object node.
+defineTool({
+  name: 'x',
+  description: 'd',
+  // @ts-expect-error root must be type "object"
+  argsSchema: { type: 'string' },
+});
+
+// ───────────── createSession typing ─────────────
+
+async function sessionTyping(client: Pedelec) {
+  const a = defineTool({ name: 'a_tool', description: 'A', argsSchema: { type: 'object' } });
+  const b = defineTool({ name: 'b_tool', description: 'B', argsSchema: { type: 'object' } });
+  const guidance = 'Use a_tool, then b_tool.';
+
+  const session = await client.createSession({ provider: 'codex', skills: { guidance, tools: [a, b] as const } });
+  const narrowed: Equal<typeof session, PedelecSession<'a_tool' | 'b_tool'>> = true;
+  session.onTool('a_tool', (args, ctx) => ({ args, id: ctx.toolRequestId }));
+  session.onTool<{ x: number }, { y: number }>('b_tool', ({ x }) => ({ y: x }));
+  // @ts-expect-error "nope" is not a declared tool
+  session.onTool('nope', () => null);
+  session.onTool((tool, args, ctx) => {
+    const name: 'a_tool' | 'b_tool' = tool;
+    const toolCtx: ToolCallContext = ctx;
+    return { name, args, toolCtx: toolCtx.tool };
+  });
+
+  // The const type parameter infers the tuple without `as const`, too.
+  const inferred = await client.createSession({ provider: 'codex', skills: { guidance, tools: [a, b] } });
+  const inferredNarrowed: Equal<typeof inferred, PedelecSession<'a_tool' | 'b_tool'>> = true;
+  // @ts-expect-error "nope" is not a declared tool
+  inferred.onTool('nope', () => null);
+
+  // The seed's skills object works as is.
+  const seeded = await client.createSession({ provider: 'codex', model: 'gpt-5', skills });
+  seeded.onTool('update_counter', () => ({ value: 1 }));
+
+  const readme = await client.createSession({ provider: 'codex', skills: readmeSkills });
+  readme.onTool('update_counter', () => null);
+  // @ts-expect-error not declared
+  readme.onTool('update_countr', () => null);
+
+  // No skills: any name.
+  const plain = await client.createSession();
+  const plainIsString: Equal<typeof plain, PedelecSession<string>> = true;
+  plain.onTool('anything_goes', () => null);
+  const withProvider = await client.createSession({ provider: 'some-future-provider', model: 'm' });
+  withProvider.onTool('anything_goes', () => null);
+
+  // @ts-expect-error model without provider
+  await client.createSession({ model: 'x' });
+  // @ts-expect-error model without provider, as a CreateSessionInput
+  const badInput: CreateSessionInput = { model: 'x' };
+
+  return [narrowed, inferredNarrowed, plainIsString, badInput];
+}
+
+// ───────────── Contexts: exact types, no index signatures ─────────────
+
+function contextTyping(
+  base: PedelecEventContext,
+  chat: ChatEventContext,
+  tool: ToolCallContext,
+  status: StatusEventContext,
+  error: ErrorEventContext,
+  info: ProviderInfo,
+  session: PedelecSession<string>,
+) {
+  // @ts-expect-error no seq on contexts
+  base.seq;
+  // @ts-expect-error no seq on contexts
+  chat.seq;
+  // @ts-expect-error no seq on contexts
+  tool.seq;
+  // @ts-expect-error no seq on contexts
+  status.seq;
+  // @ts-expect-error no seq on contexts
+  error.seq;
+  // @ts-expect-error no index signature on ProviderInfo
+  info.path;
+
+  session.onChat((_text, ctx) => {
+    // @ts-expect-error no seq on contexts
+    ctx.seq;
+    const turnId: string = ctx.turnId;
+    const receivedAt: number = ctx.eventReceivedAt;
+    return [turnId, receivedAt];
+  });
+  session.onTool('t', (_args, ctx) => {
+    // @ts-expect-error no seq on contexts
+    ctx.seq;
+  });
+
+  // Required fields of the tool context.
+  const type: 'tool_call' = tool.type;
+  const toolRequestId: string = tool.toolRequestId;
+  const toolName: string = tool.tool;
+  const turnId: string = tool.turnId;
+  const turnStartedAt: number = tool.turnStartedAt;
+  const eventReceivedAt: number = tool.eventReceivedAt;
+  const signal: AbortSignal = tool.signal;
+  const deadline: number = tool.deadline;
+  // Always present on every context.
+  const always: [string, string, number, number, 'core' | 'sdk'] = [base.sessionId, base.provider, base.sessionCreatedAt, base.eventEmittedAt, base.source];
+  // @ts-expect-error turnId is optional on the base context
+  const baseTurn: string = base.turnId;
+  const providerFields: [string, string, boolean, string | null] = [info.name, info.code, info.available, info.error];
+  return [type, toolRequestId, toolName, turnId, turnStartedAt, eventReceivedAt, signal, deadline, always, baseTurn, providerFields];
+}
+
+// ───────────── Runtime ─────────────
+
+describe('types (compile-time suite; runtime sanity)', () => {
+  it('defineTool returns its argument, keeping the literal name at run time too', () => {
+    const def = { name: 'get_current_page' as const, description: 'd', argsSchema: { type: 'object' as const } };
+    const returned = defineTool(def);
+    expect(returned).to.equal(def);
+    expect(updateCounterReadme.name).to.equal('update_counter');
+    expect(n).to.equal('get_current_page');
+    expect(readmeName).to.equal('update_counter');
+  });
+
+  it('the seed examples built the objects they describe', () => {
+    expect(skills.tools).to.equal(tools);
+    expect(skills.tools[1]).to.equal(updateCounter);
+    expect(tools.map((t) => t.name)).to.deep.equal(['get_current_page', 'update_counter']);
+    expect(asPlainDefinition).to.equal(updateCounter);
+    expect(asDefinitionList).to.equal(tools);
+    expect(manifest.tools[0]!.name).to.equal('update_counter');
+    expect(readmeSkills.tools).to.equal(readmeTools);
+    // The type-only checks exist (and are not run: they need a live session).
+    expect([literalNameIsExact, readmeUnion]).to.deep.equal([true, true]);
+    expect([sessionTyping, contextTyping, seedToolNameOfExample, seedHandler, asyncSeedHandler].every((f) => typeof f === 'function')).to.equal(true);
+  });
+});
