@@ -1,4 +1,5 @@
 /** Registers every pedelec element (a side effect, by design: see package.json "sideEffects"). */
-import { injectGuidanceStyle } from './define/style.js';
-
-injectGuidanceStyle();
+import './define/pedelec-session.js';
+import './define/pedelec-tool.js';
+import './define/pedelec-arg.js';
+import './define/pedelec-guidance.js';

@@ -3,3 +3,5 @@
  * nothing; import `pedelec-elements/define.js` (or one `define/<tag>.js`) for that.
  */
 export * from './core/index.js';
+export * from './elements/index.js';
+export * from './events/index.js';

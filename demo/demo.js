@@ -1,0 +1,113 @@
+// The demo's page logic: plain DOM, no framework. Tool handlers attach two ways — a property and
+// the pedelec-tool-call event — to show that both are first-class.
+const session = document.querySelector('pedelec-session');
+const $ = (id) => document.getElementById(id);
+
+// Served by pedelec-dev: talk to it over WebSocket on the same host. Set from script (the property
+// is trusted); `?bridge=extension` uses the real Pedelec extension instead.
+const wanted = new URLSearchParams(location.search).get('bridge');
+if (wanted !== 'extension') session.bridge = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/bridge`;
+
+// ── State ───────────────────────────────────────────────────────────────
+let counter = 0;
+const todos = [];
+let nextId = 1;
+
+function renderCounter() {
+  $('counter').value = String(counter);
+}
+function renderTodos() {
+  const list = $('todos');
+  list.replaceChildren(
+    ...todos.map((todo) => {
+      const li = document.createElement('li');
+      const label = document.createElement('label');
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.checked = todo.done;
+      box.addEventListener('change', () => {
+        todo.done = box.checked;
+        renderTodos();
+      });
+      label.append(box, ` #${todo.id} ${todo.text}`);
+      li.append(label);
+      if (todo.done) li.className = 'done';
+      return li;
+    }),
+  );
+}
+function addCounter(delta) {
+  counter += delta;
+  renderCounter();
+  return counter;
+}
+function addTodo(text) {
+  const todo = { id: nextId++, text, done: false };
+  todos.push(todo);
+  renderTodos();
+  return todo;
+}
+
+$('inc').addEventListener('click', () => addCounter(1));
+$('dec').addEventListener('click', () => addCounter(-1));
+$('todo-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const text = $('todo-text').value.trim();
+  if (text) addTodo(text);
+  $('todo-text').value = '';
+});
+
+// ── Tools, the property way ─────────────────────────────────────────────
+const tool = (name) => document.querySelector(`pedelec-tool[name="${name}"]`);
+customElements.whenDefined('pedelec-tool').then(() => {
+  tool('update_counter').handler = ({ delta }) => ({ value: addCounter(delta) });
+  tool('get_counter').handler = () => ({ value: counter });
+  tool('list_todos').handler = () => ({ items: todos.map((t) => ({ ...t })) });
+  tool('get_current_page').handler = () => ({ title: document.title, url: location.href });
+});
+
+// ── Tools, the event way ────────────────────────────────────────────────
+tool('add_todo').addEventListener('pedelec-tool-call', (event) => {
+  event.respondWith(addTodo(event.detail.args.text));
+});
+tool('complete_todo').addEventListener('pedelec-tool-call', (event) => {
+  const { id, done = true } = event.detail.args;
+  const todo = todos.find((t) => t.id === id);
+  if (!todo) return event.deny(`There is no to-do item #${id}.`);
+  todo.done = done;
+  renderTodos();
+  event.respondWith({ ...todo });
+});
+
+// ── Status and activity ─────────────────────────────────────────────────
+session.addEventListener('pedelec-status', (event) => ($('status').value = event.detail.status));
+session.addEventListener('pedelec-tools-changed', () => ($('stale').hidden = false));
+session.addEventListener('pedelec-ready', () => ($('stale').hidden = true));
+session.addEventListener('pedelec-tool-start', (event) => {
+  const item = document.createElement('li');
+  item.dataset.id = event.detail.context.toolRequestId;
+  item.textContent = `${event.detail.tool}(${JSON.stringify(event.detail.args)}) … running`;
+  $('activity').prepend(item);
+});
+session.addEventListener('pedelec-tool-result', (event) => {
+  const { tool: name, ok, durationMs, result, context } = event.detail;
+  const item = [...$('activity').children].find((li) => li.dataset.id === context.toolRequestId);
+  if (item) {
+    item.textContent = `${name} → ${ok ? 'done' : 'failed'} in ${durationMs.toFixed(1)} ms: ${JSON.stringify(result)}`;
+    item.className = ok ? 'ok' : 'failed';
+  }
+});
+session.addEventListener('pedelec-turn', () => ($('reply').textContent = ''));
+session.addEventListener('pedelec-chat-delta', (event) => ($('reply').textContent += event.detail.text));
+session.addEventListener('pedelec-error', (event) => {
+  $('reply').textContent += `\n[${event.detail.error.code}] ${event.detail.error.message}`;
+});
+
+$('ask-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const text = $('ask-text').value.trim();
+  if (!text) return;
+  $('ask-text').value = '';
+  // sendText starts the session on first use; failures also arrive as pedelec-error (shown above).
+  session.sendText(text).catch(() => {});
+});

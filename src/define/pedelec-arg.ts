@@ -1,0 +1,14 @@
+/** Registers <pedelec-arg> (a side effect). */
+import { PedelecArgElement } from '../elements/arg/pedelec-arg.element.js';
+import { ARG_TAG } from '../elements/tags.js';
+import { injectHiddenStyle } from './style.js';
+import { defineOnce } from './define-once.js';
+
+injectHiddenStyle();
+defineOnce(ARG_TAG, PedelecArgElement);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'pedelec-arg': PedelecArgElement;
+  }
+}

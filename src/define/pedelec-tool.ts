@@ -1,0 +1,14 @@
+/** Registers <pedelec-tool> (a side effect). */
+import { PedelecToolElement } from '../elements/tool/pedelec-tool.element.js';
+import { TOOL_TAG } from '../elements/tags.js';
+import { injectHiddenStyle } from './style.js';
+import { defineOnce } from './define-once.js';
+
+injectHiddenStyle();
+defineOnce(TOOL_TAG, PedelecToolElement);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'pedelec-tool': PedelecToolElement;
+  }
+}

@@ -1,0 +1,61 @@
+import { ReactiveElement } from 'lit';
+import { hiddenStyles } from '../hidden.js';
+
+/**
+ * One property of a tool's args, declared in markup. The attributes are the declaration: the tool
+ * reads them directly, so an `<pedelec-arg>` works before (or without) being upgraded. Properties
+ * are views of the attributes.
+ *
+ * @summary Declares one property of a tool's args schema; nest them for objects and arrays of objects.
+ * @tag pedelec-arg
+ *
+ * @attr name - The property name (any string; `__proto__` is an ordinary name).
+ * @attr type - `string` (default), `number`, `integer`, `boolean`, `array` or `object`.
+ * @attr required - The agent must give this property.
+ * @attr description - Guidance for the agent.
+ * @attr enum - Allowed values: a JSON array, or comma-separated for strings.
+ * @attr minimum - Inclusive lower bound (numbers).
+ * @attr maximum - Inclusive upper bound (numbers).
+ * @attr min-length - Minimum length in Unicode code points (strings).
+ * @attr max-length - Maximum length in Unicode code points (strings).
+ * @attr pattern - An ECMAScript regular expression the string must contain a match of.
+ * @attr min-items - Minimum number of items (arrays).
+ * @attr max-items - Maximum number of items (arrays).
+ * @attr unique-items - No two items may be equal (arrays).
+ * @attr items - Item type name for simple arrays (`items="string"`).
+ * @attr default - JSON (for strings, text that is not JSON is taken literally). Guidance only: never filled in.
+ * @attr examples - A JSON array of example values.
+ * @slot - Nested `<pedelec-arg>`s: an object's properties, or an array's item object.
+ */
+export class PedelecArgElement extends ReactiveElement {
+  static override styles = hiddenStyles;
+
+  get name(): string {
+    return this.getAttribute('name') ?? '';
+  }
+  set name(value: string) {
+    this.setAttribute('name', value);
+  }
+
+  get type(): string {
+    return this.getAttribute('type') ?? 'string';
+  }
+  set type(value: string) {
+    this.setAttribute('type', value);
+  }
+
+  get required(): boolean {
+    return this.hasAttribute('required');
+  }
+  set required(value: boolean) {
+    this.toggleAttribute('required', Boolean(value));
+  }
+
+  get description(): string | null {
+    return this.getAttribute('description');
+  }
+  set description(value: string | null) {
+    if (value === null) this.removeAttribute('description');
+    else this.setAttribute('description', value);
+  }
+}

@@ -1,0 +1,6 @@
+export { PedelecSessionElement, type InvokeResult } from './session/pedelec-session.element.js';
+export type { PedelecElementStatus } from './session/status.js';
+export { PedelecToolElement, type ToolDeclaration } from './tool/pedelec-tool.element.js';
+export { PedelecArgElement } from './arg/pedelec-arg.element.js';
+export { PedelecGuidanceElement } from './guidance/pedelec-guidance.element.js';
+export { SESSION_TAG, TOOL_TAG, ARG_TAG, GUIDANCE_TAG } from './tags.js';

@@ -1,0 +1,43 @@
+/**
+ * How members (`<pedelec-tool>`, `<pedelec-guidance>`…) find their session: a member announces itself
+ * with a bubbling, composed event; the nearest session on the shadow-including ancestor chain stops it
+ * and answers with itself. On disconnect a member calls its session directly (an event from a
+ * detached node reaches no one).
+ */
+export interface SessionOwner {
+  /** A member announced itself (or moved here from another session). */
+  adopt(member: Element): void;
+  /** A member left, or found a nearer session. */
+  release(member: Element): void;
+  /** A member's declaration changed. */
+  memberChanged(member: Element): void;
+}
+
+export class RegisterEvent extends Event {
+  static readonly eventName = 'pedelec-register';
+  owner: SessionOwner | null = null;
+
+  constructor(readonly member: Element) {
+    super(RegisterEvent.eventName, { bubbles: true, composed: true, cancelable: false });
+  }
+}
+
+/**
+ * Announces `member` and returns its owner (or null). Releases the previous owner when the nearest
+ * session is now another one.
+ */
+export function register(member: Element, previous: SessionOwner | null): SessionOwner | null {
+  const event = new RegisterEvent(member);
+  member.dispatchEvent(event);
+  if (previous && previous !== event.owner) previous.release(member);
+  return event.owner;
+}
+
+/** Something that can be asked to announce itself again (a session defined after its members). */
+export interface Registrable {
+  reregister(): void;
+}
+
+export function isRegistrable(element: Element): element is Element & Registrable {
+  return typeof (element as Partial<Registrable>).reregister === 'function';
+}

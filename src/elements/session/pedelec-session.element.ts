@@ -1,0 +1,777 @@
+import { LitElement, css, html, type PropertyValues } from 'lit';
+import {
+  canonicalJson,
+  normalizeError,
+  pedelecError,
+  Toolbox,
+  type GenericToolHandler,
+  type JsonValue,
+  type Pedelec,
+  type PedelecAvailability,
+  type PedelecError,
+  type PedelecEventContext,
+  type PedelecSession,
+  type SerializableSkillsManifest,
+  type ToolCall,
+  type ToolCallContext,
+  type ToolDefinition,
+  type ToolOutcome,
+  type ToolSpecificHandler,
+} from '../../core/index.js';
+import { toolCallContext } from '../../core/session.js';
+import { PedelecChatDeltaEvent } from '../../events/chat-delta.event.js';
+import { PedelecEndedEvent } from '../../events/ended.event.js';
+import { PedelecErrorEvent } from '../../events/error.event.js';
+import { PedelecReadyEvent } from '../../events/ready.event.js';
+import { PedelecStatusEvent } from '../../events/status.event.js';
+import { PedelecToolCallEvent } from '../../events/tool-call.event.js';
+import { PedelecToolResultEvent } from '../../events/tool-result.event.js';
+import { PedelecToolStartEvent } from '../../events/tool-start.event.js';
+import { PedelecToolsChangedEvent } from '../../events/tools-changed.event.js';
+import { PedelecTurnEvent } from '../../events/turn.event.js';
+import { PedelecWarningEvent } from '../../events/warning.event.js';
+import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
+import { isRegistrable, RegisterEvent, type SessionOwner } from '../registration.js';
+import { GUIDANCE_TAG, SESSION_TAG, TOOL_TAG } from '../tags.js';
+import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
+import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
+import { acquireClient, releaseClient } from './client-pool.js';
+import { deleteRecord, hashText, persistKey, readRecord, writeRecord } from './persist.js';
+import type { PedelecElementStatus } from './status.js';
+import { ToolRegistry, type ToolBuild } from './tool-registry.js';
+
+/** The result of `invoke()`: exactly what the agent would have received. Never a rejection. */
+export type InvokeResult = { ok: true; result: JsonValue } | { ok: false; error: PedelecError };
+
+/** Attributes whose change after start makes the running session stale. */
+const CONFIG_KEYS = ['provider', 'model', 'guidance', 'bridge', 'novalidate'] as const;
+type ConfigSnapshot = Record<(typeof CONFIG_KEYS)[number], string>;
+
+/** The origin is awaiting approval: give the user time to decide in the extension's popup. */
+const APPROVAL_WAIT_MS = 65_000;
+const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+
+const sessionEnded = (sessionId?: string) => pedelecError('SESSION_ENDED', 'Pedelec session has ended.', sessionId ? { sessionId } : undefined);
+
+/**
+ * Owns the bridge to the agent and one agent session; the tools, guidance and chat inside it belong
+ * to it. Starts lazily (first `start()`, `sendText()` or `prepare()`), or on connection with `autostart`.
+ *
+ * @summary Owns the bridge and one agent session; gives the agent the tools declared inside it.
+ * @tag pedelec-session
+ *
+ * @attr provider - Provider code (`codex`, `claude`, `ollama`…); empty: the user's default.
+ * @attr model - Model for the provider; empty: the provider's default. Needs `provider`.
+ * @attr guidance - Guidance for the agent (or a `<pedelec-guidance>` child, not both).
+ * @attr bridge - Empty: the Pedelec extension. `ws://localhost:…`: a development Core (loopback hosts only from markup).
+ * @attr extension-id - Another build of the Pedelec extension.
+ * @attr bridge-timeout-ms - How long a bridge request may go unanswered (default 30 000).
+ * @attr autostart - Start the session on connection (it may open the extension's approval popup).
+ * @attr persist - Keep the session across reloads of this tab (sessionStorage), resuming it if the tools are unchanged.
+ * @attr session-id - An existing session to resume.
+ * @attr novalidate - Do not validate the agent's arguments against the tools' schemas.
+ * @attr debug - Also log warnings to the console.
+ * @attr status - Reflected (output), once the element has left `inactive`.
+ * @attr approval - Reflected (output): `pending` while the origin awaits the user's approval.
+ *
+ * @prop {string | undefined} bridge - The bridge URL; set from script, any `ws:`/`wss:` host is accepted.
+ * @prop {PedelecElementStatus} status - Read-only: `inactive`, `starting`, `idle`, `running`, `waiting_tool_result`, `ended` or `error`. Also `:state(<status>)`.
+ * @prop {string | null} sessionId - Read-only: the agent session's id.
+ * @prop {PedelecSession | null} session - Read-only: the core session.
+ * @prop {Pedelec | null} client - Read-only: the (shared) core client.
+ * @prop {SerializableSkillsManifest | undefined} manifest - Read-only: the skills manifest it would send now.
+ * @prop {ToolDefinition[]} tools - Extra JS-defined tools, merged after the declared ones.
+ * @prop {GenericToolHandler | null} fallback - Generic handler for calls nothing else answers.
+ * @prop {boolean} toolsStale - Read-only: tools or configuration changed since the session was created; `restart()` applies them.
+ *
+ * @fires {PedelecToolStartEvent} pedelec-tool-start - Every tool call, before it is answered.
+ * @fires {PedelecToolResultEvent} pedelec-tool-result - Every tool call's answer, with `ok` and `durationMs`.
+ * @fires {PedelecTurnEvent} pedelec-turn - A turn starts, whoever started it.
+ * @fires {PedelecReadyEvent} pedelec-ready - The agent session exists (created or resumed).
+ * @fires {PedelecStatusEvent} pedelec-status - `status` changed.
+ * @fires {PedelecChatDeltaEvent} pedelec-chat-delta - A piece of the agent's reply.
+ * @fires {PedelecErrorEvent} pedelec-error - A failure the page can act on (stable `code`).
+ * @fires {PedelecEndedEvent} pedelec-ended - The agent session ended.
+ * @fires {PedelecToolsChangedEvent} pedelec-tools-changed - Tools or configuration changed after start.
+ * @fires {PedelecWarningEvent} pedelec-warning - A non-fatal finding, e.g. an unsupported schema keyword.
+ * @slot - `<pedelec-tool>`, `<pedelec-guidance>`, `<pedelec-chat>` and any other content.
+ */
+export class PedelecSessionElement extends LitElement implements SessionOwner {
+  static override styles = css`
+    :host {
+      display: contents;
+    }
+  `;
+
+  static override properties = {
+    provider: { type: String },
+    model: { type: String },
+    guidance: { type: String },
+    bridgeTimeoutMs: { type: Number, attribute: 'bridge-timeout-ms' },
+    extensionId: { type: String, attribute: 'extension-id' },
+    autostart: { type: Boolean },
+    persist: { type: Boolean },
+    novalidate: { type: Boolean },
+    debug: { type: Boolean },
+    // Not an attribute binding: markup and script are trusted differently (see `bridge`).
+    bridge: { attribute: false },
+    tools: { attribute: false },
+    fallback: { attribute: false },
+  };
+
+  static override get observedAttributes(): string[] {
+    return [...super.observedAttributes, 'bridge', 'session-id'];
+  }
+
+  declare provider: string | null;
+  declare model: string | null;
+  declare guidance: string | null;
+  declare bridgeTimeoutMs: number | undefined;
+  declare extensionId: string | null;
+  declare autostart: boolean;
+  declare persist: boolean;
+  declare novalidate: boolean;
+  declare debug: boolean;
+  declare tools: ToolDefinition[];
+
+  private readonly internals: ElementInternals | null;
+  private readonly registry = new ToolRegistry();
+  private readonly toolbox = this.createToolbox();
+  private readonly members = new Set<PedelecToolElement>();
+  private readonly guidanceMembers = new Set<PedelecGuidanceElement>();
+  private scriptBridge: string | undefined;
+  private rebuildQueued = false;
+  private built: ToolBuild = { tools: [], byName: new Map(), invalid: [] };
+  private reported = new Map<Element | null | string, string>();
+  private warned = new Set<string>();
+  private currentManifest: SerializableSkillsManifest | undefined;
+  private guidanceError: PedelecError | null = null;
+
+  private _status: PedelecElementStatus = 'inactive';
+  private _client: Pedelec | null = null;
+  private clientKey: BridgeConfig | null = null;
+  private _session: PedelecSession | null = null;
+  private unsubscribe: Array<() => void> = [];
+  private starting: Promise<PedelecSession> | null = null;
+  private endedByPage = false;
+  private snapshot: { tools: Map<string, string>; config: ConfigSnapshot } | null = null;
+  private staleSignature = '';
+  private _toolsStale = false;
+  private localCount = 0;
+  private readonly running = new Map<ToolCallContext, { element: PedelecToolElement | null; abort(reason: PedelecError): void }>();
+
+  constructor() {
+    super();
+    this.provider = null;
+    this.model = null;
+    this.guidance = null;
+    this.extensionId = null;
+    this.autostart = false;
+    this.persist = false;
+    this.novalidate = false;
+    this.debug = false;
+    this.tools = [];
+    this.internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;
+    this.showState(null, 'inactive');
+    // Members announce themselves with a composed event; the nearest session answers and stops it.
+    this.addEventListener(RegisterEvent.eventName, (event) => {
+      const register = event as RegisterEvent;
+      if (register.owner) return;
+      register.stopPropagation();
+      register.owner = this;
+      this.adopt(register.member);
+    });
+  }
+
+  /** One toolbox for the element's life: agent calls and local invoke() share it, across restarts. */
+  private createToolbox(): Toolbox {
+    const toolbox = new Toolbox(true);
+    toolbox.hooks = {
+      unavailable: (tool) => this.unavailable(tool),
+      dispatch: (call) => this.dispatchToolCall(call),
+      inline: (tool) => this.inlineHandler(tool),
+      onStart: (call) => this.toolStarted(call),
+      onResult: (call, outcome, durationMs) => this.toolFinished(call, outcome, durationMs),
+    };
+    return toolbox;
+  }
+
+  /** Every event goes out here (one place, so the manifest analyzer reads the @fires tags, not guesses). */
+  private emit(event: Event): void {
+    this.dispatchEvent(event);
+  }
+
+  // ───────────────────────────── public state ─────────────────────────────
+
+  /** The bridge: from script any `ws:`/`wss:` URL; from the attribute, loopback hosts only. */
+  get bridge(): string | undefined {
+    return this.scriptBridge ?? this.getAttribute('bridge') ?? undefined;
+  }
+  set bridge(value: string | undefined) {
+    const old = this.bridge;
+    this.scriptBridge = value === null ? undefined : value;
+    this.requestUpdate('bridge', old);
+  }
+
+  get status(): PedelecElementStatus {
+    return this._status;
+  }
+  get sessionId(): string | null {
+    return this._session?.sessionId ?? null;
+  }
+  get session(): PedelecSession | null {
+    return this._session;
+  }
+  get client(): Pedelec | null {
+    return this._client;
+  }
+  get toolsStale(): boolean {
+    return this._toolsStale;
+  }
+  /** The skills manifest this element would send now (undefined: no tools and no guidance). */
+  get manifest(): SerializableSkillsManifest | undefined {
+    if (this.rebuildQueued) this.rebuild();
+    return this.currentManifest;
+  }
+  get fallback(): GenericToolHandler | null {
+    return this.toolbox.generic;
+  }
+  set fallback(handler: GenericToolHandler | null) {
+    const old = this.toolbox.generic;
+    this.toolbox.generic = typeof handler === 'function' ? handler : null;
+    this.requestUpdate('fallback', old);
+  }
+  /** @internal For tests: how many manifest builds ran (one per batch of changes). */
+  get buildCount(): number {
+    return this.registry.builds;
+  }
+
+  // ───────────────────────────── lifecycle ─────────────────────────────
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    // A session defined after its members: ask them to announce themselves again, so the nearest
+    // session (maybe this one, maybe a nested one) takes each.
+    for (const member of this.membersBelow()) if (isRegistrable(member)) member.reregister();
+    this.queueRebuild();
+    if (this.autostart && !this._session && !this.starting) this.start().catch(() => {});
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and
+    // tear down only if the element is still out of the document.
+    queueMicrotask(() => {
+      if (!this.isConnected) this.teardown();
+    });
+  }
+
+  override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
+    super.attributeChangedCallback(name, old, value);
+    if (name === 'bridge' && this.scriptBridge === undefined) this.requestUpdate('bridge', old ?? undefined);
+  }
+
+  protected override render() {
+    return html`<slot></slot>`;
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if (changed.has('tools') || changed.has('guidance') || CONFIG_KEYS.some((k) => changed.has(k))) this.queueRebuild();
+  }
+
+  // ───────────────────────────── members ─────────────────────────────
+
+  /** @internal */
+  adopt(member: Element): void {
+    if (member instanceof PedelecToolElement) this.members.add(member);
+    else if (member instanceof PedelecGuidanceElement) this.guidanceMembers.add(member);
+    else return;
+    this.queueRebuild();
+  }
+
+  /** @internal */
+  release(member: Element): void {
+    if (member instanceof PedelecToolElement) {
+      if (!this.members.delete(member)) return;
+      // A removed tool's running calls are aborted, so their handlers can stop and close their UI —
+      // after a microtask, and not if the tool came back (a framework moving it, or its session).
+      queueMicrotask(() => {
+        if (this.members.has(member)) return;
+        const reason = pedelecError('TOOL_UNAVAILABLE', `Tool ${member.name ?? ''} was removed from the page`, { tool: member.name });
+        for (const call of this.running.values()) if (call.element === member) call.abort(reason);
+      });
+    } else if (!this.guidanceMembers.delete(member as PedelecGuidanceElement)) return;
+    this.queueRebuild();
+  }
+
+  /** @internal */
+  memberChanged(): void {
+    this.queueRebuild();
+  }
+
+  /** Tool and guidance elements below this one, in shadow-including tree order (open roots only). */
+  private membersBelow(): Element[] {
+    const found: Element[] = [];
+    const visit = (root: Element | ShadowRoot) => {
+      for (const el of Array.from(root.querySelectorAll('*'))) {
+        if (el instanceof PedelecToolElement || el instanceof PedelecGuidanceElement || el.localName === TOOL_TAG || el.localName === GUIDANCE_TAG) {
+          found.push(el);
+        }
+        if (el.shadowRoot) visit(el.shadowRoot);
+      }
+    };
+    visit(this);
+    return found;
+  }
+
+  private queueRebuild(): void {
+    if (this.rebuildQueued) return;
+    this.rebuildQueued = true;
+    queueMicrotask(() => {
+      if (this.rebuildQueued) this.rebuild();
+    });
+  }
+
+  /** One build per batch: order the members, normalize (cached), judge validity, report. */
+  private rebuild(): void {
+    this.rebuildQueued = false;
+    const ordered = this.orderedTools();
+    this.built = this.registry.build(ordered, Array.isArray(this.tools) ? this.tools : []);
+
+    const invalidByElement = new Map(this.built.invalid.filter((i) => i.element).map((i) => [i.element!, i]));
+    for (const element of this.members) element.setInvalid(invalidByElement.get(element)?.error.message ?? null);
+    const stillInvalid = new Set<Element | null | string>();
+    for (const problem of this.built.invalid) {
+      const key = problem.element ?? `js:${problem.name}`;
+      stillInvalid.add(key);
+      if (this.reported.get(key) === problem.error.message) continue; // one event per problem, not per build
+      this.reported.set(key, problem.error.message);
+      this.emit(new PedelecErrorEvent({ error: problem.error }, problem.element));
+    }
+    for (const key of [...this.reported.keys()]) if (!stillInvalid.has(key)) this.reported.delete(key);
+
+    for (const built of this.built.tools) for (const warning of built.tool.warnings) this.warn(warning);
+
+    const guidance = this.resolveGuidance();
+    const tools = this.built.tools.map((t) => t.tool.manifest);
+    this.currentManifest = tools.length > 0 || guidance !== '' ? { guidance, tools } : undefined;
+    // Before start, local invoke() uses what is declared now; after, the set that was sent to Core.
+    if (!this._session && !this.starting) {
+      this.toolbox.setTools(this.built.tools.map((t) => t.tool));
+      this.toolbox.validateArgs = !this.novalidate;
+    }
+    this.checkStale();
+  }
+
+  /** Registered tools in shadow-including tree order; any the walk cannot see (closed roots) last. */
+  private orderedTools(): PedelecToolElement[] {
+    if (this.members.size === 0) return [];
+    const ordered: PedelecToolElement[] = [];
+    for (const el of this.membersBelow()) if (el instanceof PedelecToolElement && this.members.has(el)) ordered.push(el);
+    if (ordered.length < this.members.size) {
+      const seen = new Set(ordered);
+      for (const el of this.members) if (!seen.has(el)) ordered.push(el);
+    }
+    return ordered;
+  }
+
+  private resolveGuidance(): string {
+    const children = [...this.guidanceMembers];
+    const attribute = this.guidance;
+    if (attribute !== null && attribute !== undefined && children.length > 0) {
+      const error = pedelecError('INVALID_INPUT', 'guidance is given both as the guidance attribute and as <pedelec-guidance>', { reason: 'guidance given twice' });
+      if (this.guidanceError?.message !== error.message) this.emit(new PedelecErrorEvent({ error }, children[0] ?? null));
+      this.guidanceError = error;
+      return attribute;
+    }
+    this.guidanceError = null;
+    if (attribute !== null && attribute !== undefined) return attribute;
+    return children.map((g) => g.text).filter(Boolean).join('\n\n');
+  }
+
+  private warn(warning: PedelecError): void {
+    const key = `${warning.code}:${warning.message}`;
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    if (this.debug) console.warn(`[pedelec] ${warning.message}`);
+    this.emit(new PedelecWarningEvent({ warning }));
+  }
+
+  // ───────────────────────────── staleness ─────────────────────────────
+
+  private config(): ConfigSnapshot {
+    return {
+      provider: this.provider ?? '',
+      model: this.model ?? '',
+      guidance: this.currentManifest?.guidance ?? '',
+      bridge: this.bridge ?? '',
+      novalidate: String(this.novalidate),
+    };
+  }
+
+  private takeSnapshot(): void {
+    const tools = new Map((this.currentManifest?.tools ?? []).map((t) => [t.name, canonicalJson(t)]));
+    this.snapshot = { tools, config: this.config() };
+    this.staleSignature = '';
+    this._toolsStale = false;
+  }
+
+  private checkStale(): void {
+    const snapshot = this.snapshot;
+    if (!snapshot || !this._session) return;
+    const now = new Map((this.currentManifest?.tools ?? []).map((t) => [t.name, canonicalJson(t)]));
+    const added = [...now.keys()].filter((n) => !snapshot.tools.has(n));
+    const removed = [...snapshot.tools.keys()].filter((n) => !now.has(n));
+    const changed = [...now.keys()].filter((n) => snapshot.tools.has(n) && snapshot.tools.get(n) !== now.get(n));
+    const current = this.config();
+    const config = CONFIG_KEYS.filter((k) => current[k] !== snapshot.config[k]);
+    const signature = JSON.stringify([added, removed, changed, config]);
+    if (signature === this.staleSignature) return;
+    this.staleSignature = signature;
+    this._toolsStale = added.length + removed.length + changed.length + config.length > 0;
+    if (this._toolsStale) this.emit(new PedelecToolsChangedEvent({ added, removed, changed, config }));
+  }
+
+  // ───────────────────────────── tool calls ─────────────────────────────
+
+  private unavailable(tool: string): PedelecError | null {
+    // Only tools that were sent to Core can become unavailable; others go to named/generic handlers.
+    if (!this.snapshot?.tools.has(tool) || this.built.byName.has(tool)) return null;
+    return pedelecError('TOOL_UNAVAILABLE', `Tool ${tool} is no longer available on this page`, { tool });
+  }
+
+  private dispatchToolCall(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined {
+    const element = this.built.byName.get(call.tool)?.element;
+    if (!element) return undefined;
+    const event = new PedelecToolCallEvent({ tool: call.tool, args: call.args, context: call.ctx }, (error) =>
+      this.emit(new PedelecErrorEvent({ error }, element)),
+    );
+    element.dispatchEvent(event);
+    return event.close();
+  }
+
+  private inlineHandler(tool: string): ToolSpecificHandler | undefined {
+    const built = this.built.byName.get(tool);
+    if (built?.element) return built.element.handler;
+    return built?.definition?.handler ?? this.toolbox.tools.get(tool)?.handler;
+  }
+
+  private toolStarted(call: ToolCall): void {
+    const element = this.built.byName.get(call.tool)?.element ?? null;
+    if (call.abort) this.running.set(call.ctx, { element, abort: call.abort });
+    this.emit(new PedelecToolStartEvent({ tool: call.tool, args: call.args, context: call.ctx, local: call.local }));
+  }
+
+  private toolFinished(call: ToolCall, outcome: ToolOutcome, durationMs: number): void {
+    this.running.delete(call.ctx);
+    this.emit(
+      new PedelecToolResultEvent({ tool: call.tool, args: call.args, result: outcome.result, ok: outcome.ok, durationMs, context: call.ctx, local: call.local }),
+    );
+  }
+
+  /**
+   * Runs a tool locally through exactly the path an agent call takes — availability, validation,
+   * handler resolution, result check — without sending anything. Works before `start()`. Never
+   * rejects: `error` is exactly what the agent would have received.
+   */
+  invoke(name: string, args: unknown, options: { signal?: AbortSignal } = {}): Promise<InvokeResult> {
+    if (this.rebuildQueued) this.rebuild();
+    const id = `local_${++this.localCount}`;
+    const session = this._session;
+    const timeoutMs = this.toolbox.tools.get(name)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const startedAt = Date.now();
+    const base: PedelecEventContext = {
+      sessionId: session?.sessionId ?? '',
+      provider: session?.provider ?? this.provider ?? '',
+      model: session?.model ?? this.model ?? undefined,
+      sessionCreatedAt: session?.sessionCreatedAt ?? startedAt,
+      eventEmittedAt: startedAt,
+      eventReceivedAt: startedAt,
+      turnId: id,
+      turnStartedAt: startedAt,
+      source: 'sdk',
+    };
+    const { ctx, abort, settle } = toolCallContext(base, { toolRequestId: id, tool: name }, startedAt + timeoutMs);
+    (ctx as { turnKind?: string }).turnKind = 'local';
+    const signal = options.signal;
+    const onAbort = () => abort(normalizeError(signal?.reason, 'ABORTED', 'The call was aborted'));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = (outcome: ToolOutcome): InvokeResult => {
+      settle();
+      signal?.removeEventListener('abort', onAbort);
+      return outcome.ok ? { ok: true, result: outcome.result } : { ok: false, error: outcome.error };
+    };
+    const outcome = this.toolbox.run({ tool: name, args, ctx, local: true, abort });
+    return Promise.resolve(outcome).then(finish);
+  }
+
+  /** Registers a named handler (`onTool(name, fn)`) or the generic fallback (`onTool(fn)`); returns an unsubscribe. */
+  onTool(handler: GenericToolHandler): () => void;
+  onTool<TArgs = unknown, TResult = unknown>(toolName: string, handler: ToolSpecificHandler<TArgs, TResult>): () => void;
+  onTool(nameOrHandler: string | GenericToolHandler, handler?: ToolSpecificHandler): () => void {
+    const { toolbox } = this;
+    if (typeof nameOrHandler === 'function') {
+      this.fallback = nameOrHandler;
+      return () => {
+        if (toolbox.generic === nameOrHandler) this.fallback = null;
+      };
+    }
+    if (typeof nameOrHandler !== 'string' || !/^[a-zA-Z][a-zA-Z0-9_.-]*$/.test(nameOrHandler)) {
+      throw pedelecError('INVALID_INPUT', 'tool name is invalid', { toolName: nameOrHandler });
+    }
+    if (typeof handler !== 'function') throw pedelecError('INVALID_INPUT', 'tool handler must be a function', { toolName: nameOrHandler });
+    toolbox.named.set(nameOrHandler, handler);
+    return () => {
+      if (toolbox.named.get(nameOrHandler) === handler) toolbox.named.delete(nameOrHandler);
+    };
+  }
+
+  // ───────────────────────────── session ─────────────────────────────
+
+  /** Creates (or, with `persist` / `session-id`, resumes) the agent session. While starting, returns the same promise. */
+  start(): Promise<PedelecSession> {
+    if (this._session && this._session.getStatus() !== 'ended') return Promise.resolve(this._session);
+    if (this.starting) return this.starting;
+    const starting = this.doStart();
+    this.starting = starting;
+    const clear = () => {
+      if (this.starting === starting) this.starting = null;
+    };
+    starting.then(clear, clear);
+    return starting;
+  }
+
+  /** Sends the user's text (starting the session first if needed); resolves when the turn finished. */
+  sendText(text: string): Promise<void> {
+    if (this.endedByPage) return Promise.reject(sessionEnded(this._session?.sessionId));
+    return this.start().then((session) => session.sendText(text));
+  }
+
+  /** Warms the provider up (starting the session first if needed). */
+  prepare(): Promise<void> {
+    if (this.endedByPage) return Promise.reject(sessionEnded(this._session?.sessionId));
+    return this.start().then((session) => session.prepare());
+  }
+
+  /** Ends the agent session; `sendText()` then rejects `SESSION_ENDED` until `start()` or `restart()`. */
+  end(): Promise<void> {
+    const session = this._session;
+    this.forgetRecord();
+    if (!session) return Promise.resolve();
+    this.endedByPage = true;
+    return session.end();
+  }
+
+  /**
+   * Starts over: rejects a running turn (`SESSION_ENDED`), aborts running handlers, ends the old
+   * session (a failure there is reported, not fatal), replaces a disconnected client — the explicit
+   * reconnect — and creates a fresh session with the current tools. Clears `toolsStale`.
+   */
+  async restart(): Promise<PedelecSession> {
+    if (this.starting) await this.starting.catch(() => {});
+    const old = this._session;
+    this.forgetRecord();
+    if (old) {
+      try {
+        await old.end();
+      } catch (error) {
+        this.emit(new PedelecErrorEvent({ error: normalizeError(error, 'END_SESSION_FAILED', 'end_session failed') }));
+      }
+      old.detach(sessionEnded(old.sessionId));
+    }
+    this.dropSession();
+    if (this._client?.unavailableReason) {
+      const config = this.clientKey;
+      releaseClient(this, this._client);
+      this._client = config ? acquireClient(this, config, this.bridgeTimeoutMs, true) : null;
+    }
+    return this.start();
+  }
+
+  /** The bridge's availability, for telling the user what to do (never rejects). */
+  checkAvailability(): Promise<PedelecAvailability> {
+    const client = this.ensureClient();
+    if ('code' in client) {
+      return Promise.resolve({
+        available: false,
+        extension: { available: false },
+        approval: { approved: false, origin: typeof location === 'undefined' ? null : location.origin },
+        desktop: { available: false, launchAttempted: false },
+        error: client,
+      });
+    }
+    return client.checkAvailability();
+  }
+
+  private ensureClient(): Pedelec | PedelecError {
+    const config = parseBridge(this.bridge, this.scriptBridge !== undefined, this.extensionId ?? undefined);
+    if ('code' in config) return config;
+    if (this._client && this.clientKey && bridgeKey(this.clientKey) === bridgeKey(config)) return this._client;
+    if (this._client) releaseClient(this, this._client);
+    this._client = acquireClient(this, config, this.bridgeTimeoutMs);
+    this.clientKey = config;
+    return this._client;
+  }
+
+  /** Where `persist` keeps its record; null without `persist` or with an unusable bridge. */
+  private storageKey(): string | null {
+    if (!this.persist) return null;
+    const config = parseBridge(this.bridge, this.scriptBridge !== undefined, this.extensionId ?? undefined);
+    if ('code' in config) return null;
+    const where = config.kind === 'websocket' ? config.url : `ext:${config.extensionId ?? ''}`;
+    return persistKey(where, this.id || (typeof location === 'undefined' ? '' : location.pathname));
+  }
+
+  private forgetRecord(): void {
+    const key = this.storageKey();
+    if (key) deleteRecord(key);
+  }
+
+  private async doStart(): Promise<PedelecSession> {
+    this.endedByPage = false;
+    if (this.rebuildQueued) this.rebuild();
+    const fail = (error: PedelecError): never => {
+      this.setStatus('error');
+      this.emit(new PedelecErrorEvent({ error }));
+      throw error;
+    };
+    const client = this.ensureClient();
+    if ('code' in client) return fail(client);
+    if (this.guidanceError) return fail(this.guidanceError);
+    const key = this.storageKey();
+    if (key && [...document.querySelectorAll(SESSION_TAG)].some((other) => other !== this && (other as PedelecSessionElement).storageKey?.() === key)) {
+      return fail(pedelecError('INVALID_INPUT', `two persisted sessions share the storage key ${key}; give them distinct ids`, { key }));
+    }
+    this.setStatus('starting');
+    const toolbox = this.toolbox;
+    toolbox.validateArgs = !this.novalidate;
+    toolbox.setTools(this.built.tools.map((t) => t.tool));
+    const manifest = this.currentManifest;
+    const manifestHash = hashText(canonicalJson(manifest ?? null));
+
+    let requestTimeoutMs: number | undefined;
+    try {
+      const approval = await client.getApprovalStatus();
+      if (approval.installed && !approval.approved) {
+        this.setAttribute('approval', 'pending');
+        requestTimeoutMs = APPROVAL_WAIT_MS;
+      }
+    } catch {
+      // Not fatal here: the create request below reports what is wrong.
+    }
+    const wiring = requestTimeoutMs === undefined ? { toolbox } : { toolbox, requestTimeoutMs };
+    const skills = manifest ? { guidance: manifest.guidance, tools: this.built.tools.map((t) => ({ ...t.tool.manifest })) } : undefined;
+
+    let session: PedelecSession | null = null;
+    let resumed = false;
+    try {
+      const record = key ? readRecord(key) : null;
+      const resumeId = record && record.manifestHash === manifestHash ? record.sessionId : this.getAttribute('session-id');
+      if (resumeId) {
+        try {
+          session = await client.resumeSession(resumeId, { provider: record?.provider ?? this.provider ?? '', model: record?.model ?? this.model ?? undefined, skills }, wiring);
+          resumed = true;
+        } catch {
+          // Gone, or not ours any more: start fresh below.
+        }
+      }
+      if (!session && record) {
+        // A record that cannot be resumed (tools changed, or resume refused): end the old session.
+        client.resumeSession(record.sessionId).then((old) => old.end()).catch(() => {});
+        deleteRecord(key!);
+      }
+      if (!session) {
+        const provider = this.provider || undefined;
+        const input = provider
+          ? { provider, model: this.model || undefined, skills, autoEndOnDisconnect: !this.persist }
+          : { skills, autoEndOnDisconnect: !this.persist };
+        session = await client.createSession(input, wiring);
+      }
+    } catch (error) {
+      this.removeAttribute('approval');
+      return fail(normalizeError(error, 'CREATE_SESSION_FAILED', 'Could not create the Pedelec session'));
+    }
+    this.removeAttribute('approval');
+    if (key) writeRecord(key, { sessionId: session.sessionId, provider: session.provider, ...(session.model ? { model: session.model } : {}), manifestHash });
+    this.attach(session);
+    this.emit(new PedelecReadyEvent({ sessionId: session.sessionId, provider: session.provider, model: session.model, resumed }));
+    return session;
+  }
+
+  /** Turns the core session's callbacks into DOM events. */
+  private attach(session: PedelecSession): void {
+    this.dropSession();
+    this._session = session;
+    this.takeSnapshot();
+    this.unsubscribe = [
+      session.onStatus((status, context) => this.setStatus(status, context)),
+      session.onChat((text, context) => this.emit(new PedelecChatDeltaEvent({ text, context }))),
+      session.onError((error, context) => this.emit(new PedelecErrorEvent({ error, context }))),
+      session.onEnded((context) => this.emit(new PedelecEndedEvent({ context }))),
+      session.onTurn((turn) => this.emit(new PedelecTurnEvent(turn))),
+    ];
+    this.setStatus(session.getStatus());
+  }
+
+  private dropSession(): void {
+    this.unsubscribe.forEach((off) => off());
+    this.unsubscribe = [];
+    this._session = null;
+    this.snapshot = null;
+    this._toolsStale = false;
+  }
+
+  private teardown(): void {
+    const reason = sessionEnded(this._session?.sessionId);
+    for (const call of [...this.running.values()]) call.abort(reason);
+    this.running.clear();
+    const session = this._session;
+    const client = this._client;
+    const finish = () => {
+      this.dropSession();
+      this.setStatus('inactive');
+      if (client && !this.isConnected) {
+        releaseClient(this, client);
+        if (this._client === client) this._client = null;
+      }
+    };
+    if (session && !this.persist) {
+      session.end().then(finish, (error) => {
+        this.emit(new PedelecErrorEvent({ error: normalizeError(error, 'END_SESSION_FAILED', 'end_session failed') }));
+        session.detach(reason);
+        finish();
+      });
+    } else {
+      session?.detach(reason);
+      finish();
+    }
+  }
+
+  /** Mirrors the status as a custom state, `:state(running)`. */
+  private showState(previous: PedelecElementStatus | null, next: PedelecElementStatus): void {
+    const states = this.internals?.states;
+    if (!states) return;
+    try {
+      if (previous) states.delete(previous);
+      states.add(next);
+    } catch {
+      // Older engines only accept `--name` custom states.
+      try {
+        if (previous) states.delete(`--${previous}`);
+        states.add(`--${next}`);
+      } catch {
+        /* custom states unsupported: the attribute still reflects the status */
+      }
+    }
+  }
+
+  private setStatus(next: PedelecElementStatus, context?: PedelecEventContext): void {
+    const previousStatus = this._status;
+    if (next === previousStatus) return;
+    this._status = next;
+    this.setAttribute('status', next);
+    this.showState(previousStatus, next);
+    this.emit(new PedelecStatusEvent(context ? { status: next, previousStatus, context } : { status: next, previousStatus }));
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * `persist`: the session survives reloads of this tab. The record lives in `sessionStorage` (per tab)
+ * and names the manifest it was created with, so a page whose tools changed starts fresh.
+ */
+export type PersistRecord = { sessionId: string; provider: string; model?: string; manifestHash: string };
+
+export function persistKey(bridgeOrExtension: string, scope: string): string {
+  return `pedelec-elements:v1:${bridgeOrExtension}:${scope}`;
+}
+
+function storage(): Storage | null {
+  try {
+    return typeof sessionStorage === 'undefined' ? null : sessionStorage;
+  } catch {
+    return null; // e.g. storage disabled for this origin
+  }
+}
+
+export function readRecord(key: string): PersistRecord | null {
+  const raw = storage()?.getItem(key);
+  if (!raw) return null;
+  try {
+    const record = JSON.parse(raw) as PersistRecord;
+    return typeof record?.sessionId === 'string' && typeof record.manifestHash === 'string' ? record : null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeRecord(key: string, record: PersistRecord): void {
+  try {
+    storage()?.setItem(key, JSON.stringify(record));
+  } catch {
+    // Quota or privacy mode: the session still works, it just will not survive a reload.
+  }
+}
+
+export function deleteRecord(key: string): void {
+  storage()?.removeItem(key);
+}
+
+/** A short, stable hash of a manifest's canonical JSON (FNV-1a, two 32-bit lanes). */
+export function hashText(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}

@@ -1,0 +1,84 @@
+/**
+ * Turns the tools a session owns — declared elements in tree order, then JS definitions — into
+ * normalized tools, through the same per-tool normalization as `createSession`. Each normalized tool
+ * (with its compiled validator) is cached by the canonical JSON of its definition, so a rebuild after
+ * one change costs one normalization, not N. Unlike `createSession`, a bad tool is dropped and
+ * reported; the rest keeps working.
+ */
+import {
+  canonicalJson,
+  isPedelecError,
+  normalizeTool,
+  pedelecError,
+  type NormalizedTool,
+  type PedelecError,
+  type ToolDefinition,
+} from '../../core/index.js';
+import type { PedelecToolElement } from '../tool/pedelec-tool.element.js';
+
+export type BuiltTool = { name: string; tool: NormalizedTool; element: PedelecToolElement | null; definition: ToolDefinition | null };
+export type InvalidDeclaration = { element: PedelecToolElement | null; name: string | null; error: PedelecError };
+export type ToolBuild = { tools: BuiltTool[]; byName: Map<string, BuiltTool>; invalid: InvalidDeclaration[] };
+
+function invalid(element: PedelecToolElement | null, name: string | null, reason: string, path?: string): InvalidDeclaration {
+  const details: Record<string, unknown> = { tool: name, reason };
+  if (path !== undefined) details.path = path;
+  const label = name ? `tool "${name}"` : 'tool';
+  return { element, name, error: pedelecError('INVALID_INPUT', `${label}: ${reason}`, details) };
+}
+
+export class ToolRegistry {
+  private cache = new Map<string, NormalizedTool | PedelecError>();
+  /** How many builds ran: one per batch of changes, however many tools changed in it. */
+  builds = 0;
+
+  build(elements: readonly PedelecToolElement[], definitions: readonly ToolDefinition[]): ToolBuild {
+    this.builds++;
+    const used = new Map<string, NormalizedTool | PedelecError>();
+    const tools: BuiltTool[] = [];
+    const byName = new Map<string, BuiltTool>();
+    const problems: InvalidDeclaration[] = [];
+
+    const add = (definition: unknown, index: number, element: PedelecToolElement | null, jsDefinition: ToolDefinition | null) => {
+      const declaredName = typeof (definition as { name?: unknown })?.name === 'string' ? ((definition as { name: string }).name) : null;
+      const normalized = this.normalize(definition, index, used);
+      if (isPedelecError(normalized)) {
+        const details = normalized.details as { path?: string } | undefined;
+        problems.push(invalid(element, declaredName, normalized.message, details?.path));
+        return;
+      }
+      if (byName.has(normalized.name)) {
+        problems.push(invalid(element, normalized.name, 'duplicate tool name'));
+        return;
+      }
+      const built = { name: normalized.name, tool: normalized, element, definition: jsDefinition };
+      tools.push(built);
+      byName.set(built.name, built);
+    };
+
+    elements.forEach((element, index) => {
+      if (element.disabled) return;
+      const declared = element.declaration();
+      if (!declared.ok) problems.push(invalid(element, declared.name, declared.reason, declared.path));
+      else add(declared.definition, index, element, null);
+    });
+    definitions.forEach((definition, index) => add(definition, elements.length + index, null, definition));
+
+    this.cache = used; // entries no build uses any more are dropped: nothing grows without bound
+    return { tools, byName, invalid: problems };
+  }
+
+  private normalize(definition: unknown, index: number, used: Map<string, NormalizedTool | PedelecError>): NormalizedTool | PedelecError {
+    let key: string | null = null;
+    try {
+      const { handler: _handler, ...data } = definition as Record<string, unknown>;
+      key = canonicalJson(data);
+    } catch {
+      // Not JSON (a BigInt, a cycle): normalization reports it; nothing to cache.
+    }
+    const cached = key === null ? undefined : (used.get(key) ?? this.cache.get(key));
+    const result = cached ?? normalizeTool(definition, index);
+    if (key !== null) used.set(key, result);
+    return result;
+  }
+}

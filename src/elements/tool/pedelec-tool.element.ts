@@ -1,0 +1,136 @@
+import { ReactiveElement, type PropertyValues } from 'lit';
+import { hiddenStyles } from '../hidden.js';
+import type { ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
+import { register, type SessionOwner } from '../registration.js';
+import { readSchema } from './declaration.js';
+
+/** The declaration a tool element makes now: a definition to normalize, or why it cannot be read. */
+export type ToolDeclaration =
+  | { ok: true; definition: ToolDefinition }
+  | { ok: false; name: string | null; reason: string; path?: string };
+
+/**
+ * One tool the agent can call, declared in markup.
+ *
+ * @summary Declares one agent tool: name, description, args schema; the handler attaches by property or event.
+ * @tag pedelec-tool
+ *
+ * @attr name - The tool's name: a letter, then letters, digits, `_`, `.`, `-`. Unique in its session.
+ * @attr description - What the tool does, its side effects, and when the agent should pick it.
+ * @attr timeout-ms - How long Core waits for the result, a positive integer (Core default 60 000).
+ * @attr schema - The args schema as JSON text (one of four ways to declare it).
+ * @attr disabled - Leaves the tool out of the manifest; calls to it get `TOOL_UNAVAILABLE`.
+ * @attr invalid - Reflected (output): the declaration is invalid; see `invalidReason`.
+ *
+ * @prop {ToolSpecificHandler | undefined} handler - The handler (JS only). Changing it is never a tool change.
+ * @prop {ToolArgsSchema | undefined} argsSchema - The args schema as an object (JS only).
+ * @prop {ToolDefinition | null} definition - Read-only: the definition built from all of the above (null when invalid).
+ * @prop {string | null} invalidReason - Read-only: why the declaration is left out, or null.
+ *
+ * @fires {PedelecToolCallEvent} pedelec-tool-call - A call to answer with `respondWith()` or `deny()` (bubbles, composed, not cancelable).
+ * @slot - `<pedelec-arg>` children or one `<script type="application/json">` holding the schema.
+ */
+export class PedelecToolElement extends ReactiveElement {
+  static override styles = hiddenStyles;
+
+  static override properties = {
+    name: { type: String },
+    description: { type: String },
+    timeoutMs: { type: String, attribute: 'timeout-ms' },
+    schema: { type: String },
+    disabled: { type: Boolean },
+    handler: { attribute: false },
+    argsSchema: { attribute: false },
+  };
+
+  declare name: string | null;
+  declare description: string | null;
+  /** Kept as written so that `timeout-ms="abc"` can be reported rather than silently dropped. */
+  declare timeoutMs: string | number | null;
+  declare schema: string | null;
+  declare disabled: boolean;
+  declare handler: ToolSpecificHandler | undefined;
+  declare argsSchema: ToolArgsSchema | undefined;
+
+  private owner: SessionOwner | null = null;
+  private observer: MutationObserver | null = null;
+  private reason: string | null = null;
+  private announced = false;
+
+  constructor() {
+    super();
+    this.name = null;
+    this.description = null;
+    this.timeoutMs = null;
+    this.schema = null;
+    this.disabled = false;
+  }
+
+  /** Read-only: why this declaration is left out of the manifest, or null. */
+  get invalidReason(): string | null {
+    return this.reason;
+  }
+
+  /** Read-only: the `ToolDefinition` this element declares now (with its handler), or null when unreadable. */
+  get definition(): ToolDefinition | null {
+    const declared = this.declaration();
+    return declared.ok ? { ...declared.definition, ...(this.handler ? { handler: this.handler } : {}) } : null;
+  }
+
+  /** @internal The session this tool belongs to. */
+  get session(): SessionOwner | null {
+    return this.owner;
+  }
+
+  /** @internal Reads the declaration (without the handler: handlers are looked up at call time). */
+  declaration(): ToolDeclaration {
+    const name = this.name;
+    const source = readSchema(this, this.schema, this.argsSchema);
+    if (!source.ok) return source.path === undefined ? { ok: false, name, reason: source.reason } : { ok: false, name, reason: source.reason, path: source.path };
+    const definition: Record<string, unknown> = { name, description: this.description ?? '', argsSchema: source.schema };
+    const timeout = this.timeoutMs;
+    if (timeout !== null && timeout !== undefined && timeout !== '') {
+      const n = typeof timeout === 'number' ? timeout : Number(timeout);
+      definition.timeoutMs = Number.isNaN(n) ? timeout : n;
+    }
+    return { ok: true, definition: definition as ToolDefinition };
+  }
+
+  /** @internal Set by the session after each build. */
+  setInvalid(reason: string | null): void {
+    this.reason = reason;
+    this.toggleAttribute('invalid', reason !== null);
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.owner = register(this, this.owner);
+    // <pedelec-arg> children and an inline JSON script are part of the declaration.
+    this.observer ??= new MutationObserver(() => this.owner?.memberChanged(this));
+    this.observer.observe(this, { childList: true, subtree: true, attributes: true, characterData: true });
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.observer?.disconnect();
+    const owner = this.owner;
+    this.owner = null;
+    owner?.release(this);
+  }
+
+  /** @internal Announce again: a nearer session may have been defined since. */
+  reregister(): void {
+    if (this.isConnected) this.owner = register(this, this.owner);
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    // The first update reports nothing new: joining the session already queued a build, which reads
+    // the current properties. And a new handler is never a tool change.
+    if (!this.announced) {
+      this.announced = true;
+      return;
+    }
+    if (changed.size === 1 && changed.has('handler')) return;
+    this.owner?.memberChanged(this);
+  }
+}

@@ -1,0 +1,21 @@
+import { PedelecEvent } from './pedelec-event.js';
+import type { ChatEventContext } from '../core/index.js';
+export type PedelecChatDeltaDetail = { readonly text: string; readonly context: ChatEventContext };
+
+/**
+ * Fired on the session for each piece of the agent's reply: append `text` (pieces ignore sentence
+ * boundaries).
+ */
+export class PedelecChatDeltaEvent extends PedelecEvent<PedelecChatDeltaDetail> {
+  static readonly eventName = 'pedelec-chat-delta';
+
+  constructor(detail: PedelecChatDeltaDetail) {
+    super(PedelecChatDeltaEvent.eventName, detail);
+  }
+}
+
+declare global {
+  interface HTMLElementEventMap {
+    'pedelec-chat-delta': PedelecChatDeltaEvent;
+  }
+}

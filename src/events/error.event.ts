@@ -1,0 +1,25 @@
+import { PedelecEvent } from './pedelec-event.js';
+import type { PedelecError, PedelecEventContext } from '../core/index.js';
+
+export type PedelecErrorDetail = { readonly error: PedelecError; readonly context?: PedelecEventContext };
+
+/**
+ * Fired on the session for every failure the page can act on, with a stable `error.code`. For an
+ * invalid declaration, `element` is the offending element.
+ */
+export class PedelecErrorEvent extends PedelecEvent<PedelecErrorDetail> {
+  static readonly eventName = 'pedelec-error';
+  /** The element at fault, for invalid declarations (`<pedelec-tool>`, `<pedelec-guidance>`…). */
+  readonly element: Element | null;
+
+  constructor(detail: PedelecErrorDetail, element: Element | null = null) {
+    super(PedelecErrorEvent.eventName, detail);
+    this.element = element;
+  }
+}
+
+declare global {
+  interface HTMLElementEventMap {
+    'pedelec-error': PedelecErrorEvent;
+  }
+}

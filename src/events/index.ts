@@ -1,0 +1,12 @@
+export { PedelecEvent } from './pedelec-event.js';
+export * from './tool-call.event.js';
+export * from './tool-start.event.js';
+export * from './tool-result.event.js';
+export * from './turn.event.js';
+export * from './ready.event.js';
+export * from './status.event.js';
+export * from './chat-delta.event.js';
+export * from './error.event.js';
+export * from './ended.event.js';
+export * from './tools-changed.event.js';
+export * from './warning.event.js';

@@ -1,0 +1,13 @@
+/**
+ * The base of every session event: a plain `Event` with a typed, read-only `detail`. Session events
+ * bubble but are not composed (listeners above several sessions check `event.target`); none is
+ * cancelable.
+ */
+export abstract class PedelecEvent<TDetail> extends Event {
+  readonly detail: TDetail;
+
+  constructor(type: string, detail: TDetail, composed = false) {
+    super(type, { bubbles: true, composed, cancelable: false });
+    this.detail = detail;
+  }
+}

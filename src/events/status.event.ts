@@ -1,0 +1,26 @@
+import { PedelecEvent } from './pedelec-event.js';
+import type { PedelecEventContext } from '../core/index.js';
+import type { PedelecElementStatus } from '../elements/session/status.js';
+export type PedelecStatusDetail = {
+  readonly status: PedelecElementStatus;
+  readonly previousStatus: PedelecElementStatus;
+  readonly context?: PedelecEventContext;
+};
+
+/**
+ * Fired on the session whenever its `status` changes; `context` is the core context when the change
+ * came from the agent session.
+ */
+export class PedelecStatusEvent extends PedelecEvent<PedelecStatusDetail> {
+  static readonly eventName = 'pedelec-status';
+
+  constructor(detail: PedelecStatusDetail) {
+    super(PedelecStatusEvent.eventName, detail);
+  }
+}
+
+declare global {
+  interface HTMLElementEventMap {
+    'pedelec-status': PedelecStatusEvent;
+  }
+}

@@ -1,0 +1,31 @@
+import { PedelecEvent } from './pedelec-event.js';
+import type { JsonValue, PedelecError, ToolCallContext } from '../core/index.js';
+export type PedelecToolResultDetail = {
+  readonly tool: string;
+  readonly args: unknown;
+  /** What went back to the agent: the handler's JSON, or the kit's `{ error }` result. */
+  readonly result: JsonValue | { error: PedelecError };
+  readonly ok: boolean;
+  readonly durationMs: number;
+  readonly context: ToolCallContext;
+  readonly local: boolean;
+};
+
+/**
+ * Fired on the session when a tool call is answered. `ok` is false exactly when the kit answered with
+ * an error result of its own (not found, unavailable, denied, invalid args or result, handler threw);
+ * a domain error object returned by a handler is `ok: true`.
+ */
+export class PedelecToolResultEvent extends PedelecEvent<PedelecToolResultDetail> {
+  static readonly eventName = 'pedelec-tool-result';
+
+  constructor(detail: PedelecToolResultDetail) {
+    super(PedelecToolResultEvent.eventName, detail);
+  }
+}
+
+declare global {
+  interface HTMLElementEventMap {
+    'pedelec-tool-result': PedelecToolResultEvent;
+  }
+}

@@ -1,0 +1,22 @@
+import { PedelecEvent } from './pedelec-event.js';
+
+export type PedelecToolsChangedDetail = { readonly added: string[]; readonly removed: string[]; readonly changed: string[]; readonly config: string[] };
+
+/**
+ * Fired on the session, after start, when its tool set (tool names) or configuration (attribute names:
+ * provider, model, guidance, bridge, novalidate) really changed. Core keeps the manifest it was given:
+ * `restart()` applies the change.
+ */
+export class PedelecToolsChangedEvent extends PedelecEvent<PedelecToolsChangedDetail> {
+  static readonly eventName = 'pedelec-tools-changed';
+
+  constructor(detail: PedelecToolsChangedDetail) {
+    super(PedelecToolsChangedEvent.eventName, detail);
+  }
+}
+
+declare global {
+  interface HTMLElementEventMap {
+    'pedelec-tools-changed': PedelecToolsChangedEvent;
+  }
+}

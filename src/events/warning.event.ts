@@ -1,0 +1,21 @@
+import { PedelecEvent } from './pedelec-event.js';
+import type { PedelecError } from '../core/index.js';
+export type PedelecWarningDetail = { readonly warning: PedelecError };
+
+/**
+ * Fired on the session for non-fatal findings, e.g. a schema keyword outside the Pedelec subset.
+ * Never console output unless `debug` is set.
+ */
+export class PedelecWarningEvent extends PedelecEvent<PedelecWarningDetail> {
+  static readonly eventName = 'pedelec-warning';
+
+  constructor(detail: PedelecWarningDetail) {
+    super(PedelecWarningEvent.eventName, detail);
+  }
+}
+
+declare global {
+  interface HTMLElementEventMap {
+    'pedelec-warning': PedelecWarningEvent;
+  }
+}
