@@ -1,7 +1,7 @@
 // `npm run build`: dist/ (tsc: unbundled ES modules + .d.ts), cdn/ (rollup), custom-elements.json (cem).
 // Each step runs as a child process so a failure stops the build with that tool's own message.
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { chmodSync, cpSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -20,5 +20,11 @@ function run(label, cmd, args) {
 rmSync(`${root}dist`, { recursive: true, force: true });
 rmSync(`${root}cdn`, { recursive: true, force: true });
 run('tsc → dist/', bin('tsc'), ['-p', 'tsconfig.json']);
+// The development Core (Node only, its own tsconfig with Node types). Its inspector page is plain
+// HTML/JS/CSS served as files, so it is copied beside the compiled server; cli.js keeps its shebang
+// and must be executable for the package's `bin`.
+run('tsc (dev Core) → dist/dev/', bin('tsc'), ['-p', 'tsconfig.dev.json']);
+cpSync(`${root}src/dev/inspector-page`, `${root}dist/dev/inspector-page`, { recursive: true });
+chmodSync(`${root}dist/dev/cli.js`, 0o755);
 run('rollup → cdn/', bin('rollup'), ['-c', 'rollup.config.mjs', '--silent']);
 run('cem → custom-elements.json', bin('cem'), ['analyze', '--litelement', '--globs', 'src/elements/**/*.ts', 'src/events/**/*.ts', '--quiet']);

@@ -1,0 +1,130 @@
+/**
+ * `scripted`: the default agent — local, deterministic, no network. It understands `/tools` and
+ * `/call <tool> <json args>`, then the `--script` rules, and otherwise answers with a short note naming
+ * the page's tools and how to call them. Every reply streams as several `chat_delta`s.
+ */
+import type { JsonValue } from '../../core/json.js';
+import type { ToolManifest } from '../manifest.js';
+import { fillArgs, fillText, type ScriptRules, type TemplateScope } from './script.js';
+import { streamText } from './stream.js';
+import type { AgentSession, DevAgent, TurnContext } from './types.js';
+
+const CALL = /^\/call\s+(\S+)\s*([\s\S]*)$/;
+
+/** A sample value for a schema node, so the help text shows a call that would pass validation. */
+function sample(node: unknown): unknown {
+  if (typeof node !== 'object' || node === null) return null;
+  const n = node as Record<string, unknown>;
+  if (Object.hasOwn(n, 'default')) return n.default;
+  if (Array.isArray(n.enum) && n.enum.length > 0) return n.enum[0];
+  if (Array.isArray(n.oneOf) && n.oneOf.length > 0) return sample(n.oneOf[0]);
+  switch (n.type) {
+    case 'string':
+      return 'text';
+    case 'integer':
+    case 'number':
+      return typeof n.minimum === 'number' && n.minimum > 1 ? n.minimum : 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
+    case 'object':
+      return sampleArgs(n);
+    default:
+      return null;
+  }
+}
+
+/** Sample args with the required properties only. */
+function sampleArgs(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = (schema.properties ?? {}) as Record<string, unknown>;
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  const out: Record<string, unknown> = {};
+  for (const name of required) if (Object.hasOwn(props, name)) out[name] = sample(props[name]);
+  return out;
+}
+
+function exampleCall(tool: ToolManifest): string {
+  return `/call ${tool.name} ${JSON.stringify(sampleArgs(tool.argsSchema as unknown as Record<string, unknown>))}`;
+}
+
+function errorOf(result: JsonValue): { code: string; message: string } | null {
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return null;
+  const error = (result as Record<string, JsonValue>).error;
+  if (typeof error !== 'object' || error === null || Array.isArray(error)) return null;
+  const { code, message } = error as Record<string, JsonValue>;
+  return typeof code === 'string' && typeof message === 'string' ? { code, message } : null;
+}
+
+function describeResult(tool: string, result: JsonValue): string {
+  const error = errorOf(result);
+  return error ? `${tool} failed: ${error.code} — ${error.message}` : `${tool} returned ${JSON.stringify(result)}`;
+}
+
+class ScriptedSession implements AgentSession {
+  constructor(private readonly script: ScriptRules | undefined) {}
+
+  async turn(text: string, ctx: TurnContext): Promise<void> {
+    const tools = ctx.session.skills?.tools ?? [];
+    const message = text.trim();
+
+    if (/^\/tools\b/.test(message)) return streamText(ctx, this.toolList(tools));
+
+    const call = CALL.exec(message);
+    if (call) return this.slashCall(ctx, call[1], call[2].trim());
+
+    for (const rule of this.script?.rules ?? []) {
+      const match = rule.regex.exec(text);
+      if (!match) continue;
+      const scope: TemplateScope = { text, match: [...match], result: undefined, results: [] };
+      for (const step of rule.steps) {
+        if (ctx.signal.aborted) return;
+        if ('say' in step) {
+          await streamText(ctx, fillText(step.say, scope));
+        } else {
+          scope.result = await ctx.callTool(step.call, fillArgs(step.args, scope));
+          scope.results.push(scope.result);
+        }
+      }
+      return;
+    }
+
+    return streamText(ctx, this.help(tools));
+  }
+
+  private async slashCall(ctx: TurnContext, tool: string, rawArgs: string): Promise<void> {
+    let args: unknown = {};
+    if (rawArgs !== '') {
+      try {
+        args = JSON.parse(rawArgs);
+      } catch (e) {
+        return streamText(ctx, `I could not read the arguments as JSON (${(e as Error).message}). Try: /call ${tool} {"name": "value"}`);
+      }
+    }
+    await streamText(ctx, `Calling ${tool} with ${JSON.stringify(args)}…\n`);
+    const result = await ctx.callTool(tool, args);
+    await streamText(ctx, describeResult(tool, result));
+  }
+
+  private toolList(tools: readonly ToolManifest[]): string {
+    if (tools.length === 0) return 'This page gives me no tools.';
+    const lines = tools.map((t) => `- ${t.name}: ${t.description} Example: ${exampleCall(t)}`);
+    return `This page gives me ${tools.length} tool${tools.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
+  }
+
+  private help(tools: readonly ToolManifest[]): string {
+    const intro = "I'm the scripted development agent: I follow commands, not conversation.";
+    if (tools.length === 0) return `${intro} This page gives me no tools, so there is nothing for me to call yet.`;
+    const names = tools.map((t) => t.name).join(', ');
+    return `${intro} This page gives me these tools: ${names}. Type /tools to see them, or /call <tool> <json args> to call one, e.g. ${exampleCall(tools[0])}`;
+  }
+}
+
+export function scriptedAgent(script?: ScriptRules): DevAgent {
+  return {
+    code: 'scripted',
+    name: 'Scripted agent (pedelec-dev)',
+    defaultModel: 'scripted',
+    openSession: () => new ScriptedSession(script),
+  };
+}

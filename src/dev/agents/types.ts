@@ -1,0 +1,85 @@
+/**
+ * The contract between the development Core and an agent (a "provider" as the page sees it).
+ *
+ * The server owns the protocol: seq numbers, status events, the tool manifest checks, timeouts and
+ * routing. An agent only decides what to say and which tools to call, so a new agent (for example an
+ * OpenAI-compatible one in `agents/openai.ts`) is one module plus one line in `agents/index.ts`.
+ */
+import type { JsonValue } from '../../core/json.js';
+import type { SkillsManifest } from '../manifest.js';
+
+export type { SkillsManifest, ToolManifest } from '../manifest.js';
+
+/** What an agent knows about the session it serves. Fixed for the session's lifetime. */
+export interface AgentSessionInfo {
+  readonly sessionId: string;
+  /** The provider code the page asked for (e.g. `codex`), which may differ from the agent's own code. */
+  readonly provider: string;
+  readonly model: string | undefined;
+  /** The page's origin, or `null` for a client that sent none (a non-browser tool). */
+  readonly origin: string | null;
+  /** The page's tool manifest as sent in `create_session` (already checked), or `undefined`. */
+  readonly skills: SkillsManifest | undefined;
+}
+
+/**
+ * One turn's handle. Everything the agent does to the page goes through here, so the server can keep
+ * the event sequence exact (status_changed → chat_delta … → waiting_tool_result → tool_call → …).
+ */
+export interface TurnContext {
+  readonly session: AgentSessionInfo;
+  /** `user` for `send_text`, `prepare` for `prepare_session` (the page drops chat text of a prepare turn). */
+  readonly kind: 'user' | 'prepare';
+  /** Aborted when the session ends (end_session, auto-end on disconnect, server stop). */
+  readonly signal: AbortSignal;
+  /** Streams one piece of reply text to the page (one `chat_delta`). Empty strings are skipped. */
+  say(text: string): void;
+  /**
+   * Calls a tool of the page and resolves with its result — the page's JSON value, or an error result
+   * `{ error: { code, message, details? } }` made by the page's SDK or by this Core (`TOOL_NOT_FOUND`,
+   * `TOOL_ARGS_INVALID`, `TOOL_TIMEOUT`). It never rejects for tool failures, so an agent can hand any
+   * result back to its model; it rejects only when the turn is over (session ended). Concurrent calls
+   * are queued and reach the page one at a time, in call order. `timeoutMs` extends this one call.
+   */
+  callTool(name: string, args?: unknown, options?: { timeoutMs?: number }): Promise<JsonValue>;
+}
+
+/** Per-session agent state (e.g. a conversation history). */
+export interface AgentSession {
+  /** Runs one user turn; resolves when the agent has finished answering. Throw an {@link AgentError} to fail it. */
+  turn(text: string, ctx: TurnContext): Promise<void>;
+  /** Warms up (the page's `prepare()`); resolves at once when absent. */
+  prepare?(ctx: TurnContext): Promise<void>;
+  /** Called once when the session ends; release anything held. */
+  close?(): void;
+}
+
+export interface DevAgent {
+  /** The provider code this agent is listed under (`scripted`, `operator`, `openai`). */
+  readonly code: string;
+  /** The human name shown in `list_providers`. */
+  readonly name: string;
+  /** The model reported in `get_settings` and used when the page names none. */
+  readonly defaultModel: string;
+  openSession(info: AgentSessionInfo): AgentSession;
+  /** Called when the server stops. */
+  close?(): void | Promise<void>;
+}
+
+/**
+ * A failed turn. The server turns it into an `error` event with this `source` (and the session's
+ * provider code), the way the real Core reports a provider failure (`PROVIDER_AUTH_FAILED`, …).
+ */
+export class AgentError extends Error {
+  readonly code: string;
+  readonly details: unknown;
+  readonly source: 'provider' | 'core';
+
+  constructor(code: string, message: string, options: { details?: unknown; source?: 'provider' | 'core' } = {}) {
+    super(message);
+    this.name = 'AgentError';
+    this.code = code;
+    this.details = options.details;
+    this.source = options.source ?? 'provider';
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Origin approval, as the extension's popup does it: `auto` approves every origin that got past the
+ * Origin allow-list, `deny` refuses, and `prompt` holds the request while the inspector asks the
+ * operator (up to 60 s), so a page can test its "waiting for approval" UI.
+ */
+import { randomUUID } from 'node:crypto';
+import { DevCoreError } from './errors.js';
+
+export type ApprovalMode = 'auto' | 'prompt' | 'deny';
+export const APPROVAL_MODES: readonly ApprovalMode[] = ['auto', 'prompt', 'deny'];
+
+export type ApprovalPrompt = { id: string; origin: string | null; askedAt: number };
+export type ApprovalEvent =
+  | { type: 'approval_requested'; prompt: ApprovalPrompt }
+  | { type: 'approval_resolved'; id: string; origin: string | null; approved: boolean; reason: 'operator' | 'timeout' | 'stopped' };
+
+type Waiter = { resolve(): void; reject(error: DevCoreError): void };
+type OpenPrompt = { prompt: ApprovalPrompt; waiters: Waiter[]; timer: ReturnType<typeof setTimeout> };
+
+/** A `null` origin (a non-browser client) is a key of its own. */
+const keyOf = (origin: string | null) => origin ?? '\u0000null';
+
+export class Approvals {
+  private readonly approved = new Set<string>();
+  private readonly open = new Map<string, OpenPrompt>();
+  private readonly listeners = new Set<(event: ApprovalEvent) => void>();
+
+  constructor(
+    readonly mode: ApprovalMode,
+    private readonly timeoutMs = 60_000,
+  ) {}
+
+  isApproved(origin: string | null): boolean {
+    if (this.mode === 'auto') return true;
+    if (this.mode === 'deny') return false;
+    return this.approved.has(keyOf(origin));
+  }
+
+  /** Resolves once `origin` is approved; rejects `APPROVAL_REJECTED` or `APPROVAL_TIMEOUT`. */
+  ensure(origin: string | null): Promise<void> {
+    if (this.isApproved(origin)) return Promise.resolve();
+    if (this.mode === 'deny') {
+      return Promise.reject(new DevCoreError('APPROVAL_REJECTED', 'pedelec-dev runs with --approval deny: this origin is not approved', { origin }));
+    }
+    return new Promise<void>((resolve, reject) => {
+      const key = keyOf(origin);
+      const existing = this.open.get(key);
+      if (existing) {
+        existing.waiters.push({ resolve, reject });
+        return;
+      }
+      const prompt: ApprovalPrompt = { id: `approval_${randomUUID()}`, origin, askedAt: Date.now() };
+      const timer = setTimeout(() => this.settle(key, false, 'timeout'), this.timeoutMs);
+      this.open.set(key, { prompt, waiters: [{ resolve, reject }], timer });
+      this.notify({ type: 'approval_requested', prompt });
+    });
+  }
+
+  /** The operator's answer from the inspector; false when no such prompt is open. */
+  answer(id: string, approved: boolean): boolean {
+    for (const [key, open] of this.open) {
+      if (open.prompt.id === id) {
+        this.settle(key, approved, 'operator');
+        return true;
+      }
+    }
+    return false;
+  }
+
+  pending(): ApprovalPrompt[] {
+    return [...this.open.values()].map((o) => o.prompt);
+  }
+
+  subscribe(listener: (event: ApprovalEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Refuses every held request (server stop). */
+  dispose(): void {
+    for (const key of [...this.open.keys()]) this.settle(key, false, 'stopped');
+  }
+
+  private settle(key: string, approved: boolean, reason: 'operator' | 'timeout' | 'stopped'): void {
+    const open = this.open.get(key);
+    if (!open) return;
+    this.open.delete(key);
+    clearTimeout(open.timer);
+    if (approved) this.approved.add(key);
+    const { origin } = open.prompt;
+    const error =
+      reason === 'timeout'
+        ? new DevCoreError('APPROVAL_TIMEOUT', 'Nobody answered the approval prompt in time', { origin })
+        : new DevCoreError('APPROVAL_REJECTED', 'The operator did not approve this origin', { origin });
+    for (const waiter of open.waiters) {
+      if (approved) waiter.resolve();
+      else waiter.reject(error);
+    }
+    this.notify({ type: 'approval_resolved', id: open.prompt.id, origin, approved, reason });
+  }
+
+  private notify(event: ApprovalEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // Observers never break approval.
+      }
+    }
+  }
+}

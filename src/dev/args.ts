@@ -1,0 +1,124 @@
+/**
+ * `pedelec-dev` command-line flags → {@link DevCoreOptions}. Every mistake is a `DevCoreError` with a
+ * message fit to print as is, so the CLI can fail at start instead of misbehaving later.
+ */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEV_AGENT_CODES } from './agents/index.js';
+import { loadScriptFile } from './agents/script.js';
+import { APPROVAL_MODES, type ApprovalMode } from './approval.js';
+import { DevCoreError } from './errors.js';
+import { parseOriginPattern } from './security.js';
+import type { DevCoreOptions } from './server.js';
+
+export const USAGE =
+  'Usage: pedelec-dev [--port N] [--host 127.0.0.1] [--allow-remote] [--allow-origin URL…] ' +
+  '[--agent scripted|operator|openai] [--script FILE] [--serve DIR] [--approval auto|prompt|deny] [--strict-providers]';
+
+export const HELP = `${USAGE}
+
+The development Core for pedelec-elements: speaks the Pedelec bridge protocol over WebSocket at
+/bridge, so <pedelec-session bridge="ws://127.0.0.1:7717/bridge"> works without the extension.
+
+  --port N            port to listen on (default 7717; 0 picks a free one)
+  --host H            address to bind (default 127.0.0.1; non-loopback needs --allow-remote)
+  --allow-remote      allow a non-loopback --host (and accept it as a Host header)
+  --allow-origin URL  also accept WebSocket clients from this origin (repeatable or comma-separated;
+                      the port may be *). Always allowed: http://localhost:*, http://127.0.0.1:*
+  --agent NAME        who answers: scripted (default), operator (you, in the inspector), openai
+  --script FILE       JSON rules for the scripted agent ({"rules":[{"match":{"regex":…},"steps":[…]}]})
+  --serve DIR         serve DIR at / (npm start serves demo/)
+  --approval MODE     auto (default): allowed origins are approved; prompt: the inspector asks; deny
+  --strict-providers  refuse provider codes other than scripted, operator, openai
+  -h, --help          show this help
+  -v, --version       print the version`;
+
+export type CliCommand = { kind: 'help' } | { kind: 'version' } | { kind: 'start'; options: DevCoreOptions };
+
+function fail(message: string): never {
+  throw new DevCoreError('INVALID_OPTION', `${message}\n${USAGE}`);
+}
+
+/** `--allow-origin A B` (the documented `URL…` form) → `--allow-origin A --allow-origin B`. */
+function expandOrigins(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    out.push(argv[i]);
+    if (argv[i] !== '--allow-origin') continue;
+    let first = true;
+    while (i + 1 < argv.length && !argv[i + 1].startsWith('-')) {
+      if (!first) out.push('--allow-origin');
+      out.push(argv[++i]);
+      first = false;
+    }
+  }
+  return out;
+}
+
+export function parseCli(argv: readonly string[]): CliCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: expandOrigins(argv),
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'allow-remote': { type: 'boolean' },
+        'allow-origin': { type: 'string', multiple: true },
+        agent: { type: 'string' },
+        script: { type: 'string' },
+        serve: { type: 'string' },
+        approval: { type: 'string' },
+        'strict-providers': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) return { kind: 'help' };
+  if (v.version) return { kind: 'version' };
+
+  const options: DevCoreOptions = {};
+  if (v.port !== undefined) {
+    if (!/^\d{1,5}$/.test(v.port) || Number(v.port) > 65535) fail(`--port ${v.port}: expected a number from 0 to 65535`);
+    options.port = Number(v.port);
+  }
+  if (v.host !== undefined) {
+    if (v.host.trim() === '') fail('--host needs an address');
+    options.host = v.host;
+  }
+  if (v['allow-remote']) options.allowRemote = true;
+  if (v['allow-origin']) {
+    const list = v['allow-origin'].flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean);
+    for (const item of list) parseOriginPattern(item); // a typo fails now, not at the first connection
+    options.allowOrigins = list;
+  }
+  if (v.agent !== undefined) {
+    if (!DEV_AGENT_CODES.includes(v.agent)) fail(`--agent ${v.agent}: expected one of ${DEV_AGENT_CODES.join(', ')}`);
+    options.agent = v.agent;
+  }
+  if (v.script !== undefined) options.script = loadScriptFile(resolve(v.script));
+  if (v.serve !== undefined) {
+    const dir = resolve(v.serve);
+    let isDir = false;
+    try {
+      isDir = statSync(dir).isDirectory();
+    } catch {
+      // reported below
+    }
+    if (!isDir) fail(`--serve ${v.serve}: not a folder`);
+    options.serveDir = dir;
+  }
+  if (v.approval !== undefined) {
+    if (!(APPROVAL_MODES as readonly string[]).includes(v.approval)) fail(`--approval ${v.approval}: expected auto, prompt or deny`);
+    options.approval = v.approval as ApprovalMode;
+  }
+  if (v['strict-providers']) options.strictProviders = true;
+  return { kind: 'start', options };
+}

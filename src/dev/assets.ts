@@ -1,0 +1,320 @@
+/**
+ * Session assets: a temporary folder per session, reached through loopback URLs with one-time
+ * tickets. A ticket is 128 random bits, valid for a short time (60 s), bound to one session, one path
+ * and one direction, and consumed by its first use — so a leaked URL or token is worth little.
+ *
+ * The page's SDK sends the token as `Authorization: Bearer …` with `credentials: "omit"` (sdk-api.md),
+ * which makes cross-origin pages preflight: `OPTIONS` is answered for allowed origins, never with
+ * credentials. `?token=` is accepted too, so a download URL can be used as a plain link.
+ * Downloads are attachments with `nosniff` and a sandbox CSP: a file can never run as a page of this
+ * server's origin (the origin that holds the inspector).
+ */
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { DevCoreError } from './errors.js';
+
+export const MAX_ASSET_BYTES = 100 * 1024 * 1024;
+
+export type AssetEntry = { name: string; path: string; sizeBytes: number; modifiedAt: number };
+
+type Ticket = {
+  kind: 'upload' | 'download';
+  id: string;
+  token: Buffer;
+  sessionId: string;
+  path: string;
+  expiresAt: number;
+  sizeBytes: number;
+  mimeType: string;
+};
+
+export type AssetOptions = {
+  /** How long a ticket stays valid (60 s; tests shorten it). */
+  ttlMs: number;
+  maxBytes: number;
+  /** `http://127.0.0.1:<port>`: known only once the server listens. */
+  baseUrl(): string;
+  /** May this origin read the answer (CORS)? */
+  originAllowed(origin: string): boolean;
+  /** Is the session still alive? A ticket dies with its session. */
+  sessionAlive(sessionId: string): boolean;
+};
+
+/** `/`-rooted, single slashes, no empty/`.`/`..` segment, no `\` or control characters (sdk-api.md). */
+export function isAssetPath(path: unknown): path is string {
+  if (typeof path !== 'string' || !/^\/[^/\\\x00-\x1f]+(\/[^/\\\x00-\x1f]+)*$/.test(path)) return false;
+  return !path.split('/').some((s) => s === '.' || s === '..');
+}
+
+function assetName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function fail(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+  json(res, status, { error: { code, message } }, headers);
+}
+
+/** `attachment; filename="ascii"; filename*=UTF-8''…` — the ASCII fallback never carries quotes or controls. */
+function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+function tokenFrom(req: IncomingMessage, query: URLSearchParams): string | null {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string') {
+    const match = /^Bearer\s+(\S+)$/i.exec(auth.trim());
+    if (match) return match[1];
+  }
+  return query.get('token');
+}
+
+export class AssetStore {
+  private root: Promise<string> | null = null;
+  private readonly tickets = new Map<string, Ticket>();
+  /** The type each uploaded file was declared with, so a download can report it. */
+  private readonly mimeTypes = new Map<string, string>();
+
+  constructor(private readonly options: AssetOptions) {}
+
+  private base(): Promise<string> {
+    this.root ??= mkdtemp(join(tmpdir(), 'pedelec-dev-'));
+    return this.root;
+  }
+
+  private async sessionDir(sessionId: string): Promise<string> {
+    // Session ids are server-made (`session_<uuid>`), but the folder name is checked anyway.
+    if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) throw new DevCoreError('INVALID_INPUT', 'bad session id');
+    return join(await this.base(), 'sessions', sessionId);
+  }
+
+  private async fileOf(sessionId: string, path: string): Promise<string> {
+    return join(await this.sessionDir(sessionId), ...path.slice(1).split('/'));
+  }
+
+  // ───────────────────────────── bridge requests ─────────────────────────────
+
+  async list(sessionId: string): Promise<AssetEntry[]> {
+    const dir = await this.sessionDir(sessionId);
+    const out: AssetEntry[] = [];
+    const walk = async (folder: string, prefix: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(folder, { withFileTypes: true });
+      } catch {
+        return; // No folder yet: no assets.
+      }
+      for (const entry of entries) {
+        const path = `${prefix}/${entry.name}`;
+        if (entry.isDirectory()) await walk(join(folder, entry.name), path);
+        else if (entry.isFile()) {
+          const info = await stat(join(folder, entry.name));
+          out.push({ name: entry.name, path, sizeBytes: info.size, modifiedAt: Math.floor(info.mtimeMs) });
+        }
+      }
+    };
+    await walk(dir, '');
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  createUpload(sessionId: string, request: Record<string, unknown>): { uploadId: string; uploadUrl: string; token: string } {
+    const { filename, sizeBytes, mimeType, targetPath } = request;
+    if (typeof filename !== 'string' || filename === '' || filename === '.' || filename === '..' || /[/\\\x00-\x1f]/.test(filename)) {
+      throw new DevCoreError('INVALID_INPUT', 'filename must be a plain file name');
+    }
+    if (!Number.isInteger(sizeBytes) || (sizeBytes as number) < 0) throw new DevCoreError('INVALID_INPUT', 'sizeBytes must be a non-negative integer');
+    if ((sizeBytes as number) > this.options.maxBytes) {
+      throw new DevCoreError('ASSET_TOO_LARGE', `Assets are limited to ${this.options.maxBytes} bytes`, { sizeBytes, limit: this.options.maxBytes });
+    }
+    if (mimeType !== undefined && typeof mimeType !== 'string') throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string');
+    const path = targetPath === undefined ? `/${filename}` : targetPath;
+    if (!isAssetPath(path)) throw new DevCoreError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path });
+    const ticket = this.issue('upload', sessionId, path, sizeBytes as number, mimeType || 'application/octet-stream');
+    return { uploadId: ticket.id, uploadUrl: `${this.options.baseUrl()}/assets/upload/${ticket.id}`, token: ticket.token.toString('hex') };
+  }
+
+  async createDownload(sessionId: string, path: unknown): Promise<Record<string, unknown>> {
+    if (!isAssetPath(path)) throw new DevCoreError('ASSET_PATH_INVALID', 'path is not a valid asset path', { path });
+    const file = await this.existingFile(sessionId, path);
+    if (!file) throw new DevCoreError('ASSET_NOT_FOUND', `No asset at ${path}`, { path });
+    const mimeType = this.mimeTypes.get(`${sessionId}\u0000${path}`) ?? 'application/octet-stream';
+    const ticket = this.issue('download', sessionId, path, file.size, mimeType);
+    return {
+      downloadUrl: `${this.options.baseUrl()}/assets/download/${ticket.id}`,
+      token: ticket.token.toString('hex'),
+      name: assetName(path),
+      mimeType,
+      modifiedAt: file.modifiedAt,
+      path,
+    };
+  }
+
+  /** The file at `path` if it is a regular file really inside the session's folder. */
+  private async existingFile(sessionId: string, path: string): Promise<{ real: string; size: number; modifiedAt: number } | null> {
+    try {
+      const dir = await realpath(await this.sessionDir(sessionId));
+      const real = await realpath(await this.fileOf(sessionId, path));
+      if (!real.startsWith(dir + sep)) return null;
+      const info = await stat(real);
+      return info.isFile() ? { real, size: info.size, modifiedAt: Math.floor(info.mtimeMs) } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private issue(kind: Ticket['kind'], sessionId: string, path: string, sizeBytes: number, mimeType: string): Ticket {
+    this.sweep();
+    const ticket: Ticket = {
+      kind,
+      id: randomUUID(),
+      token: randomBytes(16),
+      sessionId,
+      path,
+      expiresAt: Date.now() + this.options.ttlMs,
+      sizeBytes,
+      mimeType,
+    };
+    this.tickets.set(ticket.id, ticket);
+    return ticket;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, ticket] of this.tickets) if (ticket.expiresAt < now) this.tickets.delete(id);
+  }
+
+  /** Forgets a session's tickets and deletes its folder. */
+  async dropSession(sessionId: string): Promise<void> {
+    for (const [id, ticket] of this.tickets) if (ticket.sessionId === sessionId) this.tickets.delete(id);
+    for (const key of this.mimeTypes.keys()) if (key.startsWith(`${sessionId}\u0000`)) this.mimeTypes.delete(key);
+    if (!this.root) return;
+    await rm(await this.sessionDir(sessionId), { recursive: true, force: true }).catch(() => {});
+  }
+
+  async dispose(): Promise<void> {
+    this.tickets.clear();
+    if (this.root) await rm(await this.root, { recursive: true, force: true }).catch(() => {});
+  }
+
+  // ───────────────────────────── HTTP ─────────────────────────────
+
+  /** Serves `/assets/{upload,download}/<id>`; `rawPath` has no query. */
+  async handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams): Promise<void> {
+    const match = /^\/assets\/(upload|download)\/([0-9a-f-]{36})$/.exec(rawPath);
+    const origin = req.headers.origin;
+    const allowed = origin !== undefined && this.options.originAllowed(origin);
+    const cors: Record<string, string> = allowed ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' } : { Vary: 'Origin' };
+    if (origin !== undefined && !allowed) return fail(res, 403, 'ORIGIN_NOT_ALLOWED', 'This origin may not use pedelec-dev assets', cors);
+    if (!match) return fail(res, 404, 'ASSET_NOT_FOUND', 'Not found', cors);
+    const kind = match[1] as Ticket['kind'];
+    const method = kind === 'upload' ? 'PUT' : 'GET';
+
+    if (req.method === 'OPTIONS') {
+      if (!allowed) return fail(res, 403, 'ORIGIN_NOT_ALLOWED', 'Preflight needs an allowed Origin', cors);
+      res.writeHead(204, {
+        ...cors,
+        'Access-Control-Allow-Methods': method,
+        'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+        'Access-Control-Max-Age': '60',
+      });
+      res.end();
+      return;
+    }
+    if (req.method !== method && !(kind === 'upload' && req.method === 'POST')) {
+      return fail(res, 405, 'METHOD_NOT_ALLOWED', `Use ${method}`, { ...cors, Allow: `${method}, OPTIONS` });
+    }
+
+    const ticket = this.redeem(kind, match[2], tokenFrom(req, query));
+    if ('error' in ticket) return fail(res, 401, ticket.error, ticket.message, cors);
+    if (!this.options.sessionAlive(ticket.sessionId)) return fail(res, 410, 'SESSION_ENDED', 'The session has ended', cors);
+
+    if (kind === 'upload') await this.receive(req, res, ticket, cors);
+    else await this.sendFile(req, res, ticket, cors);
+  }
+
+  /** Checks and consumes a ticket: one use, whatever that use's outcome. */
+  private redeem(kind: Ticket['kind'], id: string, token: string | null): Ticket | { error: string; message: string } {
+    const ticket = this.tickets.get(id);
+    const given = token !== null && /^[0-9a-f]{32}$/i.test(token) ? Buffer.from(token, 'hex') : null;
+    if (!ticket || ticket.kind !== kind || !given || !timingSafeEqual(given, ticket.token)) {
+      return { error: 'ASSET_TOKEN_INVALID', message: 'Missing, wrong or already used asset token' };
+    }
+    this.tickets.delete(id);
+    if (Date.now() > ticket.expiresAt) return { error: 'ASSET_TOKEN_EXPIRED', message: 'The asset token has expired; ask for a new one' };
+    return ticket;
+  }
+
+  private async receive(req: IncomingMessage, res: ServerResponse, ticket: Ticket, cors: Record<string, string>): Promise<void> {
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) !== ticket.sizeBytes) {
+      req.resume();
+      return fail(res, 400, 'ASSET_SIZE_MISMATCH', `Expected ${ticket.sizeBytes} bytes, Content-Length says ${declared}`, cors);
+    }
+    const target = await this.fileOf(ticket.sessionId, ticket.path);
+    const partial = join(await this.base(), 'partial', ticket.id);
+    let received = 0;
+    try {
+      await mkdir(dirname(partial), { recursive: true });
+      await mkdir(dirname(target), { recursive: true });
+      const limit = ticket.sizeBytes;
+      await pipeline(
+        req,
+        async function* (source: AsyncIterable<Buffer>) {
+          for await (const chunk of source) {
+            received += chunk.length;
+            // Counted as it streams: a lying client cannot fill the disk past the declared size.
+            if (received > limit) throw new DevCoreError('ASSET_TOO_LARGE', `More than the declared ${limit} bytes`);
+            yield chunk;
+          }
+        },
+        createWriteStream(partial),
+      );
+      if (received !== ticket.sizeBytes) {
+        throw new DevCoreError('ASSET_SIZE_MISMATCH', `Expected ${ticket.sizeBytes} bytes, received ${received}`);
+      }
+      const existing = await stat(target).catch(() => null);
+      if (existing?.isDirectory()) throw new DevCoreError('ASSET_PATH_CONFLICT', `${ticket.path} is a folder`);
+      await rename(partial, target);
+    } catch (thrown) {
+      await rm(partial, { force: true }).catch(() => {});
+      if (res.headersSent || res.destroyed) return;
+      const error = thrown instanceof DevCoreError ? thrown : new DevCoreError('ASSET_UPLOAD_FAILED', 'The upload could not be stored');
+      const status = error.code === 'ASSET_TOO_LARGE' ? 413 : error.code === 'ASSET_UPLOAD_FAILED' ? 500 : error.code === 'ASSET_PATH_CONFLICT' ? 409 : 400;
+      res.setHeader('Connection', 'close'); // the rest of an oversized body is not read
+      return fail(res, status, error.code, error.message, cors);
+    }
+    this.mimeTypes.set(`${ticket.sessionId}\u0000${ticket.path}`, ticket.mimeType);
+    const info = await stat(target);
+    json(res, 201, { path: ticket.path, name: assetName(ticket.path), sizeBytes: info.size, modifiedAt: Math.floor(info.mtimeMs) }, cors);
+  }
+
+  private async sendFile(req: IncomingMessage, res: ServerResponse, ticket: Ticket, cors: Record<string, string>): Promise<void> {
+    const file = await this.existingFile(ticket.sessionId, ticket.path);
+    if (!file) return fail(res, 404, 'ASSET_NOT_FOUND', `No asset at ${ticket.path}`, cors);
+    res.writeHead(200, {
+      ...cors,
+      'Access-Control-Expose-Headers': 'Content-Disposition',
+      'Content-Type': ticket.mimeType,
+      'Content-Length': String(file.size),
+      'Content-Disposition': contentDisposition(assetName(ticket.path)),
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': 'sandbox',
+      'Cache-Control': 'no-store',
+    });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    await pipeline(createReadStream(file.real), res).catch(() => res.destroy());
+  }
+}

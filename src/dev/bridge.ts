@@ -1,0 +1,252 @@
+/**
+ * One page connection on `/bridge`: JSON text frames carrying exactly the page-level protocol
+ * (bridge-protocol.md §2). Every request gets one response; nothing a page sends can crash the server
+ * or reach another page's session. Frames that cannot be matched to a request (not JSON, no
+ * `requestId`) get a response with `requestId: null`, which a client ignores — the same as the real
+ * extension's unmatchable refusals — so one bad frame does not cost the page its connection.
+ */
+import { randomUUID } from 'node:crypto';
+import { WebSocket, type RawData } from 'ws';
+import { APPROVAL_HELD_REQUESTS } from '../core/protocol.js';
+import type { AgentDirectory } from './agents/index.js';
+import type { Approvals } from './approval.js';
+import type { AssetStore } from './assets.js';
+import { DevCoreError, toWireError } from './errors.js';
+import { checkSkills } from './manifest.js';
+import type { MessageLog } from './message-log.js';
+import type { SessionRegistry } from './registry.js';
+import type { EventSink } from './session.js';
+
+export type BridgeDeps = {
+  registry: SessionRegistry;
+  agents: AgentDirectory;
+  approvals: Approvals;
+  assets: AssetStore;
+  log: MessageLog;
+  strictProviders: boolean;
+  defaultToolTimeoutMs: number;
+  /** Unexpected exceptions (bugs) go here; pages only see `INTERNAL_ERROR`. */
+  reportBug(error: unknown): void;
+};
+
+type Request = { channelId: string; requestId: string; type: string } & Record<string, unknown>;
+/** A handler returns the result; `after` runs once the response is out (a turn's first event follows it). */
+type Handler = (this: BridgeConnection, req: Request, after: Array<() => void>) => unknown;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function requireString(req: Request, key: string): string {
+  const value = req[key];
+  if (typeof value !== 'string' || value === '') throw new DevCoreError('INVALID_INPUT', `${key} must be a non-empty string`);
+  return value;
+}
+
+const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
+  [
+    'get_approval_status',
+    function () {
+      return { installed: true, approved: this.deps.approvals.isApproved(this.origin), origin: this.origin, appConnected: true };
+    },
+  ],
+  [
+    'get_settings',
+    function () {
+      return this.deps.agents.settings();
+    },
+  ],
+  [
+    'list_providers',
+    function () {
+      return this.deps.agents.providers();
+    },
+  ],
+  [
+    'create_session',
+    function (req) {
+      const input = req.input;
+      if (!isPlainObject(input)) throw new DevCoreError('INVALID_INPUT', 'input must be an object');
+      const { provider, model } = input;
+      if (typeof provider !== 'string' || provider === '') throw new DevCoreError('INVALID_INPUT', 'input.provider must be a non-empty string');
+      if (model !== undefined && model !== null && typeof model !== 'string') throw new DevCoreError('INVALID_INPUT', 'input.model must be a string');
+      const skills = checkSkills(input.skills);
+      const agent = this.deps.agents.resolve(provider, this.deps.strictProviders);
+      const session = this.deps.registry.create(
+        {
+          origin: this.origin,
+          provider,
+          model: typeof model === 'string' ? model : agent.defaultModel,
+          agent,
+          autoEndOnDisconnect: input.autoEndOnDisconnect !== false,
+          skills,
+          defaultToolTimeoutMs: this.deps.defaultToolTimeoutMs,
+        },
+        this,
+        req.channelId,
+      );
+      return { sessionId: session.id };
+    },
+  ],
+  [
+    'resume_session',
+    function (req) {
+      const session = this.deps.registry.resume(req.sessionId, this, req.channelId, this.origin);
+      return { sessionId: session.id };
+    },
+  ],
+  [
+    'prepare_session',
+    function (req, after) {
+      after.push(this.deps.registry.forRoute(req.sessionId, this, req.channelId).reserveTurn('prepare', ''));
+      return {};
+    },
+  ],
+  [
+    'send_text',
+    function (req, after) {
+      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+      if (typeof req.text !== 'string') throw new DevCoreError('INVALID_INPUT', 'text must be a string');
+      after.push(session.reserveTurn('user', req.text));
+      return {};
+    },
+  ],
+  [
+    'submit_tool_result',
+    function (req) {
+      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+      session.submitToolResult(requireString(req, 'toolRequestId'), req.result);
+      return {};
+    },
+  ],
+  [
+    'end_session',
+    function (req) {
+      this.deps.registry.forRoute(req.sessionId, this, req.channelId).end({ sink: this, channelId: req.channelId });
+      return {};
+    },
+  ],
+  [
+    'list_assets',
+    async function (req) {
+      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+      return { assets: await this.deps.assets.list(session.id) };
+    },
+  ],
+  [
+    'create_asset_upload',
+    function (req) {
+      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+      return this.deps.assets.createUpload(session.id, req);
+    },
+  ],
+  [
+    'create_asset_download',
+    function (req) {
+      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+      return this.deps.assets.createDownload(session.id, req.path);
+    },
+  ],
+]);
+
+export class BridgeConnection implements EventSink {
+  readonly id = `conn_${randomUUID().slice(0, 8)}`;
+  private closed = false;
+
+  constructor(
+    private readonly socket: WebSocket,
+    readonly origin: string | null,
+    readonly deps: BridgeDeps,
+  ) {
+    deps.log.record('info', this.id, origin, `connected from ${origin ?? 'a client without Origin'}`);
+    socket.on('message', (data, isBinary) => this.onFrame(data, isBinary));
+    socket.on('close', (code, reason) => {
+      this.closed = true;
+      deps.log.record('info', this.id, origin, `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`);
+      deps.registry.detach(this);
+    });
+    // 'error' (e.g. an oversized frame) is always followed by 'close', which does the cleanup.
+    socket.on('error', () => {});
+  }
+
+  sendEvent(message: Record<string, unknown>): void {
+    this.send(message);
+  }
+
+  private send(message: Record<string, unknown>): void {
+    if (this.socket.readyState !== WebSocket.OPEN) return;
+    const text = JSON.stringify(message);
+    this.socket.send(text);
+    this.deps.log.record('out', this.id, this.origin, text, message);
+  }
+
+  private respond(channelId: string | undefined, requestId: string | null, outcome: { result: unknown } | { error: unknown }): void {
+    const base: Record<string, unknown> = channelId === undefined ? {} : { channelId };
+    if ('result' in outcome) {
+      this.send({ ...base, type: 'response', requestId, ok: true, result: outcome.result ?? {} });
+    } else {
+      this.send({ ...base, type: 'response', requestId, ok: false, error: toWireError(outcome.error) });
+    }
+  }
+
+  private onFrame(data: RawData, isBinary: boolean): void {
+    if (isBinary) {
+      this.deps.log.record('in', this.id, this.origin, '<binary frame>');
+      return this.respond(undefined, null, { error: new DevCoreError('INVALID_MESSAGE', 'Binary frames are not supported: send JSON text') });
+    }
+    const text = data.toString();
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      this.deps.log.record('in', this.id, this.origin, text);
+      return this.respond(undefined, null, { error: new DevCoreError('MALFORMED_MESSAGE', 'Frame is not valid JSON') });
+    }
+    this.deps.log.record('in', this.id, this.origin, text, message);
+    if (!isPlainObject(message)) {
+      return this.respond(undefined, null, { error: new DevCoreError('INVALID_MESSAGE', 'A request must be a JSON object') });
+    }
+    const { channelId, requestId, type } = message;
+    const channel = typeof channelId === 'string' && channelId !== '' ? channelId : undefined;
+    if (!channel || typeof requestId !== 'string' || requestId === '' || typeof type !== 'string') {
+      return this.respond(channel, typeof requestId === 'string' ? requestId : null, {
+        error: new DevCoreError('INVALID_MESSAGE', 'A request needs non-empty string channelId and requestId, and a string type'),
+      });
+    }
+    const handler = HANDLERS.get(type);
+    if (!handler) {
+      return this.respond(channel, requestId, { error: new DevCoreError('UNKNOWN_REQUEST_TYPE', 'unknown SDK request type', { type }) });
+    }
+    const req = message as Request;
+    // Approved origins are handled synchronously, so requests keep their arrival order.
+    if (APPROVAL_HELD_REQUESTS.has(type) && !this.deps.approvals.isApproved(this.origin)) {
+      this.deps.approvals.ensure(this.origin).then(
+        // A page that left while the prompt was open must not get a session nobody will ever end.
+        () => void (this.closed || this.run(handler, req)),
+        (error) => this.respond(channel, requestId, { error }),
+      );
+      return;
+    }
+    this.run(handler, req);
+  }
+
+  private run(handler: Handler, req: Request): void {
+    const after: Array<() => void> = [];
+    const finish = (result: unknown) => {
+      this.respond(req.channelId, req.requestId, { result });
+      for (const fn of after) fn();
+    };
+    const refuse = (error: unknown) => {
+      if (!(error instanceof DevCoreError)) this.deps.reportBug(error);
+      this.respond(req.channelId, req.requestId, { error });
+    };
+    let result: unknown;
+    try {
+      result = handler.call(this, req, after);
+    } catch (error) {
+      return refuse(error);
+    }
+    if (result instanceof Promise) result.then(finish, refuse);
+    else finish(result);
+  }
+}

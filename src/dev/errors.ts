@@ -1,0 +1,37 @@
+/**
+ * Errors of the development Core. On the wire every error is a plain `{ code, message, details? }`
+ * (the shape the page's SDK passes through); inside the server it is thrown as a {@link DevCoreError}
+ * so one `catch` can turn any refusal into a failed response.
+ */
+import { pedelecError, type PedelecError } from '../core/errors.js';
+
+export class DevCoreError extends Error {
+  readonly code: string;
+  readonly details: unknown;
+
+  constructor(code: string, message: string, details?: unknown) {
+    super(message);
+    this.name = 'DevCoreError';
+    this.code = code;
+    this.details = details;
+  }
+
+  toWire(): PedelecError {
+    return pedelecError(this.code, this.message, this.details);
+  }
+}
+
+/** Any thrown value as a wire error; unexpected exceptions become `INTERNAL_ERROR` without a stack. */
+export function toWireError(thrown: unknown): PedelecError {
+  if (thrown instanceof DevCoreError) return thrown.toWire();
+  if (
+    typeof thrown === 'object' &&
+    thrown !== null &&
+    typeof (thrown as PedelecError).code === 'string' &&
+    typeof (thrown as PedelecError).message === 'string'
+  ) {
+    const { code, message, details } = thrown as PedelecError;
+    return pedelecError(code, message, details);
+  }
+  return pedelecError('INTERNAL_ERROR', thrown instanceof Error ? thrown.message : 'pedelec-dev internal error');
+}

@@ -1,0 +1,443 @@
+// The pedelec-dev inspector: plain DOM, no framework, no innerHTML — everything shown here comes from
+// pages and agents, so it is only ever set as text.
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  sessions: new Map(), // sessionId → summary
+  turns: new Map(), // sessionId → open operator turn
+  approvals: new Map(), // id → prompt
+  log: [],
+  selected: null,
+  nextCallId: 1,
+};
+const MAX_LOG = 2000;
+let socket = null;
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === 'class') node.className = value;
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else if (key === 'dataset') Object.assign(node.dataset, value);
+    else node[key] = value;
+  }
+  node.append(...children.filter((c) => c !== null && c !== undefined));
+  return node;
+}
+
+const short = (id) => (id ? String(id).replace(/^session_/, '').slice(0, 8) : '');
+const time = (ms) => {
+  const d = new Date(ms);
+  return `${d.toLocaleTimeString([], { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+};
+
+// ───────────────────────────── socket ─────────────────────────────
+
+const token = new URLSearchParams(location.hash.slice(1)).get('token');
+
+function connect() {
+  if (!token) {
+    $('no-token').hidden = false;
+    $('socket-state').value = 'no token';
+    return;
+  }
+  socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/inspector/socket?token=${encodeURIComponent(token)}`);
+  socket.addEventListener('open', () => ($('socket-state').value = 'connected'));
+  socket.addEventListener('message', (event) => {
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    handle(message);
+  });
+  socket.addEventListener('close', (event) => {
+    $('socket-state').value = `closed (${event.code}${event.reason ? `: ${event.reason}` : ''}) — retrying in 2 s`;
+    // 1008 means the token or origin was refused: retrying cannot help.
+    if (event.code === 1008) $('socket-state').value = `refused: ${event.reason}`;
+    else setTimeout(connect, 2000);
+  });
+}
+
+function send(message) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+function handle(message) {
+  switch (message.type) {
+    case 'hello': {
+      const s = message.server;
+      $('server-info').textContent = `pedelec-dev ${s.version} · agent ${s.agent} · approval ${s.approval}${s.strictProviders ? ' · strict providers' : ''} · bridge ${s.bridgeUrl}`;
+      state.sessions = new Map(message.sessions.map((x) => [x.sessionId, x]));
+      state.turns = new Map(message.turns.map((t) => [t.sessionId, t]));
+      state.approvals = new Map(message.approvals.map((p) => [p.id, p]));
+      state.log = message.log.slice(-MAX_LOG);
+      if (!state.sessions.has(state.selected)) state.selected = state.sessions.keys().next().value ?? null;
+      formFor = null;
+      renderAll();
+      break;
+    }
+    case 'session_created':
+    case 'session_updated': {
+      const id = message.session.sessionId;
+      state.sessions.set(id, message.session);
+      renderSessions();
+      if (!state.selected) select(id);
+      else if (id === state.selected) renderFacts();
+      break;
+    }
+    case 'session_ended':
+      state.sessions.delete(message.sessionId);
+      state.turns.delete(message.sessionId);
+      if (state.selected === message.sessionId) state.selected = null;
+      renderSessions();
+      renderDetail();
+      break;
+    case 'turn_opened':
+      state.turns.set(message.turn.sessionId, message.turn);
+      renderSessions();
+      if (!state.selected) select(message.turn.sessionId);
+      else if (message.turn.sessionId === state.selected) renderOperator();
+      break;
+    case 'turn_closed':
+      state.turns.delete(message.sessionId);
+      renderSessions();
+      if (message.sessionId === state.selected) renderOperator();
+      break;
+    case 'approval_requested':
+      state.approvals.set(message.prompt.id, message.prompt);
+      renderApprovals();
+      break;
+    case 'approval_resolved':
+      state.approvals.delete(message.id);
+      renderApprovals();
+      break;
+    case 'log':
+      state.log.push(message.entry);
+      if (state.log.length > MAX_LOG) state.log.shift();
+      if (!$('log-pause').checked && matches(message.entry)) prependLogRow(message.entry);
+      break;
+    case 'operator_result':
+      showCallResult(message);
+      break;
+    case 'error':
+      showCallResult({ ok: false, error: message.error });
+      break;
+  }
+}
+
+// ───────────────────────────── approvals ─────────────────────────────
+
+function renderApprovals() {
+  const list = $('approval-list');
+  list.replaceChildren(
+    ...[...state.approvals.values()].map((p) =>
+      el(
+        'li',
+        {},
+        el('span', {}, `${p.origin ?? '(no origin)'} asks to use Pedelec `),
+        el('button', { type: 'button', onclick: () => send({ type: 'approve', id: p.id, approved: true }) }, 'Approve'),
+        ' ',
+        el('button', { type: 'button', onclick: () => send({ type: 'approve', id: p.id, approved: false }) }, 'Reject'),
+      ),
+    ),
+  );
+  $('approvals').hidden = state.approvals.size === 0;
+}
+
+// ───────────────────────────── sessions ─────────────────────────────
+
+function renderSessions() {
+  const list = $('sessions');
+  list.replaceChildren(
+    ...[...state.sessions.values()].map((s) => {
+      const waiting = state.turns.has(s.sessionId);
+      return el(
+        'li',
+        { class: s.sessionId === state.selected ? 'selected' : '' },
+        el(
+          'button',
+          { type: 'button', onclick: () => select(s.sessionId) },
+          el('strong', {}, short(s.sessionId)),
+          ` ${s.origin ?? '(no origin)'} · ${s.provider}${s.provider !== s.agent ? ` → ${s.agent}` : ''} · ${s.status}`,
+          waiting ? el('span', { class: 'badge' }, ' awaiting operator') : null,
+        ),
+      );
+    }),
+  );
+  $('no-sessions').hidden = state.sessions.size > 0;
+}
+
+function select(sessionId) {
+  state.selected = sessionId;
+  renderSessions();
+  renderDetail();
+  renderLog();
+}
+
+function renderFacts() {
+  const s = state.sessions.get(state.selected);
+  if (!s) return;
+  const facts = [
+    ['Session', s.sessionId],
+    ['Origin', s.origin ?? '(none: a non-browser client)'],
+    ['Provider asked', s.provider],
+    ['Served by', s.agent],
+    ['Model', s.model ?? '—'],
+    ['Status', s.status],
+    ['Connections', String(s.routes)],
+    ['Ends on disconnect', s.autoEndOnDisconnect ? 'yes' : 'no (persistent)'],
+    ['Created', new Date(s.createdAt).toLocaleString()],
+  ];
+  $('detail-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+}
+
+function renderDetail() {
+  const s = state.sessions.get(state.selected);
+  $('detail-empty').hidden = Boolean(s);
+  $('detail-body').hidden = !s;
+  if (!s) return;
+  renderFacts();
+  $('detail-guidance').textContent = s.skills ? s.skills.guidance || '(empty)' : '(no skills manifest)';
+  const tools = s.skills ? s.skills.tools : [];
+  $('detail-tools').replaceChildren(
+    ...(tools.length
+      ? tools.map((t) =>
+          el(
+            'li',
+            {},
+            el('code', {}, t.name),
+            ` — ${t.description}${t.timeoutMs ? ` (timeout ${t.timeoutMs} ms)` : ''}`,
+            el('details', {}, el('summary', {}, 'args schema'), el('pre', {}, JSON.stringify(t.argsSchema, null, 2))),
+          ),
+        )
+      : [el('li', { class: 'muted' }, 'No tools.')]),
+  );
+  renderOperator();
+}
+
+// ───────────────────────────── operator ─────────────────────────────
+
+/** The session whose tool form is built: rebuilt only on a change of session, so typing survives updates. */
+let formFor = null;
+
+function renderOperator() {
+  const turn = state.turns.get(state.selected);
+  $('operator-idle').hidden = Boolean(turn);
+  $('operator-turn').hidden = !turn;
+  if (!turn) return;
+  $('operator-text').textContent = turn.text;
+  if (formFor === state.selected) return;
+  formFor = state.selected;
+  $('call-result').replaceChildren();
+  const s = state.sessions.get(state.selected);
+  const tools = s && s.skills ? s.skills.tools : [];
+  const select = $('call-tool');
+  const previous = select.value;
+  select.replaceChildren(...tools.map((t) => el('option', { value: t.name }, t.name)));
+  if (tools.some((t) => t.name === previous)) select.value = previous;
+  buildArgsForm();
+}
+
+/** One input per top-level property of the tool's args schema; the JSON box is what gets sent. */
+let readFields = () => ({});
+
+function buildArgsForm() {
+  const s = state.sessions.get(state.selected);
+  const tool = s && s.skills ? s.skills.tools.find((t) => t.name === $('call-tool').value) : null;
+  const fieldset = $('call-fields');
+  fieldset.replaceChildren(el('legend', {}, 'Arguments'));
+  if (!tool) {
+    readFields = () => ({});
+    $('call-args').value = '{}';
+    return;
+  }
+  const props = tool.argsSchema.properties || {};
+  const required = new Set(tool.argsSchema.required || []);
+  const readers = [];
+  for (const [name, node] of Object.entries(props)) {
+    const { control, read } = controlFor(node, required.has(name));
+    control.addEventListener('input', syncJson);
+    control.addEventListener('change', syncJson);
+    const label = el('label', {}, `${name}${required.has(name) ? ' *' : ''} `, control);
+    if (node && node.description) label.title = node.description;
+    fieldset.append(label);
+    readers.push([name, read]);
+  }
+  if (readers.length === 0) fieldset.append(el('p', { class: 'muted' }, 'This tool takes no arguments.'));
+  readFields = () => {
+    const args = {};
+    for (const [name, read] of readers) {
+      const value = read();
+      if (value !== undefined) args[name] = value;
+    }
+    return args;
+  };
+  syncJson();
+}
+
+function syncJson() {
+  $('call-args').value = JSON.stringify(readFields(), null, 2);
+}
+
+function controlFor(node, required) {
+  node = node || {};
+  if (Array.isArray(node.enum)) {
+    const control = el('select', {}, required ? null : el('option', { value: '' }, '(not set)'));
+    node.enum.forEach((v, i) => control.append(el('option', { value: String(i) }, JSON.stringify(v))));
+    return { control, read: () => (control.value === '' ? undefined : node.enum[Number(control.value)]) };
+  }
+  switch (node.type) {
+    case 'string': {
+      const control = el('input', { type: 'text' });
+      if (node.maxLength !== undefined) control.maxLength = node.maxLength;
+      return { control, read: () => (control.value === '' && !required ? undefined : control.value) };
+    }
+    case 'integer':
+    case 'number': {
+      const control = el('input', { type: 'number', step: node.type === 'integer' ? '1' : 'any' });
+      if (node.minimum !== undefined) control.min = String(node.minimum);
+      if (node.maximum !== undefined) control.max = String(node.maximum);
+      return { control, read: () => (control.value === '' ? undefined : Number(control.value)) };
+    }
+    case 'boolean': {
+      const control = el('select', {}, el('option', { value: '' }, '(not set)'), el('option', { value: 'true' }, 'true'), el('option', { value: 'false' }, 'false'));
+      return { control, read: () => (control.value === '' ? undefined : control.value === 'true') };
+    }
+    default: {
+      // Arrays, objects and oneOf: typed as JSON.
+      const control = el('input', { type: 'text', placeholder: 'JSON' });
+      return {
+        control,
+        read: () => {
+          if (control.value.trim() === '') return undefined;
+          try {
+            return JSON.parse(control.value);
+          } catch {
+            return control.value;
+          }
+        },
+      };
+    }
+  }
+}
+
+function showCallResult(message) {
+  const box = $('call-result');
+  if (message.ok) {
+    box.replaceChildren(
+      el('p', { class: 'ok' }, `Result in ${message.durationMs.toFixed(1)} ms:`),
+      el('pre', {}, JSON.stringify(message.result, null, 2)),
+    );
+  } else {
+    box.replaceChildren(el('p', { class: 'failed' }, `${message.error.code}: ${message.error.message}`));
+  }
+}
+
+$('call-tool').addEventListener('change', buildArgsForm);
+$('call-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  let args;
+  try {
+    args = JSON.parse($('call-args').value || '{}');
+  } catch (error) {
+    showCallResult({ ok: false, error: { code: 'INVALID_JSON', message: error.message } });
+    return;
+  }
+  $('call-result').replaceChildren(el('p', { class: 'muted' }, 'Waiting for the page…'));
+  send({ type: 'operator_call', callId: state.nextCallId++, sessionId: state.selected, tool: $('call-tool').value, args });
+});
+$('say-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const text = $('say-text').value;
+  if (!text) return;
+  send({ type: 'operator_say', sessionId: state.selected, text });
+  $('say-text').value = '';
+});
+$('end-turn').addEventListener('click', () => send({ type: 'operator_end_turn', sessionId: state.selected }));
+
+// ───────────────────────────── log ─────────────────────────────
+
+function matches(entry) {
+  const dir = $('filter-dir').value;
+  if (dir && entry.dir !== dir) return false;
+  if ($('filter-session').checked && state.selected && entry.sessionId !== state.selected) return false;
+  const needle = $('filter-text').value.trim().toLowerCase();
+  if (!needle) return true;
+  return [entry.text, entry.type, entry.origin, entry.sessionId, entry.connectionId].some((v) => v && String(v).toLowerCase().includes(needle));
+}
+
+/** The frame without the fields that have their own column, shortened. */
+function previewOf(entry) {
+  let text = entry.text;
+  try {
+    const { channelId, type, sessionId, ...rest } = JSON.parse(entry.text);
+    text = JSON.stringify(rest);
+  } catch {
+    // not JSON (or cut): show as received
+  }
+  return text.length > 160 ? `${text.slice(0, 160)}…` : text;
+}
+
+function logRow(entry) {
+  const arrow = entry.dir === 'in' ? '→ Core' : entry.dir === 'out' ? '← Core' : '•';
+  const preview = previewOf(entry);
+  const cell = el('td', { class: 'message' }, preview);
+  const row = el(
+    'tr',
+    { class: `dir-${entry.dir}`, title: entry.origin ?? '' },
+    el('td', {}, time(entry.at)),
+    el('td', {}, arrow),
+    el('td', {}, entry.connectionId),
+    el('td', {}, entry.type ?? ''),
+    el('td', {}, short(entry.sessionId)),
+    cell,
+  );
+  row.addEventListener('click', () => {
+    if (cell.dataset.open) {
+      cell.replaceChildren(preview);
+      delete cell.dataset.open;
+      return;
+    }
+    let pretty = entry.text;
+    try {
+      pretty = JSON.stringify(JSON.parse(entry.text), null, 2);
+    } catch {
+      // not JSON (or cut): show as received
+    }
+    cell.replaceChildren(el('pre', {}, pretty + (entry.truncated ? '\n… (cut)' : '')));
+    cell.dataset.open = '1';
+  });
+  return row;
+}
+
+function prependLogRow(entry) {
+  const body = $('log');
+  body.prepend(logRow(entry));
+  while (body.childElementCount > 500) body.lastElementChild.remove();
+}
+
+function renderLog() {
+  const rows = [];
+  for (let i = state.log.length - 1; i >= 0 && rows.length < 500; i--) {
+    if (matches(state.log[i])) rows.push(logRow(state.log[i]));
+  }
+  $('log').replaceChildren(...rows);
+}
+
+for (const id of ['filter-text', 'filter-dir', 'filter-session', 'log-pause']) $(id).addEventListener('input', renderLog);
+$('log-filter').addEventListener('submit', (event) => event.preventDefault());
+$('log-clear').addEventListener('click', () => {
+  state.log = [];
+  renderLog();
+});
+
+function renderAll() {
+  renderApprovals();
+  renderSessions();
+  renderDetail();
+  renderLog();
+}
+
+connect();

@@ -1,0 +1,63 @@
+/**
+ * The tool manifest a page sends in `create_session`, checked the way Core checks it before a session
+ * exists: the same rules as the SDK's normalization (tools-api.md), so a page that passes its own SDK
+ * passes here, and a hand-written client that does not gets `INVALID_INPUT` naming the problem.
+ */
+import { checkArgsSchema } from '../core/schema/check.js';
+import { compileArgsValidator, type ArgsValidator } from '../core/schema/compile.js';
+import type { ToolArgsSchema } from '../core/schema/types.js';
+import { DevCoreError } from './errors.js';
+
+export type ToolManifest = { name: string; description: string; argsSchema: ToolArgsSchema; timeoutMs?: number };
+export type SkillsManifest = { guidance: string; tools: ToolManifest[] };
+
+/** A manifest tool with its compiled validator (built once, at session creation). */
+export type CheckedTool = { manifest: ToolManifest; validate: ArgsValidator };
+
+const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_.-]*$/;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function invalid(message: string, details?: unknown): never {
+  throw new DevCoreError('INVALID_INPUT', message, details);
+}
+
+/**
+ * Checks `skills` (the wire value, already plain JSON) and returns the manifest plus a validator per
+ * tool; `undefined`/`null` means "no tools". Throws {@link DevCoreError} `INVALID_INPUT`.
+ */
+export function checkSkills(skills: unknown): { manifest: SkillsManifest | undefined; tools: Map<string, CheckedTool> } {
+  const tools = new Map<string, CheckedTool>();
+  if (skills === undefined || skills === null) return { manifest: undefined, tools };
+  if (!isPlainObject(skills)) invalid('skills must be an object');
+  if (typeof skills.guidance !== 'string') invalid('skills.guidance must be a string');
+  if (!Array.isArray(skills.tools)) invalid('skills.tools must be an array');
+
+  const list: ToolManifest[] = [];
+  skills.tools.forEach((entry: unknown, index: number) => {
+    if (!isPlainObject(entry)) invalid('skills.tools entries must be objects', { index });
+    const { name, description, argsSchema, timeoutMs } = entry;
+    if (typeof name !== 'string' || !TOOL_NAME.test(name)) invalid('tool name is invalid', { index, toolName: name });
+    if (tools.has(name)) invalid('duplicate tool name', { toolName: name });
+    if (typeof description !== 'string' || description.trim() === '') {
+      invalid('tool description must be a non-empty string', { index, toolName: name });
+    }
+    if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0)) {
+      invalid('tool timeoutMs must be a positive integer', { index, toolName: name });
+    }
+    if (!isPlainObject(argsSchema)) invalid('tool argsSchema must be an object', { index, toolName: name });
+    if (argsSchema.type !== 'object') invalid('tool argsSchema must describe an object', { index, toolName: name });
+    const { error } = checkArgsSchema(argsSchema, `skills.tools[${index}].argsSchema`);
+    if (error) invalid(error.message, { index, toolName: name, path: error.path });
+
+    const manifest: ToolManifest = { name, description, argsSchema: argsSchema as ToolArgsSchema };
+    if (timeoutMs !== undefined) manifest.timeoutMs = timeoutMs as number;
+    list.push(manifest);
+    tools.set(name, { manifest, validate: compileArgsValidator(manifest.argsSchema) });
+  });
+  return { manifest: { guidance: skills.guidance, tools: list }, tools };
+}

@@ -1,0 +1,97 @@
+/**
+ * Who may talk to the development Core. Two independent checks:
+ * - the `Host` header of every HTTP request and upgrade must name this machine (loopback names, plus
+ *   an explicitly allowed remote host), which defeats DNS rebinding: a hostile site that points its own
+ *   name at 127.0.0.1 still sends its own name as Host;
+ * - a WebSocket upgrade's `Origin` must be on the allow-list, so a page on another site cannot drive
+ *   sessions (browsers always send Origin on WebSocket upgrades; non-browser clients send none and are
+ *   local processes anyway, so a missing Origin is allowed and recorded as `null`).
+ */
+import { isIP } from 'node:net';
+import { DevCoreError } from './errors.js';
+
+const LOOPBACK_NAMES = new Set(['localhost', '::1']);
+
+/** True for names that always mean this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (LOOPBACK_NAMES.has(name)) return true;
+  return isIP(name) === 4 && name.startsWith('127.');
+}
+
+/** The host part of a Host header (`[::1]:7717` → `::1`, `localhost:7717` → `localhost`), lowercased. */
+export function hostName(header: string): string | null {
+  const value = header.trim().toLowerCase();
+  if (value === '') return null;
+  if (value.startsWith('[')) {
+    const end = value.indexOf(']');
+    if (end < 0) return null;
+    const rest = value.slice(end + 1);
+    if (rest !== '' && !/^:\d+$/.test(rest)) return null;
+    return value.slice(1, end);
+  }
+  const match = /^([^:]+)(?::\d+)?$/.exec(value);
+  return match ? match[1] : null;
+}
+
+export class HostAllowList {
+  private readonly extra = new Set<string>();
+
+  constructor(extraHosts: readonly string[] = []) {
+    for (const host of extraHosts) this.extra.add(host.toLowerCase().replace(/^\[(.*)\]$/, '$1'));
+  }
+
+  allows(header: string | undefined): boolean {
+    if (header === undefined) return false;
+    const name = hostName(header);
+    if (name === null) return false;
+    return isLoopbackHost(name) || this.extra.has(name);
+  }
+}
+
+/** One allowed origin: scheme and host exact, port exact or `*` (any, including the default). */
+type OriginPattern = { protocol: string; host: string; port: string | '*' };
+
+const PATTERN = /^(https?):\/\/(\[[0-9a-fA-F:.]+\]|[^/:[\]\s]+)(?::(\d{1,5}|\*))?\/?$/;
+
+/** Parses `http://localhost:*`, `https://app.test`, `http://127.0.0.1:5173`; throws on anything else. */
+export function parseOriginPattern(text: string): OriginPattern {
+  const match = PATTERN.exec(text.trim());
+  if (!match) {
+    throw new DevCoreError('INVALID_ORIGIN', `--allow-origin ${text}: expected scheme://host[:port|:*], e.g. http://localhost:5173`);
+  }
+  const [, protocol, host, port] = match;
+  const defaultPort = protocol === 'https' ? '443' : '80';
+  return { protocol, host: host.toLowerCase(), port: port === undefined ? defaultPort : port === '*' ? '*' : String(Number(port)) };
+}
+
+export const DEFAULT_ORIGINS: readonly string[] = ['http://localhost:*', 'http://127.0.0.1:*'];
+
+export class OriginAllowList {
+  private readonly patterns: OriginPattern[];
+
+  constructor(patterns: readonly string[]) {
+    this.patterns = patterns.map(parseOriginPattern);
+  }
+
+  add(pattern: string): void {
+    this.patterns.push(parseOriginPattern(pattern));
+  }
+
+  /** `origin` as sent by a browser (`http://localhost:5173`). `null`/"null" origins are not allowed. */
+  allows(origin: string | undefined): boolean {
+    if (origin === undefined || origin === 'null') return false;
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false;
+    }
+    // Browsers send the canonical serialization; anything else (a path, userinfo) is not an origin.
+    if (url.origin !== origin) return false;
+    const protocol = url.protocol.replace(/:$/, '');
+    const port = url.port || (protocol === 'https' ? '443' : '80');
+    const host = url.hostname.toLowerCase();
+    return this.patterns.some((p) => p.protocol === protocol && p.host === host && (p.port === '*' || p.port === port));
+  }
+}

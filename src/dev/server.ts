@@ -1,0 +1,293 @@
+/**
+ * `startDevCore(options)`: the development Core's HTTP + WebSocket server. It wires the pieces
+ * together — bridge connections, sessions, agents, approvals, assets, the inspector and static files —
+ * and owns the checks every request passes first (Host allow-list; Origin allow-list for the bridge).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { AgentDirectory, OperatorDesk } from './agents/index.js';
+import type { ScriptRules } from './agents/script.js';
+import { Approvals, type ApprovalMode } from './approval.js';
+import { AssetStore, MAX_ASSET_BYTES } from './assets.js';
+import { BridgeConnection } from './bridge.js';
+import { DevCoreError } from './errors.js';
+import { InspectorHub } from './inspector.js';
+import { MessageLog } from './message-log.js';
+import { SessionRegistry } from './registry.js';
+import { DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './security.js';
+import { staticHandler, type StaticHandler } from './static.js';
+
+export type DevCoreOptions = {
+  /** 7717 by default; 0 picks a free port. */
+  port?: number;
+  /** `127.0.0.1` by default. A non-loopback host needs `allowRemote`. */
+  host?: string;
+  allowRemote?: boolean;
+  /** Origins allowed on the bridge besides the defaults (`http://localhost:*`, `http://127.0.0.1:*`, its own). */
+  allowOrigins?: readonly string[];
+  /** The agent serving sessions: `scripted` (default), `operator`, `openai`. */
+  agent?: string;
+  /** Rules for the scripted agent (see `loadScriptFile`). */
+  script?: ScriptRules;
+  /** A folder served at `/` (the demo pages for `npm start`). */
+  serveDir?: string;
+  approval?: ApprovalMode;
+  strictProviders?: boolean;
+  /** Where agents read their configuration (API keys stay on the server). Defaults to `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Told about unexpected exceptions (bugs); the page only ever sees `INTERNAL_ERROR`. */
+  onBug?: (error: unknown) => void;
+
+  // Tuning, mostly for tests.
+  inspectorToken?: string;
+  assetTokenTtlMs?: number;
+  maxAssetBytes?: number;
+  approvalTimeoutMs?: number;
+  defaultToolTimeoutMs?: number;
+  maxFrameBytes?: number;
+};
+
+export type DevCore = {
+  /** `http://127.0.0.1:<port>` (no trailing slash). */
+  url: string;
+  port: number;
+  host: string;
+  bridgeUrl: string;
+  /** Includes `#token=…`: the only way into the inspector. */
+  inspectorUrl: string;
+  inspectorToken: string;
+  /** Ends every session, closes every socket, deletes the asset folders. Idempotent. */
+  close(): Promise<void>;
+};
+
+export const DEFAULT_PORT = 7717;
+/** A frame above this closes the connection with 1009 (dev-core.md). */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
+const inspectorPage = fileURLToPath(new URL('./inspector-page/', import.meta.url));
+
+export function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(`${packageRoot}package.json`, 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+  res.end(text);
+}
+
+/** Refuses an upgrade with a plain HTTP answer (the socket has no WebSocket yet). */
+function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+  );
+}
+
+/** `::1` → `[::1]`; the wildcard addresses are reached through loopback. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): DevCoreError {
+  if (error.code === 'EADDRINUSE') {
+    return new DevCoreError('PORT_IN_USE', `Port ${port} on ${host} is already in use. Stop what is using it, or choose another with --port (--port 0 picks a free one).`);
+  }
+  if (error.code === 'EACCES') return new DevCoreError('PORT_NOT_ALLOWED', `Not allowed to listen on port ${port} of ${host}; choose another with --port.`);
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') return new DevCoreError('HOST_UNAVAILABLE', `Cannot listen on ${host}: no such address on this machine.`);
+  return new DevCoreError('LISTEN_FAILED', `Cannot listen on ${host}:${port}: ${error.message}`);
+}
+
+export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCore> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? DEFAULT_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new DevCoreError('INVALID_OPTION', `--port ${port}: expected 0…65535`);
+  const remote = !isLoopbackHost(host);
+  if (remote && !options.allowRemote) {
+    throw new DevCoreError(
+      'REMOTE_HOST_REFUSED',
+      `--host ${host} would expose pedelec-dev beyond this machine. It is a development tool with no authentication on the bridge; add --allow-remote if you really mean it.`,
+    );
+  }
+  const origins = new OriginAllowList([...DEFAULT_ORIGINS, ...(options.allowOrigins ?? [])]);
+  const hosts = new HostAllowList(remote ? [host] : []);
+  const approval = options.approval ?? 'auto';
+  const strictProviders = options.strictProviders ?? false;
+  const reportBug = options.onBug ?? ((error: unknown) => console.error('pedelec-dev: internal error:', error));
+
+  const desk = new OperatorDesk();
+  const agents = new AgentDirectory(options.agent ?? 'scripted', { script: options.script, desk, env: options.env ?? process.env });
+  const approvals = new Approvals(approval, options.approvalTimeoutMs ?? 60_000);
+  const log = new MessageLog();
+  let baseUrl = '';
+  const registry = new SessionRegistry((sessionId) => void assets.dropSession(sessionId));
+  const assets = new AssetStore({
+    ttlMs: options.assetTokenTtlMs ?? 60_000,
+    maxBytes: options.maxAssetBytes ?? MAX_ASSET_BYTES,
+    baseUrl: () => baseUrl,
+    originAllowed: (origin) => origins.allows(origin),
+    sessionAlive: (sessionId) => registry.get(sessionId) !== undefined,
+  });
+  const inspectorToken = options.inspectorToken ?? randomBytes(16).toString('hex');
+  const ownOrigins = new Set<string>();
+  const bridgeDeps = {
+    registry,
+    agents,
+    approvals,
+    assets,
+    log,
+    strictProviders,
+    defaultToolTimeoutMs: options.defaultToolTimeoutMs ?? 60_000,
+    reportBug,
+  };
+  const hub = new InspectorHub({
+    token: inspectorToken,
+    ownOrigins: () => ownOrigins,
+    registry,
+    approvals,
+    desk,
+    log,
+    info: () => ({ version: packageVersion(), agent: agents.selectedCode, approval, strictProviders, bridgeUrl: `${baseUrl.replace(/^http/, 'ws')}/bridge` }),
+  });
+
+  const bridgeSockets = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? MAX_FRAME_BYTES });
+  const inspectorSockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+
+  const mounts: Array<[prefix: string, handler: StaticHandler]> = [
+    ['/cdn/', staticHandler(`${packageRoot}cdn`)],
+    ['/dist/', staticHandler(`${packageRoot}dist`)],
+  ];
+  if (options.serveDir !== undefined) mounts.push(['/', staticHandler(options.serveDir)]);
+  const inspectorFiles = staticHandler(inspectorPage, { 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' });
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!hosts.allows(req.headers.host)) return plain(res, 403, 'Host not allowed: pedelec-dev answers only to this machine’s own names.');
+    const raw = req.url ?? '/';
+    if (!raw.startsWith('/')) return plain(res, 400, 'Bad request');
+    const q = raw.indexOf('?');
+    const path = q < 0 ? raw : raw.slice(0, q);
+    const query = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
+
+    if (path.startsWith('/assets/')) return assets.handle(req, res, path, query);
+    if (path === '/bridge' || path === '/inspector/socket') return plain(res, 426, 'This is a WebSocket endpoint.');
+    if (path === '/inspector' || path.startsWith('/inspector/')) {
+      // The page and its script come from this origin only; the socket goes back to the same host.
+      res.setHeader(
+        'Content-Security-Policy',
+        `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self' ws://${req.headers.host}; ` +
+          `base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      );
+      const sub = path === '/inspector' || path === '/inspector/' ? '/index.html' : path.slice('/inspector'.length);
+      return inspectorFiles(req, res, sub, '/inspector/');
+    }
+    for (const [prefix, handler] of mounts) {
+      if (path.startsWith(prefix)) return handler(req, res, path.slice(prefix.length - 1), prefix);
+    }
+    if (path === '/') {
+      return plain(
+        res,
+        200,
+        `pedelec-dev ${packageVersion()} is running.\nBridge: ${baseUrl.replace(/^http/, 'ws')}/bridge\nKit: ${baseUrl}/cdn/pedelec-elements.js\n` +
+          'Open the inspector through the URL printed in the terminal. Pass --serve DIR to serve your pages here.\n',
+      );
+    }
+    return plain(res, 404, 'Not found');
+  }
+
+  const server = createServer((req, res) => {
+    onRequest(req, res).catch((error) => {
+      reportBug(error);
+      if (!res.headersSent) plain(res, 500, 'Internal error');
+      else res.destroy();
+    });
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+
+  let closing = false;
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => {});
+    if (closing) return refuseUpgrade(socket, 503, 'pedelec-dev is stopping');
+    if (!hosts.allows(req.headers.host)) return refuseUpgrade(socket, 403, 'Host not allowed');
+    const path = (req.url ?? '').split('?')[0];
+    if (path === '/bridge') {
+      const origin = req.headers.origin;
+      // Browsers always send Origin on a WebSocket upgrade; only local non-browser clients omit it.
+      if (origin !== undefined && !origins.allows(origin)) return refuseUpgrade(socket, 403, `Origin not allowed: ${origin}. Add it with --allow-origin.`);
+      bridgeSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => void new BridgeConnection(ws, origin ?? null, bridgeDeps));
+      return;
+    }
+    if (path === '/inspector/socket') {
+      inspectorSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => hub.accept(ws, req));
+      return;
+    }
+    refuseUpgrade(socket, 404, 'No WebSocket endpoint here');
+  });
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await agents.close();
+    throw listenError(error as NodeJS.ErrnoException, host, port);
+  }
+  server.on('error', reportBug);
+
+  const actualPort = (server.address() as AddressInfo).port;
+  baseUrl = `http://${urlHost(host)}:${actualPort}`;
+  for (const name of remote ? [urlHost(host)] : ['127.0.0.1', 'localhost', '[::1]', urlHost(host)]) {
+    ownOrigins.add(`http://${name}:${actualPort}`);
+  }
+  for (const own of ownOrigins) origins.add(own);
+
+  let closed: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      closing = true;
+      approvals.dispose();
+      registry.endAll(); // pages get `ended` before their socket closes
+      for (const ws of bridgeSockets.clients) ws.close(1001, 'pedelec-dev is stopping');
+      hub.closeAll(1001, 'pedelec-dev is stopping');
+      // Give close handshakes a moment, then cut whatever is left.
+      const sockets = [...bridgeSockets.clients, ...inspectorSockets.clients];
+      await Promise.race([
+        Promise.all(sockets.map((ws) => new Promise((resolve) => (ws.readyState === ws.CLOSED ? resolve(null) : ws.once('close', resolve))))),
+        new Promise((resolve) => setTimeout(resolve, 1000).unref()),
+      ]);
+      for (const ws of sockets) ws.terminate();
+      bridgeSockets.close();
+      inspectorSockets.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await agents.close();
+      await assets.dispose();
+    })();
+    return closed;
+  };
+
+  return {
+    url: baseUrl,
+    port: actualPort,
+    host,
+    bridgeUrl: `${baseUrl.replace(/^http/, 'ws')}/bridge`,
+    inspectorUrl: `${baseUrl}/inspector#token=${inspectorToken}`,
+    inspectorToken,
+    close,
+  };
+}

@@ -1,0 +1,141 @@
+// The `pedelec-dev` command as a child process: --port 0, a port in use, start-up errors, and a clean
+// stop on SIGTERM/SIGINT. Every child is killed in teardown if it is still running.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BridgeClient, createSession } from './dev-helpers.mjs';
+
+const CLI = fileURLToPath(new URL('../../dist/dev/cli.js', import.meta.url));
+const LIMIT_MS = 10_000;
+
+function run(t, args) {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d) => (out.stdout += d));
+  child.stderr.on('data', (d) => (out.stderr += d));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  const bounded = (promise, what) =>
+    Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} took too long:\n${out.stdout}\n${out.stderr}`)), LIMIT_MS).unref())]);
+  return {
+    child,
+    out,
+    exit: () => bounded(exited, 'exit'),
+    /** Resolves the printed URLs once the start banner is out. */
+    started: () =>
+      bounded(
+        new Promise((resolve, reject) => {
+          const check = () => {
+            const bridge = /Bridge:\s+(ws:\/\/\S+)/.exec(out.stdout);
+            const inspector = /Inspector:\s+(http:\/\/\S+)/.exec(out.stdout);
+            const page = /Page:\s+(http:\/\/\S+)/.exec(out.stdout);
+            if (bridge && inspector && page) resolve({ bridgeUrl: bridge[1], inspectorUrl: inspector[1], pageUrl: page[1] });
+          };
+          child.stdout.on('data', check);
+          child.once('exit', (code) => reject(new Error(`exited ${code}: ${out.stderr}`)));
+          check();
+        }),
+        'start',
+      ),
+  };
+}
+
+test('--port 0 picks a free port and prints the page, bridge and inspector URLs; SIGTERM stops with exit 0', async (t) => {
+  const cli = run(t, ['--port', '0']);
+  const urls = await cli.started();
+  const port = Number(new URL(urls.bridgeUrl).port);
+  assert.ok(port > 0 && port !== 7717);
+  assert.equal(urls.bridgeUrl, `ws://127.0.0.1:${port}/bridge`);
+  assert.match(urls.inspectorUrl, new RegExp(`^http://127\\.0\\.0\\.1:${port}/inspector#token=[0-9a-f]{32}$`));
+  assert.equal(urls.pageUrl, `http://127.0.0.1:${port}/`);
+
+  const page = await BridgeClient.open(t, { bridgeUrl: urls.bridgeUrl });
+  const sessionId = await createSession(page);
+  const from = page.mark();
+  cli.child.kill('SIGTERM');
+  const { code } = await cli.exit();
+  assert.equal(code, 0);
+  assert.ok(page.since(from).some((m) => m.type === 'ended' && m.sessionId === sessionId), 'open sessions are ended');
+  assert.equal((await page.closed).code, 1001);
+});
+
+test('SIGINT stops cleanly too', async (t) => {
+  const cli = run(t, ['--port', '0', '--agent', 'operator', '--approval', 'prompt']);
+  await cli.started();
+  assert.match(cli.out.stdout, /agent: operator, approval: prompt/);
+  cli.child.kill('SIGINT');
+  assert.deepEqual(await cli.exit(), { code: 0, signal: null }, cli.out.stdout + cli.out.stderr);
+});
+
+test('a port in use is a clear error and exit code 1', async (t) => {
+  const blocker = net.createServer();
+  await new Promise((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise((resolve) => blocker.close(resolve)));
+  const { port } = blocker.address();
+  const cli = run(t, ['--port', String(port)]);
+  const { code } = await cli.exit();
+  assert.equal(code, 1);
+  assert.match(cli.out.stderr, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use`));
+  assert.match(cli.out.stderr, /--port 0/);
+});
+
+test('start-up mistakes fail at once with exit code 1 and a message naming the problem', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'pedelec-dev-cli-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const badScript = join(dir, 'rules.json');
+  await writeFile(badScript, JSON.stringify({ rules: [{ match: { regex: '[' }, steps: [{ say: 'x' }] }] }));
+  const cases = [
+    [['--script', badScript], /rules\.json: rules\[0\]\.match\.regex: is not a valid regular expression/],
+    [['--script', join(dir, 'missing.json')], /missing\.json: cannot be read/],
+    [['--host', '0.0.0.0'], /--allow-remote/],
+    [['--agent', 'openai'], /openai.*not available yet/],
+    [['--agent', 'gpt'], /--agent gpt: expected one of scripted, operator, openai/],
+    [['--approval', 'maybe'], /--approval maybe/],
+    [['--port', 'http'], /--port http/],
+    [['--serve', join(dir, 'nope')], /--serve .*not a folder/],
+    [['--allow-origin', 'localhost:5173'], /--allow-origin localhost:5173/],
+    [['--frobnicate'], /Unknown option '--frobnicate'/],
+  ];
+  for (const [args, message] of cases) {
+    // `--port 0` first, so a case's own --port (the last one wins) is the one checked.
+    const cli = run(t, ['--port', '0', ...args]);
+    const { code } = await cli.exit();
+    assert.equal(code, 1, args.join(' '));
+    assert.match(cli.out.stderr, message, args.join(' '));
+    assert.doesNotMatch(cli.out.stderr, /\n\s+at /, 'no stack trace for a user mistake');
+  }
+});
+
+test('--help prints the usage line and exits 0', async (t) => {
+  const cli = run(t, ['--help']);
+  assert.equal((await cli.exit()).code, 0);
+  assert.match(cli.out.stdout, /^Usage: pedelec-dev \[--port N\]/);
+});
+
+test('flags parse into options; --allow-origin takes several URLs, repeated or comma-separated', async () => {
+  const { parseCli } = await import('../../dist/dev/index.js');
+  const { options } = parseCli([
+    '--port', '8000', '--allow-origin', 'http://a.test:1', 'https://b.test:*', '--allow-origin', 'http://c.test,http://d.test:2',
+    '--approval', 'prompt', '--strict-providers', '--agent', 'operator',
+  ]);
+  assert.deepEqual(options, {
+    port: 8000,
+    allowOrigins: ['http://a.test:1', 'https://b.test:*', 'http://c.test', 'http://d.test:2'],
+    approval: 'prompt',
+    strictProviders: true,
+    agent: 'operator',
+  });
+  assert.deepEqual(parseCli([]), { kind: 'start', options: {} });
+  assert.throws(() => parseCli(['--allow-origin']), /argument missing/);
+  assert.throws(() => parseCli(['stray']), /Unexpected argument/);
+});

@@ -1,0 +1,189 @@
+// Shared by the dev-*.test.mjs files: start the development Core in process on a free loopback port,
+// and talk to it the way a page's client does (JSON text frames over `ws`). Every wait is bounded.
+import http from 'node:http';
+import { WebSocket } from 'ws';
+import { startDevCore } from '../../dist/dev/index.js';
+
+export const PAGE_ORIGIN = 'http://localhost:5173';
+const WAIT_MS = 3000;
+
+/** Starts a Core for one test and stops it in that test's teardown. */
+export async function startCore(t, options = {}) {
+  const core = await startDevCore({ port: 0, onBug: (error) => t.diagnostic(`bug: ${error?.stack ?? error}`), ...options });
+  t.after(() => core.close());
+  return core;
+}
+
+/** A page-like client: requests with ids, every other message kept in order for `until`. */
+export class BridgeClient {
+  static async open(t, core, { origin = PAGE_ORIGIN, channelId = `pedelec_test_${Math.random().toString(36).slice(2)}` } = {}) {
+    const socket = new WebSocket(core.bridgeUrl, origin === null ? {} : { origin });
+    const client = new BridgeClient(socket, channelId);
+    t.after(() => client.close());
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    return client;
+  }
+
+  constructor(socket, channelId) {
+    this.socket = socket;
+    this.channelId = channelId;
+    this.messages = [];
+    this.waiters = new Set();
+    this.counter = 0;
+    this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    socket.on('error', () => {});
+    socket.on('message', (data) => {
+      const message = JSON.parse(data.toString());
+      this.messages.push(message);
+      for (const waiter of [...this.waiters]) waiter();
+    });
+  }
+
+  /** Sends a raw frame (string or object). */
+  sendRaw(frame) {
+    this.socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+  }
+
+  /** Sends a request and resolves with its whole response message. */
+  request(type, payload = {}) {
+    const requestId = `sdk_${Date.now()}_${++this.counter}`;
+    this.sendRaw({ channelId: this.channelId, type, requestId, ...payload });
+    return this.until((m) => m.type === 'response' && m.requestId === requestId, { from: 0 });
+  }
+
+  /** Like `request`, but fails the test unless ok, and resolves with the result. */
+  async ok(type, payload) {
+    const response = await this.request(type, payload);
+    if (!response.ok) throw new Error(`${type} failed: ${JSON.stringify(response.error)}`);
+    return response.result;
+  }
+
+  /** Index to start a later `until` or `since` from. */
+  mark() {
+    return this.messages.length;
+  }
+
+  since(from) {
+    return this.messages.slice(from);
+  }
+
+  /** Resolves with the first message at index ≥ `from` matching `predicate`; rejects after `timeout` ms. */
+  until(predicate, { from = 0, timeout = WAIT_MS } = {}) {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        for (let i = from; i < this.messages.length; i++) {
+          if (predicate(this.messages[i])) {
+            this.waiters.delete(check);
+            clearTimeout(timer);
+            resolve(this.messages[i]);
+            return true;
+          }
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`timed out waiting for a message; got: ${JSON.stringify(this.messages.slice(from)).slice(0, 2000)}`));
+      }, timeout);
+      if (!check()) this.waiters.add(check);
+    });
+  }
+
+  /** Waits for the end of a turn of `sessionId` (idle or error) after `from`, and returns the turn's events. */
+  async turnEnd(sessionId, from) {
+    await this.until((m) => m.sessionId === sessionId && ((m.type === 'status_changed' && m.status === 'idle') || m.type === 'error'), { from });
+    return this.since(from).filter((m) => m.type !== 'response');
+  }
+
+  async close() {
+    if (this.socket.readyState === WebSocket.CLOSED) return;
+    this.socket.close();
+    await Promise.race([this.closed, new Promise((resolve) => setTimeout(resolve, 1000))]);
+    this.socket.terminate();
+  }
+}
+
+/** The chat text of a list of events. */
+export const chatText = (events) => events.filter((m) => m.type === 'chat_delta').map((m) => m.text).join('');
+
+/** A skills manifest with a counter tool (and any extra tools). */
+export function skills(...extra) {
+  return {
+    guidance: 'A counter page.',
+    tools: [
+      {
+        name: 'update_counter',
+        description: 'Change the counter by delta.',
+        argsSchema: { type: 'object', properties: { delta: { type: 'integer', minimum: -100, maximum: 100 } }, required: ['delta'] },
+      },
+      ...extra,
+    ],
+  };
+}
+
+export async function createSession(client, input = {}) {
+  const result = await client.ok('create_session', {
+    input: { provider: 'scripted', model: undefined, skills: skills(), autoEndOnDisconnect: true, ...input },
+  });
+  return result.sessionId;
+}
+
+/**
+ * A raw HTTP request (no URL normalization, any Host header; `Host: null` sends none):
+ * resolves { status, headers, body }.
+ */
+export function rawHttp(core, path, { method = 'GET', headers = {}, body } = {}) {
+  const setHost = headers.Host !== null;
+  if (!setHost) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'Host'));
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: core.port, path, method, headers, setHost, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+    });
+    req.setTimeout(WAIT_MS, () => req.destroy(new Error('request timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Tries a WebSocket upgrade; resolves { opened, status?, socket? }. */
+export function tryUpgrade(url, options = {}) {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(url, options);
+    const timer = setTimeout(() => {
+      socket.terminate();
+      resolve({ opened: false, status: 'timeout' });
+    }, WAIT_MS);
+    socket.once('open', () => {
+      clearTimeout(timer);
+      resolve({ opened: true, socket });
+    });
+    socket.once('unexpected-response', (_req, res) => {
+      clearTimeout(timer);
+      res.resume();
+      resolve({ opened: false, status: res.statusCode });
+      socket.terminate();
+    });
+    socket.once('error', () => {
+      clearTimeout(timer);
+      resolve({ opened: false, status: 'error' });
+    });
+  });
+}
+
+/** Resolves the close { code, reason } of a socket, bounded. */
+export function closeOf(socket) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ code: 'timeout' }), WAIT_MS);
+    socket.once('close', (code, reason) => {
+      clearTimeout(timer);
+      resolve({ code, reason: reason.toString() });
+    });
+  });
+}
+
+export const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
