@@ -1,3 +1,5 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+
 /**
  * How members (`<pedelec-tool>`, `<pedelec-guidance>`…) find their session: a member announces itself
  * with a bubbling, composed event; the nearest session on the shadow-including ancestor chain stops it
@@ -31,6 +33,45 @@ export function register(member: Element, previous: SessionOwner | null): Sessio
   member.dispatchEvent(event);
   if (previous && previous !== event.owner) previous.release(member);
   return event.owner;
+}
+
+/**
+ * A member's side of registration, as a Lit reactive controller: joins the nearest session on
+ * connect, leaves on disconnect, and tells its session when its declaration (children, attributes,
+ * text) changes.
+ */
+export class Membership implements ReactiveController {
+  owner: SessionOwner | null = null;
+  private observer: MutationObserver | null = null;
+
+  constructor(
+    private readonly member: ReactiveControllerHost & Element,
+    private readonly watch: MutationObserverInit,
+  ) {
+    member.addController(this);
+  }
+
+  hostConnected(): void {
+    this.owner = register(this.member, this.owner);
+    this.observer ??= new MutationObserver(() => this.changed());
+    this.observer.observe(this.member, this.watch);
+  }
+
+  hostDisconnected(): void {
+    this.observer?.disconnect();
+    const owner = this.owner;
+    this.owner = null;
+    owner?.release(this.member);
+  }
+
+  /** Announce again: a nearer session may have been defined since. */
+  reregister(): void {
+    if (this.member.isConnected) this.owner = register(this.member, this.owner);
+  }
+
+  changed(): void {
+    this.owner?.memberChanged(this.member);
+  }
 }
 
 /** Something that can be asked to announce itself again (a session defined after its members). */

@@ -1,7 +1,7 @@
 import { ReactiveElement, type PropertyValues } from 'lit';
 import { hiddenStyles } from '../hidden.js';
 import type { ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
-import { register, type SessionOwner } from '../registration.js';
+import { Membership, type SessionOwner } from '../registration.js';
 import { readSchema } from './declaration.js';
 
 /** The declaration a tool element makes now: a definition to normalize, or why it cannot be read. */
@@ -52,8 +52,8 @@ export class PedelecToolElement extends ReactiveElement {
   declare handler: ToolSpecificHandler | undefined;
   declare argsSchema: ToolArgsSchema | undefined;
 
-  private owner: SessionOwner | null = null;
-  private observer: MutationObserver | null = null;
+  // <pedelec-arg> children and an inline JSON script are part of the declaration.
+  private readonly membership = new Membership(this, { childList: true, subtree: true, attributes: true, characterData: true });
   private reason: string | null = null;
   private announced = false;
 
@@ -79,7 +79,7 @@ export class PedelecToolElement extends ReactiveElement {
 
   /** @internal The session this tool belongs to. */
   get session(): SessionOwner | null {
-    return this.owner;
+    return this.membership.owner;
   }
 
   /** @internal Reads the declaration (without the handler: handlers are looked up at call time). */
@@ -102,25 +102,9 @@ export class PedelecToolElement extends ReactiveElement {
     this.toggleAttribute('invalid', reason !== null);
   }
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    this.owner = register(this, this.owner);
-    // <pedelec-arg> children and an inline JSON script are part of the declaration.
-    this.observer ??= new MutationObserver(() => this.owner?.memberChanged(this));
-    this.observer.observe(this, { childList: true, subtree: true, attributes: true, characterData: true });
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.observer?.disconnect();
-    const owner = this.owner;
-    this.owner = null;
-    owner?.release(this);
-  }
-
   /** @internal Announce again: a nearer session may have been defined since. */
   reregister(): void {
-    if (this.isConnected) this.owner = register(this, this.owner);
+    this.membership.reregister();
   }
 
   protected override updated(changed: PropertyValues<this>): void {
@@ -131,6 +115,6 @@ export class PedelecToolElement extends ReactiveElement {
       return;
     }
     if (changed.size === 1 && changed.has('handler')) return;
-    this.owner?.memberChanged(this);
+    this.membership.changed();
   }
 }
