@@ -14,7 +14,8 @@ import type { DevCoreOptions } from './server.js';
 
 export const USAGE =
   'Usage: pedelec-dev [--port N] [--host 127.0.0.1] [--allow-remote] [--allow-origin URL…] ' +
-  '[--agent scripted|operator|openai] [--script FILE] [--serve DIR] [--approval auto|prompt|deny] [--strict-providers]';
+  '[--agent scripted|operator|openai] [--base-url URL] [--model NAME] [--script FILE] [--serve DIR] [--approval auto|prompt|deny] ' +
+  '[--strict-providers]';
 
 export const HELP = `${USAGE}
 
@@ -27,12 +28,19 @@ The development Core for pedelec-elements: speaks the Pedelec bridge protocol ov
   --allow-origin URL  also accept WebSocket clients from this origin (repeatable or comma-separated;
                       the port may be *). Always allowed: http://localhost:*, http://127.0.0.1:*
   --agent NAME        who answers: scripted (default), operator (you, in the inspector), openai
+  --base-url URL      the openai agent's OpenAI-compatible API base (sets PEDELEC_DEV_BASE_URL),
+                      e.g. http://127.0.0.1:11434/v1 for Ollama
+  --model NAME        the openai agent's model (sets PEDELEC_DEV_MODEL)
   --script FILE       JSON rules for the scripted agent ({"rules":[{"match":{"regex":…},"steps":[…]}]})
   --serve DIR         serve DIR at / (npm start serves demo/)
   --approval MODE     auto (default): allowed origins are approved; prompt: the inspector asks; deny
   --strict-providers  refuse provider codes other than scripted, operator, openai
   -h, --help          show this help
-  -v, --version       print the version`;
+  -v, --version       print the version
+
+The openai agent's API key is read only from the environment variable PEDELEC_DEV_API_KEY (there is
+no flag, so it never shows in the process list); it is sent to the endpoint and nowhere else.
+PEDELEC_DEV_TIMEOUT_MS (default 60000) bounds how long the endpoint may stay silent.`;
 
 export type CliCommand = { kind: 'help' } | { kind: 'version' } | { kind: 'start'; options: DevCoreOptions };
 
@@ -69,6 +77,8 @@ export function parseCli(argv: readonly string[]): CliCommand {
         'allow-remote': { type: 'boolean' },
         'allow-origin': { type: 'string', multiple: true },
         agent: { type: 'string' },
+        'base-url': { type: 'string' },
+        model: { type: 'string' },
         script: { type: 'string' },
         serve: { type: 'string' },
         approval: { type: 'string' },
@@ -103,6 +113,25 @@ export function parseCli(argv: readonly string[]): CliCommand {
     if (!DEV_AGENT_CODES.includes(v.agent)) fail(`--agent ${v.agent}: expected one of ${DEV_AGENT_CODES.join(', ')}`);
     options.agent = v.agent;
   }
+  // The openai agent reads its configuration from the environment; the flags override those variables
+  // (only for this process's Core, process.env itself is left alone).
+  const agentEnv: Record<string, string> = {};
+  if (v['base-url'] !== undefined) {
+    let url: URL | null = null;
+    try {
+      url = new URL(v['base-url']);
+    } catch {
+      // reported below
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) fail('--base-url: expected an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1');
+    if (url.username !== '' || url.password !== '') fail('--base-url: must not contain a user name or password; put the key in PEDELEC_DEV_API_KEY');
+    agentEnv.PEDELEC_DEV_BASE_URL = v['base-url'];
+  }
+  if (v.model !== undefined) {
+    if (v.model.trim() === '') fail('--model needs a model name');
+    agentEnv.PEDELEC_DEV_MODEL = v.model;
+  }
+  if (Object.keys(agentEnv).length > 0) options.env = { ...process.env, ...agentEnv };
   if (v.script !== undefined) options.script = loadScriptFile(resolve(v.script));
   if (v.serve !== undefined) {
     const dir = resolve(v.serve);

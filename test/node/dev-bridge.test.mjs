@@ -18,7 +18,7 @@ test('approval status, settings and providers have the Core shapes', async (t) =
     assert.deepEqual(Object.keys(p).sort(), ['available', 'code', 'error', 'name']);
     assert.equal(typeof p.name, 'string');
   }
-  assert.match(providers[2].error, /not available yet/);
+  assert.match(providers[2].error, /PEDELEC_DEV_BASE_URL/);
 });
 
 test('a response echoes channelId and requestId; an unknown type is refused and the socket stays usable', async (t) => {

@@ -98,7 +98,7 @@ test('start-up mistakes fail at once with exit code 1 and a message naming the p
     [['--script', badScript], /rules\.json: rules\[0\]\.match\.regex: is not a valid regular expression/],
     [['--script', join(dir, 'missing.json')], /missing\.json: cannot be read/],
     [['--host', '0.0.0.0'], /--allow-remote/],
-    [['--agent', 'openai'], /openai.*not available yet/],
+    [['--agent', 'openai'], /openai.*PEDELEC_DEV_BASE_URL/],
     [['--agent', 'gpt'], /--agent gpt: expected one of scripted, operator, openai/],
     [['--approval', 'maybe'], /--approval maybe/],
     [['--port', 'http'], /--port http/],

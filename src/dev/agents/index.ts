@@ -4,6 +4,7 @@
  * sees {@link DevAgent}s.
  */
 import { DevCoreError } from '../errors.js';
+import { openaiAgent } from './openai.js';
 import { OperatorDesk, operatorAgent } from './operator.js';
 import type { ScriptRules } from './script.js';
 import { scriptedAgent } from './scripted.js';
@@ -18,8 +19,7 @@ type AgentEntry = { code: string; name: string; create(deps: AgentDeps): DevAgen
 const AGENTS: readonly AgentEntry[] = [
   { code: 'scripted', name: 'Scripted agent (pedelec-dev)', create: (deps) => scriptedAgent(deps.script) },
   { code: 'operator', name: 'Operator (a person, from the inspector)', create: (deps) => operatorAgent(deps.desk) },
-  // Replaced by `openaiAgent(deps)` from ./openai.js once that module exists.
-  { code: 'openai', name: 'OpenAI-compatible endpoint', create: () => ({ unavailable: 'the openai agent is not available yet' }) },
+  { code: 'openai', name: 'OpenAI-compatible endpoint', create: (deps) => openaiAgent(deps.env) },
 ];
 
 export const DEV_AGENT_CODES: readonly string[] = AGENTS.map((a) => a.code);

@@ -1,0 +1,307 @@
+/**
+ * End to end over a real socket: the page's `<pedelec-session bridge="ws://127.0.0.1:…/bridge">` talks
+ * to the development Core (`pedelec-dev`) that test/plugins/dev-core.mjs runs beside the test server.
+ * Nothing here is faked: the scripted agent calls the page's declared tools, their handlers answer,
+ * the reply streams back as `pedelec-chat-delta` events.
+ *
+ * Each test gives its elements a bridge URL of its own (a query string the Core ignores), so the
+ * shared client of an earlier test, still closing, is never reused.
+ */
+import { expect } from '@open-wc/testing';
+import '../../src/define.js';
+import type {
+  PedelecChatDeltaEvent,
+  PedelecErrorEvent,
+  PedelecSessionElement,
+  PedelecStatusEvent,
+  PedelecToolElement,
+  PedelecToolResultEvent,
+  PedelecToolStartEvent,
+} from '../../src/index.js';
+import { mount, record } from '../elements/helpers.js';
+
+type DevCoreInfo = { url: string; bridgeUrl: string; port: number };
+/** What test/plugins/dev-core.mjs serves as `/__pedelec-dev.js`: where its development Cores listen. */
+type DevCores = DevCoreInfo & {
+  /** The scripted agent with the plugin's `--script` rules (`count`, `add N and M`, `bench`). */
+  rules: DevCoreInfo;
+  /** Closed and started again on the same port by `GET /__pedelec-dev/restart`. */
+  restartable: DevCoreInfo;
+  /** A loopback port nothing listens on. */
+  closedPort: number;
+  /** How many tool calls the `bench` rule makes in one turn. */
+  benchCalls: number;
+};
+/** A module the test server makes up (not a file): imported by URL, so the compiler does not look for it. */
+const DEV_CORE_MODULE: string = '/__pedelec-dev.js';
+let devCore: DevCores;
+
+let bridgeCount = 0;
+/** A bridge URL of this test's own for a Core (same Core, distinct shared client on the page). */
+function bridgeOf(core: { bridgeUrl: string }, label: string): string {
+  return `${core.bridgeUrl}?test=${label}-${++bridgeCount}`;
+}
+
+/** The declared counter tool (as in demo/index.html), in a session on `bridge`. */
+function counterPage(bridge: string, id = 'e2e'): string {
+  return `
+    <pedelec-session id="${id}" bridge="${bridge}" provider="scripted">
+      <pedelec-tool name="update_counter" description="Change the visible counter by delta. Returns the new value." timeout-ms="5000">
+        <pedelec-arg name="delta" type="integer" required minimum="-100" maximum="100" description="How much to add."></pedelec-arg>
+      </pedelec-tool>
+      <pedelec-tool name="get_counter" description="Read the counter."></pedelec-tool>
+      <output class="counter">0</output>
+    </pedelec-session>`;
+}
+
+type Counter = { session: PedelecSessionElement; calls: Array<{ delta: number }>; value(): number };
+
+/** Attaches a counter handler to the session's update_counter/get_counter tools. */
+function wireCounter(session: PedelecSessionElement): Counter {
+  let value = 0;
+  const calls: Array<{ delta: number }> = [];
+  const output = session.querySelector('output.counter')!;
+  const tool = (name: string) => session.querySelector<PedelecToolElement>(`pedelec-tool[name="${name}"]`)!;
+  tool('update_counter').handler = (args) => {
+    const { delta } = args as { delta: number };
+    calls.push({ delta });
+    value += delta;
+    output.textContent = String(value);
+    return { value };
+  };
+  tool('get_counter').handler = () => ({ value });
+  return { session, calls, value: () => value };
+}
+
+async function counterSession(bridge: string, id?: string): Promise<Counter> {
+  const host = await mount(counterPage(bridge, id));
+  await customElements.whenDefined('pedelec-session');
+  return wireCounter(host.querySelector<PedelecSessionElement>('pedelec-session')!);
+}
+
+/** Waits (bounded) until `check()` holds; polls on a short timer. */
+async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const text = (deltas: PedelecChatDeltaEvent[]) => deltas.map((e) => e.detail.text).join('');
+
+async function rejection(promise: Promise<unknown>): Promise<{ code?: string; message?: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as { code?: string; message?: string };
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('pedelec-dev end to end (real WebSocket)', () => {
+  before(async () => {
+    devCore = ((await import(DEV_CORE_MODULE)) as { devCore: DevCores }).devCore;
+  });
+  const started: PedelecSessionElement[] = [];
+  afterEach(async () => {
+    // End what the test started, so the Core's sessions do not outlive the page's fixture.
+    await Promise.all(started.splice(0).map((s) => s.end().catch(() => {})));
+  });
+  const track = (counter: Counter) => (started.push(counter.session), counter);
+
+  it('runs a full turn: /call → the declared tool → result to the agent → streamed reply → idle', async () => {
+    const { session, calls } = track(await counterSession(bridgeOf(devCore, 'turn')));
+    const deltas = record<PedelecChatDeltaEvent>(session, 'pedelec-chat-delta');
+    const statuses = record<PedelecStatusEvent>(session, 'pedelec-status');
+    const starts = record<PedelecToolStartEvent>(session, 'pedelec-tool-start');
+    const results = record<PedelecToolResultEvent>(session, 'pedelec-tool-result');
+    const errors = record<PedelecErrorEvent>(session, 'pedelec-error');
+
+    await session.sendText('/call update_counter {"delta":2}');
+
+    // The scripted agent called the declared tool with the args it was given; the handler ran once.
+    expect(calls).to.deep.equal([{ delta: 2 }]);
+    expect(starts.map((e) => [e.detail.tool, e.detail.args])).to.deep.equal([['update_counter', { delta: 2 }]]);
+    expect(results).to.have.length(1);
+    expect(results[0].detail).to.include({ tool: 'update_counter', ok: true });
+    expect(results[0].detail.result).to.deep.equal({ value: 2 });
+    expect(session.querySelector('output.counter')!.textContent).to.equal('2');
+    // The reply streamed in several pieces and reports the handler's result: it reached the agent.
+    expect(deltas.length).to.be.greaterThan(1);
+    expect(text(deltas)).to.equal('Calling update_counter with {"delta":2}…\nupdate_counter returned {"value":2}');
+    expect(session.sessionId).to.match(/^session_/);
+    // The real Core's sequence: running, waiting for the tool, running, idle.
+    const turn = statuses.map((e) => e.detail.status).slice(statuses.findIndex((e) => e.detail.status === 'running'));
+    expect(turn).to.deep.equal(['running', 'waiting_tool_result', 'running', 'idle']);
+    expect(session.status).to.equal('idle');
+    expect(errors).to.have.length(0);
+
+    // The next turn on the same session works too.
+    await session.sendText('/call update_counter {"delta":-5}');
+    expect(calls).to.deep.equal([{ delta: 2 }, { delta: -5 }]);
+    expect(text(deltas)).to.contain('update_counter returned {"value":-3}');
+    expect(session.status).to.equal('idle');
+  });
+
+  it('/tools lists the declared tools with an example call', async () => {
+    const { session, calls } = track(await counterSession(bridgeOf(devCore, 'tools')));
+    const deltas = record<PedelecChatDeltaEvent>(session, 'pedelec-chat-delta');
+    await session.sendText('/tools');
+    const reply = text(deltas);
+    expect(reply).to.contain('This page gives me 2 tools:');
+    expect(reply).to.contain('- update_counter: Change the visible counter by delta. Returns the new value. Example: /call update_counter {"delta":1}');
+    expect(reply).to.contain('- get_counter: Read the counter.');
+    expect(calls).to.have.length(0);
+    expect(session.status).to.equal('idle');
+  });
+
+  it('reports TOOL_ARGS_INVALID to the agent without calling the handler', async () => {
+    const { session, calls } = track(await counterSession(bridgeOf(devCore, 'invalid')));
+    const deltas = record<PedelecChatDeltaEvent>(session, 'pedelec-chat-delta');
+    const starts = record<PedelecToolStartEvent>(session, 'pedelec-tool-start');
+    await session.sendText('/call update_counter {"delta":"two"}');
+    expect(text(deltas)).to.match(/update_counter failed: TOOL_ARGS_INVALID — \S/);
+    expect(calls).to.have.length(0);
+    expect(starts).to.have.length(0); // the call never reached the page
+    expect(session.status).to.equal('idle');
+
+    await session.sendText('/call no_such_tool {}');
+    expect(text(deltas)).to.contain('no_such_tool failed: TOOL_NOT_FOUND');
+    expect(calls).to.have.length(0);
+    expect(session.status).to.equal('idle');
+  });
+
+  it('follows --script rules: say, call, and templates over the results and the match', async () => {
+    const { session, calls } = track(await counterSession(bridgeOf(devCore.rules, 'rules')));
+    const deltas = record<PedelecChatDeltaEvent>(session, 'pedelec-chat-delta');
+    await session.sendText('count');
+    expect(calls).to.deep.equal([{ delta: 1 }]);
+    expect(text(deltas)).to.equal('Counting…Now 1');
+
+    deltas.length = 0;
+    await session.sendText('add 1 and 2');
+    expect(calls).to.deep.equal([{ delta: 1 }, { delta: 1 }, { delta: 2 }]);
+    expect(text(deltas)).to.equal('You said "add 1 and 2"; the counter went 2 then 4.');
+    expect(session.querySelector('output.counter')!.textContent).to.equal('4');
+
+    // Slash commands still come first, and anything else gets the help text naming the tools.
+    deltas.length = 0;
+    await session.sendText('hello there');
+    expect(text(deltas)).to.contain('update_counter, get_counter');
+    expect(session.status).to.equal('idle');
+  });
+
+  it('fails with BRIDGE_UNAVAILABLE when nothing listens on the bridge port', async () => {
+    const host = await mount(
+      `<pedelec-session bridge="ws://127.0.0.1:${devCore.closedPort}/bridge?test=closed-${++bridgeCount}" provider="scripted"></pedelec-session>`,
+    );
+    const session = host.querySelector<PedelecSessionElement>('pedelec-session')!;
+    const errors = record<PedelecErrorEvent>(session, 'pedelec-error');
+    const error = await rejection(session.sendText('hi'));
+    expect(error.code).to.equal('BRIDGE_UNAVAILABLE');
+    expect(errors.map((e) => e.detail.error.code)).to.include('BRIDGE_UNAVAILABLE');
+    expect(session.status).to.equal('error');
+    const availability = await session.checkAvailability();
+    expect(availability.available).to.equal(false);
+  });
+
+  it('two session elements on one page share one socket, and both run turns at once', async () => {
+    const bridge = bridgeOf(devCore, 'shared');
+    const sockets: string[] = [];
+    const Original = window.WebSocket;
+    // Count the sockets the page opens to this bridge (the transport looks the constructor up on use).
+    window.WebSocket = class extends Original {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols);
+        if (String(url) === bridge) sockets.push(String(url));
+      }
+    } as typeof WebSocket;
+    try {
+      const host = await mount(counterPage(bridge, 'first') + counterPage(bridge, 'second'));
+      await customElements.whenDefined('pedelec-session');
+      const [a, b] = [...host.querySelectorAll<PedelecSessionElement>('pedelec-session')].map((s) => track(wireCounter(s)));
+      await Promise.all([a.session.sendText('/call update_counter {"delta":3}'), b.session.sendText('/call update_counter {"delta":4}')]);
+
+      expect(a.calls).to.deep.equal([{ delta: 3 }]);
+      expect(b.calls).to.deep.equal([{ delta: 4 }]);
+      expect(a.session.sessionId).to.not.equal(b.session.sessionId);
+      expect(sockets).to.have.length(1);
+
+      // The Core's view (its inspector feed): both sessions ride the same open connection.
+      const ids = [a.session.sessionId!, b.session.sessionId!];
+      const view = (await (await fetch(`/__pedelec-dev/connections?sessions=${ids.join(',')}`)).json()) as {
+        sessions: Record<string, string | null>;
+        open: string[];
+      };
+      const connections = ids.map((id) => view.sessions[id]);
+      expect(connections[0]).to.be.a('string');
+      expect(connections[1]).to.equal(connections[0]);
+      expect(view.open).to.include(connections[0]);
+    } finally {
+      window.WebSocket = Original;
+    }
+  });
+
+  it('restart() reconnects after the Core dropped the connection', async () => {
+    const counter = track(await counterSession(bridgeOf(devCore.restartable, 'restart')));
+    const { session, calls } = counter;
+    await session.sendText('/call update_counter {"delta":1}');
+    const before = session.sessionId;
+    const oldClient = session.client!;
+    const ended = record(session, 'pedelec-ended');
+
+    // The plugin closes this Core (every connection drops) and starts a new one on the same port.
+    const restarted = (await (await fetch('/__pedelec-dev/restart')).json()) as { port: number };
+    expect(restarted.port).to.equal(devCore.restartable.port);
+    await until(() => oldClient.unavailableReason !== null, 'the page to notice the dropped connection');
+    expect(oldClient.unavailableReason!.code).to.equal('EXTENSION_DISCONNECTED');
+    // The stopping Core ended the session (one `ended` event) before closing the socket.
+    expect(ended).to.have.length(1);
+    // Without restart() the page does not reconnect by itself.
+    const error = await rejection(session.sendText('/call update_counter {"delta":1}'));
+    expect(error.code).to.equal('EXTENSION_DISCONNECTED');
+    expect(session.status).to.equal('error');
+
+    await session.restart();
+    expect(session.client).to.not.equal(oldClient);
+    expect(session.sessionId).to.match(/^session_/).and.not.equal(before);
+    await session.sendText('/call update_counter {"delta":2}');
+    expect(calls.map((c) => c.delta)).to.deep.equal([1, 2]);
+    expect(session.status).to.equal('idle');
+  });
+
+  it(`measures the loopback round-trip time of a tool call (median of 1 000, logged)`, async function () {
+    this.timeout(120_000);
+    const host = await mount(`
+      <pedelec-session bridge="${bridgeOf(devCore.rules, 'bench')}" provider="scripted">
+        <pedelec-tool name="ping" description="Answers at once."></pedelec-tool>
+      </pedelec-session>`);
+    const session = host.querySelector<PedelecSessionElement>('pedelec-session')!;
+    started.push(session);
+    const stamps: number[] = [];
+    session.querySelector<PedelecToolElement>('pedelec-tool[name="ping"]')!.handler = () => {
+      stamps.push(performance.now());
+      return { n: stamps.length };
+    };
+    const deltas = record<PedelecChatDeltaEvent>(session, 'pedelec-chat-delta');
+    await session.start();
+
+    // One turn, devCore.benchCalls calls in a row (the `bench` rule). Between two handler runs lies
+    // one whole round trip: the page's result goes to the Core, the Core's next tool_call comes back.
+    await session.sendText('bench');
+    expect(stamps).to.have.length(devCore.benchCalls);
+    expect(text(deltas)).to.equal(`bench done, last ${devCore.benchCalls}`);
+    const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
+    expect(gaps).to.have.length(1000);
+    const sorted = [...gaps].sort((x, y) => x - y);
+    const median = (sorted[499] + sorted[500]) / 2;
+    const mean = (stamps[stamps.length - 1] - stamps[0]) / gaps.length;
+    console.log(
+      `pedelec-dev loopback tool-call round trip (${navigator.userAgent.includes('Firefox') ? 'Firefox' : 'Chromium'}): ` +
+        `median ${median.toFixed(3)} ms, mean ${mean.toFixed(3)} ms, p90 ${sorted[899].toFixed(3)} ms over ${gaps.length} calls`,
+    );
+    expect(median).to.be.greaterThan(0);
+    expect(session.status).to.equal('idle');
+  });
+});
