@@ -97,17 +97,4 @@ session.addEventListener('pedelec-tool-result', (event) => {
     item.className = ok ? 'ok' : 'failed';
   }
 });
-session.addEventListener('pedelec-turn', () => ($('reply').textContent = ''));
-session.addEventListener('pedelec-chat-delta', (event) => ($('reply').textContent += event.detail.text));
-session.addEventListener('pedelec-error', (event) => {
-  $('reply').textContent += `\n[${event.detail.error.code}] ${event.detail.error.message}`;
-});
-
-$('ask-form').addEventListener('submit', (event) => {
-  event.preventDefault();
-  const text = $('ask-text').value.trim();
-  if (!text) return;
-  $('ask-text').value = '';
-  // sendText starts the session on first use; failures also arrive as pedelec-error (shown above).
-  session.sendText(text).catch(() => {});
-});
+// The conversation itself — turns, streamed replies, errors — is shown by <pedelec-chat>.

@@ -40,16 +40,19 @@ try {
   const demo = await browser.newPage();
   demo.on('pageerror', (error) => console.error('screenshots: demo page error:', error.message));
   await demo.goto(`${core.url}/index.html`, { waitUntil: 'load' });
-  await demo.evaluate(() => customElements.whenDefined('pedelec-session'));
-  await demo.type('#ask-text', MESSAGE);
-  await demo.click('#ask-form button');
+  await demo.evaluate(() => customElements.whenDefined('pedelec-chat'));
+  const field = await demo.waitForSelector('pedelec-chat >>> textarea');
+  await field.type(MESSAGE);
+  await field.press('Enter');
   await demo.waitForFunction(() => document.getElementById('counter').value === '2', { timeout: WAIT_MS });
   await demo.waitForFunction(
     () => [...document.querySelectorAll('#activity li.ok')].some((li) => li.textContent.startsWith('update_counter → done')),
     { timeout: WAIT_MS },
   );
   await demo.waitForFunction(
-    () => document.getElementById('status').value === 'idle' && document.getElementById('reply').textContent.includes('returned'),
+    () =>
+      document.getElementById('status').value === 'idle' &&
+      [...document.querySelector('pedelec-chat').shadowRoot.querySelectorAll('[part~=agent]')].some((m) => m.textContent.includes('returned')),
     { timeout: WAIT_MS },
   );
   await demo.evaluate(() => document.activeElement?.blur());

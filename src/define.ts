@@ -3,3 +3,4 @@ import './define/pedelec-session.js';
 import './define/pedelec-tool.js';
 import './define/pedelec-arg.js';
 import './define/pedelec-guidance.js';
+import './define/pedelec-chat.js';

@@ -3,3 +3,4 @@ export const SESSION_TAG = 'pedelec-session';
 export const TOOL_TAG = 'pedelec-tool';
 export const ARG_TAG = 'pedelec-arg';
 export const GUIDANCE_TAG = 'pedelec-guidance';
+export const CHAT_TAG = 'pedelec-chat';

@@ -1,0 +1,12 @@
+/** Registers <pedelec-chat> (a side effect). */
+import { PedelecChatElement } from '../elements/chat/pedelec-chat.element.js';
+import { CHAT_TAG } from '../elements/tags.js';
+import { defineOnce } from './define-once.js';
+
+defineOnce(CHAT_TAG, PedelecChatElement);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'pedelec-chat': PedelecChatElement;
+  }
+}

