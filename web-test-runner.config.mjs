@@ -3,17 +3,20 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { executableFor, chromiumArgs } from './scripts/browsers.mjs';
+import { cspPlugin } from './test/plugins/csp.mjs';
+import { devCorePlugin } from './test/plugins/dev-core.mjs';
+import { frameworkPlugins } from './test/plugins/frameworks.mjs';
 
 /** Everything but the browser: shared with the Firefox variant. */
 export const baseConfig = {
-  files: ['test/**/*.test.ts', '!test/node/**'],
+  files: ['test/**/*.test.ts', 'test/**/*.test.tsx', '!test/node/**'],
   nodeResolve: { exportConditions: ['production'] },
   // One page at a time: a page in a background tab gets no animation frames, and fixture() waits for one.
   concurrency: 1,
   // The fake browsers never reach the network; a test that hangs is a failure, not a wait.
   testFramework: { config: { timeout: 10000 } },
   testsFinishTimeout: 5 * 60 * 1000,
-  plugins: [esbuildPlugin({ ts: true, tsconfig: './tsconfig.json', target: 'es2021' })],
+  plugins: [cspPlugin(), esbuildPlugin({ ts: true, tsconfig: './tsconfig.json', target: 'es2021' }), devCorePlugin(), ...frameworkPlugins],
   filterBrowserLogs: () => true,
 };
 

@@ -1,0 +1,128 @@
+/**
+ * What a template may bind on each element — attributes, properties and events — written once for
+ * every framework's typings (`pedelec-elements/react`, `pedelec-elements/vue`). Types only.
+ *
+ * Attributes keep their kebab-case names (`timeout-ms`); where the element also has a writable
+ * property of that name in camelCase (`timeoutMs`), both are listed. Read-only properties (`status`,
+ * `sessionId`, `definition`…) are not bindable and are left out on purpose.
+ */
+import type { PedelecChatElement, PedelecSessionElement, PedelecToolElement } from './elements/index.js';
+import type {
+  PedelecChatDeltaEvent,
+  PedelecEndedEvent,
+  PedelecErrorEvent,
+  PedelecReadyEvent,
+  PedelecStatusEvent,
+  PedelecToolCallEvent,
+  PedelecToolResultEvent,
+  PedelecToolStartEvent,
+  PedelecToolsChangedEvent,
+  PedelecTurnEvent,
+  PedelecWarningEvent,
+} from './events/index.js';
+
+/** `<pedelec-session>`: inputs only (the element never writes them). */
+export interface PedelecSessionProps {
+  provider?: string;
+  model?: string;
+  guidance?: string;
+  /** From script any `ws:`/`wss:` URL; as an attribute, loopback hosts only. */
+  bridge?: string;
+  'extension-id'?: string;
+  extensionId?: string;
+  'bridge-timeout-ms'?: number | string;
+  bridgeTimeoutMs?: number;
+  autostart?: boolean;
+  persist?: boolean;
+  /** An existing session to resume (attribute only: the `sessionId` property is read-only). */
+  'session-id'?: string;
+  novalidate?: boolean;
+  debug?: boolean;
+  /** Extra JS-defined tools, merged after the declared ones. */
+  tools?: PedelecSessionElement['tools'];
+  /** Generic handler for calls nothing else answers. */
+  fallback?: PedelecSessionElement['fallback'];
+}
+
+/** Events fired on (or bubbling through) `<pedelec-session>`. */
+export interface PedelecSessionEvents {
+  'pedelec-tool-call': PedelecToolCallEvent;
+  'pedelec-tool-start': PedelecToolStartEvent;
+  'pedelec-tool-result': PedelecToolResultEvent;
+  'pedelec-turn': PedelecTurnEvent;
+  'pedelec-ready': PedelecReadyEvent;
+  'pedelec-status': PedelecStatusEvent;
+  'pedelec-chat-delta': PedelecChatDeltaEvent;
+  'pedelec-error': PedelecErrorEvent;
+  'pedelec-ended': PedelecEndedEvent;
+  'pedelec-tools-changed': PedelecToolsChangedEvent;
+  'pedelec-warning': PedelecWarningEvent;
+}
+
+/** `<pedelec-tool>`. */
+export interface PedelecToolProps {
+  name?: string;
+  description?: string;
+  'timeout-ms'?: number | string;
+  timeoutMs?: number | string;
+  /** The args schema as JSON text. */
+  schema?: string;
+  disabled?: boolean;
+  /** The handler (a property, never an attribute): `(args, ctx) => result`; annotate `args` with your type. */
+  handler?: PedelecToolElement['handler'];
+  /** The args schema as an object (a property). */
+  argsSchema?: PedelecToolElement['argsSchema'];
+}
+
+/** Events fired on `<pedelec-tool>`. */
+export interface PedelecToolEvents {
+  'pedelec-tool-call': PedelecToolCallEvent;
+}
+
+/** `<pedelec-arg>`: attributes (the declaration is read from them). */
+export interface PedelecArgProps {
+  name?: string;
+  type?: 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object';
+  required?: boolean;
+  description?: string;
+  /** A JSON array, or comma-separated for strings. */
+  enum?: string;
+  minimum?: number | string;
+  maximum?: number | string;
+  'min-length'?: number | string;
+  'max-length'?: number | string;
+  pattern?: string;
+  'min-items'?: number | string;
+  'max-items'?: number | string;
+  'unique-items'?: boolean;
+  /** Item type name for simple arrays. */
+  items?: 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object';
+  /** JSON (for strings, text that is not JSON is taken literally). */
+  default?: string;
+  /** A JSON array of example values. */
+  examples?: string;
+}
+
+/** `<pedelec-guidance>`: its text content is the guidance; nothing else to bind. */
+export interface PedelecGuidanceProps {}
+
+/** `<pedelec-chat>`. */
+export interface PedelecChatProps {
+  /** The id of the `<pedelec-session>` to talk to (looked up in the chat's root). */
+  session?: string;
+  /** Render the agent's replies as Markdown. */
+  markdown?: boolean;
+  /** The session to talk to (a property); wins over `session` and the nearest session. */
+  sessionElement?: PedelecChatElement['sessionElement'];
+  /** Your own Markdown renderer (a property). */
+  renderMarkdown?: PedelecChatElement['renderMarkdown'];
+}
+
+/** Every element's bindable props and events, by tag. */
+export interface PedelecElementTypes {
+  'pedelec-session': { props: PedelecSessionProps; events: PedelecSessionEvents };
+  'pedelec-tool': { props: PedelecToolProps; events: PedelecToolEvents };
+  'pedelec-arg': { props: PedelecArgProps; events: {} };
+  'pedelec-guidance': { props: PedelecGuidanceProps; events: {} };
+  'pedelec-chat': { props: PedelecChatProps; events: {} };
+}

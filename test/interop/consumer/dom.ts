@@ -1,0 +1,47 @@
+// README "TypeScript" (plain DOM): one import registers the elements and brings their types —
+// `HTMLElementTagNameMap` for the tags, `HTMLElementEventMap` for the events.
+import 'pedelec-elements/define.js';
+import type { InvokeResult, PedelecSessionElement, PedelecToolCallEvent, PedelecToolElement } from 'pedelec-elements';
+
+export async function snippet(): Promise<void> {
+  const session = document.querySelector('pedelec-session')!; // PedelecSessionElement
+  const tool = document.querySelector('pedelec-tool')!; // PedelecToolElement
+  let value = 0;
+
+  // A handler by property: annotate its args with your type.
+  tool.handler = ({ delta }: { delta: number }) => ({ value: (value += delta) });
+  // An answer by event: the listener gets PedelecToolCallEvent.
+  tool.addEventListener('pedelec-tool-call', (event) => event.respondWith({ value }));
+  session.addEventListener('pedelec-tools-changed', (event) => console.log(event.detail.removed));
+  session.addEventListener('pedelec-tool-result', (event) => console.log(event.detail.tool, event.detail.ok, event.detail.durationMs));
+
+  const created = document.createElement('pedelec-tool');
+  created.name = 'get_counter';
+  created.description = 'Read the counter.';
+  created.argsSchema = { type: 'object', properties: {} };
+  session.append(created);
+
+  const result: InvokeResult = await session.invoke('get_counter', {});
+  if (result.ok) console.log(result.result);
+  else console.log(result.error.code);
+  await session.sendText('hello');
+}
+
+export function typedListener(event: PedelecToolCallEvent): void {
+  event.deny(`not now: ${event.detail.tool}`);
+}
+
+export function mistakes(session: PedelecSessionElement, tool: PedelecToolElement): void {
+  // @ts-expect-error a handler is a function, not a number
+  tool.handler = 42;
+  // @ts-expect-error an unknown event name gives a plain Event, which has no `detail`
+  tool.addEventListener('pedelec-nope', (e) => e.detail.x);
+  // @ts-expect-error a known event's detail is typed: `pedelec-tool-call` has no `nope`
+  tool.addEventListener('pedelec-tool-call', (e) => e.detail.nope);
+  // @ts-expect-error `status` is read-only (an output)
+  session.status = 'idle';
+  // @ts-expect-error `sessionId` is read-only (use the session-id attribute to resume)
+  session.sessionId = 's1';
+  // @ts-expect-error `disabled` is a boolean
+  tool.disabled = 'yes';
+}
