@@ -1,0 +1,170 @@
+// Turns raw benchmark results into summaries (median/min/max over runs, peer ratios), the issue-8
+// targets met or missed, and one printed table.
+import { geomean, median, summarize } from './stats.mjs';
+
+// ───────────────────────────── summaries ─────────────────────────────
+
+export function summarizeBundle(sizes) {
+  const entry = (label, s) => ({
+    label,
+    raw: s.raw,
+    gzip: s.gzip,
+    brotli: s.brotli,
+    gzipVsLit: s.gzip / sizes.lit.gzip,
+    brotliVsLit: s.brotli / sizes.lit.brotli,
+  });
+  return {
+    cdn: entry('cdn/pedelec-elements.js (CDN main file)', sizes.cdn),
+    core: entry('core entry (esbuild --bundle --minify --format=esm)', sizes.core),
+    lit: entry('bare Lit (LitElement + html + css), same bundling', sizes.lit),
+    chunks: sizes.chunks,
+  };
+}
+
+export function summarizeDispatch(raw) {
+  const variants = raw.variants.map((v) => ({
+    mode: v.mode,
+    validate: v.validate,
+    callsPerSecond: summarize(v.callsPerSecond),
+    medianUs: summarize(v.medianUs),
+    p99Us: summarize(v.p99Us),
+  }));
+  const find = (mode, validate) => variants.find((v) => v.mode === mode && v.validate === validate);
+  // What validation costs: throughput with it on, relative to off.
+  for (const mode of ['burst', 'sequential']) find(mode, true).vsNoValidation = find(mode, true).callsPerSecond.median / find(mode, false).callsPerSecond.median;
+  return { calls: raw.calls, window: raw.window, variants };
+}
+
+export function summarizeValidate(raw) {
+  const cases = raw.cases.map((c) => {
+    const ops = Object.fromEntries(Object.entries(c.opsPerSecond).map(([id, samples]) => [id, summarize(samples)]));
+    return { name: c.name, valid: c.valid, ops, oursVsAjv: ops.ours.median / ops.ajv.median, oursVsCfworker: ops.ours.median / ops.cfworker.median };
+  });
+  return {
+    validators: raw.validators,
+    cases,
+    geomean: { oursVsAjv: geomean(cases.map((c) => c.oursVsAjv)), oursVsCfworker: geomean(cases.map((c) => c.oursVsCfworker)) },
+  };
+}
+
+export function summarizeDeclare(raw) {
+  const results = raw.results.map((r) => ({
+    n: r.n,
+    ms: summarize(r.ms),
+    msPerTool: median(r.ms) / r.n,
+    connectMs: summarize(r.connectMs),
+    buildMs: summarize(r.buildMs),
+    builds: summarize(r.builds),
+  }));
+  const at = (n) => results.find((r) => r.n === n)?.ms.median;
+  return { results, growth1000to2000: at(2000) / at(1000) };
+}
+
+export function summarizeRoundtrip(raw) {
+  return {
+    calls: raw.calls,
+    p50Ms: summarize(raw.p50Ms),
+    p99Ms: summarize(raw.p99Ms),
+    callsPerSecond: summarize(raw.callsPerSecond),
+    turnMs: summarize(raw.turnMs),
+  };
+}
+
+// ───────────────────────────── targets (issue 8) ─────────────────────────────
+
+export function evaluateTargets(s) {
+  const targets = [];
+  const add = (id, target, measured, met) => targets.push({ id, target, measured, met });
+  if (s.dispatch) {
+    const v = s.dispatch.variants.find((x) => x.mode === 'burst' && x.validate);
+    add('dispatch', '≥ 150 000 calls/s with validation on', `${fmt(v.callsPerSecond.median)} calls/s (burst, median)`, v.callsPerSecond.median >= 150_000);
+  }
+  if (s.validate) {
+    const worstAjv = Math.min(...s.validate.cases.map((c) => c.oursVsAjv));
+    const worstCf = Math.min(...s.validate.cases.map((c) => c.oursVsCfworker));
+    add('validate vs Ajv', '≥ 0.5× Ajv-compiled on every document', `${ratio(worstAjv)} worst, ${ratio(s.validate.geomean.oursVsAjv)} geomean`, worstAjv >= 0.5);
+    add('validate vs cfworker', '≥ 3× @cfworker/json-schema on every document', `${ratio(worstCf)} worst, ${ratio(s.validate.geomean.oursVsCfworker)} geomean`, worstCf >= 3);
+  }
+  if (s.declare) {
+    const at1000 = s.declare.results.find((r) => r.n === 1000);
+    add('declare 1 000', '1 000 declared tools ready ≤ 50 ms', `${fmt(at1000.ms.median)} ms`, at1000.ms.median <= 50);
+    add('declare growth', '1 000 → 2 000 growth ≤ 2.2×', ratio(s.declare.growth1000to2000), s.declare.growth1000to2000 <= 2.2);
+  }
+  if (s.roundtrip) add('roundtrip', 'loopback round trip p50 ≤ 1 ms', `${fmt(s.roundtrip.p50Ms.median)} ms`, s.roundtrip.p50Ms.median <= 1);
+  return targets;
+}
+
+// ───────────────────────────── table ─────────────────────────────
+
+/** Three significant digits below 1 000, thousands grouped above. */
+export function fmt(x) {
+  if (!Number.isFinite(x)) return String(x);
+  const a = Math.abs(x);
+  if (a >= 1000) return Math.round(x).toLocaleString('en-US').replace(/,/g, ' ');
+  if (a >= 100) return x.toFixed(0);
+  if (a >= 10) return x.toFixed(1);
+  if (a >= 1) return x.toFixed(2);
+  return x.toPrecision(3);
+}
+export const ratio = (x) => `${x >= 10 ? x.toFixed(1) : x.toFixed(2)}×`;
+
+/** Rows of [benchmark, case, metric, median, min, max, note]. */
+export function tableRows(s) {
+  const rows = [];
+  const stat = (bench, kase, metric, summary, note = '') => rows.push([bench, kase, metric, fmt(summary.median), fmt(summary.min), fmt(summary.max), note]);
+  const once = (bench, kase, metric, value, note = '') => rows.push([bench, kase, metric, fmt(value), '', '', note]);
+
+  if (s.bundle) {
+    for (const key of ['cdn', 'core', 'lit']) {
+      const b = s.bundle[key];
+      const vs = key === 'lit' ? '' : ' vs Lit';
+      once('bundle', b.label, 'bytes gzip -9', b.gzip, key === 'lit' ? 'yardstick' : `${ratio(b.gzipVsLit)}${vs}`);
+      once('bundle', b.label, 'bytes brotli', b.brotli, key === 'lit' ? '' : `${ratio(b.brotliVsLit)}${vs}`);
+    }
+    for (const c of s.bundle.chunks) once('bundle', `${c.file} (lazy chunk)`, 'bytes gzip -9', c.gzip, 'not budgeted');
+  }
+  if (s.dispatch) {
+    for (const v of s.dispatch.variants) {
+      const kase = `${v.mode}, validation ${v.validate ? 'on' : 'off'}`;
+      stat('dispatch', kase, 'calls/s', v.callsPerSecond, v.vsNoValidation ? `${ratio(v.vsNoValidation)} of validation off` : '');
+      stat('dispatch', kase, 'µs/call median', v.medianUs, `windows of ${s.dispatch.window} calls`);
+      stat('dispatch', kase, 'µs/call p99', v.p99Us);
+    }
+  }
+  if (s.validate) {
+    for (const c of s.validate.cases) {
+      stat('validate', c.name, 'ops/s ours', c.ops.ours, `${ratio(c.oursVsAjv)} Ajv, ${ratio(c.oursVsCfworker)} cfworker`);
+      stat('validate', c.name, 'ops/s Ajv', c.ops.ajv);
+      stat('validate', c.name, 'ops/s cfworker', c.ops.cfworker);
+    }
+    rows.push(['validate', 'geometric mean of the 4 documents', 'ratio ours/peer', '', '', '', `${ratio(s.validate.geomean.oursVsAjv)} Ajv, ${ratio(s.validate.geomean.oursVsCfworker)} cfworker`]);
+  }
+  if (s.declare) {
+    for (const r of s.declare.results) {
+      const note = r.n === 2000 ? `growth 1 000→2 000: ${ratio(s.declare.growth1000to2000)}` : '';
+      stat('declare', `N = ${fmt(r.n)} tools × 3 args`, 'ms to manifest', r.ms, note);
+      once('declare', `N = ${fmt(r.n)} tools × 3 args`, 'ms per tool', r.msPerTool, `${fmt(r.builds.median)} build(s)`);
+      stat('declare', `N = ${fmt(r.n)} tools × 3 args`, '  of which connect', r.connectMs, 'upgrade + connectedCallback + registration');
+      stat('declare', `N = ${fmt(r.n)} tools × 3 args`, '  of which build', r.buildMs, 'manifest build (first read)');
+    }
+  }
+  if (s.roundtrip) {
+    const kase = `${fmt(s.roundtrip.calls)} calls, pedelec-dev on loopback`;
+    stat('roundtrip', kase, 'ms p50', s.roundtrip.p50Ms);
+    stat('roundtrip', kase, 'ms p99', s.roundtrip.p99Ms);
+    stat('roundtrip', kase, 'calls/s', s.roundtrip.callsPerSecond);
+  }
+  return rows;
+}
+
+export function formatTable(rows, header = ['benchmark', 'case', 'metric', 'median', 'min', 'max', 'ratio / note']) {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => String(r[i]).length)));
+  const numeric = new Set([3, 4, 5]);
+  const line = (r) => r.map((cell, i) => (numeric.has(i) ? String(cell).padStart(widths[i]) : String(cell).padEnd(widths[i]))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function formatTargets(targets) {
+  return targets.map((t) => `  ${t.met ? 'MET   ' : 'MISSED'}  ${t.id}: ${t.target} — measured ${t.measured}`).join('\n');
+}

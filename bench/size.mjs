@@ -1,0 +1,89 @@
+// What a user downloads, measured one way everywhere: shared by `npm run bench` (the `bundle`
+// benchmark) and by the size budget in `npm test` (test/node/size-budget.test.mjs).
+//
+// - cdn: the CDN main file as built (`npm run build`); lazily loaded chunks are not counted.
+// - core: the core entry bundled alone, as `esbuild dist/core/index.js --bundle --minify --format=esm`.
+// - lit: bare Lit (LitElement + html + css) bundled the same way: the yardstick.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Ceilings in bytes, gzip -9 (issue 8). Ceilings, not goals. */
+export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
+
+export const CDN_FILE = 'cdn/pedelec-elements.js';
+export const CORE_ENTRY = 'dist/core/index.js';
+const BARE_LIT = "export { LitElement, html, css } from 'lit';";
+
+/** Raw, gzip -9 and brotli (quality 11) byte counts of one piece of code. */
+export function compressedSizes(code) {
+  const bytes = Buffer.isBuffer(code) ? code : Buffer.from(code);
+  return {
+    raw: bytes.length,
+    gzip: gzipSync(bytes, { level: 9 }).length,
+    brotli: brotliCompressSync(bytes, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+    }).length,
+  };
+}
+
+/** `esbuild <entry> --bundle --minify --format=esm`, in memory. `entry` is a path or `{ contents }`. */
+async function minifiedBundle(entry, root) {
+  const common = { bundle: true, minify: true, format: 'esm', write: false, logLevel: 'silent', absWorkingDir: root };
+  const result =
+    typeof entry === 'string'
+      ? await build({ ...common, entryPoints: [join(root, entry)] })
+      : await build({ ...common, stdin: { contents: entry.contents, resolveDir: root, loader: 'js' } });
+  return result.outputFiles[0].contents;
+}
+
+function missing(what, path) {
+  return new Error(`${path} is missing: ${what} is measured after \`npm run build\` (npm test and npm run bench build first).`);
+}
+
+/**
+ * Measures the CDN main file, the core entry and (unless `lit: false`) bare Lit.
+ * Also lists the CDN's other files (lazy chunks) for information; they are not budgeted.
+ */
+export async function measureSizes({ root = ROOT, lit = true } = {}) {
+  const cdnPath = join(root, CDN_FILE);
+  const corePath = join(root, CORE_ENTRY);
+  if (!existsSync(cdnPath)) throw missing('the CDN main file', CDN_FILE);
+  if (!existsSync(corePath)) throw missing('the core entry', CORE_ENTRY);
+  const sizes = {
+    cdn: compressedSizes(readFileSync(cdnPath)),
+    core: compressedSizes(await minifiedBundle(CORE_ENTRY, root)),
+  };
+  if (lit) sizes.lit = compressedSizes(await minifiedBundle({ contents: BARE_LIT }, root));
+  sizes.chunks = readdirSync(join(root, 'cdn'))
+    .filter((name) => name.endsWith('.js') && `cdn/${name}` !== CDN_FILE)
+    .map((name) => ({ file: `cdn/${name}`, ...compressedSizes(readFileSync(join(root, 'cdn', name))) }));
+  return sizes;
+}
+
+const LABELS = { cdn: `${CDN_FILE} (CDN main file)`, core: `core entry (esbuild ${CORE_ENTRY} --bundle --minify --format=esm)` };
+
+/**
+ * Compares measured gzip -9 sizes with ceilings (`{ cdn?, core? }`, bytes). Returns `{ ok, lines,
+ * failures, message }`; `message` names every measured size and ceiling, over or not.
+ */
+export function checkBudget(sizes, ceilings = SIZE_BUDGET) {
+  const lines = [];
+  const failures = [];
+  for (const key of Object.keys(ceilings)) {
+    const ceiling = ceilings[key];
+    const measured = sizes[key]?.gzip;
+    if (typeof measured !== 'number') throw new Error(`checkBudget: no measured size for "${key}"`);
+    const over = measured > ceiling;
+    const line = `${LABELS[key] ?? key}: ${measured} bytes gzip -9 ${over ? '>' : '≤'} ${ceiling} budget (${over ? `${measured - ceiling} over` : `${ceiling - measured} to spare`})`;
+    lines.push(line);
+    if (over) failures.push({ key, measured, ceiling });
+  }
+  const ok = failures.length === 0;
+  const message = `${ok ? 'Size budget met' : 'Size budget exceeded'}:\n  ${lines.join('\n  ')}`;
+  return { ok, lines, failures, message };
+}
