@@ -8,6 +8,7 @@ export type PedelecChatDeltaDetail = { readonly text: string; readonly context: 
  */
 export class PedelecChatDeltaEvent extends PedelecEvent<PedelecChatDeltaDetail> {
   static readonly eventName = 'pedelec-chat-delta';
+  declare readonly detail: PedelecChatDeltaDetail;
 
   constructor(detail: PedelecChatDeltaDetail) {
     super(PedelecChatDeltaEvent.eventName, detail);

@@ -7,6 +7,7 @@ export type PedelecEndedDetail = { readonly context: PedelecEventContext };
  */
 export class PedelecEndedEvent extends PedelecEvent<PedelecEndedDetail> {
   static readonly eventName = 'pedelec-ended';
+  declare readonly detail: PedelecEndedDetail;
 
   constructor(detail: PedelecEndedDetail) {
     super(PedelecEndedEvent.eventName, detail);

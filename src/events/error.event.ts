@@ -9,6 +9,7 @@ export type PedelecErrorDetail = { readonly error: PedelecError; readonly contex
  */
 export class PedelecErrorEvent extends PedelecEvent<PedelecErrorDetail> {
   static readonly eventName = 'pedelec-error';
+  declare readonly detail: PedelecErrorDetail;
   /** The element at fault, for invalid declarations (`<pedelec-tool>`, `<pedelec-guidance>`…). */
   readonly element: Element | null;
 

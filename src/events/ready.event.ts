@@ -7,6 +7,7 @@ export type PedelecReadyDetail = { readonly sessionId: string; readonly provider
  */
 export class PedelecReadyEvent extends PedelecEvent<PedelecReadyDetail> {
   static readonly eventName = 'pedelec-ready';
+  declare readonly detail: PedelecReadyDetail;
 
   constructor(detail: PedelecReadyDetail) {
     super(PedelecReadyEvent.eventName, detail);

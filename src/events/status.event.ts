@@ -13,6 +13,7 @@ export type PedelecStatusDetail = {
  */
 export class PedelecStatusEvent extends PedelecEvent<PedelecStatusDetail> {
   static readonly eventName = 'pedelec-status';
+  declare readonly detail: PedelecStatusDetail;
 
   constructor(detail: PedelecStatusDetail) {
     super(PedelecStatusEvent.eventName, detail);

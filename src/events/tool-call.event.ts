@@ -15,6 +15,7 @@ export type ToolCallAnswer = { respond: unknown } | { deny: PedelecError };
  */
 export class PedelecToolCallEvent extends PedelecEvent<PedelecToolCallDetail> {
   static readonly eventName = 'pedelec-tool-call';
+  declare readonly detail: PedelecToolCallDetail;
   /** @internal The answer, once given. */
   answer: ToolCallAnswer | undefined;
   private open = true;

@@ -18,6 +18,7 @@ export type PedelecToolResultDetail = {
  */
 export class PedelecToolResultEvent extends PedelecEvent<PedelecToolResultDetail> {
   static readonly eventName = 'pedelec-tool-result';
+  declare readonly detail: PedelecToolResultDetail;
 
   constructor(detail: PedelecToolResultDetail) {
     super(PedelecToolResultEvent.eventName, detail);

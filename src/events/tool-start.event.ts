@@ -7,6 +7,7 @@ export type PedelecToolStartDetail = { readonly tool: string; readonly args: unk
  */
 export class PedelecToolStartEvent extends PedelecEvent<PedelecToolStartDetail> {
   static readonly eventName = 'pedelec-tool-start';
+  declare readonly detail: PedelecToolStartDetail;
 
   constructor(detail: PedelecToolStartDetail) {
     super(PedelecToolStartEvent.eventName, detail);

@@ -9,6 +9,7 @@ export type PedelecToolsChangedDetail = { readonly added: string[]; readonly rem
  */
 export class PedelecToolsChangedEvent extends PedelecEvent<PedelecToolsChangedDetail> {
   static readonly eventName = 'pedelec-tools-changed';
+  declare readonly detail: PedelecToolsChangedDetail;
 
   constructor(detail: PedelecToolsChangedDetail) {
     super(PedelecToolsChangedEvent.eventName, detail);

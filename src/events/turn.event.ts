@@ -8,6 +8,7 @@ export type PedelecTurnDetail = { readonly turnId: string; readonly kind: 'user'
  */
 export class PedelecTurnEvent extends PedelecEvent<PedelecTurnDetail> {
   static readonly eventName = 'pedelec-turn';
+  declare readonly detail: PedelecTurnDetail;
 
   constructor(detail: PedelecTurnDetail) {
     super(PedelecTurnEvent.eventName, detail);

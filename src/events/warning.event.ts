@@ -8,6 +8,7 @@ export type PedelecWarningDetail = { readonly warning: PedelecError };
  */
 export class PedelecWarningEvent extends PedelecEvent<PedelecWarningDetail> {
   static readonly eventName = 'pedelec-warning';
+  declare readonly detail: PedelecWarningDetail;
 
   constructor(detail: PedelecWarningDetail) {
     super(PedelecWarningEvent.eventName, detail);

@@ -9,22 +9,22 @@ import { hiddenStyles } from '../hidden.js';
  * @summary Declares one property of a tool's args schema; nest them for objects and arrays of objects.
  * @tag pedelec-arg
  *
- * @attr name - The property name (any string; `__proto__` is an ordinary name).
- * @attr type - `string` (default), `number`, `integer`, `boolean`, `array` or `object`.
- * @attr required - The agent must give this property.
- * @attr description - Guidance for the agent.
- * @attr enum - Allowed values: a JSON array, or comma-separated for strings.
- * @attr minimum - Inclusive lower bound (numbers).
- * @attr maximum - Inclusive upper bound (numbers).
- * @attr min-length - Minimum length in Unicode code points (strings).
- * @attr max-length - Maximum length in Unicode code points (strings).
- * @attr pattern - An ECMAScript regular expression the string must contain a match of.
- * @attr min-items - Minimum number of items (arrays).
- * @attr max-items - Maximum number of items (arrays).
- * @attr unique-items - No two items may be equal (arrays).
- * @attr items - Item type name for simple arrays (`items="string"`).
- * @attr default - JSON (for strings, text that is not JSON is taken literally). Guidance only: never filled in.
- * @attr examples - A JSON array of example values.
+ * @attr {string} name - The property name (any string; `__proto__` is an ordinary name).
+ * @attr {string} type - `string` (default), `number`, `integer`, `boolean`, `array` or `object`.
+ * @attr {boolean} required - The agent must give this property.
+ * @attr {string} description - Guidance for the agent.
+ * @attr {string} enum - Allowed values: a JSON array, or comma-separated for strings.
+ * @attr {number} minimum - Inclusive lower bound (numbers).
+ * @attr {number} maximum - Inclusive upper bound (numbers).
+ * @attr {number} min-length - Minimum length in Unicode code points (strings).
+ * @attr {number} max-length - Maximum length in Unicode code points (strings).
+ * @attr {string} pattern - An ECMAScript regular expression the string must contain a match of.
+ * @attr {number} min-items - Minimum number of items (arrays).
+ * @attr {number} max-items - Maximum number of items (arrays).
+ * @attr {boolean} unique-items - No two items may be equal (arrays).
+ * @attr {string} items - Item type name for simple arrays (`items="string"`).
+ * @attr {string} default - JSON (for strings, text that is not JSON is taken literally). Guidance only: never filled in.
+ * @attr {string} examples - A JSON array of example values.
  * @slot - Nested `<pedelec-arg>`s: an object's properties, or an array's item object.
  */
 export class PedelecArgElement extends ReactiveElement {

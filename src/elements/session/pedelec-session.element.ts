@@ -60,19 +60,19 @@ const sessionEnded = (sessionId?: string) => pedelecError('SESSION_ENDED', 'Pede
  * @summary Owns the bridge and one agent session; gives the agent the tools declared inside it.
  * @tag pedelec-session
  *
- * @attr provider - Provider code (`codex`, `claude`, `ollama`…); empty: the user's default.
- * @attr model - Model for the provider; empty: the provider's default. Needs `provider`.
- * @attr guidance - Guidance for the agent (or a `<pedelec-guidance>` child, not both).
- * @attr bridge - Empty: the Pedelec extension. `ws://localhost:…`: a development Core (loopback hosts only from markup).
- * @attr extension-id - Another build of the Pedelec extension.
- * @attr bridge-timeout-ms - How long a bridge request may go unanswered (default 30 000).
- * @attr autostart - Start the session on connection (it may open the extension's approval popup).
- * @attr persist - Keep the session across reloads of this tab (sessionStorage), resuming it if the tools are unchanged.
- * @attr session-id - An existing session to resume.
- * @attr novalidate - Do not validate the agent's arguments against the tools' schemas.
- * @attr debug - Also log warnings to the console.
- * @attr status - Reflected (output), once the element has left `inactive`.
- * @attr approval - Reflected (output): `pending` while the origin awaits the user's approval.
+ * @attr {string} provider - Provider code (`codex`, `claude`, `ollama`…); empty: the user's default.
+ * @attr {string} model - Model for the provider; empty: the provider's default. Needs `provider`.
+ * @attr {string} guidance - Guidance for the agent (or a `<pedelec-guidance>` child, not both).
+ * @attr {string} bridge - Empty: the Pedelec extension. `ws://localhost:…`: a development Core (loopback hosts only from markup).
+ * @attr {string} extension-id - Another build of the Pedelec extension.
+ * @attr {number} bridge-timeout-ms - How long a bridge request may go unanswered (default 30 000).
+ * @attr {boolean} autostart - Start the session on connection (it may open the extension's approval popup).
+ * @attr {boolean} persist - Keep the session across reloads of this tab (sessionStorage), resuming it if the tools are unchanged.
+ * @attr {string} session-id - An existing session to resume.
+ * @attr {boolean} novalidate - Do not validate the agent's arguments against the tools' schemas.
+ * @attr {boolean} debug - Also log warnings to the console.
+ * @attr {string} status - Reflected (output), once the element has left `inactive`.
+ * @attr {string} approval - Reflected (output): `pending` while the origin awaits the user's approval.
  *
  * @prop {string | undefined} bridge - The bridge URL; set from script, any `ws:`/`wss:` host is accepted.
  * @prop {PedelecElementStatus} status - Read-only: `inactive`, `starting`, `idle`, `running`, `waiting_tool_result`, `ended` or `error`. Also `:state(<status>)`.

@@ -15,12 +15,12 @@ export type ToolDeclaration =
  * @summary Declares one agent tool: name, description, args schema; the handler attaches by property or event.
  * @tag pedelec-tool
  *
- * @attr name - The tool's name: a letter, then letters, digits, `_`, `.`, `-`. Unique in its session.
- * @attr description - What the tool does, its side effects, and when the agent should pick it.
- * @attr timeout-ms - How long Core waits for the result, a positive integer (Core default 60 000).
- * @attr schema - The args schema as JSON text (one of four ways to declare it).
- * @attr disabled - Leaves the tool out of the manifest; calls to it get `TOOL_UNAVAILABLE`.
- * @attr invalid - Reflected (output): the declaration is invalid; see `invalidReason`.
+ * @attr {string} name - The tool's name: a letter, then letters, digits, `_`, `.`, `-`. Unique in its session.
+ * @attr {string} description - What the tool does, its side effects, and when the agent should pick it.
+ * @attr {number} timeout-ms - How long Core waits for the result, a positive integer (Core default 60 000).
+ * @attr {string} schema - The args schema as JSON text (one of four ways to declare it).
+ * @attr {boolean} disabled - Leaves the tool out of the manifest; calls to it get `TOOL_UNAVAILABLE`.
+ * @attr {boolean} invalid - Reflected (output): the declaration is invalid; see `invalidReason`.
  *
  * @prop {ToolSpecificHandler | undefined} handler - The handler (JS only). Changing it is never a tool change.
  * @prop {ToolArgsSchema | undefined} argsSchema - The args schema as an object (JS only).
