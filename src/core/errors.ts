@@ -9,19 +9,22 @@ export type PedelecError = {
 };
 
 /** Builds a {@link PedelecError}; `details` is an own property only when given. */
-export function pedelecError(code: string, message: string, details?: unknown): PedelecError {
-  return details === undefined ? { code, message } : { code, message, details };
-}
+export const pedelecError = (code: string, message: string, details?: unknown): PedelecError =>
+  details === undefined ? { code, message } : { code, message, details };
 
 /** True for any object with string `code` and `message` (the shape the bridge passes through). */
-export function isPedelecError(value: unknown): value is PedelecError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as PedelecError).code === 'string' &&
-    typeof (value as PedelecError).message === 'string'
-  );
-}
+export const isPedelecError = (value: unknown): value is PedelecError =>
+  typeof value === 'object' && !!value && typeof (value as PedelecError).code === 'string' && typeof (value as PedelecError).message === 'string';
+
+/** @internal Bad input from the caller. */
+export const invalidInput = (message: string, details?: unknown) => pedelecError('INVALID_INPUT', message, details);
+
+/** @internal A response or event from the bridge that breaks the protocol. */
+export const protocolError = (message: string) => pedelecError('SDK_PROTOCOL_ERROR', message);
+
+/** @internal A copy of `value` when it is a {@link PedelecError} (with its details), else `fallback`. */
+export const keepError = (value: unknown, fallback: PedelecError): PedelecError =>
+  isPedelecError(value) ? pedelecError(value.code, value.message, value.details) : fallback;
 
 /**
  * Normalizes anything caught into a {@link PedelecError} (sdk-api.md "Error shape"):
@@ -29,13 +32,12 @@ export function isPedelecError(value: unknown): value is PedelecError {
  * fallback code; a string becomes the message; nothing gives the fallbacks; anything else gives
  * the fallbacks with the value as `details`.
  */
-export function normalizeError(value: unknown, fallbackCode: string, fallbackMessage: string): PedelecError {
-  if (isPedelecError(value)) {
-    const { code, message, details } = value;
-    return pedelecError(code, message, details);
-  }
-  if (value instanceof Error) return pedelecError(fallbackCode, value.message || fallbackMessage);
-  if (typeof value === 'string') return pedelecError(fallbackCode, value);
-  if (value === undefined || value === null) return pedelecError(fallbackCode, fallbackMessage);
-  return pedelecError(fallbackCode, fallbackMessage, value);
-}
+export const normalizeError = (value: unknown, fallbackCode: string, fallbackMessage: string): PedelecError =>
+  keepError(
+    value,
+    value instanceof Error
+      ? pedelecError(fallbackCode, value.message || fallbackMessage)
+      : typeof value === 'string'
+        ? pedelecError(fallbackCode, value)
+        : pedelecError(fallbackCode, fallbackMessage, value ?? undefined),
+  );

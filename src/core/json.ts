@@ -7,32 +7,28 @@ export type JsonProblem = { path: string; message: string };
 
 const MAX_DEPTH = 256;
 
-/** `a.b`, `a["odd key"]`, `a[2]`: JS notation, readable by the agent and the developer. */
-export function appendKey(path: string, key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`;
-}
+/** Own-property test (ES2022, like the rest of the build). */
+export const hasOwn = Object.hasOwn;
 
-function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value);
+/** An object that is not an array (the client's loose check of what arrives). */
+export const isObject = (value: unknown): value is Record<string, any> =>
+  typeof value === 'object' && !!value && !Array.isArray(value);
+
+/** A plain object: not an array, not `null`, prototype `Object.prototype` or `null`. */
+export function isPlainObject(value: unknown): value is Record<string, any> {
+  // An array's prototype is Array.prototype: no separate isArray test.
+  const proto = typeof value === 'object' && value !== null && Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
 
-function describe(value: unknown): string {
-  switch (typeof value) {
-    case 'bigint':
-      return 'BigInt';
-    case 'function':
-      return 'a function';
-    case 'symbol':
-      return 'a symbol';
-    case 'number':
-      return String(value);
-    default: {
-      const name = (value as object)?.constructor?.name;
-      return name ? `a ${name}` : 'a non-plain object';
-    }
-  }
-}
+/** `a.b`, `a["odd key"]`, `a[2]`: JS notation, readable by the agent and the developer. */
+export const appendKey = (path: string, key: string): string =>
+  /^[A-Za-z_$][\w$]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`;
+
+/** What a value that is not JSON is called in a problem's message. */
+const describe = (value: unknown): string =>
+  ({ bigint: 'BigInt', function: 'a function', symbol: 'a symbol', number: String(value) } as Record<string, string>)[typeof value] ??
+  ((value as object)?.constructor?.name ? `a ${(value as object).constructor.name}` : 'a non-plain object');
 
 /**
  * Converts a handler's result to bridge JSON the way `JSON.stringify` would (`toJSON` honoured,
@@ -40,78 +36,56 @@ function describe(value: unknown): string {
  * value that is not JSON with its path. Plain JSON input is returned as is, without copying.
  */
 export function toBridgeJson(value: unknown, path = 'result'): { ok: true; value: JsonValue } | { ok: false; problem: JsonProblem } {
-  if (value === undefined) return { ok: true, value: null };
   const seen: object[] = [];
-  let problem: JsonProblem | null = null;
+  let problem: JsonProblem | undefined;
 
-  const visit = (v: unknown, p: string, depth: number): unknown => {
-    if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
-    if (typeof v === 'number') {
-      if (Number.isFinite(v)) return v;
-      problem = { path: p, message: `${p}: ${describe(v)} is not JSON` };
-      return undefined;
-    }
-    if (typeof v !== 'object') {
-      problem = { path: p, message: `${p}: ${describe(v)} is not JSON` };
-      return undefined;
-    }
-    if (typeof (v as { toJSON?: unknown }).toJSON === 'function') {
-      return visit((v as { toJSON: () => unknown }).toJSON(), p, depth);
-    }
-    if (depth > MAX_DEPTH) {
-      problem = { path: p, message: `${p}: nested deeper than ${MAX_DEPTH} levels` };
-      return undefined;
-    }
-    if (seen.includes(v)) {
-      problem = { path: p, message: `${p}: cycle is not JSON` };
-      return undefined;
-    }
+  const visit = (v: any, p: string, depth: number): unknown => {
+    const fail = (what: string) => {
+      throw (problem = { path: p, message: `${p}: ${what}` });
+    };
+    if (v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)) return v;
+    if (typeof v !== 'object') return fail(`${describe(v)} is not JSON`);
+    if (typeof v.toJSON === 'function') return visit(v.toJSON(), p, depth);
+    if (depth > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH} levels`);
+    if (seen.includes(v)) fail('cycle is not JSON');
+    const array = Array.isArray(v);
+    if (!array && !isPlainObject(v)) fail(`${describe(v)} is not JSON`);
     seen.push(v);
-    let out: unknown = v;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const item = v[i];
-        const converted = visit(item === undefined ? null : item, `${p}[${i}]`, depth + 1);
-        if (problem) break;
-        if (converted !== item) {
-          if (out === v) out = v.slice();
-          (out as unknown[])[i] = converted;
-        }
+    let out = v;
+    for (const key of array ? v.keys() : Object.keys(v)) {
+      const item = v[key];
+      // An array's undefined becomes null; an object's undefined property is dropped.
+      const converted = item === undefined ? (array ? null : item) : visit(item, array ? `${p}[${key}]` : appendKey(p, key as string), depth + 1);
+      if (converted !== item || converted === undefined) {
+        if (out === v) out = array ? v.slice() : { ...v };
+        // `{...v}` made every key an own data property, so even "__proto__" is assigned as data.
+        if (converted === undefined) delete out[key];
+        else out[key] = converted;
       }
-    } else if (isPlainObject(v)) {
-      for (const key of Object.keys(v)) {
-        const item = (v as Record<string, unknown>)[key];
-        if (item === undefined) {
-          if (out === v) out = { ...v };
-          delete (out as Record<string, unknown>)[key];
-          continue;
-        }
-        const converted = visit(item, appendKey(p, key), depth + 1);
-        if (problem) break;
-        if (converted !== item) {
-          if (out === v) out = { ...v };
-          // defineProperty: a key named "__proto__" stays an own data property.
-          Object.defineProperty(out, key, { value: converted, enumerable: true, writable: true, configurable: true });
-        }
-      }
-    } else {
-      problem = { path: p, message: `${p}: ${describe(v)} is not JSON` };
     }
     seen.pop();
     return out;
   };
 
-  const converted = visit(value, path, 0);
-  return problem ? { ok: false, problem } : { ok: true, value: converted as JsonValue };
+  try {
+    return { ok: true, value: value === undefined ? null : (visit(value, path, 0) as JsonValue) };
+  } catch (thrown) {
+    if (!problem) throw thrown; // e.g. a throwing toJSON, as before
+    return { ok: false, problem };
+  }
 }
 
 /**
  * Canonical JSON text: object keys sorted, so two equal definitions give one string whatever
  * their key order. Used as a cache key and for manifest hashes; input must already be JSON.
  */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-}
+export const canonicalJson = (value: unknown): string =>
+  value === null || typeof value !== 'object'
+    ? JSON.stringify(value) ?? 'null'
+    : Array.isArray(value)
+      ? `[${value.map(canonicalJson).join(',')}]`
+      : `{${Object.keys(value)
+          .filter((k) => (value as any)[k] !== undefined)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as any)[k])}`)
+          .join(',')}}`;

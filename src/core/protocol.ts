@@ -43,11 +43,12 @@ export interface BridgePort {
 /** Opens a port. Called once, when a client is constructed; throwing means "unavailable". */
 export type PortFactory = () => BridgePort;
 
-/** `<prefix>_<Date.now()>_<random>`; crypto.randomUUID when the platform has it. */
-export function randomId(prefix: string): string {
-  const random =
-    typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function'
-      ? crypto.randomUUID()
-      : Math.random().toString(36).slice(2);
-  return `${prefix}_${Date.now()}_${random}`;
+/** @internal A listener set and the Chrome-style event that fills it (the transports' ports). */
+export function portEvent<T>(): [event: Required<PortEvent<(value: T) => void>>, emit: (value: T) => void] {
+  const set = new Set<(value: T) => void>();
+  return [{ addListener: (fn) => void set.add(fn), removeListener: (fn) => void set.delete(fn) }, (value) => set.forEach((fn) => fn(value))];
 }
+
+/** `<prefix>_<Date.now()>_<random>`; crypto.randomUUID when the platform has it. */
+export const randomId = (prefix: string): string =>
+  `${prefix}_${Date.now()}_${globalThis.crypto?.randomUUID?.() ?? Math.random().toString(36).slice(2)}`;

@@ -2,7 +2,7 @@
  * `PedelecSession`: one agent session — turns, statuses, listeners, tool calls, assets
  * (spec/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`.
  */
-import { isPedelecError, normalizeError, pedelecError, type PedelecError } from './errors.js';
+import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { randomId } from './protocol.js';
 import { Toolbox, type GenericToolHandler, type ToolCall, type ToolOutcome, type ToolSpecificHandler, TOOL_NAME_PATTERN } from './tools.js';
@@ -28,32 +28,33 @@ export interface SessionBridge {
 }
 
 type Turn = {
-  id: string;
-  startedAt: number;
-  kind: TurnKind;
-  finished: Promise<void>;
+  /** What every context of the turn carries. */
+  ctx: { turnId: string; turnStartedAt: number; turnKind: TurnKind };
   /** Set when the turn finished without error (a `done`/`idle` may come before the request's failure). */
   succeeded?: boolean;
   resolve(): void;
   reject(error: PedelecError): void;
 };
 
-/** A tool call in flight: enough to abort its signal and to refuse a repeat of it. */
-type RunningCall = { abort(reason: PedelecError): void };
+type Listener = (...args: any[]) => void;
 
-type Listener<T extends unknown[]> = (...args: T) => void;
-
-const STATUSES: ReadonlySet<string> = new Set(['idle', 'running', 'waiting_tool_result', 'ended', 'error']);
+const STATUSES = ['idle', 'running', 'waiting_tool_result', 'ended', 'error'];
 const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 const noop = () => {};
+const shapeError = (type: string) => protocolError(`${type} response had an invalid shape`);
+/** Turns whatever a session request failed with into an error with that request's fallbacks. */
+const failed =
+  (type: string, code = `${type.toUpperCase()}_FAILED`) =>
+  (failure: unknown): PedelecError =>
+    normalizeError(failure, code, `${type} failed`);
 
-export const ASSET_PATH_PATTERN = /^\/[^/\\\x00-\x1f]+(\/[^/\\\x00-\x1f]+)*$/;
-
-/** A valid sandbox asset path: rooted, single slashes, no empty, `.` or `..` segment. */
-export function isAssetPath(path: unknown): path is `/${string}` {
-  return typeof path === 'string' && ASSET_PATH_PATTERN.test(path) && !path.split('/').some((s) => s === '.' || s === '..');
-}
+/**
+ * A valid sandbox asset path: rooted, single slashes, no segment empty, `.` or `..`, no `\` and no
+ * control characters.
+ */
+export const isAssetPath = (path: unknown): path is `/${string}` =>
+  typeof path === 'string' && /^(\/(?!\.\.?(\/|$))[^/\\\x00-\x1f]+)+$/.test(path);
 
 export class PedelecSession<TToolName extends string = string> {
   readonly sessionId: string;
@@ -64,29 +65,23 @@ export class PedelecSession<TToolName extends string = string> {
   /** (ours) The tools this session answers and how; shared with a `<pedelec-session>` element. */
   readonly toolbox: Toolbox;
 
-  private status: PedelecSessionStatus = 'idle';
-  private lastSeq = -1;
-  private turn: Turn | null = null;
-  private ended = false;
-  private ending = false;
-  private prepared = false;
-  private preparing: Promise<void> | null = null;
-  private uploading = false;
-  private readonly running = new Map<string, RunningCall>();
-  private readonly answered = new Set<string>();
-  private readonly listeners = {
-    chat: new Set<Listener<[string, ChatEventContext]>>(),
-    status: new Set<Listener<[PedelecSessionStatus, StatusEventContext]>>(),
-    error: new Set<Listener<[PedelecError, ErrorEventContext]>>(),
-    ended: new Set<Listener<[EndedEventContext]>>(),
-    turn: new Set<Listener<[TurnEvent, PedelecEventContext]>>(),
-  };
+  #bridge: SessionBridge;
+  #status: PedelecSessionStatus = 'idle';
+  #lastSeq = -1;
+  #turn: Turn | null = null;
+  #ended = false;
+  #ending = false;
+  #prepared = false;
+  #preparing: Promise<void> | null = null;
+  #uploading = false;
+  /** Tool calls in flight, by `toolRequestId`: how to abort each one's signal. */
+  #running = new Map<string, (reason: PedelecError) => void>();
+  #answered = new Set<string>();
+  #listeners: Record<string, Set<Listener>> = {};
 
   /** @internal Sessions are made by `Pedelec`; construct one yourself only in tests. */
-  constructor(
-    private readonly bridge: SessionBridge,
-    init: { sessionId: string; provider: string; model: string | undefined; toolbox: Toolbox },
-  ) {
+  constructor(bridge: SessionBridge, init: { sessionId: string; provider: string; model: string | undefined; toolbox: Toolbox }) {
+    this.#bridge = bridge;
     this.sessionId = init.sessionId;
     this.provider = init.provider;
     this.model = init.model;
@@ -95,50 +90,62 @@ export class PedelecSession<TToolName extends string = string> {
   }
 
   getStatus(): PedelecSessionStatus {
-    return this.status;
+    return this.#status;
   }
 
   // ───────────────────────────── listeners ─────────────────────────────
 
   onChat(listener: (text: string, ctx: ChatEventContext) => void): () => void {
-    return subscribe(this.listeners.chat, listener);
+    return this.#on('chat', listener);
   }
   onStatus(listener: (status: PedelecSessionStatus, ctx: StatusEventContext) => void): () => void {
-    return subscribe(this.listeners.status, listener);
+    return this.#on('status', listener);
   }
   onError(listener: (error: PedelecError, ctx: ErrorEventContext) => void): () => void {
-    return subscribe(this.listeners.error, listener);
+    return this.#on('error', listener);
   }
   onEnded(listener: (ctx: EndedEventContext) => void): () => void {
-    return subscribe(this.listeners.ended, listener);
+    return this.#on('ended', listener);
   }
   /** (ours) A turn starts — `sendText()` or `prepare()`, whoever called it. */
   onTurn(listener: (turn: TurnEvent, ctx: PedelecEventContext) => void): () => void {
-    return subscribe(this.listeners.turn, listener);
+    return this.#on('turn', listener);
   }
   /** The generic fallback for any tool without a more specific handler. */
   onTool(handler: GenericToolHandler<TToolName>): () => void;
   /** The handler for one tool; the latest registration for a name wins. */
   onTool<TArgs = unknown, TResult = unknown>(toolName: TToolName, handler: ToolSpecificHandler<TArgs, TResult>): () => void;
-  onTool(nameOrHandler: unknown, maybeHandler?: unknown): () => void {
+  onTool(name: any, handler?: any): () => void {
     const { toolbox } = this;
-    if (typeof nameOrHandler === 'function') {
-      const generic = nameOrHandler as GenericToolHandler;
-      toolbox.generic = generic;
+    if (typeof name === 'function') {
+      toolbox.generic = name;
       return () => {
-        if (toolbox.generic === generic) toolbox.generic = null;
+        if (toolbox.generic === name) toolbox.generic = null;
       };
     }
-    if (typeof nameOrHandler !== 'string' || !TOOL_NAME_PATTERN.test(nameOrHandler)) {
-      throw pedelecError('INVALID_INPUT', 'tool name is invalid', { toolName: nameOrHandler });
-    }
-    if (typeof maybeHandler !== 'function') throw pedelecError('INVALID_INPUT', 'tool handler must be a function', { toolName: nameOrHandler });
-    const name = nameOrHandler;
-    const handler = maybeHandler as ToolSpecificHandler;
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) throw invalidInput('tool name is invalid', { toolName: name });
+    if (typeof handler !== 'function') throw invalidInput('tool handler must be a function', { toolName: name });
     toolbox.named.set(name, handler);
     return () => {
       if (toolbox.named.get(name) === handler) toolbox.named.delete(name);
     };
+  }
+
+  #on(kind: string, listener: Listener): () => void {
+    const set = (this.#listeners[kind] ??= new Set());
+    set.add(listener);
+    return () => void set.delete(listener);
+  }
+
+  /** A listener that throws must not break the session: its error becomes a warning, not a crash. */
+  #emit(kind: string, ...args: unknown[]): void {
+    for (const fn of [...(this.#listeners[kind] ?? [])]) {
+      try {
+        fn(...args);
+      } catch (thrown) {
+        this.#bridge.warn(normalizeError(thrown, 'LISTENER_ERROR', 'A session listener threw'));
+      }
+    }
   }
 
   // ───────────────────────────── turns ─────────────────────────────
@@ -148,80 +155,60 @@ export class PedelecSession<TToolName extends string = string> {
    * an in-flight `prepare()` first (ignoring its failure).
    */
   sendText(text: string): Promise<void> {
-    if (this.preparing) return this.preparing.then(noop, noop).then(() => this.startUserTurn(text));
-    return this.startUserTurn(text);
-  }
-
-  private startUserTurn(text: string): Promise<void> {
-    if (this.ended) return Promise.reject(this.endedError());
-    if (this.turn) return Promise.reject(this.busyError());
-    if (typeof text !== 'string') return Promise.reject(pedelecError('INVALID_INPUT', 'text must be a string'));
-    return this.runTurn('user', 'send_text', { sessionId: this.sessionId, text }, 'SEND_TEXT_FAILED', 'send_text failed', text);
+    const start = () =>
+      this.#usable(() => {
+        if (this.#turn) throw this.#busy();
+        if (typeof text !== 'string') throw invalidInput('text must be a string');
+        return this.#runTurn('user', 'send_text', { text }, failed('send_text'), text);
+      });
+    return this.#preparing ? this.#preparing.then(noop, noop).then(start) : start();
   }
 
   /** Warms the provider up; resolves at once when already prepared, shares an in-flight prepare. */
   prepare(): Promise<void> {
-    if (this.ended) return Promise.reject(this.endedError());
-    if (this.preparing) return this.preparing;
-    if (this.turn) return Promise.reject(this.busyError());
-    if (this.prepared) return Promise.resolve();
-    const preparing = this.runTurn('prepare', 'prepare_session', { sessionId: this.sessionId }, 'PREPARE_FAILED', 'prepare_session failed').then(
-      () => {
-        this.prepared = true;
-      },
-    );
-    this.preparing = preparing;
-    const settled = () => {
-      if (this.preparing === preparing) this.preparing = null;
-    };
-    preparing.then(settled, settled);
-    return preparing;
-  }
-
-  private runTurn(
-    kind: TurnKind,
-    type: string,
-    payload: Record<string, unknown>,
-    fallbackCode: string,
-    fallbackMessage: string,
-    text?: string,
-  ): Promise<void> {
-    const turn = this.beginTurn(kind);
-    this.emit(this.listeners.turn, text === undefined ? { turnId: turn.id, kind } : { turnId: turn.id, kind, text }, this.context(undefined, 'sdk'));
-    this.setStatus('running', 'sdk_status_changed', 'sdk');
-    const request = this.bridge.request(type, payload).then(noop, (failure: unknown) => {
-      const error = normalizeError(failure, fallbackCode, fallbackMessage);
-      // Emitted while the turn is still active, so the error's context carries it; a turn that
-      // already finished cleanly still reports the failed request (one that failed on an error event
-      // has reported that error already).
-      if (this.turn === turn) {
-        this.emitError(error, 'sdk_error', 'sdk');
-        this.finishTurn(turn, error);
-      } else if (turn.succeeded) {
-        this.emitError(error, 'sdk_error', 'sdk');
-      }
-      throw error;
+    return this.#usable(() => {
+      if (this.#preparing) return this.#preparing;
+      if (this.#turn) throw this.#busy();
+      if (this.#prepared) return Promise.resolve();
+      const preparing = (this.#preparing = this.#runTurn('prepare', 'prepare_session', {}, failed('prepare_session', 'PREPARE_FAILED')).then(() => {
+        this.#prepared = true;
+      }));
+      const settled = () => {
+        if (this.#preparing === preparing) this.#preparing = null;
+      };
+      preparing.then(settled, settled);
+      return preparing;
     });
-    // Joined like Promise.all, so whichever side fails first, neither rejection goes unhandled.
-    return Promise.all([request, turn.finished]).then(noop);
   }
 
-  private beginTurn(kind: TurnKind): Turn {
+  #runTurn(kind: TurnKind, type: string, payload: object, fail: (failure: unknown) => PedelecError, text?: string): Promise<void> {
     let resolve!: () => void;
     let reject!: (error: PedelecError) => void;
     const finished = new Promise<void>((res, rej) => {
       resolve = res;
       reject = rej;
     });
-    const turn: Turn = { id: randomId('turn'), startedAt: Date.now(), kind, finished, resolve, reject };
-    this.turn = turn;
-    return turn;
+    const turnId = randomId('turn');
+    const turn: Turn = (this.#turn = { ctx: { turnId, turnStartedAt: Date.now(), turnKind: kind }, resolve, reject });
+    this.#emit('turn', text === undefined ? { turnId, kind } : { turnId, kind, text }, this.#ctx());
+    this.#setStatus('running');
+    const request = this.#request(type, payload).then(noop, (failure: unknown) => {
+      const error = fail(failure);
+      // Emitted while the turn is still active, so the error's context carries it; a turn that
+      // already finished cleanly still reports the failed request (one that failed on an error event
+      // has reported that error already).
+      if (this.#turn === turn || turn.succeeded) this.#emitError(error);
+      this.#finishTurn(turn, error);
+      throw error;
+    });
+    // Joined like Promise.all, so whichever side fails first, neither rejection goes unhandled.
+    return Promise.all([request, finished]).then(noop);
   }
 
-  /** Clears the turn; with an error, rejects whoever waits for it. */
-  private finishTurn(turn: Turn, error?: PedelecError): void {
-    if (this.turn !== turn) return;
-    this.turn = null;
+  /** Clears the turn (when it still is the current one); with an error, rejects whoever waits for it. */
+  #finishTurn(turn = this.#turn, error?: PedelecError): void {
+    if (!turn || this.#turn !== turn) return;
+    this.#turn = null;
     if (error) turn.reject(error);
     else {
       turn.succeeded = true;
@@ -231,17 +218,17 @@ export class PedelecSession<TToolName extends string = string> {
 
   /** Ends the session. Already ended or ending: resolves with no request. */
   end(): Promise<void> {
-    if (this.ended || this.ending) return Promise.resolve();
-    this.ending = true;
-    return this.bridge.request('end_session', { sessionId: this.sessionId }).then(
+    if (this.#ended || this.#ending) return Promise.resolve();
+    this.#ending = true;
+    return this.#request('end_session').then(
       () => {
-        this.ending = false;
-        this.markEnded('sdk_ended', 'sdk');
+        this.#ending = false;
+        this.#markEnded();
       },
       (failure: unknown) => {
-        this.ending = false;
-        const error = normalizeError(failure, 'END_SESSION_FAILED', 'end_session failed');
-        this.emitError(error, 'sdk_error', 'sdk');
+        this.#ending = false;
+        const error = failed('end_session')(failure);
+        this.#emitError(error);
         throw error;
       },
     );
@@ -250,50 +237,35 @@ export class PedelecSession<TToolName extends string = string> {
   // ───────────────────────────── incoming events ─────────────────────────────
 
   /** @internal Routed here by the client: one session-addressed message from the bridge. */
-  handleEvent(message: Record<string, unknown>, receivedAt: number): void {
-    if (this.ended) return;
-    const { seq } = message;
-    if (typeof seq === 'number' && Number.isInteger(seq) && seq >= 0) {
-      if (seq <= this.lastSeq) return; // the extension may route one event twice
-      this.lastSeq = seq;
+  handleEvent(message: Record<string, any>, receivedAt: number): void {
+    if (this.#ended) return;
+    const { seq, type, status } = message;
+    if (Number.isInteger(seq) && seq >= 0) {
+      if (seq <= this.#lastSeq) return; // the extension may route one event twice
+      this.#lastSeq = seq;
     }
-    switch (message.type) {
-      case 'chat_delta': {
-        const turn = this.turn;
-        if (!turn) return this.protocolError('chat_delta arrived outside of a turn', receivedAt);
-        if (typeof message.text !== 'string') return this.protocolError('chat_delta had no text', receivedAt);
-        if (turn.kind === 'prepare') return; // a prepare turn's words are not the user's conversation
-        this.emit(this.listeners.chat, message.text, this.context('chat_delta', 'core', receivedAt) as ChatEventContext);
-        return;
-      }
-      case 'status_changed': {
-        const status = message.status;
-        if (typeof status !== 'string' || !STATUSES.has(status)) return this.protocolError('status_changed had an unknown status', receivedAt);
-        if (status === 'ended') return this.markEnded('ended', 'core', receivedAt);
-        this.setStatus(status as PedelecSessionStatus, 'status_changed', 'core', receivedAt);
-        const turn = this.turn;
-        if (!turn) return;
-        if (status === 'idle') this.finishTurn(turn);
-        else if (status === 'error') this.finishTurn(turn, pedelecError('SESSION_ERROR', 'Pedelec session reported an error.', { sessionId: this.sessionId }));
-        return;
-      }
-      case 'done': {
-        this.setStatus('idle', 'status_changed', 'core', receivedAt);
-        if (this.turn) this.finishTurn(this.turn);
-        return;
-      }
-      case 'error': {
-        const error = normalizeError(message.error, 'SESSION_ERROR', 'Pedelec session error');
-        this.setStatus('error', 'status_changed', 'core', receivedAt);
-        this.emitError(error, 'error', 'core', receivedAt);
-        if (this.turn) this.finishTurn(this.turn, error);
-        return;
-      }
-      case 'ended':
-        return this.markEnded('ended', 'core', receivedAt);
-      case 'tool_call':
-        return this.handleToolCall(message, receivedAt);
-    }
+    const turn = this.#turn;
+    if (!turn && (type === 'chat_delta' || type === 'tool_call')) return this.#protocolError(`${type} arrived outside of a turn`, receivedAt);
+    if (type === 'chat_delta') {
+      if (typeof message.text !== 'string') return this.#protocolError('chat_delta had no text', receivedAt);
+      // A prepare turn's words are not the user's conversation.
+      if (turn!.ctx.turnKind !== 'prepare') this.#emit('chat', message.text, this.#ctx('chat_delta', receivedAt));
+    } else if (type === 'status_changed') {
+      if (!STATUSES.includes(status)) return this.#protocolError('status_changed had an unknown status', receivedAt);
+      if (status === 'ended') return this.#markEnded(receivedAt);
+      this.#setStatus(status, receivedAt);
+      if (status === 'idle') this.#finishTurn();
+      else if (status === 'error') this.#finishTurn(undefined, this.#error('SESSION_ERROR', 'Pedelec session reported an error.'));
+    } else if (type === 'done') {
+      this.#setStatus('idle', receivedAt);
+      this.#finishTurn();
+    } else if (type === 'error') {
+      const error = normalizeError(message.error, 'SESSION_ERROR', 'Pedelec session error');
+      this.#setStatus('error', receivedAt);
+      this.#emitError(error, receivedAt);
+      this.#finishTurn(undefined, error);
+    } else if (type === 'ended') this.#markEnded(receivedAt);
+    else if (type === 'tool_call') this.#toolCall(message, receivedAt);
   }
 
   /**
@@ -302,146 +274,125 @@ export class PedelecSession<TToolName extends string = string> {
    * handlers are aborted too. The session stays usable for whatever the client can still do.
    */
   handleTransportError(error: PedelecError, disconnected: boolean): void {
-    if (this.ended) return;
+    if (this.#ended) return;
     // Handlers keep their place: their results are still submitted, and that failure is reported.
-    if (disconnected) this.running.forEach((call) => call.abort(error));
-    this.setStatus('error', 'sdk_status_changed', 'sdk');
-    this.emitError(error, 'sdk_error', 'sdk');
-    if (this.turn) this.finishTurn(this.turn, error);
+    if (disconnected) this.#running.forEach((abort) => abort(error));
+    this.#setStatus('error');
+    this.#emitError(error);
+    this.#finishTurn(undefined, error);
   }
 
   /**
    * (ours) Forgets this session locally — the turn rejects, running handlers abort, `onEnded` fires
    * once — without asking Core. For a page that let a persisted session go, or whose `end()` failed.
    */
-  detach(reason: PedelecError = this.endedError()): void {
-    if (this.ended) return;
-    this.abortRunning(reason);
-    this.markEnded('sdk_ended', 'sdk');
+  detach(reason: PedelecError = this.#endedError()): void {
+    if (this.#ended) return;
+    this.#abortRunning(reason);
+    this.#markEnded();
   }
 
-  private markEnded(type: 'ended' | 'sdk_ended', source: 'core' | 'sdk', receivedAt?: number): void {
-    if (this.ended) return;
-    this.ended = true;
-    const statusType = source === 'core' ? 'status_changed' : 'sdk_status_changed';
-    this.setStatus('ended', statusType, source, receivedAt);
+  /** Ended by Core (`receivedAt` given) or by the SDK. */
+  #markEnded(receivedAt?: number): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#setStatus('ended', receivedAt);
     // onEnded runs before the pending turn is rejected, so its context still carries the turn.
-    this.emit(this.listeners.ended, this.context(type, source, receivedAt) as EndedEventContext);
-    const error = this.endedError();
-    if (this.turn) this.finishTurn(this.turn, error);
-    this.abortRunning(error);
-    this.answered.clear();
-    this.bridge.release(this as PedelecSession<string>);
+    this.#emit('ended', this.#ctx('ended', receivedAt));
+    const error = this.#endedError();
+    this.#finishTurn(undefined, error);
+    this.#abortRunning(error);
+    this.#answered.clear();
+    this.#bridge.release(this as PedelecSession<string>);
   }
 
-  private abortRunning(reason: PedelecError): void {
-    const calls = [...this.running.values()];
-    this.running.clear();
-    calls.forEach((call) => call.abort(reason));
+  #abortRunning(reason: PedelecError): void {
+    const aborts = [...this.#running.values()];
+    this.#running.clear();
+    aborts.forEach((abort) => abort(reason));
   }
 
   // ───────────────────────────── tool calls ─────────────────────────────
 
-  private handleToolCall(message: Record<string, unknown>, receivedAt: number): void {
-    const turn = this.turn;
-    if (!turn) return this.protocolError('tool_call arrived outside of a turn', receivedAt);
+  #toolCall(message: Record<string, any>, receivedAt: number): void {
     const { toolRequestId, tool } = message;
-    if (typeof toolRequestId !== 'string' || toolRequestId === '' || typeof tool !== 'string') {
-      return this.protocolError('tool_call had no toolRequestId or tool', receivedAt);
+    if (typeof toolRequestId !== 'string' || !toolRequestId || typeof tool !== 'string') {
+      return this.#protocolError('tool_call had no toolRequestId or tool', receivedAt);
     }
     // Exactly one result per request: a repeat of a running or answered call is ignored.
-    if (this.running.has(toolRequestId) || this.answered.has(toolRequestId)) return;
-    this.setStatus('waiting_tool_result', 'status_changed', 'core', receivedAt);
+    if (this.#running.has(toolRequestId) || this.#answered.has(toolRequestId)) return;
+    this.#setStatus('waiting_tool_result', receivedAt);
 
-    const declared = this.toolbox.tools.get(tool);
-    const deadline = receivedAt + (declared?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
-    const base = this.context(undefined, 'core', receivedAt);
-    const { ctx, abort, settle } = toolCallContext(base, { toolRequestId, tool }, deadline);
-    const call: ToolCall = { tool, args: message.args, ctx, local: false, abort };
-    this.running.set(toolRequestId, { abort });
+    const deadline = receivedAt + (this.toolbox.tools.get(tool)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
+    const { ctx, abort, settle } = toolCallContext(this.#ctx('tool_call', receivedAt), { toolRequestId, tool }, deadline);
+    this.#running.set(toolRequestId, abort);
 
-    const outcome = this.runTool(call);
-    if (outcome instanceof Promise) outcome.then((o) => this.submit(call, o, settle));
-    else this.submit(call, outcome, settle);
-  }
-
-  /** Runs one call through the toolbox; a result that is not JSON is also reported to the page. */
-  private runTool(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
-    const report = (outcome: ToolOutcome): ToolOutcome => {
-      if (!outcome.ok && outcome.reportToPage) this.emitError(outcome.error, 'sdk_error', 'sdk');
-      return outcome;
-    };
-    const outcome = this.toolbox.run(call);
-    return outcome instanceof Promise ? outcome.then(report) : report(outcome);
-  }
-
-  private submit(call: ToolCall, outcome: ToolOutcome, settle: () => void): void {
-    settle();
-    const { toolRequestId, tool } = call.ctx;
-    // The session ended (or the bridge went away) while the handler ran: that call was settled
-    // then, and its result has nowhere to go.
-    if (!this.running.delete(toolRequestId)) return;
-    this.answered.add(toolRequestId);
-    this.bridge
-      .request('submit_tool_result', { sessionId: this.sessionId, toolRequestId, result: outcome.result as JsonValue })
-      .catch((failure: unknown) => {
-        const cause = normalizeError(failure, 'SUBMIT_TOOL_RESULT_FAILED', 'submit_tool_result failed');
-        this.emitError(pedelecError('SUBMIT_TOOL_RESULT_FAILED', cause.message, { tool, toolRequestId, cause }), 'sdk_error', 'sdk');
+    const submit = (outcome: ToolOutcome) => {
+      // A result that is not JSON is also reported to the page.
+      if (!outcome.ok && outcome.reportToPage) this.#emitError(outcome.error);
+      settle();
+      // The session ended (or the bridge went away) while the handler ran: that call was settled
+      // then, and its result has nowhere to go.
+      if (!this.#running.delete(toolRequestId)) return;
+      this.#answered.add(toolRequestId);
+      this.#request('submit_tool_result', { toolRequestId, result: outcome.result as JsonValue }).catch((failure: unknown) => {
+        const code = 'SUBMIT_TOOL_RESULT_FAILED';
+        const cause = failed('submit_tool_result', code)(failure);
+        this.#emitError(pedelecError(code, cause.message, { tool, toolRequestId, cause }));
       });
+    };
+    const outcome = this.toolbox.run({ tool, args: message.args, ctx, local: false, abort } satisfies ToolCall);
+    if (outcome instanceof Promise) outcome.then(submit);
+    else submit(outcome);
   }
 
   // ───────────────────────────── assets ─────────────────────────────
 
   /** The files in this session's sandbox. */
   listAssets(): Promise<SandboxAsset[]> {
-    if (this.ended || this.ending) return Promise.reject(this.endedError());
-    return this.bridge.request<{ assets?: unknown }>('list_assets', { sessionId: this.sessionId }).then((result) => {
-      const assets = result?.assets;
-      if (!Array.isArray(assets) || !assets.every(isAssetEntry)) {
-        throw pedelecError('SDK_PROTOCOL_ERROR', 'list_assets response had an invalid shape');
-      }
-      return assets.map(({ name, path, sizeBytes, modifiedAt }) => ({ name, path, sizeBytes, modifiedAt }));
-    });
+    return this.#usable(
+      () =>
+        this.#request<{ assets?: unknown }>('list_assets').then((result) => {
+          const assets = result?.assets;
+          if (!Array.isArray(assets) || !assets.every(isAssetEntry)) throw shapeError('list_assets');
+          return assets.map(({ name, path, sizeBytes, modifiedAt }) => ({ name, path, sizeBytes, modifiedAt }));
+        }),
+      true,
+    );
   }
 
   /** Uploads a `File` into the sandbox (at most 100 MiB; one upload at a time). */
   uploadAsset(file: File, targetPath?: string): Promise<{ path: `/${string}` }> {
-    if (this.ended || this.ending) return Promise.reject(this.endedError());
-    if (typeof File === 'undefined' || !(file instanceof File) || !file.name) {
-      return Promise.reject(pedelecError('INVALID_INPUT', 'file must be a File with a name'));
-    }
-    if (file.size > MAX_UPLOAD_BYTES) return Promise.reject(pedelecError('ASSET_TOO_LARGE', 'file is larger than 100 MiB', { sizeBytes: file.size }));
-    if (targetPath !== undefined && !isAssetPath(targetPath)) {
-      return Promise.reject(pedelecError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path: targetPath }));
-    }
-    if (this.uploading) return Promise.reject(this.busyError());
-    this.uploading = true;
-    const payload: Record<string, unknown> = { sessionId: this.sessionId, filename: file.name, sizeBytes: file.size, mimeType: file.type || 'application/octet-stream' };
-    if (targetPath !== undefined) payload.targetPath = targetPath;
-    const done = () => {
-      this.uploading = false;
-    };
-    const upload = this.bridge
-      .request<Record<string, unknown>>('create_asset_upload', payload)
-      .then(async (ticket) => {
-        if (!ticket || typeof ticket.uploadUrl !== 'string' || typeof ticket.token !== 'string') {
-          throw pedelecError('SDK_PROTOCOL_ERROR', 'create_asset_upload response had an invalid shape');
-        }
-        const response = await fetchOrFail(ticket.uploadUrl, {
-          method: 'PUT',
-          headers: { Authorization: `Bearer ${ticket.token}`, 'Content-Type': file.type || 'application/octet-stream' },
-          body: file,
-          credentials: 'omit',
-        }, 'ASSET_UPLOAD_FAILED', 'Asset upload failed');
-        const body = (await response.json().catch(() => null)) as { path?: unknown } | null;
-        const path = body?.path;
-        if (!isAssetPath(path) || (targetPath !== undefined && path !== targetPath)) {
-          throw pedelecError('SDK_PROTOCOL_ERROR', 'asset upload response had an invalid path');
-        }
+    return this.#usable(() => {
+      if (typeof File === 'undefined' || !(file instanceof File) || !file.name) throw invalidInput('file must be a File with a name');
+      const { name, size } = file;
+      const type = file.type || 'application/octet-stream';
+      if (size > MAX_UPLOAD_BYTES) throw pedelecError('ASSET_TOO_LARGE', 'file is larger than 100 MiB', { sizeBytes: size });
+      if (targetPath !== undefined && !isAssetPath(targetPath)) {
+        throw pedelecError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path: targetPath });
+      }
+      if (this.#uploading) throw this.#busy();
+      this.#uploading = true;
+      const upload = this.#transfer(
+        'create_asset_upload',
+        { filename: name, sizeBytes: size, mimeType: type, ...(targetPath !== undefined && { targetPath }) },
+        ['uploadUrl', 'token'],
+        'PUT',
+        'ASSET_UPLOAD_FAILED',
+        'Asset upload failed',
+        type,
+        file,
+      ).then(async ([, response]) => {
+        const path = ((await response.json().catch(noop)) as { path?: unknown } | undefined)?.path;
+        if (!isAssetPath(path) || (targetPath !== undefined && path !== targetPath)) throw protocolError('asset upload response had an invalid path');
         return { path };
       });
-    upload.then(done, done);
-    return upload;
+      const done = () => {
+        this.#uploading = false;
+      };
+      upload.then(done, done);
+      return upload;
+    }, true);
   }
 
   /** Reads a sandbox file as text, parsed JSON, or a `File`. */
@@ -449,145 +400,143 @@ export class PedelecSession<TToolName extends string = string> {
   readAsset(path: string, type: 'json'): Promise<JsonValue>;
   readAsset(path: string, type: 'file'): Promise<File>;
   readAsset(path: string, type: ReadAssetType): Promise<string | JsonValue | File> {
-    if (this.ended || this.ending) return Promise.reject(this.endedError());
-    if (!isAssetPath(path) || (type !== 'text' && type !== 'json' && type !== 'file')) {
-      return Promise.reject(pedelecError('ASSET_PATH_INVALID', 'path or type is not valid for readAsset', { path, type }));
-    }
-    return this.bridge.request<Record<string, unknown>>('create_asset_download', { sessionId: this.sessionId, path }).then(async (ticket) => {
-      if (
-        !ticket ||
-        typeof ticket.downloadUrl !== 'string' ||
-        typeof ticket.token !== 'string' ||
-        typeof ticket.name !== 'string' ||
-        typeof ticket.mimeType !== 'string' ||
-        !isAssetPath(ticket.path)
-      ) {
-        throw pedelecError('SDK_PROTOCOL_ERROR', 'create_asset_download response had an invalid shape');
+    return this.#usable(() => {
+      if (!isAssetPath(path) || !['text', 'json', 'file'].includes(type)) {
+        throw pedelecError('ASSET_PATH_INVALID', 'path or type is not valid for readAsset', { path, type });
       }
-      const response = await fetchOrFail(ticket.downloadUrl, {
-        method: 'GET',
-        headers: { Authorization: `Bearer ${ticket.token}` },
-        credentials: 'omit',
-      }, 'ASSET_READ_FAILED', 'Asset read failed');
-      const bytes = await response.arrayBuffer();
-      if (type === 'file') {
-        const modified = typeof ticket.modifiedAt === 'number' ? { lastModified: ticket.modifiedAt } : {};
-        return new File([bytes], ticket.name, { type: ticket.mimeType, ...modified });
-      }
-      let text: string;
+      return this.#transfer('create_asset_download', { path }, ['downloadUrl', 'token', 'name', 'mimeType'], 'GET', 'ASSET_READ_FAILED', 'Asset read failed').then(
+        async ([{ name, mimeType, modifiedAt }, response]) => {
+          const bytes = await response.arrayBuffer();
+          if (type === 'file') return new File([bytes], name, { type: mimeType, ...(typeof modifiedAt === 'number' && { lastModified: modifiedAt }) });
+          let text: string;
+          try {
+            text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+          } catch {
+            throw pedelecError('ASSET_TEXT_DECODE_FAILED', 'asset is not valid UTF-8 text', { path });
+          }
+          if (type === 'text') return text;
+          try {
+            return JSON.parse(text) as JsonValue;
+          } catch {
+            throw pedelecError('ASSET_INVALID_JSON', 'asset is not valid JSON', { path });
+          }
+        },
+      );
+    }, true);
+  }
+
+  /**
+   * Asks for a transfer ticket and checks it (`keys` are its string fields, the URL first; a
+   * download ticket also names a valid path), then fetches the URL with the ticket's bearer token
+   * and no credentials. Network and HTTP failures reject with `code` (or the server's own error).
+   */
+  #transfer(
+    type: string,
+    payload: object,
+    keys: string[],
+    method: string,
+    code: string,
+    message: string,
+    contentType?: string,
+    body?: File,
+  ): Promise<[Record<string, any>, Response]> {
+    return this.#request<Record<string, any> | undefined>(type, payload).then(async (ticket) => {
+      if (keys.some((key) => typeof ticket?.[key] !== 'string') || (method === 'GET' && !isAssetPath(ticket!.path))) throw shapeError(type);
+      let response: Response;
       try {
-        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-      } catch {
-        throw pedelecError('ASSET_TEXT_DECODE_FAILED', 'asset is not valid UTF-8 text', { path });
+        response = await fetch(ticket![keys[0]!], {
+          method,
+          headers: { Authorization: `Bearer ${ticket!.token}`, ...(contentType && { 'Content-Type': contentType }) },
+          body,
+          credentials: 'omit',
+        });
+      } catch (thrown) {
+        throw normalizeError(thrown, code, message);
       }
-      if (type === 'text') return text;
-      try {
-        return JSON.parse(text) as JsonValue;
-      } catch {
-        throw pedelecError('ASSET_INVALID_JSON', 'asset is not valid JSON', { path });
+      if (!response.ok) {
+        const { status } = response;
+        const failure = ((await response.json().catch(noop)) as { error?: unknown } | undefined)?.error;
+        throw keepError(failure, pedelecError(code, `${message} (HTTP ${status})`, { status }));
       }
+      return [ticket!, response];
     });
   }
 
   // ───────────────────────────── helpers ─────────────────────────────
 
-  private context(type: PedelecEventContext['type'], source: 'core' | 'sdk', receivedAt?: number): PedelecEventContext {
+  /**
+   * Runs `body` unless the session has ended (or, with `orEnding`, is ending): then, and whenever
+   * `body` throws, returns a rejected promise instead — public methods never throw.
+   */
+  #usable<T>(body: () => Promise<T>, orEnding?: boolean): Promise<T> {
+    try {
+      if (this.#ended || (orEnding && this.#ending)) throw this.#endedError();
+      return body();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** A request about this session: `sessionId` goes first in the payload. */
+  #request<T = unknown>(type: string, payload?: object): Promise<T> {
+    return this.#bridge.request<T>(type, { sessionId: this.sessionId, ...payload });
+  }
+
+  /**
+   * An event context. Caused by a message from the extension (`receivedAt` given): `core`-sourced;
+   * otherwise `sdk`-sourced, and the type gets its `sdk_` form.
+   */
+  #ctx(type?: string, receivedAt?: number, sdk = receivedAt === undefined): any {
     const ctx: PedelecEventContext = {
       sessionId: this.sessionId,
       provider: this.provider,
       model: this.model,
       sessionCreatedAt: this.sessionCreatedAt,
       eventEmittedAt: Date.now(),
-      source,
+      source: sdk ? 'sdk' : 'core',
     };
     if (receivedAt !== undefined) ctx.eventReceivedAt = receivedAt;
-    const turn = this.turn;
-    if (turn) {
-      ctx.turnId = turn.id;
-      ctx.turnStartedAt = turn.startedAt;
-      ctx.turnKind = turn.kind;
-    }
-    if (type) ctx.type = type;
+    Object.assign(ctx, this.#turn?.ctx);
+    if (type) ctx.type = (sdk ? `sdk_${type}` : type) as PedelecEventContext['type'];
     return ctx;
   }
 
-  private setStatus(next: PedelecSessionStatus, type: 'status_changed' | 'sdk_status_changed', source: 'core' | 'sdk', receivedAt?: number): void {
-    const previousStatus = this.status;
-    if (next === previousStatus) return;
-    this.status = next;
-    const ctx = this.context(type, source, receivedAt) as StatusEventContext;
-    ctx.status = next;
-    ctx.previousStatus = previousStatus;
-    this.emit(this.listeners.status, next, ctx);
+  #setStatus(status: PedelecSessionStatus, receivedAt?: number): void {
+    const previousStatus = this.#status;
+    if (status === previousStatus) return;
+    this.#status = status;
+    this.#emit('status', status, Object.assign(this.#ctx('status_changed', receivedAt), { status, previousStatus }));
   }
 
-  private emitError(error: PedelecError, type: 'error' | 'sdk_error', source: 'core' | 'sdk', receivedAt?: number): void {
-    this.emit(this.listeners.error, error, this.context(type, source, receivedAt) as ErrorEventContext);
+  #emitError(error: PedelecError, receivedAt?: number, sdk?: boolean): void {
+    this.#emit('error', error, this.#ctx('error', receivedAt, sdk));
   }
 
-  private protocolError(message: string, receivedAt: number): void {
-    // The one SDK-made event that keeps eventReceivedAt: it is about a message that did arrive.
-    this.emitError(pedelecError('SDK_PROTOCOL_ERROR', message), 'sdk_error', 'sdk', receivedAt);
+  /** The one SDK-made event that keeps eventReceivedAt: it is about a message that did arrive. */
+  #protocolError(message: string, receivedAt: number): void {
+    this.#emitError(protocolError(message), receivedAt, true);
   }
 
-  private emit<T extends unknown[]>(set: Set<Listener<T>>, ...args: T): void {
-    if (set.size === 0) return;
-    for (const fn of [...set]) safely(() => fn(...args), this.bridge);
+  #error(code: string, message: string): PedelecError {
+    return pedelecError(code, message, { sessionId: this.sessionId });
   }
 
-  private endedError(): PedelecError {
-    return pedelecError('SESSION_ENDED', 'Pedelec session has ended.', { sessionId: this.sessionId });
+  #endedError(): PedelecError {
+    return this.#error('SESSION_ENDED', 'Pedelec session has ended.');
   }
 
-  private busyError(): PedelecError {
-    return pedelecError('SESSION_BUSY', 'Pedelec session is busy.', { sessionId: this.sessionId });
+  #busy(): PedelecError {
+    return this.#error('SESSION_BUSY', 'Pedelec session is busy.');
   }
 }
 
-function subscribe<T>(set: Set<T>, listener: T): () => void {
-  set.add(listener);
-  return () => void set.delete(listener);
-}
+const isCount = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
 
-/** A listener that throws must not break the session: its error becomes a warning, not a crash. */
-function safely(fn: () => void, bridge: SessionBridge): void {
-  try {
-    fn();
-  } catch (thrown) {
-    bridge.warn(normalizeError(thrown, 'LISTENER_ERROR', 'A session listener threw'));
-  }
-}
-
+/** The path being valid and ending in `name` also makes `name` a valid file name. */
 function isAssetEntry(entry: unknown): entry is SandboxAsset {
   if (typeof entry !== 'object' || entry === null) return false;
   const { name, path, sizeBytes, modifiedAt } = entry as Record<string, unknown>;
-  return (
-    typeof name === 'string' &&
-    name !== '' &&
-    name !== '.' &&
-    name !== '..' &&
-    !/[/\\]/.test(name) &&
-    isAssetPath(path) &&
-    path.slice(path.lastIndexOf('/') + 1) === name &&
-    Number.isInteger(sizeBytes) &&
-    (sizeBytes as number) >= 0 &&
-    Number.isInteger(modifiedAt) &&
-    (modifiedAt as number) >= 0
-  );
-}
-
-async function fetchOrFail(url: string, init: RequestInit, code: string, message: string): Promise<Response> {
-  let response: Response;
-  try {
-    response = await fetch(url, init);
-  } catch (thrown) {
-    throw normalizeError(thrown, code, message);
-  }
-  if (!response.ok) {
-    const body = (await response.json().catch(() => null)) as { error?: unknown } | null;
-    throw isPedelecError(body?.error) ? normalizeError(body!.error, code, message) : pedelecError(code, `${message} (HTTP ${response.status})`, { status: response.status });
-  }
-  return response;
+  return isAssetPath(path) && path.slice(path.lastIndexOf('/') + 1) === name && isCount(sizeBytes) && isCount(modifiedAt);
 }
 
 /**
@@ -596,35 +545,32 @@ async function fetchOrFail(url: string, init: RequestInit, code: string, message
  */
 export function toolCallContext(
   base: PedelecEventContext,
-  ids: { toolRequestId: string; tool: string },
+  { toolRequestId, tool }: { toolRequestId: string; tool: string },
   deadline: number,
 ): { ctx: ToolCallContext; abort(reason: PedelecError): void; settle(): void } {
-  let controller: AbortController | null = null;
+  let controller: AbortController | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let abortedWith: PedelecError | null = null;
+  let abortedWith: PedelecError | undefined;
   let settled = false;
-  const timeoutError = () => pedelecError('TOOL_TIMEOUT', `Tool ${ids.tool} passed its deadline`, { tool: ids.tool, toolRequestId: ids.toolRequestId });
-  const ctx = base as ToolCallContext;
-  ctx.type = 'tool_call';
-  ctx.toolRequestId = ids.toolRequestId;
-  ctx.tool = ids.tool;
-  ctx.deadline = deadline;
-  Object.defineProperty(ctx, 'signal', {
-    enumerable: true,
-    configurable: true,
-    get() {
-      if (!controller) {
-        controller = new AbortController();
-        const remaining = deadline - Date.now();
-        if (abortedWith) controller.abort(abortedWith);
-        else if (remaining <= 0) controller.abort(timeoutError());
-        else if (!settled) timer = setTimeout(() => controller!.abort(timeoutError()), remaining);
-      }
-      return controller.signal;
-    },
-  });
+  const timeout = () => controller!.abort(pedelecError('TOOL_TIMEOUT', `Tool ${tool} passed its deadline`, { tool, toolRequestId }));
   return {
-    ctx,
+    ctx: {
+      ...base,
+      type: 'tool_call',
+      toolRequestId,
+      tool,
+      deadline,
+      get signal() {
+        if (!controller) {
+          controller = new AbortController();
+          const remaining = deadline - Date.now();
+          if (abortedWith) controller.abort(abortedWith);
+          else if (remaining <= 0) timeout();
+          else if (!settled) timer = setTimeout(timeout, remaining);
+        }
+        return controller.signal;
+      },
+    } as ToolCallContext,
     abort(reason) {
       if (abortedWith) return;
       abortedWith = reason;

@@ -3,10 +3,9 @@
  * one call — availability, argument validation, handler resolution, result check — for agent calls
  * and local `invoke()`s alike.
  */
-import { isPedelecError, normalizeError, pedelecError, type PedelecError } from './errors.js';
-import { toBridgeJson, type JsonValue } from './json.js';
-import { checkArgsSchema } from './schema/check.js';
-import { compileArgsValidator, type ArgsValidator } from './schema/compile.js';
+import { invalidInput, isPedelecError, normalizeError, pedelecError, type PedelecError } from './errors.js';
+import { isPlainObject, toBridgeJson, type JsonValue } from './json.js';
+import { analyzeArgsSchema, type ArgsValidator } from './schema/compile.js';
 import type { ToolArgsSchema } from './schema/types.js';
 import type { ToolCallContext } from './types.js';
 
@@ -71,51 +70,49 @@ export type NormalizedTool = {
   warnings: PedelecError[];
 };
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-const invalid = (message: string, details?: unknown) => pedelecError('INVALID_INPUT', message, details);
-
 /** A tool that passed the checks of tools-api.md step 3, before the well-formedness check. */
 type CheckedTool = { name: string; manifest: SerializableToolManifest; handler: ToolSpecificHandler | undefined };
 
-/** tools-api.md step 3 for one entry: the public SDK's checks, messages and order. */
-function checkTool(entry: unknown, index: number): CheckedTool | PedelecError {
-  if (!isPlainObject(entry)) return invalid('skills.tools entries must be objects', { index });
+/** tools-api.md step 3 for one entry: the public SDK's checks, messages and order. Throws the first problem. */
+function checkTool(entry: unknown, index: number): CheckedTool {
+  if (!isPlainObject(entry)) throw invalidInput('skills.tools entries must be objects', { index });
   const { name, description, timeoutMs, handler, argsSchema } = entry;
-  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) return invalid('tool name is invalid', { index, toolName: name });
-  if (typeof description !== 'string' || description.trim() === '') {
-    return invalid('tool description must be a non-empty string', { index, toolName: name });
-  }
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0)) {
-    return invalid('tool timeoutMs must be a positive integer', { index, toolName: name });
-  }
-  if (handler !== undefined && typeof handler !== 'function') return invalid('tool handler must be a function', { index, toolName: name });
-  if ('input' in entry) return invalid('tool input is no longer supported; use argsSchema', { index, toolName: name });
-  if (!isPlainObject(argsSchema)) return invalid('tool argsSchema must be an object', { index, toolName: name });
-  if (argsSchema.type !== 'object') return invalid('tool argsSchema must describe an object', { index, toolName: name });
+  const problem =
+    typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)
+      ? 'name is invalid'
+      : typeof description !== 'string' || !description.trim()
+        ? 'description must be a non-empty string'
+        : timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)
+          ? 'timeoutMs must be a positive integer'
+          : handler !== undefined && typeof handler !== 'function'
+            ? 'handler must be a function'
+            : 'input' in entry
+              ? 'input is no longer supported; use argsSchema'
+              : !isPlainObject(argsSchema)
+                ? 'argsSchema must be an object'
+                : argsSchema.type !== 'object'
+                  ? 'argsSchema must describe an object'
+                  : '';
+  const fail = (what: string) => invalidInput(`tool ${what}`, { index, toolName: name });
+  if (problem) throw fail(problem);
   let clone: ToolArgsSchema;
   try {
-    clone = JSON.parse(JSON.stringify(argsSchema)) as ToolArgsSchema;
+    clone = JSON.parse(JSON.stringify(argsSchema));
   } catch {
-    return invalid('tool argsSchema must be serializable', { index, toolName: name });
+    throw fail('argsSchema must be serializable');
   }
-  const manifest: SerializableToolManifest = { name, description, argsSchema: clone };
-  if (timeoutMs !== undefined) manifest.timeoutMs = timeoutMs as number;
-  return { name, manifest, handler: handler as ToolSpecificHandler | undefined };
+  return { name, manifest: { name, description, argsSchema: clone, ...(timeoutMs !== undefined && { timeoutMs }) }, handler };
 }
 
 /** (ours) Step 6: the clone's well-formedness, and the validator compiled once for the tool. */
-function compileTool(tool: CheckedTool, index: number): NormalizedTool | PedelecError {
-  const checked = checkArgsSchema(tool.manifest.argsSchema);
-  if (checked.error) return invalid(checked.error.message, { index, toolName: tool.name, path: checked.error.path });
+function compileTool(tool: CheckedTool, index: number): NormalizedTool {
+  const { name, manifest } = tool;
+  const { error, warnings, validate } = analyzeArgsSchema(manifest.argsSchema);
+  if (!validate) throw invalidInput(error!.message, { index, toolName: name, path: error!.path });
   return {
     ...tool,
-    validate: compileArgsValidator(tool.manifest.argsSchema),
-    warnings: checked.warnings.map((w) => pedelecError('SCHEMA_KEYWORD_UNSUPPORTED', `${tool.name}: ${w.message}`, { tool: tool.name, path: w.path })),
+    validate,
+    warnings: warnings.map((w) => pedelecError('SCHEMA_KEYWORD_UNSUPPORTED', `${name}: ${w.message}`, { tool: name, path: w.path })),
   };
 }
 
@@ -124,8 +121,12 @@ function compileTool(tool: CheckedTool, index: number): NormalizedTool | Pedelec
  * `INVALID_INPUT` error that `createSession` rejects with. Duplicate names are the caller's check.
  */
 export function normalizeTool(entry: unknown, index: number): NormalizedTool | PedelecError {
-  const checked = checkTool(entry, index);
-  return isPedelecError(checked) ? checked : compileTool(checked, index);
+  try {
+    return compileTool(checkTool(entry, index), index);
+  } catch (error) {
+    if (isPedelecError(error)) return error;
+    throw error;
+  }
 }
 
 /** The result of normalizing `createSession({ skills })`. */
@@ -138,27 +139,22 @@ export type NormalizedSkills = { manifest: SerializableSkillsManifest; tools: No
  */
 export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
   if (skills === undefined) return undefined;
-  if (!isPlainObject(skills)) throw invalid('skills must be an object');
-  if (typeof skills.guidance !== 'string') throw invalid('skills.guidance must be a string');
-  if (!Array.isArray(skills.tools)) throw invalid('skills.tools must be an array');
+  if (!isPlainObject(skills)) throw invalidInput('skills must be an object');
+  const { guidance, tools: entries } = skills;
+  if (typeof guidance !== 'string') throw invalidInput('skills.guidance must be a string');
+  if (!Array.isArray(entries)) throw invalidInput('skills.tools must be an array');
   const checked: CheckedTool[] = [];
   const names = new Set<string>();
-  skills.tools.forEach((entry, index) => {
+  entries.forEach((entry, index) => {
     // The duplicate check sits right after the name check, as in the spec's order.
-    if (isPlainObject(entry) && typeof entry.name === 'string' && TOOL_NAME_PATTERN.test(entry.name) && names.has(entry.name)) {
-      throw invalid('duplicate tool name', { toolName: entry.name });
-    }
+    const name = isPlainObject(entry) && entry.name;
+    if (typeof name === 'string' && TOOL_NAME_PATTERN.test(name) && names.has(name)) throw invalidInput('duplicate tool name', { toolName: name });
     const tool = checkTool(entry, index);
-    if (isPedelecError(tool)) throw tool;
     names.add(tool.name);
     checked.push(tool);
   });
-  const tools = checked.map((tool, index) => {
-    const compiled = compileTool(tool, index);
-    if (isPedelecError(compiled)) throw compiled;
-    return compiled;
-  });
-  return { manifest: { guidance: skills.guidance, tools: tools.map((t) => t.manifest) }, tools };
+  const tools = checked.map(compileTool);
+  return { manifest: { guidance, tools: tools.map((t) => t.manifest) }, tools };
 }
 
 /** What a call produced: the wire result, and whether the kit answered with an error of its own. */
@@ -193,7 +189,7 @@ export type ToolboxHooks = {
 
 const kitError = (error: PedelecError, reportToPage = false): ToolOutcome => ({ ok: false, result: { error }, error, reportToPage });
 
-const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+const now = () => globalThis.performance?.now() ?? Date.now();
 
 /**
  * The tools a session answers and how: declared tools (with their compiled validators and inline
@@ -221,28 +217,25 @@ export class Toolbox {
       hooks.onResult?.(call, outcome, now() - started);
       return outcome;
     };
-    const answer = this.answer(call);
+    const answer = this.#answer(call);
     return answer instanceof Promise ? answer.then(finish) : finish(answer);
   }
 
-  private answer(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
+  #answer(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
     const { tool, args, ctx } = call;
-    const unavailable = this.hooks.unavailable?.(tool);
+    const { hooks } = this;
+    const unavailable = hooks.unavailable?.(tool);
     if (unavailable) return kitError(unavailable);
     const declared = this.tools.get(tool);
-    if (declared && this.validateArgs) {
-      const errors = declared.validate(args);
-      if (errors) return kitError(pedelecError('TOOL_ARGS_INVALID', errors[0]!.message, { errors }));
-    }
+    const errors = this.validateArgs && declared?.validate(args);
+    if (errors) return kitError(pedelecError('TOOL_ARGS_INVALID', errors[0]!.message, { errors }));
     const named = this.named.get(tool);
     if (named) return settle(() => named(args, ctx));
-    const dispatched = this.hooks.dispatch?.(call);
-    if (dispatched) {
-      return 'deny' in dispatched ? kitError(dispatched.deny) : settle(() => dispatched.respond);
-    }
-    const inline = this.hooks.inline ? this.hooks.inline(tool) : declared?.handler;
+    const dispatched = hooks.dispatch?.(call);
+    if (dispatched) return 'deny' in dispatched ? kitError(dispatched.deny) : settle(() => dispatched.respond);
+    const inline = hooks.inline ? hooks.inline(tool) : declared?.handler;
     if (inline) return settle(() => inline(args, ctx));
-    const generic = this.generic;
+    const { generic } = this;
     if (generic) return settle(() => generic(tool, args, ctx));
     return kitError(pedelecError('TOOL_HANDLER_NOT_FOUND', `No tool handler registered for ${tool}`, { tool }));
   }
@@ -252,20 +245,16 @@ const handlerFailed = (thrown: unknown) => kitError(normalizeError(thrown, 'TOOL
 
 function checked(value: unknown): ToolOutcome {
   const json = toBridgeJson(value);
-  if (json.ok) return { ok: true, result: json.value };
-  return kitError(pedelecError('TOOL_RESULT_INVALID', json.problem.message, { path: json.problem.path }), true);
+  return json.ok ? { ok: true, result: json.value } : kitError(pedelecError('TOOL_RESULT_INVALID', json.problem.message, { path: json.problem.path }), true);
 }
 
 /** Runs a handler and turns whatever it does — return, throw, resolve, reject — into an outcome. */
 function settle(invoke: () => unknown): ToolOutcome | Promise<ToolOutcome> {
-  let value: unknown;
+  let value: any;
   try {
     value = invoke();
   } catch (thrown) {
     return handlerFailed(thrown);
   }
-  if (value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function') {
-    return Promise.resolve(value).then(checked, handlerFailed);
-  }
-  return checked(value);
+  return typeof value?.then === 'function' && typeof value === 'object' ? Promise.resolve(value).then(checked, handlerFailed) : checked(value);
 }

@@ -1,23 +1,33 @@
 /**
- * The args validator (args-schema.md "Validation semantics"), compiled once per tool schema.
+ * The Pedelec Tool Args Schema in one walk over the schema: its well-formedness (args-schema.md
+ * "Well-formedness"; tools-api.md "Normalization" step 6) and the args validator (args-schema.md
+ * "Validation semantics") that is compiled from it once per tool.
+ *
+ * Checking only reads the schema — the JSON clone that will be sent to Core — and never writes it.
+ * A known keyword with a wrong value is an error naming the JSON path of that keyword; keywords
+ * outside the subset (or outside the node's type) and `required` names missing from `properties`
+ * are warnings, because schemas produced by other tools must keep working.
  *
  * Every node compiles to two closures over the same precomputed data:
  * - `test(v)`: a boolean predicate with no path building and no allocation on the common path —
  *   this is all that runs for valid args;
- * - `explain(v, path, out)`: run only when `test` failed at the root; it re-walks the failing parts
+ * - `explain(v, out, path)`: run only when `test` failed at the root; it re-walks the failing parts
  *   (children that pass `test` are skipped) and collects up to {@link MAX_ERRORS} errors with paths.
  *
- * No `eval`/`new Function`; each `pattern` is compiled once here. The schema is assumed to have
- * passed `checkArgsSchema`, which also bounds its depth, so recursion over the schema is bounded.
- * The only recursion that follows the *value* alone (uniqueItems) is bounded by {@link MAX_DEPTH}.
+ * No `eval`/`new Function`; each `pattern` is compiled once here. The schema's depth is bounded
+ * (`MAX_SCHEMA_DEPTH`), so recursion over the schema is bounded; the only recursion that follows
+ * the *value* alone (uniqueItems) is bounded by {@link MAX_DEPTH}.
  */
-import { appendKey } from '../json.js';
+import { appendKey, hasOwn, isPlainObject } from '../json.js';
 import type { ToolArgsSchema } from './types.js';
 
+export type SchemaProblem = { path: string; message: string };
 export type ArgsError = { path: string; message: string };
 /** `null` when the args are valid, else the errors found (at most {@link MAX_ERRORS}). */
 export type ArgsValidator = (args: unknown) => ArgsError[] | null;
 
+/** Deepest node nesting accepted (the root node is level 1). Also bounds the validator's recursion. */
+export const MAX_SCHEMA_DEPTH = 64;
 /** How many errors one validation reports at most. */
 export const MAX_ERRORS = 10;
 /**
@@ -30,40 +40,330 @@ const PAIRWISE_LIMIT = 16;
 /** Enum values listed in a message before it is shortened. */
 const ENUM_LISTED = 20;
 
-type Test = (v: unknown) => boolean;
-type Explain = (v: unknown, path: string, out: ArgsError[]) => void;
-type Compiled = { test: Test; explain: Explain };
-/** A schema node read loosely: well-formedness was checked before. */
-type Node = Record<string, unknown>;
+type Test = (v: any) => boolean;
+/** Pushes the errors of a value that failed the node's test. */
+type Explain = (v: any, out: ArgsError[], path: string) => void;
+/** A compiled node: the predicate that is all valid args ever meet, and the explanation of a failure. */
+type Compiled = [test: Test, explain: Explain];
+/** An object's property: name, compiled node, required. */
+type Entry = [string, Compiled, boolean];
 
-/** Own-property test: `Object.hasOwn` where the engine has it (measurably faster), else the method. */
-const hasOwn: (o: object, key: PropertyKey) => boolean =
-  Object.hasOwn ?? ((o: object, key: PropertyKey) => Object.prototype.hasOwnProperty.call(o, key));
-const ObjectProto = Object.prototype;
-const getProto = Object.getPrototypeOf;
-const isArray = Array.isArray;
+const NON_NEGATIVE = 'a non-negative integer';
+const FINITE = 'a finite number';
+const isNonNegative: Test = (v) => Number.isInteger(v) && (v as number) >= 0;
+const isString: Test = (v) => typeof v === 'string';
 
-function own(obj: object, key: string): unknown {
-  return hasOwn(obj, key) ? (obj as Record<string, unknown>)[key] : undefined;
-}
-
-/** A plain object: not an array, not `null`, prototype `Object.prototype` or `null`. */
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null) return false;
-  const proto = getProto(v); // an array's is Array.prototype, so no separate isArray test
-  return proto === ObjectProto || proto === null;
-}
-
-const label = (path: string) => (path === '' ? 'args' : path);
-const push = (out: ArgsError[], path: string, rest: string) => {
-  out.push({ path, message: `${label(path)}: ${rest}` });
+/**
+ * Each kind of node: the keywords it understands (when it has bounds, they are the 3rd and 4th),
+ * what each `enum` value must be, and what the bounds must be.
+ */
+const KINDS: Record<string, [keywords: string[], enumOk?: Test | 0, enumWhat?: string | 0, boundOk?: Test, boundWhat?: string]> = {
+  string: [['type', 'enum', 'minLength', 'maxLength', 'pattern'], isString, 'a string', isNonNegative, NON_NEGATIVE],
+  number: [['type', 'enum', 'minimum', 'maximum'], Number.isFinite, FINITE, Number.isFinite, FINITE],
+  integer: [['type', 'enum', 'minimum', 'maximum'], Number.isInteger, 'an integer', Number.isFinite, FINITE],
+  boolean: [['type', 'enum'], (v) => typeof v === 'boolean', 'a boolean'],
+  array: [['type', 'items', 'minItems', 'maxItems', 'uniqueItems'], 0, 0, isNonNegative, NON_NEGATIVE],
+  object: [['type', 'properties', 'required']],
+  oneOf: [['oneOf']],
 };
+const TYPES = Object.keys(KINDS).slice(0, 6);
+const METADATA = ['description', 'default', 'examples'];
+/** Every keyword of the subset, to tell "misplaced" from "unknown" in warnings. */
+const SUBSET = new Set([...METADATA, ...Object.values(KINDS).flatMap((kind) => kind[0])]);
+
+const push = (out: ArgsError[], path: string, rest: string) => {
+  out.push({ path, message: `${path || 'args'}: ${rest}` });
+};
+/** Whether there is room for more errors. */
+const more = (out: ArgsError[]) => out.length < MAX_ERRORS;
+/** A `required` name that is not listed in `properties`: only its presence is checked. */
+const PASS: Compiled = [() => true, () => {}];
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function formatEnum(values: readonly unknown[]): string {
-  const shown = values.slice(0, ENUM_LISTED).map((v) => (typeof v === 'string' ? JSON.stringify(v) : String(v)));
-  const more = values.length - shown.length;
-  return `must be one of ${shown.join(', ')}${more > 0 ? `, … (${more} more)` : ''}`;
+/**
+ * Checks `schema` (rooted at `path`) and compiles it: the first error, or `null` and the validator,
+ * plus every warning found before checking stopped. Never modifies `schema`.
+ */
+export function analyzeArgsSchema(
+  schema: unknown,
+  path = 'argsSchema',
+): { error: SchemaProblem | null; warnings: SchemaProblem[]; validate?: ArgsValidator } {
+  const warnings: SchemaProblem[] = [];
+  let error: SchemaProblem | null = null;
+  /** Stops at the first error: thrown here, caught below. */
+  const fail = (p: string, rest: string): never => {
+    throw (error = { path: p, message: `${p} ${rest}` });
+  };
+  const warn = (p: string, rest: string) => warnings.push({ path: p, message: `${p}: ${rest}` });
+
+  /** `level` counts nodes (the root is 1); `depth` is the container level of the value (args = 1). */
+  const walk = (node: any, p: string, level: number, depth: number): Compiled => {
+    const at = (key: string) => appendKey(p, key);
+    const has = (key: string) => hasOwn(node, key);
+    /** Own-property read: a key such as `constructor` never resolves through the prototype chain. */
+    const get = (key: string) => (has(key) ? node[key] : undefined);
+    if (!isPlainObject(node)) fail(p, 'must be an object (a schema node)');
+    // The recursion below is bounded by this, so a hostile schema cannot overflow the stack.
+    if (level > MAX_SCHEMA_DEPTH) fail(p, `is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
+
+    const hasType = has('type');
+    if (hasType && has('oneOf')) fail(at('oneOf'), 'must not be combined with type (a node has either type or oneOf)');
+    if (!hasType && !has('oneOf')) fail(at('type'), 'is missing (a node needs a type or a oneOf)');
+    const kind: string = hasType ? node.type : 'oneOf';
+    if (hasType && !TYPES.includes(kind)) fail(at('type'), `must be one of ${TYPES.map((t) => `"${t}"`).join(', ')}`);
+
+    // Metadata, allowed on every node. `default` may be any JSON value, and the input is already JSON.
+    if (has('description') && typeof node.description !== 'string') fail(at('description'), 'must be a string');
+    if (has('examples') && !Array.isArray(node.examples)) fail(at('examples'), 'must be an array');
+
+    const [keywords, enumOk, enumWhat, boundOk, boundWhat] = KINDS[kind]!;
+    const hasEnum = enumOk && has('enum');
+    const values: unknown[] | undefined = hasEnum ? node.enum : undefined;
+    if (hasEnum) {
+      const ep = at('enum');
+      if (!Array.isArray(values) || !values.length) fail(ep, 'must be a non-empty array');
+      values!.forEach((v, i) => enumOk!(v) || fail(`${ep}[${i}]`, `must be ${enumWhat}`));
+    }
+    let min = -Infinity;
+    let max = Infinity;
+    if (boundOk) {
+      const [minKey, maxKey] = keywords.slice(2) as [string, string];
+      for (const key of [minKey, maxKey]) if (has(key) && !boundOk(node[key])) fail(at(key), `must be ${boundWhat}`);
+      min = get(minKey) ?? min;
+      max = get(maxKey) ?? max;
+      if (min > max) fail(at(minKey), `must not exceed ${at(maxKey)} (${min} > ${max})`);
+    }
+    const source = get('pattern');
+    const required = get('required');
+    const rp = at('required');
+    switch (kind) {
+      case 'string':
+        if (has('pattern')) {
+          const pp = at('pattern');
+          if (typeof source !== 'string') fail(pp, 'must be a string');
+          try {
+            new RegExp(source, 'u');
+          } catch (e) {
+            fail(pp, `must be a valid regular expression with the u flag (${(e as Error).message})`);
+          }
+        }
+        break;
+      case 'array':
+        if (has('uniqueItems') && typeof node.uniqueItems !== 'boolean') fail(at('uniqueItems'), 'must be a boolean');
+        if (!has('items')) fail(at('items'), 'is missing (an array node needs items)');
+        break;
+      case 'object': {
+        if (has('properties') && !isPlainObject(node.properties)) {
+          fail(at('properties'), 'must be an object mapping property names to schema nodes');
+        }
+        if (!has('required')) break;
+        if (!Array.isArray(required)) fail(rp, 'must be an array of strings');
+        const seen = new Set<string>();
+        required.forEach((name: any, i: number) => {
+          if (typeof name !== 'string') fail(`${rp}[${i}]`, 'must be a string');
+          if (seen.has(name)) fail(`${rp}[${i}]`, `repeats ${JSON.stringify(name)} (required names must be unique)`);
+          seen.add(name);
+        });
+        break;
+      }
+      case 'oneOf':
+        if (!Array.isArray(node.oneOf) || !node.oneOf.length) fail(at('oneOf'), 'must be a non-empty array of schema nodes');
+    }
+
+    // Warnings before descending, so they come out in document order.
+    for (const key of Object.keys(node)) {
+      if (!keywords.includes(key) && !METADATA.includes(key)) {
+        warn(
+          at(key),
+          SUBSET.has(key)
+            ? `keyword "${key}" does not apply to ${kind === 'oneOf' ? 'a oneOf node' : `type "${kind}"`} and is ignored`
+            : `keyword "${key}" is not part of the Pedelec Tool Args Schema and is ignored`,
+        );
+      }
+    }
+
+    // The node is well-formed (its children are checked as they are compiled): compile it.
+    const allowed = values && new Set(values);
+    const enumMessage =
+      values &&
+      `must be one of ${values
+        .slice(0, ENUM_LISTED)
+        .map((v) => (typeof v === 'string' ? JSON.stringify(v) : String(v)))
+        .join(', ')}${values.length > ENUM_LISTED ? `, … (${values.length - ENUM_LISTED} more)` : ''}`;
+
+    if (kind === 'oneOf') {
+      // Alternatives describe the same value, at the same container level.
+      const tests: Test[] = node.oneOf.map((alt: unknown, i: number) => walk(alt, `${at('oneOf')}[${i}]`, level + 1, depth)[0]);
+      const n = tests.length;
+      const count = (v: unknown, most: number) => {
+        let matched = 0;
+        for (let i = 0; i < n; i++) if (tests[i]!(v) && ++matched > most) break;
+        return matched;
+      };
+      return [(v) => count(v, 1) === 1, (v, out, path) => push(out, path, `must match exactly one of ${plural(n, 'schema')} (matched ${count(v, n)})`)];
+    }
+
+    if (kind === 'string') {
+      // Non-global: `test` keeps no `lastIndex` state between calls.
+      const re = source !== undefined && new RegExp(source, 'u');
+      return [
+        !allowed && !re && min <= 0 && max === Infinity
+          ? (v) => typeof v === 'string'
+          : // Lengths first: a pathological pattern never sees an over-long string.
+            (v) => typeof v === 'string' && (!allowed || allowed.has(v)) && lengthWithin(v, min, max) && (!re || re.test(v)),
+        (v, out, path) => {
+          if (typeof v !== 'string') return push(out, path, 'must be a string');
+          if (allowed && !allowed.has(v)) push(out, path, enumMessage!);
+          if (!lengthWithin(v, min, max)) {
+            return push(out, path, codePointLength(v) < min ? `must be at least ${plural(min, 'character')}` : `must be at most ${plural(max, 'character')}`);
+          }
+          if (re && !re.test(v)) push(out, path, `must match pattern ${source}`);
+        },
+      ];
+    }
+
+    if (kind === 'number' || kind === 'integer') {
+      const integer = kind === 'integer';
+      // Number.isInteger and Number.isFinite are false for non-numbers, NaN and ±Infinity.
+      const isKind = integer ? Number.isInteger : Number.isFinite;
+      return [
+        !allowed && min === -Infinity && max === Infinity ? isKind : (v) => isKind(v) && (!allowed || allowed.has(v)) && v >= min && v <= max,
+        (v, out, path) => {
+          if (!isKind(v)) return push(out, path, `must be ${integer ? 'an integer' : typeof v === 'number' ? 'a finite number' : 'a number'}`);
+          if (allowed && !allowed.has(v)) push(out, path, enumMessage!);
+          if (v < min) push(out, path, `must be ≥ ${min}`);
+          if (v > max) push(out, path, `must be ≤ ${max}`);
+        },
+      ];
+    }
+
+    if (kind === 'boolean') {
+      return [
+        allowed ? (v) => allowed.has(v) && typeof v === 'boolean' : (v) => v === true || v === false,
+        (v, out, path) => push(out, path, typeof v !== 'boolean' ? 'must be a boolean' : enumMessage!),
+      ];
+    }
+
+    if (kind === 'array') {
+      const [itemTest, itemExplain] = walk(node.items, at('items'), level + 1, depth + 1);
+      const unique = get('uniqueItems') === true;
+      // Elements sit one level below this array; each may add this many more container levels.
+      const budget = MAX_DEPTH - depth;
+      return [
+        (v) => {
+          if (!Array.isArray(v) || v.length < min || v.length > max) return false;
+          for (let i = 0; i < v.length; i++) if (!itemTest(v[i])) return false;
+          return !unique || !uniqueProblem(v, budget);
+        },
+        (v, out, path) => {
+          if (!Array.isArray(v)) return push(out, path, 'must be an array');
+          const n = v.length;
+          if (n < min) push(out, path, `must have at least ${plural(min, 'item')}`);
+          if (n > max) push(out, path, `must have at most ${plural(max, 'item')}`);
+          for (let i = 0; i < n && more(out); i++) if (!itemTest(v[i])) itemExplain(v[i], out, `${path}[${i}]`);
+          const problem = unique && more(out) && uniqueProblem(v, budget);
+          if (problem) {
+            if (problem[1] === undefined) push(out, `${path}[${problem[0]}]`, `nested deeper than ${MAX_DEPTH} levels`);
+            else push(out, path, `must not contain duplicates (items ${problem[0]} and ${problem[1]} are equal)`);
+          }
+        },
+      ];
+    }
+
+    // An object.
+    const props = get('properties');
+    const names: string[] = required ?? [];
+    // [name, compiled, required]: the listed properties, then `required` names not listed (only
+    // their presence is checked). The fast path walks these, never the value's keys.
+    const unlisted: Entry[] = [];
+    names.forEach((name, i) => {
+      if (props && hasOwn(props, name)) return;
+      warn(`${rp}[${i}]`, `required property ${JSON.stringify(name)} is not listed in properties`);
+      unlisted.push([name, PASS, true]);
+    });
+    const entries: Entry[] = [
+      ...Object.keys(props ?? {}).map((name): Entry => [name, walk(props[name], appendKey(at('properties'), name), level + 1, depth + 1), names.includes(name)]),
+      ...unlisted,
+    ];
+    const n = entries.length;
+    return [
+      propsTest(entries, 0),
+      (v, out, path) => {
+        if (!isPlainObject(v)) return push(out, path, 'must be an object');
+        for (let i = 0; i < n && more(out); i++) {
+          const [name, [test, explain], mandatory] = entries[i]!;
+          if (hasOwn(v, name)) {
+            if (!test(v[name])) explain(v[name], out, appendKey(path, name));
+          } else if (mandatory) push(out, appendKey(path, name), 'is required');
+        }
+      },
+    ];
+  };
+
+  try {
+    const [test, explain] = walk(schema, path, 1, 1);
+    return {
+      error,
+      warnings,
+      validate: (args) => {
+        if (test(args)) return null;
+        const out: ArgsError[] = [];
+        explain(args, out, '');
+        // `explain` mirrors `test`; this only guards against the two ever disagreeing.
+        return out.length ? out.slice(0, MAX_ERRORS) : [{ path: '', message: 'args: is invalid' }];
+      },
+    };
+  } catch (thrown) {
+    if (!error) throw thrown;
+    return { error, warnings };
+  }
+}
+
+/**
+ * Checks `schema` (rooted at `path`) and returns the first error, or `null`, plus every warning
+ * found before checking stopped. Never modifies `schema`.
+ */
+export function checkArgsSchema(schema: unknown, path?: string): { error: SchemaProblem | null; warnings: SchemaProblem[] } {
+  const { error, warnings } = analyzeArgsSchema(schema, path);
+  return { error, warnings };
+}
+
+/**
+ * Compiles `schema` (which must pass `checkArgsSchema`; otherwise its first error is thrown) into
+ * a reusable validator. The validator never modifies, nor keeps, the args it is given.
+ */
+export function compileArgsValidator(schema: ToolArgsSchema): ArgsValidator {
+  const { error, validate } = analyzeArgsSchema(schema);
+  if (!validate) throw error;
+  return validate;
+}
+
+/**
+ * An object's test: four listed properties per closure, then the next four. Each property is read
+ * at its own source position on purpose: a read whose key is fixed there stays monomorphic for the
+ * engine, where one loop over the keys makes every read megamorphic — markedly slower on small
+ * objects in V8, the common case. Own data only: `hasOwn` before each read, so `constructor` or
+ * `__proto__` never come from the prototype chain.
+ */
+function propsTest(entries: Entry[], start: number): Test {
+  const n = entries.length - start;
+  const next = n > 4 && propsTest(entries, start + 4);
+  const [[k0, [t0], m0], [k1, [t1], m1], [k2, [t2], m2], [k3, [t3], m3]] = [0, 1, 2, 3].map((i) => entries[start + i] ?? ['', PASS, false]);
+  return (o) => {
+    if (!start && !isPlainObject(o)) return false;
+    if (n > 0) {
+      if (hasOwn(o, k0) ? !t0(o[k0]) : m0) return false;
+      if (n > 1) {
+        if (hasOwn(o, k1) ? !t1(o[k1]) : m1) return false;
+        if (n > 2) {
+          if (hasOwn(o, k2) ? !t2(o[k2]) : m2) return false;
+          if (n > 3 && (hasOwn(o, k3) ? !t3(o[k3]) : m3)) return false;
+        }
+      }
+    }
+    return !next || next(o);
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -71,19 +371,9 @@ function formatEnum(values: readonly unknown[]): string {
 
 /** Unicode code points in `s`: a surrogate pair counts once, a lone surrogate once. Linear. */
 function codePointLength(s: string): number {
-  const n = s.length;
-  let pairs = 0;
-  for (let i = 0; i < n - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        pairs++;
-        i++;
-      }
-    }
-  }
-  return n - pairs;
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
 }
 
 /**
@@ -100,360 +390,65 @@ function lengthWithin(s: string, min: number, max: number): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// uniqueItems: JSON deep equality, depth-bounded.
-
-/** True when `v` has containers nested more than `budget` levels deep (`v` itself counting as one). */
-function tooDeep(v: unknown, budget: number): boolean {
-  if (typeof v !== 'object' || v === null) return false;
-  if (budget <= 0) return true;
-  if (isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (tooDeep(v[i], budget - 1)) return true;
-  } else {
-    for (const k of Object.keys(v)) if (tooDeep((v as Record<string, unknown>)[k], budget - 1)) return true;
-  }
-  return false;
-}
-
-/**
- * JSON equality: same type and value; arrays element by element; objects key by key whatever
- * the key order. Callers bound the depth first (`tooDeep`). Values that are not JSON (functions,
- * symbols) are never equal to anything, matching `canonical` below.
- */
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
-    if (typeof a === 'function' || typeof a === 'symbol') return false;
-    return a === b || (a !== a && b !== b); // NaN as a Map would see it (SameValueZero)
-  }
-  const arrA = isArray(a);
-  if (arrA !== isArray(b)) return false;
-  if (arrA) {
-    const x = a as unknown[];
-    const y = b as unknown[];
-    if (x.length !== y.length) return false;
-    for (let i = 0; i < x.length; i++) if (!deepEqual(x[i], y[i])) return false;
-    return true;
-  }
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  for (const k of keys) if (!hasOwn(y, k) || !deepEqual(x[k], y[k])) return false;
-  return true;
-}
+// uniqueItems: JSON equality, depth-bounded.
 
 let uniqueToken = 0;
 
 /**
- * A string equal for two containers exactly when they are JSON-equal (keys sorted), or `null` when
- * nested more than `budget` levels. Linear in the size of the value (times its depth, ≤ 64).
+ * A string equal for two values exactly when they are JSON-equal (keys sorted; 0 and -0 alike, NaN
+ * equal to itself), or `null` when containers nest more than `budget` levels. Functions and
+ * symbols get a fresh token: never equal to anything. Linear in the size of the value.
  */
-function canonical(v: unknown, budget: number): string | null {
-  switch (typeof v) {
-    case 'string':
-      return JSON.stringify(v);
-    case 'number':
-    case 'boolean':
-      return String(v); // String(-0) === "0": 0 and -0 are JSON-equal
-    case 'bigint':
-      return `${v}n`;
-    case 'undefined':
-      return 'undefined';
-    case 'function':
-    case 'symbol':
-      return `#${++uniqueToken}`; // never equal to anything, as in deepEqual
-  }
-  if (v === null) return 'null';
+function canonical(v: any, budget: number): string | null {
+  if (typeof v === 'function' || typeof v === 'symbol') return `#${++uniqueToken}`;
+  if (typeof v !== 'object' || v === null) return typeof v === 'string' ? JSON.stringify(v) : typeof v === 'bigint' ? `${v}n` : String(v);
   if (budget <= 0) return null;
-  let s: string;
-  if (isArray(v)) {
-    s = '[';
-    for (let i = 0; i < v.length; i++) {
-      const c = canonical(v[i], budget - 1);
-      if (c === null) return null;
-      s += i ? `,${c}` : c;
-    }
-    return `${s}]`;
-  }
-  const obj = v as Record<string, unknown>;
-  const keys = Object.keys(obj).sort();
-  s = '{';
-  for (let i = 0; i < keys.length; i++) {
-    const c = canonical(obj[keys[i]], budget - 1);
+  const keys = Array.isArray(v) ? null : Object.keys(v).sort();
+  let s = '';
+  for (const k of keys ?? v.keys()) {
+    const c = canonical(v[k], budget - 1);
     if (c === null) return null;
-    s += `${i ? ',' : ''}${JSON.stringify(keys[i])}:${c}`;
+    s += `${s && ','}${keys ? `${JSON.stringify(k)}:` : ''}${c}`;
   }
-  return `${s}}`;
+  return keys ? `{${s}}` : `[${s}]`;
 }
 
-type UniqueProblem = { kind: 'duplicate'; first: number; second: number } | { kind: 'deep'; index: number };
+const isContainer = (v: unknown): v is object => typeof v === 'object' && v !== null;
+
+/** JSON equality of two elements; allocates only to compare two containers. */
+const same = (a: unknown, b: unknown, budget: number): boolean =>
+  isContainer(a) && isContainer(b)
+    ? canonical(a, budget) === canonical(b, budget)
+    : a === b
+      ? typeof a !== 'function' && typeof a !== 'symbol'
+      : a !== a && b !== b; // NaN as a Map sees it (SameValueZero)
 
 /**
- * `null` when no two elements are equal and none is nested more than `budget` levels; else the
- * first problem. Small arrays pairwise; large ones in one pass through a Map — primitives keyed by
+ * `undefined` when no two elements are equal and none is nested more than `budget` levels; else
+ * `[index]` of a too deep element or `[first, second]` of a duplicate. Small arrays pairwise, after
+ * checking every element's depth; large ones in one pass through Maps — primitives keyed by
  * themselves (SameValueZero is JSON equality for them), containers by their canonical string.
  */
-function findUniqueProblem(arr: readonly unknown[], budget: number): UniqueProblem | null {
+function uniqueProblem(arr: readonly unknown[], budget: number): number[] | undefined {
   const n = arr.length;
   if (n <= PAIRWISE_LIMIT) {
-    for (let i = 0; i < n; i++) if (tooDeep(arr[i], budget)) return { kind: 'deep', index: i };
-    for (let j = 1; j < n; j++) {
-      for (let i = 0; i < j; i++) if (deepEqual(arr[i], arr[j])) return { kind: 'duplicate', first: i, second: j };
-    }
-    return null;
+    for (let i = 0; i < n; i++) if (isContainer(arr[i]) && canonical(arr[i], budget) === null) return [i];
+    for (let j = 1; j < n; j++) for (let i = 0; i < j; i++) if (same(arr[i], arr[j], budget)) return [i, j];
+    return;
   }
   const primitives = new Map<unknown, number>();
-  let containers: Map<string, number> | undefined;
+  const containers = new Map<unknown, number>();
   for (let i = 0; i < n; i++) {
-    const v = arr[i];
-    let seen: number | undefined;
-    if (typeof v === 'object' && v !== null) {
-      const key = canonical(v, budget);
-      if (key === null) return { kind: 'deep', index: i };
-      containers ??= new Map();
-      seen = containers.get(key);
-      if (seen === undefined) containers.set(key, i);
-    } else if (typeof v === 'function' || typeof v === 'symbol') {
-      continue; // never equal to anything
-    } else {
-      seen = primitives.get(v);
-      if (seen === undefined) primitives.set(v, i);
+    let v = arr[i];
+    let seen = primitives;
+    if (typeof v === 'function' || typeof v === 'symbol') continue; // never equal to anything
+    if (isContainer(v)) {
+      v = canonical(v, budget);
+      if (v === null) return [i];
+      seen = containers;
     }
-    if (seen !== undefined) return { kind: 'duplicate', first: seen, second: i };
+    const first = seen.get(v);
+    if (first !== undefined) return [first, i];
+    seen.set(v, i);
   }
-  return null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Node compilers. `level` is the container level of the value this node describes (args = 1);
-// oneOf alternatives describe the same value, so they share their parent's level.
-
-function compileNode(node: Node, level: number): Compiled {
-  if (hasOwn(node, 'oneOf')) return compileOneOf(node, level);
-  switch (own(node, 'type')) {
-    case 'string':
-      return compileString(node);
-    case 'number':
-    case 'integer':
-      return compileNumber(node, own(node, 'type') === 'integer');
-    case 'boolean':
-      return compileBoolean(node);
-    case 'array':
-      return compileArray(node, level);
-    case 'object':
-      return compileObject(node, level);
-    default:
-      // Unreachable for a checked schema; refuse everything rather than accept silently.
-      return { test: () => false, explain: (_v, path, out) => push(out, path, 'has no valid schema') };
-  }
-}
-
-function compileString(node: Node): Compiled {
-  const values = own(node, 'enum') as string[] | undefined;
-  const allowed = values ? new Set<unknown>(values) : undefined;
-  const min = (own(node, 'minLength') as number | undefined) ?? 0;
-  const max = (own(node, 'maxLength') as number | undefined) ?? Infinity;
-  const hasLength = min > 0 || max !== Infinity;
-  const source = own(node, 'pattern') as string | undefined;
-  // Non-global: `test` keeps no `lastIndex` state between calls.
-  const re = source === undefined ? undefined : new RegExp(source, 'u');
-
-  const test: Test =
-    !allowed && !hasLength && !re
-      ? (v) => typeof v === 'string'
-      : (v) =>
-          typeof v === 'string' &&
-          (!allowed || allowed.has(v)) &&
-          // Lengths first: a pathological pattern never sees an over-long string.
-          (!hasLength || lengthWithin(v, min, max)) &&
-          (!re || re.test(v));
-
-  const explain: Explain = (v, path, out) => {
-    if (typeof v !== 'string') return push(out, path, 'must be a string');
-    if (allowed && !allowed.has(v)) push(out, path, formatEnum(values!));
-    if (hasLength && !lengthWithin(v, min, max)) {
-      const cp = codePointLength(v);
-      if (cp < min) push(out, path, `must be at least ${plural(min, 'character')}`);
-      else push(out, path, `must be at most ${plural(max, 'character')}`);
-      return;
-    }
-    if (re && !re.test(v)) push(out, path, `must match pattern ${source}`);
-  };
-  return { test, explain };
-}
-
-function compileNumber(node: Node, integer: boolean): Compiled {
-  const values = own(node, 'enum') as number[] | undefined;
-  const allowed = values ? new Set<unknown>(values) : undefined;
-  const min = (own(node, 'minimum') as number | undefined) ?? -Infinity;
-  const max = (own(node, 'maximum') as number | undefined) ?? Infinity;
-  // Number.isInteger and Number.isFinite are false for non-numbers, NaN and ±Infinity.
-  const isKind: Test = integer ? Number.isInteger : Number.isFinite;
-
-  const test: Test =
-    !allowed && min === -Infinity && max === Infinity
-      ? isKind
-      : (v) => isKind(v) && (!allowed || allowed.has(v)) && (v as number) >= min && (v as number) <= max;
-
-  const explain: Explain = (v, path, out) => {
-    if (integer && !Number.isInteger(v)) return push(out, path, 'must be an integer');
-    if (typeof v !== 'number') return push(out, path, 'must be a number');
-    if (!Number.isFinite(v)) return push(out, path, 'must be a finite number');
-    if (allowed && !allowed.has(v)) push(out, path, formatEnum(values!));
-    if (v < min) push(out, path, `must be ≥ ${min}`);
-    if (v > max) push(out, path, `must be ≤ ${max}`);
-  };
-  return { test, explain };
-}
-
-function compileBoolean(node: Node): Compiled {
-  const values = own(node, 'enum') as boolean[] | undefined;
-  const allowed = values ? new Set<unknown>(values) : undefined;
-  const test: Test = allowed ? (v) => allowed.has(v) && typeof v === 'boolean' : (v) => v === true || v === false;
-  const explain: Explain = (v, path, out) => {
-    if (typeof v !== 'boolean') return push(out, path, 'must be a boolean');
-    if (allowed && !allowed.has(v)) push(out, path, formatEnum(values!));
-  };
-  return { test, explain };
-}
-
-function compileArray(node: Node, level: number): Compiled {
-  const items = compileNode(own(node, 'items') as Node, level + 1);
-  const itemTest = items.test;
-  const min = (own(node, 'minItems') as number | undefined) ?? 0;
-  const max = (own(node, 'maxItems') as number | undefined) ?? Infinity;
-  const unique = own(node, 'uniqueItems') === true;
-  // Elements sit one level below this array; each may add this many more container levels.
-  const budget = MAX_DEPTH - level;
-
-  const test: Test = (v) => {
-    if (!isArray(v)) return false;
-    const n = v.length;
-    if (n < min || n > max) return false;
-    for (let i = 0; i < n; i++) if (!itemTest(v[i])) return false;
-    return !unique || findUniqueProblem(v, budget) === null;
-  };
-
-  const explain: Explain = (v, path, out) => {
-    if (!isArray(v)) return push(out, path, 'must be an array');
-    const n = v.length;
-    if (n < min) push(out, path, `must have at least ${plural(min, 'item')}`);
-    if (n > max) push(out, path, `must have at most ${plural(max, 'item')}`);
-    for (let i = 0; i < n && out.length < MAX_ERRORS; i++) {
-      if (!itemTest(v[i])) items.explain(v[i], `${path}[${i}]`, out);
-    }
-    if (!unique || out.length >= MAX_ERRORS) return;
-    const problem = findUniqueProblem(v, budget);
-    if (problem?.kind === 'deep') push(out, `${path}[${problem.index}]`, `nested deeper than ${MAX_DEPTH} levels`);
-    else if (problem) push(out, path, `must not contain duplicates (items ${problem.first} and ${problem.second} are equal)`);
-  };
-  return { test, explain };
-}
-
-/** Checks some of an object's listed properties; the object is already known to be plain. */
-type PropsTest = (o: Record<string, unknown>) => boolean;
-
-/**
- * Tests up to four listed properties per closure, each in its own line of code, then hands over to
- * `next`. Unrolled on purpose: a property read whose key is fixed at its own source position stays
- * monomorphic for the engine, where one loop over a key array (or one closure per property) makes
- * every read megamorphic — about 2.5× slower on small objects in V8, which are the common case.
- * Own data only: `hasOwn` before each read, so `constructor` or `__proto__` never come from the
- * prototype chain (an own `__proto__` data property shadows the inherited accessor when read).
- */
-function propsChunk(names: string[], tests: Test[], mandatory: boolean[], start: number): PropsTest {
-  const n = Math.min(4, names.length - start);
-  const next = start + 4 < names.length ? propsChunk(names, tests, mandatory, start + 4) : undefined;
-  const [k0, k1, k2, k3] = names.slice(start, start + 4) as [string, string, string, string];
-  const [t0, t1, t2, t3] = tests.slice(start, start + 4) as [Test, Test, Test, Test];
-  const [m0, m1, m2, m3] = mandatory.slice(start, start + 4);
-  return (o) => {
-    if (hasOwn(o, k0)) {
-      if (!t0(o[k0])) return false;
-    } else if (m0) return false;
-    if (n > 1) {
-      if (hasOwn(o, k1)) {
-        if (!t1(o[k1])) return false;
-      } else if (m1) return false;
-      if (n > 2) {
-        if (hasOwn(o, k2)) {
-          if (!t2(o[k2])) return false;
-        } else if (m2) return false;
-        if (n > 3) {
-          if (hasOwn(o, k3)) {
-            if (!t3(o[k3])) return false;
-          } else if (m3) return false;
-        }
-      }
-    }
-    return next === undefined || next(o);
-  };
-}
-
-function compileObject(node: Node, level: number): Compiled {
-  const props = (own(node, 'properties') as Record<string, Node> | undefined) ?? {};
-  const required = new Set((own(node, 'required') as string[] | undefined) ?? []);
-  const names = Object.keys(props);
-  const children = names.map((name) => compileNode(own(props, name) as Node, level + 1));
-  const tests = children.map((c) => c.test);
-  const mandatory = names.map((name) => required.has(name));
-  // `required` names not in `properties`: only their presence is checked.
-  const extraRequired = [...required].filter((name) => !hasOwn(props, name));
-  const listed = names.length > 0 ? propsChunk(names, tests, mandatory, 0) : undefined;
-
-  // The fast path walks the schema's lists, never the value's keys (no allocation).
-  const test: Test = (v) => {
-    if (!isPlainObject(v)) return false;
-    if (listed !== undefined && !listed(v)) return false;
-    for (let i = 0; i < extraRequired.length; i++) if (!hasOwn(v, extraRequired[i])) return false;
-    return true;
-  };
-
-  const explain: Explain = (v, path, out) => {
-    if (!isPlainObject(v)) return push(out, path, 'must be an object');
-    for (let i = 0; i < names.length && out.length < MAX_ERRORS; i++) {
-      const name = names[i];
-      if (hasOwn(v, name)) {
-        if (!tests[i](v[name])) children[i].explain(v[name], appendKey(path, name), out);
-      } else if (mandatory[i]) push(out, appendKey(path, name), 'is required');
-    }
-    for (const name of extraRequired) {
-      if (out.length >= MAX_ERRORS) return;
-      if (!hasOwn(v, name)) push(out, appendKey(path, name), 'is required');
-    }
-  };
-  return { test, explain };
-}
-
-function compileOneOf(node: Node, level: number): Compiled {
-  const tests = (own(node, 'oneOf') as Node[]).map((alt) => compileNode(alt, level).test);
-  const n = tests.length;
-
-  const test: Test = (v) => {
-    let matched = 0;
-    for (let i = 0; i < n; i++) if (tests[i](v) && ++matched > 1) return false;
-    return matched === 1;
-  };
-  const explain: Explain = (v, path, out) => {
-    let matched = 0;
-    for (let i = 0; i < n; i++) if (tests[i](v)) matched++;
-    if (matched !== 1) push(out, path, `must match exactly one of ${plural(n, 'schema')} (matched ${matched})`);
-  };
-  return { test, explain };
-}
-
-/**
- * Compiles `schema` (which must have passed `checkArgsSchema`) into a reusable validator.
- * The validator never modifies, nor keeps, the args it is given.
- */
-export function compileArgsValidator(schema: ToolArgsSchema): ArgsValidator {
-  const root = compileNode(schema as unknown as Node, 1);
-  const { test, explain } = root;
-  return (args) => {
-    if (test(args)) return null;
-    const out: ArgsError[] = [];
-    explain(args, '', out);
-    // `explain` mirrors `test`; this only guards against the two ever disagreeing.
-    if (out.length === 0) push(out, '', 'is invalid');
-    return out.length > MAX_ERRORS ? out.slice(0, MAX_ERRORS) : out;
-  };
 }

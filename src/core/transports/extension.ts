@@ -3,9 +3,7 @@ import { PEDELEC_EXTENSION_ID, PORT_NAME, type BridgePort, type PortFactory } fr
 type ChromeRuntime = { connect?: (extensionId: string, info: { name: string }) => BridgePort; lastError?: unknown };
 
 /** `globalThis.chrome.runtime`, read when asked (tests install and delete it around each test). */
-export function chromeRuntime(): ChromeRuntime | undefined {
-  return (globalThis as { chrome?: { runtime?: ChromeRuntime } }).chrome?.runtime;
-}
+export const chromeRuntime = (): ChromeRuntime | undefined => (globalThis as { chrome?: { runtime?: ChromeRuntime } }).chrome?.runtime;
 
 /**
  * The default transport: a long-lived port to the Pedelec extension. Throws where the extension
@@ -14,7 +12,7 @@ export function chromeRuntime(): ChromeRuntime | undefined {
 export function extensionTransport(extensionId: string = PEDELEC_EXTENSION_ID): PortFactory {
   return () => {
     const runtime = chromeRuntime();
-    if (!runtime || typeof runtime.connect !== 'function') throw new Error('chrome.runtime.connect is unavailable');
+    if (typeof runtime?.connect !== 'function') throw new Error('chrome.runtime.connect is unavailable');
     const port = runtime.connect(extensionId, { name: PORT_NAME });
     if (!port) throw new Error('chrome.runtime.connect returned no port');
     return port;

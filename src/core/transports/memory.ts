@@ -1,4 +1,4 @@
-import type { BridgePort, PortFactory } from '../protocol.js';
+import { portEvent, type BridgePort, type PortFactory } from '../protocol.js';
 
 type Listener<T> = (value: T) => void;
 
@@ -15,52 +15,43 @@ export interface MemoryPeer {
   readonly connected: boolean;
 }
 
-function listenerSet<T>() {
-  const set = new Set<Listener<T>>();
-  return {
-    set,
-    event: { addListener: (fn: Listener<T>) => void set.add(fn), removeListener: (fn: Listener<T>) => void set.delete(fn) },
-    emit: (value: T) => set.forEach((fn) => fn(value)),
-  };
-}
-
 /**
  * An in-memory port pair for tests and demos: `transport` goes to `new Pedelec({ transport })`,
  * `peer` plays the extension. Messages are delivered in order, each in its own microtask (a real
  * port never delivers synchronously), and by reference — no serialization.
  */
 export function createMemoryPair(): { transport: PortFactory; peer: MemoryPeer } {
-  const toPage = listenerSet<unknown>();
-  const toPeer = listenerSet<unknown>();
-  const pageDisconnect = listenerSet<unknown>();
-  const peerDisconnect = listenerSet<void>();
+  const [toPage, emitToPage] = portEvent<unknown>();
+  const [toPeer, emitToPeer] = portEvent<unknown>();
+  const [pageDisconnect, emitPageDisconnect] = portEvent<unknown>();
+  const [peerDisconnect, emitPeerDisconnect] = portEvent<void>();
   let connected = true;
+  /** Delivers in a microtask, and only while still connected. */
+  const later = (fn: () => void) => queueMicrotask(() => connected && fn());
+  /** Disconnects once; the other side hears of it in a microtask. */
+  const disconnect = (notify: () => void) => () => {
+    if (!connected) return;
+    connected = false;
+    queueMicrotask(notify);
+  };
 
   const port: BridgePort = {
     postMessage(message) {
       if (!connected) throw { code: 'EXTENSION_DISCONNECTED', message: 'Pedelec extension disconnected.' };
-      queueMicrotask(() => connected && toPeer.emit(message));
+      later(() => emitToPeer(message));
     },
-    onMessage: toPage.event,
-    onDisconnect: pageDisconnect.event,
-    disconnect() {
-      if (!connected) return;
-      connected = false;
-      queueMicrotask(() => peerDisconnect.emit());
-    },
+    onMessage: toPage,
+    onDisconnect: pageDisconnect,
+    disconnect: disconnect(() => emitPeerDisconnect()),
   };
 
   const peer: MemoryPeer = {
     postMessage(message) {
-      if (connected) queueMicrotask(() => connected && toPage.emit(message));
+      if (connected) later(() => emitToPage(message));
     },
-    onMessage: toPeer.event,
-    onDisconnect: peerDisconnect.event,
-    disconnect() {
-      if (!connected) return;
-      connected = false;
-      queueMicrotask(() => pageDisconnect.emit(port));
-    },
+    onMessage: toPeer,
+    onDisconnect: peerDisconnect,
+    disconnect: disconnect(() => emitPageDisconnect(port)),
     get connected() {
       return connected;
     },

@@ -1,5 +1,5 @@
 import { pedelecError } from '../errors.js';
-import type { BridgePort, PortFactory } from '../protocol.js';
+import { portEvent, type BridgePort, type PortFactory } from '../protocol.js';
 
 type SocketLike = {
   readyState: number;
@@ -8,7 +8,6 @@ type SocketLike = {
   addEventListener(type: string, listener: (event: { data?: unknown }) => void): void;
 };
 type SocketConstructor = new (url: string) => SocketLike;
-
 
 /**
  * A port over a WebSocket to the development Core (`pedelec-dev`), which speaks the page-level
@@ -21,8 +20,10 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
     const Impl = WebSocketImpl ?? (globalThis as { WebSocket?: SocketConstructor }).WebSocket;
     if (!Impl) throw new Error('WebSocket is unavailable');
     const socket = new Impl(url);
-    const messageListeners = new Set<(message: unknown) => void>();
-    const disconnectListeners = new Set<(port?: unknown) => void>();
+    const on = (type: string, listener: (event: { data?: unknown }) => void) => socket.addEventListener(type, listener);
+    const [onMessage, emitMessage] = portEvent<unknown>();
+    const [onDisconnect, emitDisconnect] = portEvent<unknown>();
+    /** Frames posted before the socket opened; null once it opened or closed. */
     let queue: string[] | null = [];
     let opened = false;
     let closed = false;
@@ -34,11 +35,8 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
         if (queue) queue.push(frame);
         else socket.send(frame);
       },
-      onMessage: { addListener: (fn) => void messageListeners.add(fn), removeListener: (fn) => void messageListeners.delete(fn) },
-      onDisconnect: {
-        addListener: (fn) => void disconnectListeners.add(fn),
-        removeListener: (fn) => void disconnectListeners.delete(fn),
-      },
+      onMessage,
+      onDisconnect,
       disconnect() {
         if (closed) return;
         closed = true;
@@ -47,34 +45,34 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
       },
     };
 
-    socket.addEventListener('open', () => {
+    on('open', () => {
       opened = true;
       const pending = queue ?? [];
       queue = null;
-      if (!closed) for (const frame of pending) socket.send(frame);
+      if (!closed) pending.forEach((frame) => socket.send(frame));
     });
-    socket.addEventListener('message', (event) => {
-      if (closed || typeof event.data !== 'string') return;
+    on('message', ({ data }) => {
+      if (closed || typeof data !== 'string') return;
       let message: unknown;
       try {
-        message = JSON.parse(event.data);
+        message = JSON.parse(data);
       } catch {
         return; // A frame that is not JSON is not a message; the protocol layer never sees it.
       }
-      messageListeners.forEach((fn) => fn(message));
+      emitMessage(message);
     });
-    socket.addEventListener('close', () => {
+    on('close', () => {
       if (closed) return;
       closed = true;
       queue = null;
       port.error = opened
         ? pedelecError('EXTENSION_DISCONNECTED', `Development Core at ${url} disconnected.`)
         : pedelecError('BRIDGE_UNAVAILABLE', `Development Core not reachable at ${url}`, { url });
-      disconnectListeners.forEach((fn) => fn(port));
+      emitDisconnect(port);
     });
     // 'error' is always followed by 'close', which carries the reason; nothing to do here, but a
     // listener keeps some environments from reporting the event as unhandled.
-    socket.addEventListener('error', () => {});
+    on('error', () => {});
     return port;
   };
 }
