@@ -55,8 +55,12 @@ try {
       [...document.querySelector('pedelec-chat').shadowRoot.querySelectorAll('[part~=agent]')].some((m) => m.textContent.includes('returned')),
     { timeout: WAIT_MS },
   );
-  await demo.evaluate(() => document.activeElement?.blur());
-  await demo.screenshot({ path: `${outDir}/demo.png`, type: 'png' });
+  await demo.evaluate(() => {
+    document.activeElement?.blur();
+    window.scrollTo(0, 0);
+  });
+  // The whole page: the counter and to-do list at the top, the chat and the activity log below.
+  await demo.screenshot({ path: `${outDir}/demo.png`, type: 'png', fullPage: true });
   console.log(`screenshots: ${outDir}/demo.png`);
 
   // ── The inspector, while the demo's session is still open in the other tab ──
