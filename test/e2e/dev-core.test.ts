@@ -301,7 +301,10 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
       `pedelec-dev loopback tool-call round trip (${navigator.userAgent.includes('Firefox') ? 'Firefox' : 'Chromium'}): ` +
         `median ${median.toFixed(3)} ms, mean ${mean.toFixed(3)} ms, p90 ${sorted[899].toFixed(3)} ms over ${gaps.length} calls`,
     );
-    expect(median).to.be.greaterThan(0);
+    // Firefox's clock ticks in whole milliseconds here, so a sub-millisecond median can read 0; the
+    // 1 000 round trips together always take measurable time.
+    expect(median).to.be.at.least(0);
+    expect(mean).to.be.greaterThan(0);
     expect(session.status).to.equal('idle');
   });
 });

@@ -98,6 +98,9 @@ export function analyzeArgsSchema(
   const warn = (p: string, rest: string) => warnings.push({ path: p, message: `${p}: ${rest}` });
 
   /** `level` counts nodes (the root is 1); `depth` is the container level of the value (args = 1). */
+  // Property names the fast path may read without `hasOwn` (see propsTest), and whether, for this
+  // validation, none of them is reachable through Object.prototype.
+  const fast: Fast = { keys: [], clean: true };
   const walk = (node: any, p: string, level: number, depth: number): Compiled => {
     const at = (key: string) => appendKey(p, key);
     const has = (key: string) => hasOwn(node, key);
@@ -288,7 +291,7 @@ export function analyzeArgsSchema(
     ];
     const n = entries.length;
     return [
-      propsTest(entries, 0),
+      propsTest(entries, 0, fast),
       (v, out, path) => {
         if (!isPlainObject(v)) return push(out, path, 'must be an object');
         for (let i = 0; i < n && more(out); i++) {
@@ -307,6 +310,7 @@ export function analyzeArgsSchema(
       error,
       warnings,
       validate: (args) => {
+        fast.clean = protoClean(fast.keys);
         if (test(args)) return null;
         const out: ArgsError[] = [];
         explain(args, out, '');
@@ -339,26 +343,54 @@ export function compileArgsValidator(schema: ToolArgsSchema): ArgsValidator {
   return validate;
 }
 
+/** A validator's fast-path property names, and whether Object.prototype has none of them now. */
+type Fast = { keys: string[]; clean: boolean };
+
+/** No name in `keys` is reachable on Object.prototype (own or inherited, enumerable or not). */
+function protoClean(keys: readonly string[]): boolean {
+  for (let i = 0; i < keys.length; i++) if (keys[i]! in Object.prototype) return false;
+  return true;
+}
+
 /**
  * An object's test: four listed properties per closure, then the next four. Each property is read
  * at its own source position on purpose: a read whose key is fixed there stays monomorphic for the
  * engine, where one loop over the keys makes every read megamorphic — markedly slower on small
- * objects in V8, the common case. Own data only: `hasOwn` before each read, so `constructor` or
- * `__proto__` never come from the prototype chain.
+ * objects in V8, the common case.
+ *
+ * Own data only, so `constructor` or `__proto__` never come from the prototype chain. The value is
+ * read first; `hasOwn` is skipped only when the read gave a value other than `undefined` for a name
+ * that Object.prototype did not have at compile time (`quick`) and does not have at this
+ * validation (`fast.clean`, checked once per validation at the root). The object's prototype is
+ * Object.prototype or null (isPlainObject), so such a value can only be own. An `undefined` read —
+ * absent, or own with the value `undefined` (present: it then fails its test) — asks `hasOwn`.
  */
-function propsTest(entries: Entry[], start: number): Test {
+function propsTest(entries: Entry[], start: number, fast: Fast): Test {
   const n = entries.length - start;
-  const next = n > 4 && propsTest(entries, start + 4);
+  const next = n > 4 && propsTest(entries, start + 4, fast);
+  const quick = (k: string) => {
+    const ok = !(k in Object.prototype);
+    if (ok && !fast.keys.includes(k)) fast.keys.push(k);
+    return ok;
+  };
   const [[k0, [t0], m0], [k1, [t1], m1], [k2, [t2], m2], [k3, [t3], m3]] = [0, 1, 2, 3].map((i) => entries[start + i] ?? ['', PASS, false]);
+  const [q0, q1, q2, q3] = [k0, k1, k2, k3].map((k, i) => i < n && quick(k));
   return (o) => {
     if (!start && !isPlainObject(o)) return false;
     if (n > 0) {
-      if (hasOwn(o, k0) ? !t0(o[k0]) : m0) return false;
+      const clean = fast.clean;
+      const x0 = o[k0];
+      if ((x0 !== undefined && q0 && clean) || hasOwn(o, k0) ? !t0(x0) : m0) return false;
       if (n > 1) {
-        if (hasOwn(o, k1) ? !t1(o[k1]) : m1) return false;
+        const x1 = o[k1];
+        if ((x1 !== undefined && q1 && clean) || hasOwn(o, k1) ? !t1(x1) : m1) return false;
         if (n > 2) {
-          if (hasOwn(o, k2) ? !t2(o[k2]) : m2) return false;
-          if (n > 3 && (hasOwn(o, k3) ? !t3(o[k3]) : m3)) return false;
+          const x2 = o[k2];
+          if ((x2 !== undefined && q2 && clean) || hasOwn(o, k2) ? !t2(x2) : m2) return false;
+          if (n > 3) {
+            const x3 = o[k3];
+            if ((x3 !== undefined && q3 && clean) || hasOwn(o, k3) ? !t3(x3) : m3) return false;
+          }
         }
       }
     }
