@@ -7,36 +7,9 @@ import { expect } from '@open-wc/testing';
 import { Pedelec, PEDELEC_EXTENSION_ID } from '../../src/core/index.js';
 import type { PedelecOptions, PedelecSession } from '../../src/core/index.js';
 import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from './fake-chrome.js';
+import { rejection, track, type Tracked } from './promises.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
-
-type Tracked<T> = { state: 'pending' | 'fulfilled' | 'rejected'; value?: T; error?: any; promise: Promise<T> };
-
-/** Follows a promise without ever leaving its rejection unhandled. */
-function track<T>(promise: Promise<T>): Tracked<T> {
-  const t: Tracked<T> = { state: 'pending', promise };
-  promise.then(
-    (value) => {
-      t.state = 'fulfilled';
-      t.value = value;
-    },
-    (error) => {
-      t.state = 'rejected';
-      t.error = error;
-    },
-  );
-  return t;
-}
-
-/** The value a promise rejects with; fails the test when it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject, but it resolved');
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

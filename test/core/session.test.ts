@@ -17,6 +17,7 @@ import type {
   ToolCallContext,
 } from '../../src/core/types.js';
 import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from './fake-chrome.js';
+import { rejection as rejectionOf } from './promises.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
 
@@ -36,16 +37,6 @@ function track<T>(promise: Promise<T>): Tracked<T> {
     (error) => Object.assign(t, { settled: true, rejected: true, error }),
   );
   return t;
-}
-
-/** Awaits a promise expected to reject and returns the rejection value. */
-async function rejectionOf(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject, but it resolved');
 }
 
 /** A PedelecError: a plain object (not an Error) with string code and message. */

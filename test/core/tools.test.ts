@@ -15,6 +15,7 @@ import {
   type ToolCallContext,
 } from '../../src/core/index.js';
 import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from './fake-chrome.js';
+import { rejection as rejectionOf } from './promises.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
 
@@ -86,15 +87,6 @@ const nextTask = async () => {
 };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function rejectionOf(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject, but it resolved');
-}
 
 function thrownBy(fn: () => unknown): any {
   try {

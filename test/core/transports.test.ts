@@ -6,32 +6,7 @@ import { expect } from '@open-wc/testing';
 import { createMemoryPair, Pedelec, websocketTransport } from '../../src/core/index.js';
 import type { BridgePort, MemoryPeer } from '../../src/core/index.js';
 import { flush } from './fake-chrome.js';
-
-type Tracked<T> = { state: 'pending' | 'fulfilled' | 'rejected'; value?: T; error?: any; promise: Promise<T> };
-
-function track<T>(promise: Promise<T>): Tracked<T> {
-  const t: Tracked<T> = { state: 'pending', promise };
-  promise.then(
-    (value) => {
-      t.state = 'fulfilled';
-      t.value = value;
-    },
-    (error) => {
-      t.state = 'rejected';
-      t.error = error;
-    },
-  );
-  return t;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject, but it resolved');
-}
+import { rejection, track, type Tracked } from './promises.js';
 
 function thrownBy(fn: () => void): unknown {
   try {
