@@ -5,7 +5,7 @@
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { randomId } from './protocol.js';
-import { Toolbox, type GenericToolHandler, type ToolCall, type ToolOutcome, type ToolSpecificHandler, TOOL_NAME_PATTERN } from './tools.js';
+import { Toolbox, type GenericToolHandler, type ToolCall, type ToolOutcome, type ToolSpecificHandler } from './tools.js';
 import type {
   ChatEventContext,
   EndedEventContext,
@@ -116,19 +116,7 @@ export class PedelecSession<TToolName extends string = string> {
   /** The handler for one tool; the latest registration for a name wins. */
   onTool<TArgs = unknown, TResult = unknown>(toolName: TToolName, handler: ToolSpecificHandler<TArgs, TResult>): () => void;
   onTool(name: any, handler?: any): () => void {
-    const { toolbox } = this;
-    if (typeof name === 'function') {
-      toolbox.generic = name;
-      return () => {
-        if (toolbox.generic === name) toolbox.generic = null;
-      };
-    }
-    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) throw invalidInput('tool name is invalid', { toolName: name });
-    if (typeof handler !== 'function') throw invalidInput('tool handler must be a function', { toolName: name });
-    toolbox.named.set(name, handler);
-    return () => {
-      if (toolbox.named.get(name) === handler) toolbox.named.delete(name);
-    };
+    return this.toolbox.onTool(name, handler);
   }
 
   #on(kind: string, listener: Listener): () => void {

@@ -205,6 +205,26 @@ export class Toolbox {
 
   constructor(public validateArgs = true) {}
 
+  /**
+   * Registers the generic fallback (`onTool(fn)`) or a named handler (`onTool(name, fn)`, the latest
+   * for a name wins; a bad name or handler throws `INVALID_INPUT`). The returned function unregisters
+   * only if that same handler is still the registered one; it never cancels a running call.
+   */
+  onTool(name: string | GenericToolHandler, handler?: ToolSpecificHandler): () => void {
+    if (typeof name === 'function') {
+      this.generic = name;
+      return () => {
+        if (this.generic === name) this.generic = null;
+      };
+    }
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) throw invalidInput('tool name is invalid', { toolName: name });
+    if (typeof handler !== 'function') throw invalidInput('tool handler must be a function', { toolName: name });
+    this.named.set(name, handler);
+    return () => {
+      if (this.named.get(name) === handler) this.named.delete(name);
+    };
+  }
+
   setTools(tools: readonly NormalizedTool[]): void {
     this.tools = new Map(tools.map((t) => [t.name, t]));
   }

@@ -510,22 +510,9 @@ export class PedelecSessionElement extends LitElement implements SessionOwner {
   onTool(handler: GenericToolHandler): () => void;
   onTool<TArgs = unknown, TResult = unknown>(toolName: string, handler: ToolSpecificHandler<TArgs, TResult>): () => void;
   onTool(nameOrHandler: string | GenericToolHandler, handler?: ToolSpecificHandler): () => void {
-    const { toolbox } = this;
-    if (typeof nameOrHandler === 'function') {
-      this.fallback = nameOrHandler;
-      return () => {
-        if (toolbox.generic === nameOrHandler) this.fallback = null;
-      };
-    }
-    if (typeof nameOrHandler !== 'string' || !/^[a-zA-Z][a-zA-Z0-9_.-]*$/.test(nameOrHandler)) {
-      throw pedelecError('INVALID_INPUT', 'tool name is invalid', { toolName: nameOrHandler });
-    }
-    if (typeof handler !== 'function') throw pedelecError('INVALID_INPUT', 'tool handler must be a function', { toolName: nameOrHandler });
-    toolbox.named.set(nameOrHandler, handler);
-    return () => {
-      if (toolbox.named.get(nameOrHandler) === handler) toolbox.named.delete(nameOrHandler);
-    };
+    return this.toolbox.onTool(nameOrHandler, handler);
   }
+
 
   // ───────────────────────────── session ─────────────────────────────
 
