@@ -5,11 +5,15 @@ import terser from '@rollup/plugin-terser';
 
 export default {
   input: 'dist/cdn.js',
+  // Lazily loaded chunks (the chat view, Markdown) import what they share with the main file from it,
+  // so the main file may export a few extra (minified) names rather than become a facade over a
+  // shared chunk — one request for the main file, whatever the page uses.
+  preserveEntrySignatures: 'allow-extension',
   output: {
     dir: 'cdn',
     format: 'es',
     entryFileNames: 'pedelec-elements.js',
-    // Lazily imported parts (the Markdown renderer) become chunks beside the main file.
+    // Lazily imported parts (the chat view, the Markdown renderer) become chunks beside the main file.
     chunkFileNames: 'pedelec-elements-[name]-[hash].js',
     sourcemap: true,
   },

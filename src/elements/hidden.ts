@@ -1,4 +1,4 @@
-import { css } from 'lit';
+import { css } from '@lit/reactive-element';
 
 /**
  * Declaration-only elements render nothing: a shadow root without a slot, hidden — wherever they

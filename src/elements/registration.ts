@@ -1,4 +1,4 @@
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ReactiveController, ReactiveControllerHost } from '@lit/reactive-element';
 
 /**
  * How members (`<pedelec-tool>`, `<pedelec-guidance>`…) find their session: a member announces itself

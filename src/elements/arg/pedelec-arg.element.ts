@@ -1,4 +1,4 @@
-import { ReactiveElement } from 'lit';
+import { ReactiveElement } from '@lit/reactive-element';
 import { hiddenStyles } from '../hidden.js';
 
 /**

@@ -1,8 +1,7 @@
-import { LitElement, html, type PropertyValues } from 'lit';
+import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
 import type { PedelecAvailability, PedelecError } from '../../core/index.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
 import { SESSION_TAG } from '../tags.js';
-import { chatStyles } from './pedelec-chat.styles.js';
 import { Transcript, type ChatEntry } from './transcript.js';
 
 /** Turns Markdown into DOM the chat inserts as is (sanitizing is the renderer's job). */
@@ -24,6 +23,10 @@ const SAY = {
 /** The lazily loaded default renderer (`pedelec-elements/markdown`), shared by every chat. */
 let loading: Promise<void> | undefined;
 let defaultRenderer: RenderMarkdown | undefined;
+
+/** The templates and styles (chat-view.ts), loaded on the first update of the first chat. */
+let view: typeof import('./chat-view.js') | undefined;
+let viewLoading: Promise<unknown> | undefined;
 
 /**
  * A ready chat panel for the agent of its `<pedelec-session>`: the conversation (user turns — also
@@ -69,9 +72,7 @@ let defaultRenderer: RenderMarkdown | undefined;
  * @cssprop --pedelec-chat-error-color - Errors and failed tool calls.
  * @cssprop --pedelec-chat-notice-background - The availability line.
  */
-export class PedelecChatElement extends LitElement {
-  static override styles = chatStyles;
-
+export class PedelecChatElement extends ReactiveElement {
   static override properties = {
     session: { type: String },
     markdown: { type: Boolean },
@@ -285,8 +286,12 @@ export class PedelecChatElement extends LitElement {
     return cached[1];
   }
 
-  /** In Markdown mode, at most one render per animation frame, however fast the deltas come. */
+  /**
+   * The first update waits for the view (templates and styles); `updateComplete` includes that wait.
+   * In Markdown mode, at most one render per animation frame, however fast the deltas come.
+   */
   protected override async scheduleUpdate(): Promise<void> {
+    if (!view) await (viewLoading ??= import('./chat-view.js').then((m) => (view = m)));
     if (this.markdown) await new Promise(requestAnimationFrame);
     super.scheduleUpdate();
   }
@@ -303,27 +308,16 @@ export class PedelecChatElement extends LitElement {
     if (this.stick) log.scrollTop = log.scrollHeight;
   }
 
-  private row(e: ChatEntry) {
-    switch (e.kind) {
-      case 'user':
-        return html`<div part="message user"><span class="sr">You: </span>${e.text}</div>`;
-      case 'agent': {
-        const md = this.markdown && e.text;
-        return html`<div part="message agent" class=${md ? 'md' : ''} aria-busy=${e.busy}><span class="sr">Agent: </span>${md ? this.body(e) : e.text}</div>`;
-      }
-      case 'tool':
-        return html`<div part="tool ${e.state}">${e.name}: ${e.state}${e.ms === undefined ? '…' : ` in ${Math.round(e.ms)} ms`}</div>`;
-      default:
-        return html`<div part="error">${e.text}</div>`;
-    }
-  }
-
-  protected override render() {
-    const entries = this.transcript.entries;
-    const note = this.bound?.getAttribute('approval') === 'pending' ? SAY.pending : this.note;
-    // Kept on few lines: Lit ships template text as written.
-    return html`<div part="log" role="log" aria-label="Conversation" tabindex="0">${entries.length ? entries.map((e) => this.row(e)) : html`<slot name="empty"></slot>`}</div>
-<p part="availability" role="status" ?hidden=${!note}>${note}</p>
-<form part="composer" @submit=${this.onSubmit}><textarea part="input" aria-label="Message" rows="2" placeholder="Message the agent…" @keydown=${this.onKey} @focus=${this.onFocus}></textarea><button part="send" aria-disabled=${this.busy}>Send</button></form>`;
+  protected override update(changed: PropertyValues<this>): void {
+    super.update(changed);
+    view!.renderChat(this.renderRoot as ShadowRoot, this, {
+      entries: this.transcript.entries,
+      note: this.bound?.getAttribute('approval') === 'pending' ? SAY.pending : this.note,
+      busy: this.busy,
+      markdown: this.markdown ? (entry) => this.body(entry) : null,
+      onSubmit: (event) => this.onSubmit(event),
+      onKey: (event) => this.onKey(event),
+      onFocus: () => this.onFocus(),
+    });
   }
 }

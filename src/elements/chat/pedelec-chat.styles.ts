@@ -1,4 +1,4 @@
-import { css } from 'lit';
+import { css } from '@lit/reactive-element';
 
 /**
  * Light and dark from one set of rules: `color-scheme: light dark` follows `prefers-color-scheme`, and

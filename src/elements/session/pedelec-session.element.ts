@@ -1,4 +1,4 @@
-import { LitElement, css, html, type PropertyValues } from 'lit';
+import { ReactiveElement, css, type PropertyValues } from '@lit/reactive-element';
 import {
   canonicalJson,
   normalizeError,
@@ -96,7 +96,7 @@ const sessionEnded = (sessionId?: string) => pedelecError('SESSION_ENDED', 'Pede
  * @fires {PedelecWarningEvent} pedelec-warning - A non-fatal finding, e.g. an unsupported schema keyword.
  * @slot - `<pedelec-tool>`, `<pedelec-guidance>`, `<pedelec-chat>` and any other content.
  */
-export class PedelecSessionElement extends LitElement implements SessionOwner {
+export class PedelecSessionElement extends ReactiveElement implements SessionOwner {
   static override styles = css`
     :host {
       display: contents;
@@ -271,8 +271,11 @@ export class PedelecSessionElement extends LitElement implements SessionOwner {
     if (name === 'bridge' && this.scriptBridge === undefined) this.requestUpdate('bridge', old ?? undefined);
   }
 
-  protected override render() {
-    return html`<slot></slot>`;
+  /** The shadow root shows the children as they are: one slot, built once (no template library needed). */
+  protected override createRenderRoot(): HTMLElement | DocumentFragment {
+    const root = super.createRenderRoot();
+    root.append(document.createElement('slot'));
+    return root;
   }
 
   protected override updated(changed: PropertyValues<this>): void {

@@ -1,4 +1,4 @@
-import { ReactiveElement, type PropertyValues } from 'lit';
+import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
 import { hiddenStyles } from '../hidden.js';
 import type { ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
 import { Membership, type SessionOwner } from '../registration.js';
