@@ -42,35 +42,36 @@ export function register(member: Element, previous: SessionOwner | null): Sessio
  */
 export class Membership implements ReactiveController {
   owner: SessionOwner | null = null;
-  private observer: MutationObserver | null = null;
+  #observer: MutationObserver | null = null;
+  readonly #member: ReactiveControllerHost & Element;
+  readonly #watch: MutationObserverInit;
 
-  constructor(
-    private readonly member: ReactiveControllerHost & Element,
-    private readonly watch: MutationObserverInit,
-  ) {
+  constructor(member: ReactiveControllerHost & Element, watch: MutationObserverInit) {
+    this.#member = member;
+    this.#watch = watch;
     member.addController(this);
   }
 
   hostConnected(): void {
-    this.owner = register(this.member, this.owner);
-    this.observer ??= new MutationObserver(() => this.changed());
-    this.observer.observe(this.member, this.watch);
+    this.owner = register(this.#member, this.owner);
+    this.#observer ??= new MutationObserver(() => this.changed());
+    this.#observer.observe(this.#member, this.#watch);
   }
 
   hostDisconnected(): void {
-    this.observer?.disconnect();
+    this.#observer?.disconnect();
     const owner = this.owner;
     this.owner = null;
-    owner?.release(this.member);
+    owner?.release(this.#member);
   }
 
   /** Announce again: a nearer session may have been defined since. */
   reregister(): void {
-    if (this.member.isConnected) this.owner = register(this.member, this.owner);
+    if (this.#member.isConnected) this.owner = register(this.#member, this.owner);
   }
 
   changed(): void {
-    this.owner?.memberChanged(this.member);
+    this.owner?.memberChanged(this.#member);
   }
 }
 

@@ -85,19 +85,19 @@ export class PedelecChatElement extends ReactiveElement {
   declare sessionElement: PedelecSessionElement | null;
   declare renderMarkdown: RenderMarkdown | undefined;
 
-  private transcript = new Transcript();
+  #transcript = new Transcript();
   /** The session whose events we listen to now, and the one the transcript belongs to. */
-  private bound: PedelecSessionElement | null = null;
-  private owner: PedelecSessionElement | null = null;
-  private note = '';
+  #bound: PedelecSessionElement | null = null;
+  #owner: PedelecSessionElement | null = null;
+  #note = '';
   /** The bridge the note is about: page scripts often set the session's `bridge` after connection. */
-  private checked = '';
-  private readonly watch = { hostUpdated: () => this.bound && this.bridgeOf(this.bound) !== this.checked && this.check() };
-  private shown: PedelecError | null = null;
-  private md = new WeakMap<ChatEntry, [string, Node]>();
-  private stick = true;
-  private readonly observer = new MutationObserver(() => {
-    this.bind();
+  #checked = '';
+  readonly #watch = { hostUpdated: () => this.#bound && this.#bridgeOf(this.#bound) !== this.#checked && this.#check() };
+  #shown: PedelecError | null = null;
+  #md = new WeakMap<ChatEntry, [string, Node]>();
+  #stick = true;
+  readonly #observer = new MutationObserver(() => {
+    this.#bind();
     this.requestUpdate();
   });
 
@@ -110,16 +110,16 @@ export class PedelecChatElement extends ReactiveElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    this.bind();
+    this.#bind();
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.bind();
+    this.#bind();
   }
 
   /** Binding order: `sessionElement`; `session="id"` in this root; the nearest session (shadow-including). */
-  private resolve(): PedelecSessionElement | null {
+  #resolve(): PedelecSessionElement | null {
     if (!this.isConnected) return null;
     if (this.sessionElement) return this.sessionElement;
     let found: Node | null | undefined;
@@ -128,41 +128,41 @@ export class PedelecChatElement extends ReactiveElement {
     return (found as Element)?.localName === SESSION_TAG ? (found as PedelecSessionElement) : null;
   }
 
-  private bind(): void {
-    const next = this.resolve();
-    const prev = this.bound;
+  #bind(): void {
+    const next = this.#resolve();
+    const prev = this.#bound;
     if (next !== prev) {
       for (const type of EVENTS) {
         prev?.removeEventListener(type, this);
         next?.addEventListener(type, this);
       }
-      prev?.removeController?.(this.watch);
-      this.bound = next;
-      if (next && next !== this.owner) {
-        this.owner = next;
-        this.transcript = new Transcript();
-        this.note = '';
+      prev?.removeController?.(this.#watch);
+      this.#bound = next;
+      if (next && next !== this.#owner) {
+        this.#owner = next;
+        this.#transcript = new Transcript();
+        this.#note = '';
       }
       if (next) {
         customElements.whenDefined(SESSION_TAG).then(() => {
-          if (this.bound !== next) return;
-          next.addController(this.watch);
-          this.check();
+          if (this.#bound !== next) return;
+          next.addController(this.#watch);
+          this.#check();
         });
       }
       this.requestUpdate();
     }
     // Watch for the `session` id appearing (or moving), and for the session's `approval` attribute.
-    this.observer.disconnect();
-    if (this.isConnected && this.session) this.observer.observe(this.getRootNode(), { childList: true, subtree: true, attributeFilter: ['id'] });
-    if (next) this.observer.observe(next, { attributeFilter: ['approval'] });
+    this.#observer.disconnect();
+    if (this.isConnected && this.session) this.#observer.observe(this.getRootNode(), { childList: true, subtree: true, attributeFilter: ['id'] });
+    if (next) this.#observer.observe(next, { attributeFilter: ['approval'] });
   }
 
   /** Asks the session what is missing and turns the answer into guidance (never rejects). */
-  private async check(): Promise<void> {
-    const s = this.bound;
+  async #check(): Promise<void> {
+    const s = this.#bound;
     if (!s?.checkAvailability) return;
-    const bridge = (this.checked = this.bridgeOf(s));
+    const bridge = (this.#checked = this.#bridgeOf(s));
     const a: PedelecAvailability = await s.checkAvailability();
     const error = a.error;
     let note =
@@ -174,20 +174,20 @@ export class PedelecChatElement extends ReactiveElement {
       : SAY.desktop;
     // Availability does not tell whether a default provider is set: ask, unless the session names one.
     if (!note && !s.provider) note = await s.client?.getSettings().then((x) => (x.defaultProvider ? '' : SAY.provider), () => '') ?? '';
-    if (s === this.bound && bridge === this.checked) {
-      this.note = note;
+    if (s === this.#bound && bridge === this.#checked) {
+      this.#note = note;
       this.requestUpdate();
     }
   }
 
-  private bridgeOf(s: PedelecSessionElement): string {
+  #bridgeOf(s: PedelecSessionElement): string {
     return `${s.bridge}|${s.extensionId}`;
   }
 
   /** @internal The session's events (this element is the listener object). */
   handleEvent(event: Event): void {
-    if (event.target !== this.bound) return;
-    const t = this.transcript;
+    if (event.target !== this.#bound) return;
+    const t = this.#transcript;
     const d = (event as CustomEvent).detail;
     switch (event.type) {
       case 'pedelec-turn':
@@ -209,80 +209,80 @@ export class PedelecChatElement extends ReactiveElement {
         t.settle();
         break;
       case 'pedelec-ready':
-        this.note = '';
+        this.#note = '';
         break;
       case 'pedelec-error': {
         // Declaration problems (`event.element`) are for the page's developer, not the person chatting.
         if ((event as Event & { element?: Element | null }).element) return;
         const error: PedelecError = d.error;
-        this.showError(error);
-        if (/^DEFAULT_PROVIDER_|^PROVIDER_NOT_FOUND/.test(error.code)) this.note = SAY.provider;
-        else if (!this.bound!.session || /^(EXTENSION|BRIDGE|NATIVE)_/.test(error.code)) this.check();
+        this.#showError(error);
+        if (/^DEFAULT_PROVIDER_|^PROVIDER_NOT_FOUND/.test(error.code)) this.#note = SAY.provider;
+        else if (!this.#bound!.session || /^(EXTENSION|BRIDGE|NATIVE)_/.test(error.code)) this.#check();
       }
     }
     this.requestUpdate();
   }
 
-  private showError(error: PedelecError): void {
-    this.shown = error;
-    this.transcript.error(`${error.message} (${error.code})`);
+  #showError(error: PedelecError): void {
+    this.#shown = error;
+    this.#transcript.error(`${error.message} (${error.code})`);
   }
 
-  private get busy(): boolean {
-    return BUSY.includes(this.bound?.status as string);
+  get #busy(): boolean {
+    return BUSY.includes(this.#bound?.status as string);
   }
 
-  private get input(): HTMLTextAreaElement {
+  get #input(): HTMLTextAreaElement {
     return this.renderRoot.querySelector('textarea')!;
   }
 
   /** Sends the composer's text. While a turn runs the text stays where it is (`SESSION_BUSY` is no error). */
-  private send(): void {
-    const s = this.bound;
-    const input = this.input;
+  #send(): void {
+    const s = this.#bound;
+    const input = this.#input;
     const text = input.value.trim();
-    if (!s || !text || this.busy) return;
+    if (!s || !text || this.#busy) return;
     input.value = '';
     // A bridge that went away (a dev Core restarted, say) is reconnected by restart(), explicitly.
     const sent = s.client?.unavailableReason ? s.restart().then(() => s.sendText(text)) : s.sendText(text);
     sent.catch((error: PedelecError) => {
       if (error?.code === 'SESSION_BUSY') {
         if (!input.value) input.value = text;
-      } else if (error !== this.shown) {
-        this.showError(error);
+      } else if (error !== this.#shown) {
+        this.#showError(error);
         this.requestUpdate();
       }
     });
   }
 
-  private onKey(event: KeyboardEvent): void {
+  #onKey(event: KeyboardEvent): void {
     // Enter sends; Shift+Enter is a new line; Enter that confirms an IME composition is the IME's.
     if (event.key !== 'Enter' || event.shiftKey || event.isComposing || event.keyCode === 229) return;
     event.preventDefault();
-    this.send();
+    this.#send();
   }
 
   /** Still something to set up: look again when the user comes back to type. */
-  private onFocus(): void {
-    if (this.note) this.check();
+  #onFocus(): void {
+    if (this.#note) this.#check();
   }
 
-  private onSubmit(event: Event): void {
+  #onSubmit(event: Event): void {
     event.preventDefault();
-    this.send();
-    this.input.focus();
+    this.#send();
+    this.#input.focus();
   }
 
   /** Markdown replies: the renderer's Node, cached per message until its text changes. */
-  private body(entry: ChatEntry & { text: string }): unknown {
+  #body(entry: ChatEntry & { text: string }): unknown {
     const render = this.renderMarkdown ?? defaultRenderer;
     if (!render) {
       loading ??= import('../../markdown.js').then((m) => void (defaultRenderer = m.renderMarkdown));
       loading.then(() => this.requestUpdate(), () => {});
       return entry.text;
     }
-    let cached = this.md.get(entry);
-    if (cached?.[0] !== entry.text) this.md.set(entry, (cached = [entry.text, render(entry.text)]));
+    let cached = this.#md.get(entry);
+    if (cached?.[0] !== entry.text) this.#md.set(entry, (cached = [entry.text, render(entry.text)]));
     return cached[1];
   }
 
@@ -297,27 +297,27 @@ export class PedelecChatElement extends ReactiveElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('markdown') || changed.has('renderMarkdown')) this.md = new WeakMap();
+    if (changed.has('markdown') || changed.has('renderMarkdown')) this.#md = new WeakMap();
     const log = this.renderRoot.querySelector?.('[role=log]');
-    this.stick = !log || log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+    this.#stick = !log || log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('session') || changed.has('sessionElement')) this.bind();
+    if (changed.has('session') || changed.has('sessionElement')) this.#bind();
     const log = this.renderRoot.querySelector('[role=log]')!;
-    if (this.stick) log.scrollTop = log.scrollHeight;
+    if (this.#stick) log.scrollTop = log.scrollHeight;
   }
 
   protected override update(changed: PropertyValues<this>): void {
     super.update(changed);
     view!.renderChat(this.renderRoot as ShadowRoot, this, {
-      entries: this.transcript.entries,
-      note: this.bound?.getAttribute('approval') === 'pending' ? SAY.pending : this.note,
-      busy: this.busy,
-      markdown: this.markdown ? (entry) => this.body(entry) : null,
-      onSubmit: (event) => this.onSubmit(event),
-      onKey: (event) => this.onKey(event),
-      onFocus: () => this.onFocus(),
+      entries: this.#transcript.entries,
+      note: this.#bound?.getAttribute('approval') === 'pending' ? SAY.pending : this.#note,
+      busy: this.#busy,
+      markdown: this.markdown ? (entry) => this.#body(entry) : null,
+      onSubmit: (event) => this.#onSubmit(event),
+      onKey: (event) => this.#onKey(event),
+      onFocus: () => this.#onFocus(),
     });
   }
 }

@@ -13,7 +13,7 @@ import { Membership } from '../registration.js';
 export class PedelecGuidanceElement extends ReactiveElement {
   static override styles = hiddenStyles;
 
-  private readonly membership = new Membership(this, { childList: true, subtree: true, characterData: true });
+  readonly #membership = new Membership(this, { childList: true, subtree: true, characterData: true });
 
   /** The guidance text (the element's trimmed text content). */
   get text(): string {
@@ -22,6 +22,6 @@ export class PedelecGuidanceElement extends ReactiveElement {
 
   /** @internal Announce again: a nearer session may have been defined since. */
   reregister(): void {
-    this.membership.reregister();
+    this.#membership.reregister();
   }
 }

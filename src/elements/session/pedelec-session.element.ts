@@ -134,31 +134,31 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   declare debug: boolean;
   declare tools: ToolDefinition[];
 
-  private readonly internals: ElementInternals | null;
-  private readonly registry = new ToolRegistry();
-  private readonly toolbox = this.createToolbox();
-  private readonly members = new Set<PedelecToolElement>();
-  private readonly guidanceMembers = new Set<PedelecGuidanceElement>();
-  private scriptBridge: string | undefined;
-  private rebuildQueued = false;
-  private built: ToolBuild = { tools: [], byName: new Map(), invalid: [] };
-  private reported = new Map<Element | null | string, string>();
-  private warned = new Set<string>();
-  private currentManifest: SerializableSkillsManifest | undefined;
-  private guidanceError: PedelecError | null = null;
+  readonly #internals: ElementInternals | null;
+  readonly #registry = new ToolRegistry();
+  readonly #toolbox = this.#createToolbox();
+  readonly #members = new Set<PedelecToolElement>();
+  readonly #guidanceMembers = new Set<PedelecGuidanceElement>();
+  #scriptBridge: string | undefined;
+  #rebuildQueued = false;
+  #built: ToolBuild = { tools: [], byName: new Map(), invalid: [] };
+  #reported = new Map<Element | null | string, string>();
+  #warned = new Set<string>();
+  #currentManifest: SerializableSkillsManifest | undefined;
+  #guidanceError: PedelecError | null = null;
 
-  private _status: PedelecElementStatus = 'inactive';
-  private _client: Pedelec | null = null;
-  private clientKey: BridgeConfig | null = null;
-  private _session: PedelecSession | null = null;
-  private unsubscribe: Array<() => void> = [];
-  private starting: Promise<PedelecSession> | null = null;
-  private endedByPage = false;
-  private snapshot: { tools: Map<string, string>; config: ConfigSnapshot } | null = null;
-  private staleSignature = '';
-  private _toolsStale = false;
-  private localCount = 0;
-  private readonly running = new Map<ToolCallContext, { element: PedelecToolElement | null; abort(reason: PedelecError): void }>();
+  #_status: PedelecElementStatus = 'inactive';
+  #_client: Pedelec | null = null;
+  #clientKey: BridgeConfig | null = null;
+  #_session: PedelecSession | null = null;
+  #unsubscribe: Array<() => void> = [];
+  #starting: Promise<PedelecSession> | null = null;
+  #endedByPage = false;
+  #snapshot: { tools: Map<string, string>; config: ConfigSnapshot } | null = null;
+  #staleSignature = '';
+  #_toolsStale = false;
+  #localCount = 0;
+  readonly #running = new Map<ToolCallContext, { element: PedelecToolElement | null; abort(reason: PedelecError): void }>();
 
   constructor() {
     super();
@@ -171,8 +171,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     this.novalidate = false;
     this.debug = false;
     this.tools = [];
-    this.internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;
-    this.showState(null, 'inactive');
+    this.#internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;
+    this.#showState(null, 'inactive');
     // Members announce themselves with a composed event; the nearest session answers and stops it.
     this.addEventListener(RegisterEvent.eventName, (event) => {
       const register = event as RegisterEvent;
@@ -184,20 +184,20 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   }
 
   /** One toolbox for the element's life: agent calls and local invoke() share it, across restarts. */
-  private createToolbox(): Toolbox {
+  #createToolbox(): Toolbox {
     const toolbox = new Toolbox(true);
     toolbox.hooks = {
-      unavailable: (tool) => this.unavailable(tool),
-      dispatch: (call) => this.dispatchToolCall(call),
-      inline: (tool) => this.inlineHandler(tool),
-      onStart: (call) => this.toolStarted(call),
-      onResult: (call, outcome, durationMs) => this.toolFinished(call, outcome, durationMs),
+      unavailable: (tool) => this.#unavailable(tool),
+      dispatch: (call) => this.#dispatchToolCall(call),
+      inline: (tool) => this.#inlineHandler(tool),
+      onStart: (call) => this.#toolStarted(call),
+      onResult: (call, outcome, durationMs) => this.#toolFinished(call, outcome, durationMs),
     };
     return toolbox;
   }
 
   /** Every event goes out here (one place, so the manifest analyzer reads the @fires tags, not guesses). */
-  private emit(event: Event): void {
+  #emit(event: Event): void {
     this.dispatchEvent(event);
   }
 
@@ -205,45 +205,45 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** The bridge: from script any `ws:`/`wss:` URL; from the attribute, loopback hosts only. */
   get bridge(): string | undefined {
-    return this.scriptBridge ?? this.getAttribute('bridge') ?? undefined;
+    return this.#scriptBridge ?? this.getAttribute('bridge') ?? undefined;
   }
   set bridge(value: string | undefined) {
     const old = this.bridge;
-    this.scriptBridge = value === null ? undefined : value;
+    this.#scriptBridge = value === null ? undefined : value;
     this.requestUpdate('bridge', old);
   }
 
   get status(): PedelecElementStatus {
-    return this._status;
+    return this.#_status;
   }
   get sessionId(): string | null {
-    return this._session?.sessionId ?? null;
+    return this.#_session?.sessionId ?? null;
   }
   get session(): PedelecSession | null {
-    return this._session;
+    return this.#_session;
   }
   get client(): Pedelec | null {
-    return this._client;
+    return this.#_client;
   }
   get toolsStale(): boolean {
-    return this._toolsStale;
+    return this.#_toolsStale;
   }
   /** The skills manifest this element would send now (undefined: no tools and no guidance). */
   get manifest(): SerializableSkillsManifest | undefined {
-    if (this.rebuildQueued) this.rebuild();
-    return this.currentManifest;
+    if (this.#rebuildQueued) this.#rebuild();
+    return this.#currentManifest;
   }
   get fallback(): GenericToolHandler | null {
-    return this.toolbox.generic;
+    return this.#toolbox.generic;
   }
   set fallback(handler: GenericToolHandler | null) {
-    const old = this.toolbox.generic;
-    this.toolbox.generic = typeof handler === 'function' ? handler : null;
+    const old = this.#toolbox.generic;
+    this.#toolbox.generic = typeof handler === 'function' ? handler : null;
     this.requestUpdate('fallback', old);
   }
   /** @internal For tests: how many manifest builds ran (one per batch of changes). */
   get buildCount(): number {
-    return this.registry.builds;
+    return this.#registry.builds;
   }
 
   // ───────────────────────────── lifecycle ─────────────────────────────
@@ -252,9 +252,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     super.connectedCallback();
     // A session defined after its members: ask them to announce themselves again, so the nearest
     // session (maybe this one, maybe a nested one) takes each.
-    for (const member of this.membersBelow()) if (isRegistrable(member)) member.reregister();
-    this.queueRebuild();
-    if (this.autostart && !this._session && !this.starting) this.start().catch(() => {});
+    for (const member of this.#membersBelow()) if (isRegistrable(member)) member.reregister();
+    this.#queueRebuild();
+    if (this.autostart && !this.#_session && !this.#starting) this.start().catch(() => {});
   }
 
   override disconnectedCallback(): void {
@@ -262,13 +262,13 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and
     // tear down only if the element is still out of the document.
     queueMicrotask(() => {
-      if (!this.isConnected) this.teardown();
+      if (!this.isConnected) this.#teardown();
     });
   }
 
   override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
     super.attributeChangedCallback(name, old, value);
-    if (name === 'bridge' && this.scriptBridge === undefined) this.requestUpdate('bridge', old ?? undefined);
+    if (name === 'bridge' && this.#scriptBridge === undefined) this.requestUpdate('bridge', old ?? undefined);
   }
 
   /** The shadow root shows the children as they are: one slot, built once (no template library needed). */
@@ -279,41 +279,41 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('tools') || changed.has('guidance') || CONFIG_KEYS.some((k) => changed.has(k))) this.queueRebuild();
+    if (changed.has('tools') || changed.has('guidance') || CONFIG_KEYS.some((k) => changed.has(k))) this.#queueRebuild();
   }
 
   // ───────────────────────────── members ─────────────────────────────
 
   /** @internal */
   adopt(member: Element): void {
-    if (member instanceof PedelecToolElement) this.members.add(member);
-    else if (member instanceof PedelecGuidanceElement) this.guidanceMembers.add(member);
+    if (member instanceof PedelecToolElement) this.#members.add(member);
+    else if (member instanceof PedelecGuidanceElement) this.#guidanceMembers.add(member);
     else return;
-    this.queueRebuild();
+    this.#queueRebuild();
   }
 
   /** @internal */
   release(member: Element): void {
     if (member instanceof PedelecToolElement) {
-      if (!this.members.delete(member)) return;
+      if (!this.#members.delete(member)) return;
       // A removed tool's running calls are aborted, so their handlers can stop and close their UI —
       // after a microtask, and not if the tool came back (a framework moving it, or its session).
       queueMicrotask(() => {
-        if (this.members.has(member)) return;
+        if (this.#members.has(member)) return;
         const reason = pedelecError('TOOL_UNAVAILABLE', `Tool ${member.name ?? ''} was removed from the page`, { tool: member.name });
-        for (const call of this.running.values()) if (call.element === member) call.abort(reason);
+        for (const call of this.#running.values()) if (call.element === member) call.abort(reason);
       });
-    } else if (!this.guidanceMembers.delete(member as PedelecGuidanceElement)) return;
-    this.queueRebuild();
+    } else if (!this.#guidanceMembers.delete(member as PedelecGuidanceElement)) return;
+    this.#queueRebuild();
   }
 
   /** @internal */
   memberChanged(): void {
-    this.queueRebuild();
+    this.#queueRebuild();
   }
 
   /** Tool and guidance elements below this one, in shadow-including tree order (open roots only). */
-  private membersBelow(): Element[] {
+  #membersBelow(): Element[] {
     const found: Element[] = [];
     const visit = (root: Element | ShadowRoot) => {
       for (const el of Array.from(root.querySelectorAll('*'))) {
@@ -327,147 +327,147 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     return found;
   }
 
-  private queueRebuild(): void {
-    if (this.rebuildQueued) return;
-    this.rebuildQueued = true;
+  #queueRebuild(): void {
+    if (this.#rebuildQueued) return;
+    this.#rebuildQueued = true;
     queueMicrotask(() => {
-      if (this.rebuildQueued) this.rebuild();
+      if (this.#rebuildQueued) this.#rebuild();
     });
   }
 
   /** One build per batch: order the members, normalize (cached), judge validity, report. */
-  private rebuild(): void {
-    this.rebuildQueued = false;
-    const ordered = this.orderedTools();
-    this.built = this.registry.build(ordered, Array.isArray(this.tools) ? this.tools : []);
+  #rebuild(): void {
+    this.#rebuildQueued = false;
+    const ordered = this.#orderedTools();
+    this.#built = this.#registry.build(ordered, Array.isArray(this.tools) ? this.tools : []);
 
-    const invalidByElement = new Map(this.built.invalid.filter((i) => i.element).map((i) => [i.element!, i]));
-    for (const element of this.members) element.setInvalid(invalidByElement.get(element)?.error.message ?? null);
+    const invalidByElement = new Map(this.#built.invalid.filter((i) => i.element).map((i) => [i.element!, i]));
+    for (const element of this.#members) element.setInvalid(invalidByElement.get(element)?.error.message ?? null);
     const stillInvalid = new Set<Element | null | string>();
-    for (const problem of this.built.invalid) {
+    for (const problem of this.#built.invalid) {
       const key = problem.element ?? `js:${problem.name}`;
       stillInvalid.add(key);
-      if (this.reported.get(key) === problem.error.message) continue; // one event per problem, not per build
-      this.reported.set(key, problem.error.message);
-      this.emit(new PedelecErrorEvent({ error: problem.error }, problem.element));
+      if (this.#reported.get(key) === problem.error.message) continue; // one event per problem, not per build
+      this.#reported.set(key, problem.error.message);
+      this.#emit(new PedelecErrorEvent({ error: problem.error }, problem.element));
     }
-    for (const key of [...this.reported.keys()]) if (!stillInvalid.has(key)) this.reported.delete(key);
+    for (const key of [...this.#reported.keys()]) if (!stillInvalid.has(key)) this.#reported.delete(key);
 
-    for (const built of this.built.tools) for (const warning of built.tool.warnings) this.warn(warning);
+    for (const built of this.#built.tools) for (const warning of built.tool.warnings) this.#warn(warning);
 
-    const guidance = this.resolveGuidance();
-    const tools = this.built.tools.map((t) => t.tool.manifest);
-    this.currentManifest = tools.length > 0 || guidance !== '' ? { guidance, tools } : undefined;
+    const guidance = this.#resolveGuidance();
+    const tools = this.#built.tools.map((t) => t.tool.manifest);
+    this.#currentManifest = tools.length > 0 || guidance !== '' ? { guidance, tools } : undefined;
     // Before start, local invoke() uses what is declared now; after, the set that was sent to Core.
-    if (!this._session && !this.starting) {
-      this.toolbox.setTools(this.built.tools.map((t) => t.tool));
-      this.toolbox.validateArgs = !this.novalidate;
+    if (!this.#_session && !this.#starting) {
+      this.#toolbox.setTools(this.#built.tools.map((t) => t.tool));
+      this.#toolbox.validateArgs = !this.novalidate;
     }
-    this.checkStale();
+    this.#checkStale();
   }
 
   /** Registered tools in shadow-including tree order; any the walk cannot see (closed roots) last. */
-  private orderedTools(): PedelecToolElement[] {
-    if (this.members.size === 0) return [];
+  #orderedTools(): PedelecToolElement[] {
+    if (this.#members.size === 0) return [];
     const ordered: PedelecToolElement[] = [];
-    for (const el of this.membersBelow()) if (el instanceof PedelecToolElement && this.members.has(el)) ordered.push(el);
-    if (ordered.length < this.members.size) {
+    for (const el of this.#membersBelow()) if (el instanceof PedelecToolElement && this.#members.has(el)) ordered.push(el);
+    if (ordered.length < this.#members.size) {
       const seen = new Set(ordered);
-      for (const el of this.members) if (!seen.has(el)) ordered.push(el);
+      for (const el of this.#members) if (!seen.has(el)) ordered.push(el);
     }
     return ordered;
   }
 
-  private resolveGuidance(): string {
-    const children = [...this.guidanceMembers];
+  #resolveGuidance(): string {
+    const children = [...this.#guidanceMembers];
     const attribute = this.guidance;
     if (attribute !== null && attribute !== undefined && children.length > 0) {
       const error = pedelecError('INVALID_INPUT', 'guidance is given both as the guidance attribute and as <pedelec-guidance>', { reason: 'guidance given twice' });
-      if (this.guidanceError?.message !== error.message) this.emit(new PedelecErrorEvent({ error }, children[0] ?? null));
-      this.guidanceError = error;
+      if (this.#guidanceError?.message !== error.message) this.#emit(new PedelecErrorEvent({ error }, children[0] ?? null));
+      this.#guidanceError = error;
       return attribute;
     }
-    this.guidanceError = null;
+    this.#guidanceError = null;
     if (attribute !== null && attribute !== undefined) return attribute;
     return children.map((g) => g.text).filter(Boolean).join('\n\n');
   }
 
-  private warn(warning: PedelecError): void {
+  #warn(warning: PedelecError): void {
     const key = `${warning.code}:${warning.message}`;
-    if (this.warned.has(key)) return;
-    this.warned.add(key);
+    if (this.#warned.has(key)) return;
+    this.#warned.add(key);
     if (this.debug) console.warn(`[pedelec] ${warning.message}`);
-    this.emit(new PedelecWarningEvent({ warning }));
+    this.#emit(new PedelecWarningEvent({ warning }));
   }
 
   // ───────────────────────────── staleness ─────────────────────────────
 
-  private config(): ConfigSnapshot {
+  #config(): ConfigSnapshot {
     return {
       provider: this.provider ?? '',
       model: this.model ?? '',
-      guidance: this.currentManifest?.guidance ?? '',
+      guidance: this.#currentManifest?.guidance ?? '',
       bridge: this.bridge ?? '',
       novalidate: String(this.novalidate),
     };
   }
 
-  private takeSnapshot(): void {
-    const tools = new Map((this.currentManifest?.tools ?? []).map((t) => [t.name, canonicalJson(t)]));
-    this.snapshot = { tools, config: this.config() };
-    this.staleSignature = '';
-    this._toolsStale = false;
+  #takeSnapshot(): void {
+    const tools = new Map((this.#currentManifest?.tools ?? []).map((t) => [t.name, canonicalJson(t)]));
+    this.#snapshot = { tools, config: this.#config() };
+    this.#staleSignature = '';
+    this.#_toolsStale = false;
   }
 
-  private checkStale(): void {
-    const snapshot = this.snapshot;
-    if (!snapshot || !this._session) return;
-    const now = new Map((this.currentManifest?.tools ?? []).map((t) => [t.name, canonicalJson(t)]));
+  #checkStale(): void {
+    const snapshot = this.#snapshot;
+    if (!snapshot || !this.#_session) return;
+    const now = new Map((this.#currentManifest?.tools ?? []).map((t) => [t.name, canonicalJson(t)]));
     const added = [...now.keys()].filter((n) => !snapshot.tools.has(n));
     const removed = [...snapshot.tools.keys()].filter((n) => !now.has(n));
     const changed = [...now.keys()].filter((n) => snapshot.tools.has(n) && snapshot.tools.get(n) !== now.get(n));
-    const current = this.config();
+    const current = this.#config();
     const config = CONFIG_KEYS.filter((k) => current[k] !== snapshot.config[k]);
     const signature = JSON.stringify([added, removed, changed, config]);
-    if (signature === this.staleSignature) return;
-    this.staleSignature = signature;
-    this._toolsStale = added.length + removed.length + changed.length + config.length > 0;
-    if (this._toolsStale) this.emit(new PedelecToolsChangedEvent({ added, removed, changed, config }));
+    if (signature === this.#staleSignature) return;
+    this.#staleSignature = signature;
+    this.#_toolsStale = added.length + removed.length + changed.length + config.length > 0;
+    if (this.#_toolsStale) this.#emit(new PedelecToolsChangedEvent({ added, removed, changed, config }));
   }
 
   // ───────────────────────────── tool calls ─────────────────────────────
 
-  private unavailable(tool: string): PedelecError | null {
+  #unavailable(tool: string): PedelecError | null {
     // Only tools that were sent to Core can become unavailable; others go to named/generic handlers.
-    if (!this.snapshot?.tools.has(tool) || this.built.byName.has(tool)) return null;
+    if (!this.#snapshot?.tools.has(tool) || this.#built.byName.has(tool)) return null;
     return pedelecError('TOOL_UNAVAILABLE', `Tool ${tool} is no longer available on this page`, { tool });
   }
 
-  private dispatchToolCall(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined {
-    const element = this.built.byName.get(call.tool)?.element;
+  #dispatchToolCall(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined {
+    const element = this.#built.byName.get(call.tool)?.element;
     if (!element) return undefined;
     const event = new PedelecToolCallEvent({ tool: call.tool, args: call.args, context: call.ctx }, (error) =>
-      this.emit(new PedelecErrorEvent({ error }, element)),
+      this.#emit(new PedelecErrorEvent({ error }, element)),
     );
     element.dispatchEvent(event);
     return event.close();
   }
 
-  private inlineHandler(tool: string): ToolSpecificHandler | undefined {
-    const built = this.built.byName.get(tool);
+  #inlineHandler(tool: string): ToolSpecificHandler | undefined {
+    const built = this.#built.byName.get(tool);
     if (built?.element) return built.element.handler;
-    return built?.definition?.handler ?? this.toolbox.tools.get(tool)?.handler;
+    return built?.definition?.handler ?? this.#toolbox.tools.get(tool)?.handler;
   }
 
-  private toolStarted(call: ToolCall): void {
-    const element = this.built.byName.get(call.tool)?.element ?? null;
-    if (call.abort) this.running.set(call.ctx, { element, abort: call.abort });
-    this.emit(new PedelecToolStartEvent({ tool: call.tool, args: call.args, context: call.ctx, local: call.local }));
+  #toolStarted(call: ToolCall): void {
+    const element = this.#built.byName.get(call.tool)?.element ?? null;
+    if (call.abort) this.#running.set(call.ctx, { element, abort: call.abort });
+    this.#emit(new PedelecToolStartEvent({ tool: call.tool, args: call.args, context: call.ctx, local: call.local }));
   }
 
-  private toolFinished(call: ToolCall, outcome: ToolOutcome, durationMs: number): void {
-    this.running.delete(call.ctx);
-    this.emit(
+  #toolFinished(call: ToolCall, outcome: ToolOutcome, durationMs: number): void {
+    this.#running.delete(call.ctx);
+    this.#emit(
       new PedelecToolResultEvent({ tool: call.tool, args: call.args, result: outcome.result, ok: outcome.ok, durationMs, context: call.ctx, local: call.local }),
     );
   }
@@ -478,10 +478,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
    * rejects: `error` is exactly what the agent would have received.
    */
   invoke(name: string, args: unknown, options: { signal?: AbortSignal } = {}): Promise<InvokeResult> {
-    if (this.rebuildQueued) this.rebuild();
-    const id = `local_${++this.localCount}`;
-    const session = this._session;
-    const timeoutMs = this.toolbox.tools.get(name)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    if (this.#rebuildQueued) this.#rebuild();
+    const id = `local_${++this.#localCount}`;
+    const session = this.#_session;
+    const timeoutMs = this.#toolbox.tools.get(name)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const startedAt = Date.now();
     const base: PedelecEventContext = {
       sessionId: session?.sessionId ?? '',
@@ -505,7 +505,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       signal?.removeEventListener('abort', onAbort);
       return outcome.ok ? { ok: true, result: outcome.result } : { ok: false, error: outcome.error };
     };
-    const outcome = this.toolbox.run({ tool: name, args, ctx, local: true, abort });
+    const outcome = this.#toolbox.run({ tool: name, args, ctx, local: true, abort });
     return Promise.resolve(outcome).then(finish);
   }
 
@@ -513,7 +513,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   onTool(handler: GenericToolHandler): () => void;
   onTool<TArgs = unknown, TResult = unknown>(toolName: string, handler: ToolSpecificHandler<TArgs, TResult>): () => void;
   onTool(nameOrHandler: string | GenericToolHandler, handler?: ToolSpecificHandler): () => void {
-    return this.toolbox.onTool(nameOrHandler, handler);
+    return this.#toolbox.onTool(nameOrHandler, handler);
   }
 
 
@@ -521,12 +521,12 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** Creates (or, with `persist` / `session-id`, resumes) the agent session. While starting, returns the same promise. */
   start(): Promise<PedelecSession> {
-    if (this._session && this._session.getStatus() !== 'ended') return Promise.resolve(this._session);
-    if (this.starting) return this.starting;
-    const starting = this.doStart();
-    this.starting = starting;
+    if (this.#_session && this.#_session.getStatus() !== 'ended') return Promise.resolve(this.#_session);
+    if (this.#starting) return this.#starting;
+    const starting = this.#doStart();
+    this.#starting = starting;
     const clear = () => {
-      if (this.starting === starting) this.starting = null;
+      if (this.#starting === starting) this.#starting = null;
     };
     starting.then(clear, clear);
     return starting;
@@ -534,22 +534,22 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** Sends the user's text (starting the session first if needed); resolves when the turn finished. */
   sendText(text: string): Promise<void> {
-    if (this.endedByPage) return Promise.reject(sessionEnded(this._session?.sessionId));
+    if (this.#endedByPage) return Promise.reject(sessionEnded(this.#_session?.sessionId));
     return this.start().then((session) => session.sendText(text));
   }
 
   /** Warms the provider up (starting the session first if needed). */
   prepare(): Promise<void> {
-    if (this.endedByPage) return Promise.reject(sessionEnded(this._session?.sessionId));
+    if (this.#endedByPage) return Promise.reject(sessionEnded(this.#_session?.sessionId));
     return this.start().then((session) => session.prepare());
   }
 
   /** Ends the agent session; `sendText()` then rejects `SESSION_ENDED` until `start()` or `restart()`. */
   end(): Promise<void> {
-    const session = this._session;
-    this.forgetRecord();
+    const session = this.#_session;
+    this.#forgetRecord();
     if (!session) return Promise.resolve();
-    this.endedByPage = true;
+    this.#endedByPage = true;
     return session.end();
   }
 
@@ -559,29 +559,29 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
    * reconnect — and creates a fresh session with the current tools. Clears `toolsStale`.
    */
   async restart(): Promise<PedelecSession> {
-    if (this.starting) await this.starting.catch(() => {});
-    const old = this._session;
-    this.forgetRecord();
+    if (this.#starting) await this.#starting.catch(() => {});
+    const old = this.#_session;
+    this.#forgetRecord();
     if (old) {
       try {
         await old.end();
       } catch (error) {
-        this.emit(new PedelecErrorEvent({ error: normalizeError(error, 'END_SESSION_FAILED', 'end_session failed') }));
+        this.#emit(new PedelecErrorEvent({ error: normalizeError(error, 'END_SESSION_FAILED', 'end_session failed') }));
       }
       old.detach(sessionEnded(old.sessionId));
     }
-    this.dropSession();
-    if (this._client?.unavailableReason) {
-      const config = this.clientKey;
-      releaseClient(this, this._client);
-      this._client = config ? acquireClient(this, config, this.bridgeTimeoutMs, true) : null;
+    this.#dropSession();
+    if (this.#_client?.unavailableReason) {
+      const config = this.#clientKey;
+      releaseClient(this, this.#_client);
+      this.#_client = config ? acquireClient(this, config, this.bridgeTimeoutMs, true) : null;
     }
     return this.start();
   }
 
   /** The bridge's availability, for telling the user what to do (never rejects). */
   checkAvailability(): Promise<PedelecAvailability> {
-    const client = this.ensureClient();
+    const client = this.#ensureClient();
     if ('code' in client) {
       return Promise.resolve({
         available: false,
@@ -594,50 +594,50 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     return client.checkAvailability();
   }
 
-  private ensureClient(): Pedelec | PedelecError {
-    const config = parseBridge(this.bridge, this.scriptBridge !== undefined, this.extensionId ?? undefined);
+  #ensureClient(): Pedelec | PedelecError {
+    const config = parseBridge(this.bridge, this.#scriptBridge !== undefined, this.extensionId ?? undefined);
     if ('code' in config) return config;
-    if (this._client && this.clientKey && bridgeKey(this.clientKey) === bridgeKey(config)) return this._client;
-    if (this._client) releaseClient(this, this._client);
-    this._client = acquireClient(this, config, this.bridgeTimeoutMs);
-    this.clientKey = config;
-    return this._client;
+    if (this.#_client && this.#clientKey && bridgeKey(this.#clientKey) === bridgeKey(config)) return this.#_client;
+    if (this.#_client) releaseClient(this, this.#_client);
+    this.#_client = acquireClient(this, config, this.bridgeTimeoutMs);
+    this.#clientKey = config;
+    return this.#_client;
   }
 
   /** Where `persist` keeps its record; null without `persist` or with an unusable bridge. */
-  private storageKey(): string | null {
+  #storageKey(): string | null {
     if (!this.persist) return null;
-    const config = parseBridge(this.bridge, this.scriptBridge !== undefined, this.extensionId ?? undefined);
+    const config = parseBridge(this.bridge, this.#scriptBridge !== undefined, this.extensionId ?? undefined);
     if ('code' in config) return null;
     const where = config.kind === 'websocket' ? config.url : `ext:${config.extensionId ?? ''}`;
     return persistKey(where, this.id || (typeof location === 'undefined' ? '' : location.pathname));
   }
 
-  private forgetRecord(): void {
-    const key = this.storageKey();
+  #forgetRecord(): void {
+    const key = this.#storageKey();
     if (key) deleteRecord(key);
   }
 
-  private async doStart(): Promise<PedelecSession> {
-    this.endedByPage = false;
-    if (this.rebuildQueued) this.rebuild();
+  async #doStart(): Promise<PedelecSession> {
+    this.#endedByPage = false;
+    if (this.#rebuildQueued) this.#rebuild();
     const fail = (error: PedelecError): never => {
-      this.setStatus('error');
-      this.emit(new PedelecErrorEvent({ error }));
+      this.#setStatus('error');
+      this.#emit(new PedelecErrorEvent({ error }));
       throw error;
     };
-    const client = this.ensureClient();
+    const client = this.#ensureClient();
     if ('code' in client) return fail(client);
-    if (this.guidanceError) return fail(this.guidanceError);
-    const key = this.storageKey();
-    if (key && [...document.querySelectorAll(SESSION_TAG)].some((other) => other !== this && (other as PedelecSessionElement).storageKey?.() === key)) {
+    if (this.#guidanceError) return fail(this.#guidanceError);
+    const key = this.#storageKey();
+    if (key && [...document.querySelectorAll(SESSION_TAG)].some((other) => other !== this && #storageKey in other && other.#storageKey() === key)) {
       return fail(pedelecError('INVALID_INPUT', `two persisted sessions share the storage key ${key}; give them distinct ids`, { key }));
     }
-    this.setStatus('starting');
-    const toolbox = this.toolbox;
+    this.#setStatus('starting');
+    const toolbox = this.#toolbox;
     toolbox.validateArgs = !this.novalidate;
-    toolbox.setTools(this.built.tools.map((t) => t.tool));
-    const manifest = this.currentManifest;
+    toolbox.setTools(this.#built.tools.map((t) => t.tool));
+    const manifest = this.#currentManifest;
     const manifestHash = hashText(canonicalJson(manifest ?? null));
 
     let requestTimeoutMs: number | undefined;
@@ -651,7 +651,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       // Not fatal here: the create request below reports what is wrong.
     }
     const wiring = requestTimeoutMs === undefined ? { toolbox } : { toolbox, requestTimeoutMs };
-    const skills = manifest ? { guidance: manifest.guidance, tools: this.built.tools.map((t) => ({ ...t.tool.manifest })) } : undefined;
+    const skills = manifest ? { guidance: manifest.guidance, tools: this.#built.tools.map((t) => ({ ...t.tool.manifest })) } : undefined;
 
     let session: PedelecSession | null = null;
     let resumed = false;
@@ -684,51 +684,51 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     }
     this.removeAttribute('approval');
     if (key) writeRecord(key, { sessionId: session.sessionId, provider: session.provider, ...(session.model ? { model: session.model } : {}), manifestHash });
-    this.attach(session);
-    this.emit(new PedelecReadyEvent({ sessionId: session.sessionId, provider: session.provider, model: session.model, resumed }));
+    this.#attach(session);
+    this.#emit(new PedelecReadyEvent({ sessionId: session.sessionId, provider: session.provider, model: session.model, resumed }));
     return session;
   }
 
   /** Turns the core session's callbacks into DOM events. */
-  private attach(session: PedelecSession): void {
-    this.dropSession();
-    this._session = session;
-    this.takeSnapshot();
-    this.unsubscribe = [
-      session.onStatus((status, context) => this.setStatus(status, context)),
-      session.onChat((text, context) => this.emit(new PedelecChatDeltaEvent({ text, context }))),
-      session.onError((error, context) => this.emit(new PedelecErrorEvent({ error, context }))),
-      session.onEnded((context) => this.emit(new PedelecEndedEvent({ context }))),
-      session.onTurn((turn) => this.emit(new PedelecTurnEvent(turn))),
+  #attach(session: PedelecSession): void {
+    this.#dropSession();
+    this.#_session = session;
+    this.#takeSnapshot();
+    this.#unsubscribe = [
+      session.onStatus((status, context) => this.#setStatus(status, context)),
+      session.onChat((text, context) => this.#emit(new PedelecChatDeltaEvent({ text, context }))),
+      session.onError((error, context) => this.#emit(new PedelecErrorEvent({ error, context }))),
+      session.onEnded((context) => this.#emit(new PedelecEndedEvent({ context }))),
+      session.onTurn((turn) => this.#emit(new PedelecTurnEvent(turn))),
     ];
-    this.setStatus(session.getStatus());
+    this.#setStatus(session.getStatus());
   }
 
-  private dropSession(): void {
-    this.unsubscribe.forEach((off) => off());
-    this.unsubscribe = [];
-    this._session = null;
-    this.snapshot = null;
-    this._toolsStale = false;
+  #dropSession(): void {
+    this.#unsubscribe.forEach((off) => off());
+    this.#unsubscribe = [];
+    this.#_session = null;
+    this.#snapshot = null;
+    this.#_toolsStale = false;
   }
 
-  private teardown(): void {
-    const reason = sessionEnded(this._session?.sessionId);
-    for (const call of [...this.running.values()]) call.abort(reason);
-    this.running.clear();
-    const session = this._session;
-    const client = this._client;
+  #teardown(): void {
+    const reason = sessionEnded(this.#_session?.sessionId);
+    for (const call of [...this.#running.values()]) call.abort(reason);
+    this.#running.clear();
+    const session = this.#_session;
+    const client = this.#_client;
     const finish = () => {
-      this.dropSession();
-      this.setStatus('inactive');
+      this.#dropSession();
+      this.#setStatus('inactive');
       if (client && !this.isConnected) {
         releaseClient(this, client);
-        if (this._client === client) this._client = null;
+        if (this.#_client === client) this.#_client = null;
       }
     };
     if (session && !this.persist) {
       session.end().then(finish, (error) => {
-        this.emit(new PedelecErrorEvent({ error: normalizeError(error, 'END_SESSION_FAILED', 'end_session failed') }));
+        this.#emit(new PedelecErrorEvent({ error: normalizeError(error, 'END_SESSION_FAILED', 'end_session failed') }));
         session.detach(reason);
         finish();
       });
@@ -739,8 +739,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   }
 
   /** Mirrors the status as a custom state, `:state(running)`. */
-  private showState(previous: PedelecElementStatus | null, next: PedelecElementStatus): void {
-    const states = this.internals?.states;
+  #showState(previous: PedelecElementStatus | null, next: PedelecElementStatus): void {
+    const states = this.#internals?.states;
     if (!states) return;
     try {
       if (previous) states.delete(previous);
@@ -756,12 +756,12 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     }
   }
 
-  private setStatus(next: PedelecElementStatus, context?: PedelecEventContext): void {
-    const previousStatus = this._status;
+  #setStatus(next: PedelecElementStatus, context?: PedelecEventContext): void {
+    const previousStatus = this.#_status;
     if (next === previousStatus) return;
-    this._status = next;
+    this.#_status = next;
     this.setAttribute('status', next);
-    this.showState(previousStatus, next);
-    this.emit(new PedelecStatusEvent(context ? { status: next, previousStatus, context } : { status: next, previousStatus }));
+    this.#showState(previousStatus, next);
+    this.#emit(new PedelecStatusEvent(context ? { status: next, previousStatus, context } : { status: next, previousStatus }));
   }
 }

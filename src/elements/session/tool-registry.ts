@@ -28,7 +28,7 @@ function invalid(element: PedelecToolElement | null, name: string | null, reason
 }
 
 export class ToolRegistry {
-  private cache = new Map<string, NormalizedTool | PedelecError>();
+  #cache = new Map<string, NormalizedTool | PedelecError>();
   /** How many builds ran: one per batch of changes, however many tools changed in it. */
   builds = 0;
 
@@ -41,7 +41,7 @@ export class ToolRegistry {
 
     const add = (definition: unknown, index: number, element: PedelecToolElement | null, jsDefinition: ToolDefinition | null) => {
       const declaredName = typeof (definition as { name?: unknown })?.name === 'string' ? ((definition as { name: string }).name) : null;
-      const normalized = this.normalize(definition, index, used);
+      const normalized = this.#normalize(definition, index, used);
       if (isPedelecError(normalized)) {
         const details = normalized.details as { path?: string } | undefined;
         problems.push(invalid(element, declaredName, normalized.message, details?.path));
@@ -64,11 +64,11 @@ export class ToolRegistry {
     });
     definitions.forEach((definition, index) => add(definition, elements.length + index, null, definition));
 
-    this.cache = used; // entries no build uses any more are dropped: nothing grows without bound
+    this.#cache = used; // entries no build uses any more are dropped: nothing grows without bound
     return { tools, byName, invalid: problems };
   }
 
-  private normalize(definition: unknown, index: number, used: Map<string, NormalizedTool | PedelecError>): NormalizedTool | PedelecError {
+  #normalize(definition: unknown, index: number, used: Map<string, NormalizedTool | PedelecError>): NormalizedTool | PedelecError {
     let key: string | null = null;
     try {
       const { handler: _handler, ...data } = definition as Record<string, unknown>;
@@ -76,7 +76,7 @@ export class ToolRegistry {
     } catch {
       // Not JSON (a BigInt, a cycle): normalization reports it; nothing to cache.
     }
-    const cached = key === null ? undefined : (used.get(key) ?? this.cache.get(key));
+    const cached = key === null ? undefined : (used.get(key) ?? this.#cache.get(key));
     const result = cached ?? normalizeTool(definition, index);
     if (key !== null) used.set(key, result);
     return result;

@@ -53,9 +53,9 @@ export class PedelecToolElement extends ReactiveElement {
   declare argsSchema: ToolArgsSchema | undefined;
 
   // <pedelec-arg> children and an inline JSON script are part of the declaration.
-  private readonly membership = new Membership(this, { childList: true, subtree: true, attributes: true, characterData: true });
-  private reason: string | null = null;
-  private announced = false;
+  readonly #membership = new Membership(this, { childList: true, subtree: true, attributes: true, characterData: true });
+  #reason: string | null = null;
+  #announced = false;
 
   constructor() {
     super();
@@ -68,7 +68,7 @@ export class PedelecToolElement extends ReactiveElement {
 
   /** Read-only: why this declaration is left out of the manifest, or null. */
   get invalidReason(): string | null {
-    return this.reason;
+    return this.#reason;
   }
 
   /** Read-only: the `ToolDefinition` this element declares now (with its handler), or null when unreadable. */
@@ -79,7 +79,7 @@ export class PedelecToolElement extends ReactiveElement {
 
   /** @internal The session this tool belongs to. */
   get session(): SessionOwner | null {
-    return this.membership.owner;
+    return this.#membership.owner;
   }
 
   /** @internal Reads the declaration (without the handler: handlers are looked up at call time). */
@@ -98,23 +98,23 @@ export class PedelecToolElement extends ReactiveElement {
 
   /** @internal Set by the session after each build. */
   setInvalid(reason: string | null): void {
-    this.reason = reason;
+    this.#reason = reason;
     this.toggleAttribute('invalid', reason !== null);
   }
 
   /** @internal Announce again: a nearer session may have been defined since. */
   reregister(): void {
-    this.membership.reregister();
+    this.#membership.reregister();
   }
 
   protected override updated(changed: PropertyValues<this>): void {
     // The first update reports nothing new: joining the session already queued a build, which reads
     // the current properties. And a new handler is never a tool change.
-    if (!this.announced) {
-      this.announced = true;
+    if (!this.#announced) {
+      this.#announced = true;
       return;
     }
     if (changed.size === 1 && changed.has('handler')) return;
-    this.membership.changed();
+    this.#membership.changed();
   }
 }
