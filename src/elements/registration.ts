@@ -43,6 +43,8 @@ export function register(member: Element, previous: SessionOwner | null): Sessio
 export class Membership implements ReactiveController {
   owner: SessionOwner | null = null;
   #observer: MutationObserver | null = null;
+  /** Changes reported (or unobserved) since the last `takeChanges()`. */
+  #dirty = true;
   readonly #member: ReactiveControllerHost & Element;
   readonly #watch: MutationObserverInit;
 
@@ -54,7 +56,11 @@ export class Membership implements ReactiveController {
 
   hostConnected(): void {
     this.owner = register(this.#member, this.owner);
-    this.#observer ??= new MutationObserver(() => this.changed());
+    this.#dirty = true; // nothing was observed while disconnected
+    this.#observer ??= new MutationObserver(() => {
+      this.#dirty = true;
+      this.changed();
+    });
     this.#observer.observe(this.#member, this.#watch);
   }
 
@@ -72,6 +78,22 @@ export class Membership implements ReactiveController {
 
   changed(): void {
     this.owner?.memberChanged(this.#member);
+  }
+
+  /**
+   * Whether the member's children or attributes changed since the last call — reported by the
+   * observer or still pending in it — so a cached reading of them is stale. Taking the records means the observer will not report them, so
+   * the session is told here instead. Always true while disconnected (nothing is observed then).
+   */
+  takeChanges(): boolean {
+    if (!this.#member.isConnected || !this.#observer) return true;
+    if (this.#observer.takeRecords().length) {
+      this.#dirty = true;
+      this.changed();
+    }
+    const dirty = this.#dirty;
+    this.#dirty = false;
+    return dirty;
   }
 }
 

@@ -1,5 +1,4 @@
-import { ReactiveElement } from '@lit/reactive-element';
-import { hiddenStyles } from '../hidden.js';
+import { hideDeclaration } from '../hidden.js';
 
 /**
  * One property of a tool's args, declared in markup. The attributes are the declaration: the tool
@@ -27,8 +26,11 @@ import { hiddenStyles } from '../hidden.js';
  * @attr {string} examples - A JSON array of example values.
  * @slot - Nested `<pedelec-arg>`s: an object's properties, or an array's item object.
  */
-export class PedelecArgElement extends ReactiveElement {
-  static override styles = hiddenStyles;
+export class PedelecArgElement extends HTMLElement {
+  /** Pure markup for its tool to read: no reactive machinery, only hidden (see hidden.ts). */
+  connectedCallback(): void {
+    if (!this.shadowRoot) hideDeclaration(this);
+  }
 
   get name(): string {
     return this.getAttribute('name') ?? '';

@@ -1,5 +1,5 @@
 import { ReactiveElement } from '@lit/reactive-element';
-import { hiddenStyles } from '../hidden.js';
+import { hideDeclaration } from '../hidden.js';
 import { Membership } from '../registration.js';
 
 /**
@@ -11,7 +11,10 @@ import { Membership } from '../registration.js';
  * @slot - The guidance text.
  */
 export class PedelecGuidanceElement extends ReactiveElement {
-  static override styles = hiddenStyles;
+  /** Hidden: see hidden.ts (no shadow root unless inside another one). */
+  protected override createRenderRoot(): HTMLElement | ShadowRoot {
+    return hideDeclaration(this);
+  }
 
   readonly #membership = new Membership(this, { childList: true, subtree: true, characterData: true });
 

@@ -14,7 +14,7 @@ import {
   type PedelecError,
   type ToolDefinition,
 } from '../../core/index.js';
-import type { PedelecToolElement } from '../tool/pedelec-tool.element.js';
+import type { PedelecToolElement, ToolDeclaration } from '../tool/pedelec-tool.element.js';
 
 export type BuiltTool = { name: string; tool: NormalizedTool; element: PedelecToolElement | null; definition: ToolDefinition | null };
 export type InvalidDeclaration = { element: PedelecToolElement | null; name: string | null; error: PedelecError };
@@ -28,7 +28,10 @@ function invalid(element: PedelecToolElement | null, name: string | null, reason
 }
 
 export class ToolRegistry {
+  /** JS definitions, by the canonical JSON of their data (the same object may be changed in place). */
   #cache = new Map<string, NormalizedTool | PedelecError>();
+  /** Elements, by their declaration object: an element hands out a new one only when it changed. */
+  #byElement = new WeakMap<PedelecToolElement, [ToolDeclaration, NormalizedTool | PedelecError]>();
   /** How many builds ran: one per batch of changes, however many tools changed in it. */
   builds = 0;
 
@@ -39,9 +42,8 @@ export class ToolRegistry {
     const byName = new Map<string, BuiltTool>();
     const problems: InvalidDeclaration[] = [];
 
-    const add = (definition: unknown, index: number, element: PedelecToolElement | null, jsDefinition: ToolDefinition | null) => {
+    const add = (definition: unknown, normalized: NormalizedTool | PedelecError, element: PedelecToolElement | null, jsDefinition: ToolDefinition | null) => {
       const declaredName = typeof (definition as { name?: unknown })?.name === 'string' ? ((definition as { name: string }).name) : null;
-      const normalized = this.#normalize(definition, index, used);
       if (isPedelecError(normalized)) {
         const details = normalized.details as { path?: string } | undefined;
         problems.push(invalid(element, declaredName, normalized.message, details?.path));
@@ -59,10 +61,12 @@ export class ToolRegistry {
     elements.forEach((element, index) => {
       if (element.disabled) return;
       const declared = element.declaration();
-      if (!declared.ok) problems.push(invalid(element, declared.name, declared.reason, declared.path));
-      else add(declared.definition, index, element, null);
+      if (!declared.ok) return problems.push(invalid(element, declared.name, declared.reason, declared.path));
+      let cached = this.#byElement.get(element);
+      if (cached?.[0] !== declared) this.#byElement.set(element, (cached = [declared, normalizeTool(declared.definition, index)]));
+      add(declared.definition, cached[1], element, null);
     });
-    definitions.forEach((definition, index) => add(definition, elements.length + index, null, definition));
+    definitions.forEach((definition, index) => add(definition, this.#normalize(definition, elements.length + index, used), null, definition));
 
     this.#cache = used; // entries no build uses any more are dropped: nothing grows without bound
     return { tools, byName, invalid: problems };

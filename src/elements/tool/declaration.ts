@@ -32,8 +32,12 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 
 /** The `<pedelec-arg>` children of an element, in order (direct children only). */
 export function argChildren(parent: Element): Element[] {
-  return Array.from(parent.children).filter((child) => child.localName === ARG_TAG);
+  const args: Element[] = [];
+  for (let child = parent.firstElementChild; child; child = child.nextElementSibling) if (child.localName === ARG_TAG) args.push(child);
+  return args;
 }
+
+const isJsonScript = (child: Element) => child.localName === 'script' && (child.getAttribute('type') ?? '').trim().toLowerCase() === 'application/json';
 
 /** Builds one property's schema node from a `<pedelec-arg>`. */
 export function argNode(arg: Element): Node {
@@ -104,10 +108,9 @@ export type SchemaSource =
  * None → an empty object schema; two or more → ambiguous, hence invalid.
  */
 export function readSchema(tool: Element, schemaAttribute: string | null, argsSchemaProperty: unknown): SchemaSource {
-  const script = Array.from(tool.children).find(
-    (child) => child.localName === 'script' && (child.getAttribute('type') ?? '').trim().toLowerCase() === 'application/json',
-  );
   const args = argChildren(tool);
+  let script: Element | undefined;
+  for (let child = tool.firstElementChild; child && !script; child = child.nextElementSibling) if (isJsonScript(child)) script = child;
   const sources = [
     schemaAttribute !== null && 'the schema attribute',
     script && 'an inline JSON script',

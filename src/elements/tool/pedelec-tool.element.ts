@@ -1,5 +1,5 @@
-import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
-import { hiddenStyles } from '../hidden.js';
+import { ReactiveElement, type PropertyDeclaration, type PropertyValues } from '@lit/reactive-element';
+import { hideDeclaration } from '../hidden.js';
 import type { ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
 import { Membership, type SessionOwner } from '../registration.js';
 import { readSchema } from './declaration.js';
@@ -8,6 +8,13 @@ import { readSchema } from './declaration.js';
 export type ToolDeclaration =
   | { ok: true; definition: ToolDefinition }
   | { ok: false; name: string | null; reason: string; path?: string };
+
+/**
+ * Each tool's last reading of its markup, until a property, an attribute or a child changes: a rebuild
+ * after one change re-reads one tool, and the session can tell an unchanged tool by identity. (A
+ * module WeakMap, not a field: Lit may request an update before a subclass's fields exist.)
+ */
+const readings = new WeakMap<PedelecToolElement, ToolDeclaration>();
 
 /**
  * One tool the agent can call, declared in markup.
@@ -31,7 +38,10 @@ export type ToolDeclaration =
  * @slot - `<pedelec-arg>` children or one `<script type="application/json">` holding the schema.
  */
 export class PedelecToolElement extends ReactiveElement {
-  static override styles = hiddenStyles;
+  /** Hidden: see hidden.ts (no shadow root unless inside another one). */
+  protected override createRenderRoot(): HTMLElement | ShadowRoot {
+    return hideDeclaration(this);
+  }
 
   static override properties = {
     name: { type: String },
@@ -73,7 +83,8 @@ export class PedelecToolElement extends ReactiveElement {
 
   /** Read-only: the `ToolDefinition` this element declares now (with its handler), or null when unreadable. */
   get definition(): ToolDefinition | null {
-    const declared = this.declaration();
+    // A fresh reading: the caller may change what it gets without touching the cached one.
+    const declared = this.#read();
     return declared.ok ? { ...declared.definition, ...(this.handler ? { handler: this.handler } : {}) } : null;
   }
 
@@ -82,8 +93,23 @@ export class PedelecToolElement extends ReactiveElement {
     return this.#membership.owner;
   }
 
-  /** @internal Reads the declaration (without the handler: handlers are looked up at call time). */
+  /**
+   * @internal The declaration (without the handler: handlers are looked up at call time). The same
+   * object as last time while nothing it is read from has changed.
+   */
   declaration(): ToolDeclaration {
+    if (this.#membership.takeChanges()) readings.delete(this);
+    let declared = readings.get(this);
+    if (!declared) readings.set(this, (declared = this.#read()));
+    return declared;
+  }
+
+  override requestUpdate(name?: PropertyKey, oldValue?: unknown, options?: PropertyDeclaration): void {
+    if (name !== 'handler') readings.delete(this);
+    super.requestUpdate(name, oldValue, options);
+  }
+
+  #read(): ToolDeclaration {
     const name = this.name;
     const source = readSchema(this, this.schema, this.argsSchema);
     if (!source.ok) return source.path === undefined ? { ok: false, name, reason: source.reason } : { ok: false, name, reason: source.reason, path: source.path };
