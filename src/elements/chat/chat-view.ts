@@ -1,54 +1,229 @@
 /**
- * The chat's view: its templates and styles, the only part of the kit that needs a template library
- * (lit-html). `<pedelec-chat>` imports it on its first update, so pages without a chat — and the CDN
- * file — do not carry it; the element itself (binding, transcript, composer logic) is always there.
+ * The chat's view: the conversation, the composer, the availability line, their templates and styles.
+ * The only part of the kit that needs a template library (lit-html), so `<pedelec-chat>` imports it on
+ * its first update and pages without a chat — and the CDN main file — do not carry it. The element
+ * itself only binds to its session and keeps the events that arrive before this module does.
  */
 import { adoptStyles } from '@lit/reactive-element';
 import { html, render } from 'lit-html';
+import type { PedelecAvailability, PedelecError } from '../../core/index.js';
+import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
+import { SESSION_TAG } from '../tags.js';
+import type { PedelecChatElement, RenderMarkdown } from './pedelec-chat.element.js';
 import { chatStyles } from './pedelec-chat.styles.js';
-import type { ChatEntry } from './transcript.js';
+import { Transcript, type ChatEntry } from './transcript.js';
 
-/** What the view needs from its element, read on every render. */
-export type ChatModel = {
-  entries: readonly ChatEntry[];
-  note: string;
-  busy: boolean;
-  /** Markdown mode: the rendered body of an agent message (the element caches and loads the renderer). */
-  markdown: ((entry: ChatEntry & { text: string }) => unknown) | null;
-  onSubmit(event: Event): void;
-  onKey(event: KeyboardEvent): void;
-  onFocus(): void;
+const BUSY = ['starting', 'running', 'waiting_tool_result'];
+
+/** What to tell the user, per availability state: what to do, not what went wrong. */
+const SAY = {
+  extension: 'Install the Pedelec browser extension, then reload this page.',
+  approve: "This site needs your approval: send a message, then approve it in the Pedelec extension's popup.",
+  pending: "Approve this site in the Pedelec extension's popup to continue.",
+  desktop: 'Open the Pedelec Desktop app, then send your message again.',
+  provider: "Choose an AI provider in Pedelec's settings, then send your message again.",
+  dev: 'The development Core is not reachable: start it with `npx pedelec-dev`, then send your message again.',
 };
 
-const styled = new WeakSet<ShadowRoot>();
+/** The lazily loaded default renderer (`pedelec-elements/markdown`), shared by every chat. */
+let loading: Promise<void> | undefined;
+let defaultRenderer: RenderMarkdown | undefined;
 
-function row(e: ChatEntry, markdown: ChatModel['markdown']) {
-  switch (e.kind) {
-    case 'user':
-      return html`<div part="message user"><span class="sr">You: </span>${e.text}</div>`;
-    case 'agent': {
-      const md = markdown && e.text;
-      return html`<div part="message agent" class=${md ? 'md' : ''} aria-busy=${e.busy}><span class="sr">Agent: </span>${md ? markdown(e) : e.text}</div>`;
+const bridgeOf = (s: PedelecSessionElement) => `${s.bridge}|${s.extensionId}`;
+
+/** One chat's view and conversation state; created by its element once this module is loaded. */
+export class ChatView {
+  #host: PedelecChatElement;
+  #root: ShadowRoot;
+  #transcript = new Transcript();
+  #note = '';
+  /** The bridge the note is about: page scripts often set the session's `bridge` after connection. */
+  #checked = '';
+  #shown: PedelecError | null = null;
+  #md = new WeakMap<ChatEntry, [string, Node]>();
+  #stick = true;
+
+  constructor(host: PedelecChatElement) {
+    this.#host = host;
+    this.#root = host.renderRoot as ShadowRoot;
+    adoptStyles(this.#root, [chatStyles]);
+  }
+
+  /** The element bound a session (`fresh`: another one than the conversation's: start a new one). */
+  bound(fresh: boolean): void {
+    if (fresh) {
+      this.#transcript = new Transcript();
+      this.#note = '';
     }
-    case 'tool':
-      return html`<div part="tool ${e.state}">${e.name}: ${e.state}${e.ms === undefined ? '…' : ` in ${Math.round(e.ms)} ms`}</div>`;
-    default:
-      return html`<div part="error">${e.text}</div>`;
+    const s = this.#host.boundSession;
+    if (s) {
+      customElements.whenDefined(SESSION_TAG).then(() => {
+        if (this.#host.boundSession === s) this.#check();
+      });
+    }
   }
-}
 
-/** Renders the panel into the element's shadow root (styles adopted on first use). */
-export function renderChat(root: ShadowRoot, host: HTMLElement, m: ChatModel): void {
-  if (!styled.has(root)) {
-    styled.add(root);
-    adoptStyles(root, [chatStyles]);
+  /** The session updated: look again if its bridge changed since the last check. */
+  sessionUpdated(): void {
+    const s = this.#host.boundSession;
+    if (s && bridgeOf(s) !== this.#checked) this.#check();
   }
-  // Kept on few lines: Lit ships template text as written.
-  render(
-    html`<div part="log" role="log" aria-label="Conversation" tabindex="0">${m.entries.length ? m.entries.map((e) => row(e, m.markdown)) : html`<slot name="empty"></slot>`}</div>
-<p part="availability" role="status" ?hidden=${!m.note}>${m.note}</p>
-<form part="composer" @submit=${m.onSubmit}><textarea part="input" aria-label="Message" rows="2" placeholder="Message the agent…" @keydown=${m.onKey} @focus=${m.onFocus}></textarea><button part="send" aria-disabled=${m.busy}>Send</button></form>`,
-    root,
-    { host },
-  );
+
+  /** Asks the session what is missing and turns the answer into guidance (never rejects). */
+  async #check(): Promise<void> {
+    const s = this.#host.boundSession;
+    if (!s?.checkAvailability) return;
+    const bridge = (this.#checked = bridgeOf(s));
+    const a: PedelecAvailability = await s.checkAvailability();
+    const error = a.error;
+    let note =
+      a.available ? ''
+      : error?.code === 'INVALID_INPUT' ? error.message
+      : error?.code === 'BRIDGE_UNAVAILABLE' || (!a.extension.available && /^wss?:/i.test(s.bridge ?? '')) ? SAY.dev
+      : !a.extension.available ? SAY.extension
+      : !a.approval.approved ? error?.message ?? SAY.approve
+      : SAY.desktop;
+    // Availability does not tell whether a default provider is set: ask, unless the session names one.
+    if (!note && !s.provider) note = await s.client?.getSettings().then((x) => (x.defaultProvider ? '' : SAY.provider), () => '') ?? '';
+    if (s === this.#host.boundSession && bridge === this.#checked) {
+      this.#note = note;
+      this.#host.requestUpdate();
+    }
+  }
+
+  /** One of the session's events (the element already checked it comes from its session). */
+  event(event: Event): void {
+    const t = this.#transcript;
+    const d = (event as CustomEvent).detail;
+    switch (event.type) {
+      case 'pedelec-turn':
+        if (d.kind === 'user') t.user(d.text ?? '');
+        break;
+      case 'pedelec-chat-delta':
+        t.delta(d.text);
+        break;
+      case 'pedelec-tool-start':
+        if (!d.local) t.toolStart(d.context.toolRequestId, d.tool);
+        break;
+      case 'pedelec-tool-result':
+        t.toolResult(d.context.toolRequestId, d.ok, d.durationMs);
+        break;
+      case 'pedelec-status':
+        if (!BUSY.includes(d.status)) t.settle();
+        break;
+      case 'pedelec-ended':
+        t.settle();
+        break;
+      case 'pedelec-ready':
+        this.#note = '';
+        break;
+      case 'pedelec-error': {
+        // Declaration problems (`event.element`) are for the page's developer, not the person chatting.
+        if ((event as Event & { element?: Element | null }).element) return;
+        const error: PedelecError = d.error;
+        this.#showError(error);
+        if (/^DEFAULT_PROVIDER_|^PROVIDER_NOT_FOUND/.test(error.code)) this.#note = SAY.provider;
+        else if (!this.#host.boundSession?.session || /^(EXTENSION|BRIDGE|NATIVE)_/.test(error.code)) this.#check();
+      }
+    }
+  }
+
+  #showError(error: PedelecError): void {
+    this.#shown = error;
+    this.#transcript.error(`${error.message} (${error.code})`);
+  }
+
+  get #busy(): boolean {
+    return BUSY.includes(this.#host.boundSession?.status as string);
+  }
+
+  /** Sends the composer's text. While a turn runs the text stays where it is (`SESSION_BUSY` is no error). */
+  #send(): void {
+    const s = this.#host.boundSession;
+    const input = this.#root.querySelector('textarea')!;
+    const text = input.value.trim();
+    if (!s || !text || this.#busy) return;
+    input.value = '';
+    // A bridge that went away (a dev Core restarted, say) is reconnected by restart(), explicitly.
+    const sent = s.client?.unavailableReason ? s.restart().then(() => s.sendText(text)) : s.sendText(text);
+    sent.catch((error: PedelecError) => {
+      if (error?.code === 'SESSION_BUSY') {
+        if (!input.value) input.value = text;
+      } else if (error !== this.#shown) {
+        this.#showError(error);
+        this.#host.requestUpdate();
+      }
+    });
+  }
+
+  #onKey = (event: KeyboardEvent): void => {
+    // Enter sends; Shift+Enter is a new line; Enter that confirms an IME composition is the IME's.
+    if (event.key !== 'Enter' || event.shiftKey || event.isComposing || event.keyCode === 229) return;
+    event.preventDefault();
+    this.#send();
+  };
+
+  /** Still something to set up: look again when the user comes back to type. */
+  #onFocus = (): void => {
+    if (this.#note) this.#check();
+  };
+
+  #onSubmit = (event: Event): void => {
+    event.preventDefault();
+    this.#send();
+    this.#root.querySelector('textarea')!.focus();
+  };
+
+  /** Markdown replies: the renderer's Node, cached per message until its text changes. */
+  #body(entry: ChatEntry & { text: string }): unknown {
+    const render = this.#host.renderMarkdown ?? defaultRenderer;
+    if (!render) {
+      loading ??= import('../../markdown.js').then((m) => void (defaultRenderer = m.renderMarkdown));
+      loading.then(() => this.#host.requestUpdate(), () => {});
+      return entry.text;
+    }
+    let cached = this.#md.get(entry);
+    if (cached?.[0] !== entry.text) this.#md.set(entry, (cached = [entry.text, render(entry.text)]));
+    return cached[1];
+  }
+
+  /** Before rendering: forget rendered Markdown when the mode or renderer changed; remember whether the log was at its bottom. */
+  willUpdate(markdownChanged: boolean): void {
+    if (markdownChanged) this.#md = new WeakMap();
+    const log = this.#root.querySelector('[role=log]');
+    this.#stick = !log || log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  }
+
+  /** After rendering: a log that was at its bottom follows the conversation. */
+  updated(): void {
+    const log = this.#root.querySelector('[role=log]')!;
+    if (this.#stick) log.scrollTop = log.scrollHeight;
+  }
+
+  #row(e: ChatEntry) {
+    switch (e.kind) {
+      case 'user':
+        return html`<div part="message user"><span class="sr">You: </span>${e.text}</div>`;
+      case 'agent': {
+        const md = this.#host.markdown && e.text;
+        return html`<div part="message agent" class=${md ? 'md' : ''} aria-busy=${e.busy}><span class="sr">Agent: </span>${md ? this.#body(e) : e.text}</div>`;
+      }
+      case 'tool':
+        return html`<div part="tool ${e.state}">${e.name}: ${e.state}${e.ms === undefined ? '…' : ` in ${Math.round(e.ms)} ms`}</div>`;
+      default:
+        return html`<div part="error">${e.text}</div>`;
+    }
+  }
+
+  render(): void {
+    const entries = this.#transcript.entries;
+    const note = this.#host.boundSession?.getAttribute('approval') === 'pending' ? SAY.pending : this.#note;
+    // Kept on few lines: Lit ships template text as written.
+    render(
+      html`<div part="log" role="log" aria-label="Conversation" tabindex="0">${entries.length ? entries.map((e) => this.#row(e)) : html`<slot name="empty"></slot>`}</div>
+<p part="availability" role="status" ?hidden=${!note}>${note}</p>
+<form part="composer" @submit=${this.#onSubmit}><textarea part="input" aria-label="Message" rows="2" placeholder="Message the agent…" @keydown=${this.#onKey} @focus=${this.#onFocus}></textarea><button part="send" aria-disabled=${this.#busy}>Send</button></form>`,
+      this.#root,
+    );
+  }
 }

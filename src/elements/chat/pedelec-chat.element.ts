@@ -1,32 +1,15 @@
 import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
-import type { PedelecAvailability, PedelecError } from '../../core/index.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
 import { SESSION_TAG } from '../tags.js';
-import { Transcript, type ChatEntry } from './transcript.js';
+import type { ChatView } from './chat-view.js';
 
 /** Turns Markdown into DOM the chat inserts as is (sanitizing is the renderer's job). */
 export type RenderMarkdown = (markdown: string) => Node;
 
 const EVENTS = 'turn chat-delta tool-start tool-result status error ended ready'.split(' ').map((name) => `pedelec-${name}`);
-const BUSY = ['starting', 'running', 'waiting_tool_result'];
 
-/** What to tell the user, per availability state: what to do, not what went wrong. */
-const SAY = {
-  extension: 'Install the Pedelec browser extension, then reload this page.',
-  approve: "This site needs your approval: send a message, then approve it in the Pedelec extension's popup.",
-  pending: "Approve this site in the Pedelec extension's popup to continue.",
-  desktop: 'Open the Pedelec Desktop app, then send your message again.',
-  provider: "Choose an AI provider in Pedelec's settings, then send your message again.",
-  dev: 'The development Core is not reachable: start it with `npx pedelec-dev`, then send your message again.',
-};
-
-/** The lazily loaded default renderer (`pedelec-elements/markdown`), shared by every chat. */
-let loading: Promise<void> | undefined;
-let defaultRenderer: RenderMarkdown | undefined;
-
-/** The templates and styles (chat-view.ts), loaded on the first update of the first chat. */
-let view: typeof import('./chat-view.js') | undefined;
-let viewLoading: Promise<unknown> | undefined;
+/** The chat's view (chat-view.ts: transcript, composer, availability, templates, styles), imported by the first update of the first chat. */
+let viewModule: Promise<typeof import('./chat-view.js')> | undefined;
 
 /**
  * A ready chat panel for the agent of its `<pedelec-session>`: the conversation (user turns — also
@@ -85,17 +68,14 @@ export class PedelecChatElement extends ReactiveElement {
   declare sessionElement: PedelecSessionElement | null;
   declare renderMarkdown: RenderMarkdown | undefined;
 
-  #transcript = new Transcript();
-  /** The session whose events we listen to now, and the one the transcript belongs to. */
+  /** The session whose events we listen to now. */
   #bound: PedelecSessionElement | null = null;
+  /** The session the conversation belongs to: binding to another one starts a new conversation. */
   #owner: PedelecSessionElement | null = null;
-  #note = '';
-  /** The bridge the note is about: page scripts often set the session's `bridge` after connection. */
-  #checked = '';
-  readonly #watch = { hostUpdated: () => this.#bound && this.#bridgeOf(this.#bound) !== this.#checked && this.#check() };
-  #shown: PedelecError | null = null;
-  #md = new WeakMap<ChatEntry, [string, Node]>();
-  #stick = true;
+  #view: ChatView | null = null;
+  /** The session's events that arrived before the view was loaded, replayed into it in order. */
+  #early: Event[] = [];
+  readonly #watch = { hostUpdated: () => this.#view?.sessionUpdated() };
   readonly #observer = new MutationObserver(() => {
     this.#bind();
     this.requestUpdate();
@@ -106,6 +86,11 @@ export class PedelecChatElement extends ReactiveElement {
     this.session = null;
     this.markdown = false;
     this.sessionElement = null;
+  }
+
+  /** @internal The session this chat talks to now. */
+  get boundSession(): PedelecSessionElement | null {
+    return this.#bound;
   }
 
   override connectedCallback(): void {
@@ -138,18 +123,17 @@ export class PedelecChatElement extends ReactiveElement {
       }
       prev?.removeController?.(this.#watch);
       this.#bound = next;
-      if (next && next !== this.#owner) {
+      const fresh = !!next && next !== this.#owner;
+      if (fresh) {
         this.#owner = next;
-        this.#transcript = new Transcript();
-        this.#note = '';
+        this.#early = [];
       }
       if (next) {
         customElements.whenDefined(SESSION_TAG).then(() => {
-          if (this.#bound !== next) return;
-          next.addController(this.#watch);
-          this.#check();
+          if (this.#bound === next) next.addController(this.#watch);
         });
       }
+      this.#view?.bound(fresh);
       this.requestUpdate();
     }
     // Watch for the `session` id appearing (or moving), and for the session's `approval` attribute.
@@ -158,166 +142,42 @@ export class PedelecChatElement extends ReactiveElement {
     if (next) this.#observer.observe(next, { attributeFilter: ['approval'] });
   }
 
-  /** Asks the session what is missing and turns the answer into guidance (never rejects). */
-  async #check(): Promise<void> {
-    const s = this.#bound;
-    if (!s?.checkAvailability) return;
-    const bridge = (this.#checked = this.#bridgeOf(s));
-    const a: PedelecAvailability = await s.checkAvailability();
-    const error = a.error;
-    let note =
-      a.available ? ''
-      : error?.code === 'INVALID_INPUT' ? error.message
-      : error?.code === 'BRIDGE_UNAVAILABLE' || (!a.extension.available && /^wss?:/i.test(s.bridge ?? '')) ? SAY.dev
-      : !a.extension.available ? SAY.extension
-      : !a.approval.approved ? error?.message ?? SAY.approve
-      : SAY.desktop;
-    // Availability does not tell whether a default provider is set: ask, unless the session names one.
-    if (!note && !s.provider) note = await s.client?.getSettings().then((x) => (x.defaultProvider ? '' : SAY.provider), () => '') ?? '';
-    if (s === this.#bound && bridge === this.#checked) {
-      this.#note = note;
-      this.requestUpdate();
-    }
-  }
-
-  #bridgeOf(s: PedelecSessionElement): string {
-    return `${s.bridge}|${s.extensionId}`;
-  }
-
   /** @internal The session's events (this element is the listener object). */
   handleEvent(event: Event): void {
     if (event.target !== this.#bound) return;
-    const t = this.#transcript;
-    const d = (event as CustomEvent).detail;
-    switch (event.type) {
-      case 'pedelec-turn':
-        if (d.kind === 'user') t.user(d.text ?? '');
-        break;
-      case 'pedelec-chat-delta':
-        t.delta(d.text);
-        break;
-      case 'pedelec-tool-start':
-        if (!d.local) t.toolStart(d.context.toolRequestId, d.tool);
-        break;
-      case 'pedelec-tool-result':
-        t.toolResult(d.context.toolRequestId, d.ok, d.durationMs);
-        break;
-      case 'pedelec-status':
-        if (!BUSY.includes(d.status)) t.settle();
-        break;
-      case 'pedelec-ended':
-        t.settle();
-        break;
-      case 'pedelec-ready':
-        this.#note = '';
-        break;
-      case 'pedelec-error': {
-        // Declaration problems (`event.element`) are for the page's developer, not the person chatting.
-        if ((event as Event & { element?: Element | null }).element) return;
-        const error: PedelecError = d.error;
-        this.#showError(error);
-        if (/^DEFAULT_PROVIDER_|^PROVIDER_NOT_FOUND/.test(error.code)) this.#note = SAY.provider;
-        else if (!this.#bound!.session || /^(EXTENSION|BRIDGE|NATIVE)_/.test(error.code)) this.#check();
-      }
-    }
+    if (this.#view) this.#view.event(event);
+    else this.#early.push(event);
     this.requestUpdate();
   }
 
-  #showError(error: PedelecError): void {
-    this.#shown = error;
-    this.#transcript.error(`${error.message} (${error.code})`);
-  }
-
-  get #busy(): boolean {
-    return BUSY.includes(this.#bound?.status as string);
-  }
-
-  get #input(): HTMLTextAreaElement {
-    return this.renderRoot.querySelector('textarea')!;
-  }
-
-  /** Sends the composer's text. While a turn runs the text stays where it is (`SESSION_BUSY` is no error). */
-  #send(): void {
-    const s = this.#bound;
-    const input = this.#input;
-    const text = input.value.trim();
-    if (!s || !text || this.#busy) return;
-    input.value = '';
-    // A bridge that went away (a dev Core restarted, say) is reconnected by restart(), explicitly.
-    const sent = s.client?.unavailableReason ? s.restart().then(() => s.sendText(text)) : s.sendText(text);
-    sent.catch((error: PedelecError) => {
-      if (error?.code === 'SESSION_BUSY') {
-        if (!input.value) input.value = text;
-      } else if (error !== this.#shown) {
-        this.#showError(error);
-        this.requestUpdate();
-      }
-    });
-  }
-
-  #onKey(event: KeyboardEvent): void {
-    // Enter sends; Shift+Enter is a new line; Enter that confirms an IME composition is the IME's.
-    if (event.key !== 'Enter' || event.shiftKey || event.isComposing || event.keyCode === 229) return;
-    event.preventDefault();
-    this.#send();
-  }
-
-  /** Still something to set up: look again when the user comes back to type. */
-  #onFocus(): void {
-    if (this.#note) this.#check();
-  }
-
-  #onSubmit(event: Event): void {
-    event.preventDefault();
-    this.#send();
-    this.#input.focus();
-  }
-
-  /** Markdown replies: the renderer's Node, cached per message until its text changes. */
-  #body(entry: ChatEntry & { text: string }): unknown {
-    const render = this.renderMarkdown ?? defaultRenderer;
-    if (!render) {
-      loading ??= import('../../markdown.js').then((m) => void (defaultRenderer = m.renderMarkdown));
-      loading.then(() => this.requestUpdate(), () => {});
-      return entry.text;
-    }
-    let cached = this.#md.get(entry);
-    if (cached?.[0] !== entry.text) this.#md.set(entry, (cached = [entry.text, render(entry.text)]));
-    return cached[1];
-  }
-
   /**
-   * The first update waits for the view (templates and styles); `updateComplete` includes that wait.
-   * In Markdown mode, at most one render per animation frame, however fast the deltas come.
+   * The first update waits for the view; `updateComplete` includes that wait. In Markdown mode, at
+   * most one render per animation frame, however fast the deltas come.
    */
   protected override async scheduleUpdate(): Promise<void> {
-    if (!view) await (viewLoading ??= import('./chat-view.js').then((m) => (view = m)));
+    if (!this.#view) {
+      const { ChatView } = await (viewModule ??= import('./chat-view.js'));
+      if (!this.#view) {
+        const view = (this.#view = new ChatView(this));
+        for (const event of this.#early.splice(0)) view.event(event);
+        view.bound(false);
+      }
+    }
     if (this.markdown) await new Promise(requestAnimationFrame);
     super.scheduleUpdate();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('markdown') || changed.has('renderMarkdown')) this.#md = new WeakMap();
-    const log = this.renderRoot.querySelector?.('[role=log]');
-    this.#stick = !log || log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-  }
-
-  protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('session') || changed.has('sessionElement')) this.#bind();
-    const log = this.renderRoot.querySelector('[role=log]')!;
-    if (this.#stick) log.scrollTop = log.scrollHeight;
+    this.#view!.willUpdate(changed.has('markdown') || changed.has('renderMarkdown'));
   }
 
   protected override update(changed: PropertyValues<this>): void {
     super.update(changed);
-    view!.renderChat(this.renderRoot as ShadowRoot, this, {
-      entries: this.#transcript.entries,
-      note: this.#bound?.getAttribute('approval') === 'pending' ? SAY.pending : this.#note,
-      busy: this.#busy,
-      markdown: this.markdown ? (entry) => this.#body(entry) : null,
-      onSubmit: (event) => this.#onSubmit(event),
-      onKey: (event) => this.#onKey(event),
-      onFocus: () => this.#onFocus(),
-    });
+    this.#view!.render();
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if (changed.has('session') || changed.has('sessionElement')) this.#bind();
+    this.#view!.updated();
   }
 }
