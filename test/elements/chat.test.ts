@@ -239,6 +239,22 @@ describe('<pedelec-chat>', () => {
   });
 
   describe('transcript', () => {
+    it('keeps the events that arrive before its view is loaded, and shows them in order', async () => {
+      // The view module is imported on the first update: events dispatched in the same task as the
+      // chat's connection arrive before it, and must not be lost.
+      const session = document.createElement('pedelec-session');
+      const chat = document.createElement('pedelec-chat') as PedelecChatElement;
+      session.append(chat);
+      document.body.append(session);
+      const fire = (type: string, detail: object) => session.dispatchEvent(new CustomEvent(type, { detail }));
+      fire('pedelec-turn', { turnId: 't1', kind: 'user', text: 'early' });
+      fire('pedelec-chat-delta', { text: 'first ' });
+      fire('pedelec-chat-delta', { text: 'words' });
+      expect(shadow(chat).querySelector('[role=log]'), 'not rendered yet').to.equal(null);
+      await chat.updateComplete;
+      expect(transcript(chat)).to.deep.equal(['user: early', 'agent: first words']);
+    });
+
     it('appends deltas in order across a turn, busy until the turn ends', async () => {
       const { session, chat } = await mountChat();
       await available();
