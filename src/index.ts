@@ -3,5 +3,6 @@
  * nothing; import `pedelec-elements/define.js` (or one `define/<tag>.js`) for that.
  */
 export * from './core/index.js';
+export * from './transports.js';
 export * from './elements/index.js';
 export * from './events/index.js';

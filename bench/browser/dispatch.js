@@ -10,7 +10,8 @@
 //
 // performance.now() ticks in 5 µs steps at best, finer than one call's cost is not measurable alone:
 // calls are timed in windows of WINDOW consecutive calls, and "µs per call" is window ÷ WINDOW.
-import { Pedelec, createMemoryPair } from '../../dist/core/index.js';
+import { Pedelec } from '../../dist/core/index.js';
+import { createMemoryPair } from '../../dist/transports.js';
 import { quantile } from '../lib/stats.mjs';
 import { SCHEMA, validArgs } from './fixtures.js';
 import { collectGarbage, expose, nextTask } from './timing.js';

@@ -23,9 +23,6 @@ export type {
 export { PEDELEC_EXTENSION_ID, PORT_NAME } from './protocol.js';
 export type { BridgePort, PortEvent, PortFactory } from './protocol.js';
 export { extensionTransport } from './transports/extension.js';
-export { websocketTransport } from './transports/websocket.js';
-export { createMemoryPair } from './transports/memory.js';
-export type { MemoryPeer } from './transports/memory.js';
 export { isPedelecError, normalizeError, pedelecError } from './errors.js';
 export type { PedelecError } from './errors.js';
 export { canonicalJson, toBridgeJson } from './json.js';

@@ -365,11 +365,10 @@ export class PedelecSession<TToolName extends string = string> {
         'create_asset_upload',
         { filename: name, sizeBytes: size, mimeType: type, ...(targetPath !== undefined && { targetPath }) },
         ['uploadUrl', 'token'],
-        'PUT',
         'ASSET_UPLOAD_FAILED',
         'Asset upload failed',
-        type,
         file,
+        type,
       ).then(async ([, response]) => {
         const path = ((await response.json().catch(noop)) as { path?: unknown } | undefined)?.path;
         if (!isAssetPath(path) || (targetPath !== undefined && path !== targetPath)) throw protocolError('asset upload response had an invalid path');
@@ -392,7 +391,7 @@ export class PedelecSession<TToolName extends string = string> {
       if (!isAssetPath(path) || !['text', 'json', 'file'].includes(type)) {
         throw pedelecError('ASSET_PATH_INVALID', 'path or type is not valid for readAsset', { path, type });
       }
-      return this.#transfer('create_asset_download', { path }, ['downloadUrl', 'token', 'name', 'mimeType'], 'GET', 'ASSET_READ_FAILED', 'Asset read failed').then(
+      return this.#transfer('create_asset_download', { path }, ['downloadUrl', 'token', 'name', 'mimeType'], 'ASSET_READ_FAILED', 'Asset read failed').then(
         async ([{ name, mimeType, modifiedAt }, response]) => {
           const bytes = await response.arrayBuffer();
           if (type === 'file') return new File([bytes], name, { type: mimeType, ...(typeof modifiedAt === 'number' && { lastModified: modifiedAt }) });
@@ -415,25 +414,17 @@ export class PedelecSession<TToolName extends string = string> {
 
   /**
    * Asks for a transfer ticket and checks it (`keys` are its string fields, the URL first; a
-   * download ticket also names a valid path), then fetches the URL with the ticket's bearer token
-   * and no credentials. Network and HTTP failures reject with `code` (or the server's own error).
+   * download ticket also names a valid path), then fetches the URL — a PUT of `body` when there is
+   * one, else a GET — with the ticket's bearer token and no credentials. Network and HTTP failures
+   * reject with `code` (or the server's own error).
    */
-  #transfer(
-    type: string,
-    payload: object,
-    keys: string[],
-    method: string,
-    code: string,
-    message: string,
-    contentType?: string,
-    body?: File,
-  ): Promise<[Record<string, any>, Response]> {
+  #transfer(type: string, payload: object, keys: string[], code: string, message: string, body?: File, contentType?: string): Promise<[Record<string, any>, Response]> {
     return this.#request<Record<string, any> | undefined>(type, payload).then(async (ticket) => {
-      if (keys.some((key) => typeof ticket?.[key] !== 'string') || (method === 'GET' && !isAssetPath(ticket!.path))) throw shapeError(type);
+      if (keys.some((key) => typeof ticket?.[key] !== 'string') || (!body && !isAssetPath(ticket!.path))) throw shapeError(type);
       let response: Response;
       try {
         response = await fetch(ticket![keys[0]!], {
-          method,
+          method: body ? 'PUT' : 'GET',
           headers: { Authorization: `Bearer ${ticket!.token}`, ...(contentType && { 'Content-Type': contentType }) },
           body,
           credentials: 'omit',

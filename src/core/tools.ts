@@ -230,11 +230,12 @@ export class Toolbox {
   }
 
   run(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
-    const started = now();
     const { hooks } = this;
+    // The clock is read only for a hook that reports durations (the elements'): not per core call.
+    const started = hooks.onResult && now();
     hooks.onStart?.(call);
     const finish = (outcome: ToolOutcome): ToolOutcome => {
-      hooks.onResult?.(call, outcome, now() - started);
+      hooks.onResult?.(call, outcome, now() - (started as number));
       return outcome;
     };
     const answer = this.#answer(call);

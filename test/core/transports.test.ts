@@ -3,8 +3,10 @@
  * WebSocket transport to the development Core, on their own and under a `Pedelec` client.
  */
 import { expect } from '@open-wc/testing';
-import { createMemoryPair, Pedelec, websocketTransport } from '../../src/core/index.js';
-import type { BridgePort, MemoryPeer } from '../../src/core/index.js';
+import { Pedelec } from '../../src/core/index.js';
+import type { BridgePort } from '../../src/core/index.js';
+import { createMemoryPair, websocketTransport } from '../../src/transports.js';
+import type { MemoryPeer } from '../../src/transports.js';
 import { flush } from './fake-chrome.js';
 import { rejection, track, type Tracked } from './promises.js';
 

@@ -10,6 +10,18 @@ test('core entry imports in Node without a DOM', async () => {
   assert.deepEqual(core.normalizeError(new Error('boom'), 'X', 'fallback'), { code: 'X', message: 'boom' });
 });
 
+test('the transports have their own entry, importable in Node; the core entry leaves them out', async () => {
+  const transports = await import('../../dist/transports.js');
+  assert.equal(typeof transports.websocketTransport, 'function');
+  assert.equal(typeof transports.createMemoryPair, 'function');
+  const core = await import('../../dist/core/index.js');
+  assert.equal(core.websocketTransport, undefined);
+  assert.equal(core.createMemoryPair, undefined);
+  // The package root keeps re-exporting them with the core.
+  const root = await import('../../dist/index.js');
+  assert.equal(root.createMemoryPair, transports.createMemoryPair);
+});
+
 test('package root imports in Node without registering anything', async () => {
   const root = await import('../../dist/index.js');
   assert.equal(typeof root.normalizeError, 'function');

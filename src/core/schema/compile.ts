@@ -50,6 +50,7 @@ type Entry = [string, Compiled, boolean];
 
 const NON_NEGATIVE = 'a non-negative integer';
 const FINITE = 'a finite number';
+const NON_EMPTY = 'must be a non-empty array';
 const isNonNegative: Test = (v) => Number.isInteger(v) && (v as number) >= 0;
 const isString: Test = (v) => typeof v === 'string';
 
@@ -111,8 +112,8 @@ export function analyzeArgsSchema(
     if (level > MAX_SCHEMA_DEPTH) fail(p, `is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
 
     const hasType = has('type');
-    if (hasType && has('oneOf')) fail(at('oneOf'), 'must not be combined with type (a node has either type or oneOf)');
-    if (!hasType && !has('oneOf')) fail(at('type'), 'is missing (a node needs a type or a oneOf)');
+    if (hasType && has('oneOf')) fail(at('oneOf'), 'cannot be combined with type');
+    if (!hasType && !has('oneOf')) fail(at('type'), 'is missing (or use oneOf)');
     const kind: string = hasType ? node.type : 'oneOf';
     if (hasType && !TYPES.includes(kind)) fail(at('type'), `must be one of ${TYPES.map((t) => `"${t}"`).join(', ')}`);
 
@@ -125,7 +126,7 @@ export function analyzeArgsSchema(
     const values: unknown[] | undefined = hasEnum ? node.enum : undefined;
     if (hasEnum) {
       const ep = at('enum');
-      if (!Array.isArray(values) || !values.length) fail(ep, 'must be a non-empty array');
+      if (!Array.isArray(values) || !values.length) fail(ep, NON_EMPTY);
       values!.forEach((v, i) => enumOk!(v) || fail(`${ep}[${i}]`, `must be ${enumWhat}`));
     }
     let min = -Infinity;
@@ -148,41 +149,34 @@ export function analyzeArgsSchema(
           try {
             new RegExp(source, 'u');
           } catch (e) {
-            fail(pp, `must be a valid regular expression with the u flag (${(e as Error).message})`);
+            fail(pp, `must compile with the u flag (${(e as Error).message})`);
           }
         }
         break;
       case 'array':
         if (has('uniqueItems') && typeof node.uniqueItems !== 'boolean') fail(at('uniqueItems'), 'must be a boolean');
-        if (!has('items')) fail(at('items'), 'is missing (an array node needs items)');
+        if (!has('items')) fail(at('items'), 'is missing');
         break;
       case 'object': {
-        if (has('properties') && !isPlainObject(node.properties)) {
-          fail(at('properties'), 'must be an object mapping property names to schema nodes');
-        }
+        if (has('properties') && !isPlainObject(node.properties)) fail(at('properties'), 'must be an object');
         if (!has('required')) break;
         if (!Array.isArray(required)) fail(rp, 'must be an array of strings');
         const seen = new Set<string>();
         required.forEach((name: any, i: number) => {
           if (typeof name !== 'string') fail(`${rp}[${i}]`, 'must be a string');
-          if (seen.has(name)) fail(`${rp}[${i}]`, `repeats ${JSON.stringify(name)} (required names must be unique)`);
+          if (seen.has(name)) fail(`${rp}[${i}]`, `repeats ${JSON.stringify(name)}`);
           seen.add(name);
         });
         break;
       }
       case 'oneOf':
-        if (!Array.isArray(node.oneOf) || !node.oneOf.length) fail(at('oneOf'), 'must be a non-empty array of schema nodes');
+        if (!Array.isArray(node.oneOf) || !node.oneOf.length) fail(at('oneOf'), NON_EMPTY);
     }
 
     // Warnings before descending, so they come out in document order.
     for (const key of Object.keys(node)) {
       if (!keywords.includes(key) && !METADATA.includes(key)) {
-        warn(
-          at(key),
-          SUBSET.has(key)
-            ? `keyword "${key}" does not apply to ${kind === 'oneOf' ? 'a oneOf node' : `type "${kind}"`} and is ignored`
-            : `keyword "${key}" is not part of the Pedelec Tool Args Schema and is ignored`,
-        );
+        warn(at(key), `${SUBSET.has(key) ? `does not apply to ${hasType ? `type "${kind}"` : 'oneOf'}` : 'is not in the Pedelec Tool Args Schema'}; ignored`);
       }
     }
 
@@ -233,7 +227,7 @@ export function analyzeArgsSchema(
       return [
         !allowed && min === -Infinity && max === Infinity ? isKind : (v) => isKind(v) && (!allowed || allowed.has(v)) && v >= min && v <= max,
         (v, out, path) => {
-          if (!isKind(v)) return push(out, path, `must be ${integer ? 'an integer' : typeof v === 'number' ? 'a finite number' : 'a number'}`);
+          if (!isKind(v)) return push(out, path, `must be ${integer ? 'an integer' : typeof v === 'number' ? FINITE : 'a number'}`);
           if (allowed && !allowed.has(v)) push(out, path, enumMessage!);
           if (v < min) push(out, path, `must be ≥ ${min}`);
           if (v > max) push(out, path, `must be ≤ ${max}`);
@@ -282,7 +276,7 @@ export function analyzeArgsSchema(
     const unlisted: Entry[] = [];
     names.forEach((name, i) => {
       if (props && hasOwn(props, name)) return;
-      warn(`${rp}[${i}]`, `required property ${JSON.stringify(name)} is not listed in properties`);
+      warn(`${rp}[${i}]`, `${JSON.stringify(name)} is not in properties`);
       unlisted.push([name, PASS, true]);
     });
     const entries: Entry[] = [

@@ -1,4 +1,5 @@
-import { Pedelec, extensionTransport, websocketTransport, type PedelecOptions } from '../../core/index.js';
+import { Pedelec, extensionTransport, type PedelecOptions } from '../../core/index.js';
+import { websocketTransport } from '../../core/transports/websocket.js';
 import { bridgeKey, type BridgeConfig } from './bridge.js';
 
 type Entry = { client: Pedelec; holders: Set<object> };
