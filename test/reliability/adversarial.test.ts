@@ -129,8 +129,8 @@ describe('reliability: hostile arguments reach a live session', () => {
         handler: (args: { records: unknown[] }) => calls.push(args.records.length),
       },
     ]);
-    const records = Array.from({ length: 100_000 }, (_, i) => ({ id: i, label: `r${i}`, tags: ['x', i % 7] }));
-    let t = timed(() => toolCall('r1', 'tag', { records: [...records, { tags: ['x', 5], label: 'r5', id: 5 }] }));
+    const records = Array.from({ length: 100_000 }, (_, i) => ({ id: i, tags: ['x', i % 7] }));
+    let t = timed(() => toolCall('r1', 'tag', { records: [...records, { tags: ['x', 5], id: 5 }] }));
     expect(t.ms).to.be.below(2000);
     expect(resultOf('r1').error).to.deep.include({ code: 'TOOL_ARGS_INVALID', message: 'records: must not contain duplicates (items 5 and 100000 are equal)' });
     expect(calls).to.deep.equal([]);
@@ -404,5 +404,66 @@ describe('reliability: context ids are not used for authorization', () => {
     await flush();
     expect(calls).to.deep.equal([]);
     expect(fake.posted.filter((m) => m.type === 'submit_tool_result')).to.deep.equal([]);
+  });
+});
+
+// ───────────────────────────── lifecycle ─────────────────────────────
+
+describe('reliability: a session element removed while it starts', () => {
+  it('ends the session Core creates after the removal (shared client still open), and stays inactive', async () => {
+    const root = await fixture<HTMLDivElement>(html`<div>
+      <pedelec-session id="stays" provider="codex" model="m"></pedelec-session>
+      <pedelec-session id="leaves" provider="codex" model="m"></pedelec-session>
+    </div>`);
+    const stays = root.querySelector('#stays') as PedelecSessionElement;
+    const leaves = root.querySelector('#leaves') as PedelecSessionElement;
+    const starting = stays.start();
+    await flush();
+    fake.respond(approvedStatus(), fake.last('get_approval_status'));
+    await flush();
+    fake.respond({ sessionId: 's1' }, fake.last('create_session'));
+    await starting;
+
+    const start = leaves.start().then(
+      (session) => session,
+      (error: PedelecError) => error,
+    );
+    await flush();
+    fake.respond(approvedStatus(), fake.last('get_approval_status'));
+    await flush();
+    const create = fake.last('create_session');
+    leaves.remove();
+    await flush(20);
+    fake.respond({ sessionId: 's2' }, create);
+    await start;
+    await flush(20);
+    const ends = fake.posted.filter((m) => m.type === 'end_session');
+    expect(ends.map((m) => m.sessionId), 'the orphan session is ended').to.deep.equal(['s2']);
+    fake.respond({}, ends[0]);
+    await flush(20);
+    expect(leaves.session).to.equal(null);
+    expect(leaves.status).to.equal('inactive');
+    expect(stays.status).to.equal('idle');
+    await removeElement(stays);
+  });
+
+  it('alone on its client: the start rejects SESSION_ENDED, and the element stays inactive without a pedelec-error', async () => {
+    const root = await fixture<HTMLDivElement>(html`<div><pedelec-session provider="codex" model="m"></pedelec-session></div>`);
+    const el = root.querySelector('pedelec-session') as PedelecSessionElement;
+    const errors = record<PedelecErrorEvent>(el, 'pedelec-error');
+    const start = el.start().then(
+      () => null,
+      (error: PedelecError) => error,
+    );
+    await flush();
+    fake.respond(approvedStatus(), fake.last('get_approval_status'));
+    await flush();
+    el.remove();
+    await flush(20);
+    expect((await start)?.code).to.equal('SESSION_ENDED');
+    expect(el.status).to.equal('inactive');
+    expect(el.session).to.equal(null);
+    expect(errors).to.deep.equal([]);
+    expect(openClientCount()).to.equal(0);
   });
 });

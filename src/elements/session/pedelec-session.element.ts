@@ -158,6 +158,8 @@ export class PedelecSessionElement extends LitElement implements SessionOwner {
   private staleSignature = '';
   private _toolsStale = false;
   private localCount = 0;
+  /** Counts teardowns: a start that was in flight across one must not attach what it created. */
+  private teardowns = 0;
   private readonly running = new Map<ToolCallContext, { element: PedelecToolElement | null; abort(reason: PedelecError): void }>();
 
   constructor() {
@@ -626,6 +628,8 @@ export class PedelecSessionElement extends LitElement implements SessionOwner {
     const client = this.ensureClient();
     if ('code' in client) return fail(client);
     if (this.guidanceError) return fail(this.guidanceError);
+    const generation = this.teardowns;
+    const removed = () => this.teardowns !== generation;
     const key = this.storageKey();
     if (key && [...document.querySelectorAll(SESSION_TAG)].some((other) => other !== this && (other as PedelecSessionElement).storageKey?.() === key)) {
       return fail(pedelecError('INVALID_INPUT', `two persisted sessions share the storage key ${key}; give them distinct ids`, { key }));
@@ -646,6 +650,10 @@ export class PedelecSessionElement extends LitElement implements SessionOwner {
       }
     } catch {
       // Not fatal here: the create request below reports what is wrong.
+    }
+    if (removed()) {
+      this.removeAttribute('approval');
+      throw sessionEnded();
     }
     const wiring = requestTimeoutMs === undefined ? { toolbox } : { toolbox, requestTimeoutMs };
     const skills = manifest ? { guidance: manifest.guidance, tools: this.built.tools.map((t) => ({ ...t.tool.manifest })) } : undefined;
@@ -677,10 +685,20 @@ export class PedelecSessionElement extends LitElement implements SessionOwner {
       }
     } catch (error) {
       this.removeAttribute('approval');
+      // Removed meanwhile (its client closed under it): the element is inactive, not in error.
+      if (removed()) throw sessionEnded();
       return fail(normalizeError(error, 'CREATE_SESSION_FAILED', 'Could not create the Pedelec session'));
     }
     this.removeAttribute('approval');
     if (key) writeRecord(key, { sessionId: session.sessionId, provider: session.provider, ...(session.model ? { model: session.model } : {}), manifestHash });
+    if (removed()) {
+      // Removed while Core created the session: treat it as teardown would have (end it, or with
+      // `persist` keep it recorded for the next page), and attach nothing to a gone element.
+      const reason = sessionEnded(session.sessionId);
+      if (this.persist) session.detach(reason);
+      else session.end().catch(() => session.detach(reason));
+      throw reason;
+    }
     this.attach(session);
     this.emit(new PedelecReadyEvent({ sessionId: session.sessionId, provider: session.provider, model: session.model, resumed }));
     return session;
@@ -710,6 +728,7 @@ export class PedelecSessionElement extends LitElement implements SessionOwner {
   }
 
   private teardown(): void {
+    this.teardowns++;
     const reason = sessionEnded(this._session?.sessionId);
     for (const call of [...this.running.values()]) call.abort(reason);
     this.running.clear();
