@@ -28,7 +28,7 @@
  */
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
-import { Pedelec, PedelecSession, type PedelecError, type PedelecSessionElement, type PedelecToolElement, type ToolCallContext } from '../../src/index.js';
+import { Pedelec, PedelecSession, type PedelecError, type PedelecSessionElement, type PedelecToolElement, type ToolArgsSchema, type ToolCallContext } from '../../src/index.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
 import { installAutoCore, installCounters, until, type AutoCore, type Counters } from './harness.js';
 
@@ -71,11 +71,11 @@ function sizeOf(el: object, field: string): number {
   return value.size;
 }
 
-const echoTool = {
+const echoTool: { name: string; description: string; argsSchema: ToolArgsSchema } = {
   name: 'echo',
   description: 'Echoes n.',
   argsSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
-} as const;
+};
 
 describe('leaks: 1 000 cycles return everything to its baseline', () => {
   it(`core: ${CYCLES} session create → turn with a tool call → end cycles on one client`, async function () {
