@@ -271,6 +271,49 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
     expect(session.status).to.equal('idle');
   });
 
+  it('the Core going away mid-turn, a tool call running: the turn rejects, the signal aborts, the late result goes nowhere; restart() works', async () => {
+    const counter = track(await counterSession(bridgeOf(devCore.restartable, 'midturn')));
+    const { session } = counter;
+    const tool = session.querySelector<PedelecToolElement>('pedelec-tool[name="update_counter"]')!;
+    let signal: AbortSignal | undefined;
+    let finish!: (value: unknown) => void;
+    tool.handler = (_args, ctx) => {
+      signal = ctx.signal;
+      return new Promise((resolve) => (finish = resolve));
+    };
+    const errors = record<PedelecErrorEvent>(session, 'pedelec-error');
+    const unhandled: unknown[] = [];
+    const onRejection = (event: PromiseRejectionEvent) => unhandled.push(event.reason);
+    window.addEventListener('unhandledrejection', onRejection);
+    try {
+      const turn = session.sendText('/call update_counter {"delta":1}').then(
+        () => null,
+        (error: { code: string }) => error,
+      );
+      await until(() => signal !== undefined, 'the tool call');
+      const oldClient = session.client!;
+      await fetch('/__pedelec-dev/restart');
+      await until(() => oldClient.unavailableReason !== null, 'the page to notice the Core went away');
+      // The stopping Core ends its sessions first; a Core that just vanished leaves a disconnect.
+      expect(['SESSION_ENDED', 'EXTENSION_DISCONNECTED']).to.include((await turn)?.code);
+      expect(signal!.aborted).to.equal(true);
+      finish({ value: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).to.deep.equal([]);
+      // A result with nowhere to go is never an unhandled rejection; if reported, it names the cause.
+      for (const e of errors.filter((e) => e.detail.error.code === 'SUBMIT_TOOL_RESULT_FAILED')) {
+        expect((e.detail.error.details as { cause: { code: string } }).cause.code).to.equal('EXTENSION_DISCONNECTED');
+      }
+
+      await session.restart();
+      tool.handler = (args) => ({ value: (args as { delta: number }).delta });
+      await session.sendText('/call update_counter {"delta":2}');
+      expect(session.status).to.equal('idle');
+    } finally {
+      window.removeEventListener('unhandledrejection', onRejection);
+    }
+  });
+
   it(`measures the loopback round-trip time of a tool call (median of 1 000, logged)`, async function () {
     this.timeout(120_000);
     const host = await mount(`

@@ -1,5 +1,8 @@
 import { hideDeclaration } from '../hidden.js';
 
+/** HTMLElement; a bare class where there is no DOM, so the package root still imports in Node. */
+const ElementBase = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
+
 /**
  * One property of a tool's args, declared in markup. The attributes are the declaration: the tool
  * reads them directly, so an `<pedelec-arg>` works before (or without) being upgraded. Properties
@@ -26,7 +29,7 @@ import { hideDeclaration } from '../hidden.js';
  * @attr {string} examples - A JSON array of example values.
  * @slot - Nested `<pedelec-arg>`s: an object's properties, or an array's item object.
  */
-export class PedelecArgElement extends HTMLElement {
+export class PedelecArgElement extends ElementBase {
   /** Pure markup for its tool to read: no reactive machinery, only hidden (see hidden.ts). */
   connectedCallback(): void {
     if (!this.shadowRoot) hideDeclaration(this);

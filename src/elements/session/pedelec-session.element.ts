@@ -158,6 +158,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #staleSignature = '';
   #_toolsStale = false;
   #localCount = 0;
+  /** Counts teardowns: a start that was in flight across one must not attach what it created. */
+  #teardowns = 0;
   readonly #running = new Map<ToolCallContext, { element: PedelecToolElement | null; abort(reason: PedelecError): void }>();
 
   constructor() {
@@ -244,6 +246,11 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   /** @internal For tests: how many manifest builds ran (one per batch of changes). */
   get buildCount(): number {
     return this.#registry.builds;
+  }
+
+  /** @internal For leak tests: the sizes of the element's bookkeeping (members, running calls, reported problems, cached JS definitions). */
+  get bookkeeping(): { members: number; running: number; reported: number; cached: number } {
+    return { members: this.#members.size, running: this.#running.size, reported: this.#reported.size, cached: this.#registry.cached };
   }
 
   // ───────────────────────────── lifecycle ─────────────────────────────
@@ -629,6 +636,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     const client = this.#ensureClient();
     if ('code' in client) return fail(client);
     if (this.#guidanceError) return fail(this.#guidanceError);
+    const generation = this.#teardowns;
+    const removed = () => this.#teardowns !== generation;
     const key = this.#storageKey();
     if (key && [...document.querySelectorAll(SESSION_TAG)].some((other) => other !== this && #storageKey in other && other.#storageKey() === key)) {
       return fail(pedelecError('INVALID_INPUT', `two persisted sessions share the storage key ${key}; give them distinct ids`, { key }));
@@ -649,6 +658,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       }
     } catch {
       // Not fatal here: the create request below reports what is wrong.
+    }
+    if (removed()) {
+      this.removeAttribute('approval');
+      throw sessionEnded();
     }
     const wiring = requestTimeoutMs === undefined ? { toolbox } : { toolbox, requestTimeoutMs };
     const skills = manifest ? { guidance: manifest.guidance, tools: this.#built.tools.map((t) => ({ ...t.tool.manifest })) } : undefined;
@@ -680,10 +693,20 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       }
     } catch (error) {
       this.removeAttribute('approval');
+      // Removed meanwhile (its client closed under it): the element is inactive, not in error.
+      if (removed()) throw sessionEnded();
       return fail(normalizeError(error, 'CREATE_SESSION_FAILED', 'Could not create the Pedelec session'));
     }
     this.removeAttribute('approval');
     if (key) writeRecord(key, { sessionId: session.sessionId, provider: session.provider, ...(session.model ? { model: session.model } : {}), manifestHash });
+    if (removed()) {
+      // Removed while Core created the session: treat it as teardown would have (end it, or with
+      // `persist` keep it recorded for the next page), and attach nothing to a gone element.
+      const reason = sessionEnded(session.sessionId);
+      if (this.persist) session.detach(reason);
+      else session.end().catch(() => session.detach(reason));
+      throw reason;
+    }
     this.#attach(session);
     this.#emit(new PedelecReadyEvent({ sessionId: session.sessionId, provider: session.provider, model: session.model, resumed }));
     return session;
@@ -713,6 +736,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   }
 
   #teardown(): void {
+    this.#teardowns++;
     const reason = sessionEnded(this.#_session?.sessionId);
     for (const call of [...this.#running.values()]) call.abort(reason);
     this.#running.clear();

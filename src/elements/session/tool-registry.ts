@@ -35,6 +35,11 @@ export class ToolRegistry {
   /** How many builds ran: one per batch of changes, however many tools changed in it. */
   builds = 0;
 
+  /** How many normalized JS definitions are cached (elements' are held weakly, by element). */
+  get cached(): number {
+    return this.#cache.size;
+  }
+
   build(elements: readonly PedelecToolElement[], definitions: readonly ToolDefinition[]): ToolBuild {
     this.builds++;
     const used = new Map<string, NormalizedTool | PedelecError>();
