@@ -97,11 +97,7 @@ const sessionEnded = (sessionId?: string) => pedelecError('SESSION_ENDED', 'Pede
  * @slot - `<pedelec-tool>`, `<pedelec-guidance>`, `<pedelec-chat>` and any other content.
  */
 export class PedelecSessionElement extends ReactiveElement implements SessionOwner {
-  static override styles = css`
-    :host {
-      display: contents;
-    }
-  `;
+  static override styles = css`:host{display:contents}`;
 
   static override properties = {
     provider: { type: String },
