@@ -13,6 +13,21 @@ test(`the CDN main file ≤ ${SIZE_BUDGET.cdn} B and the core entry ≤ ${SIZE_B
   assert.ok(verdict.ok, verdict.message);
 });
 
+test('the CDN main file is self-contained: it imports no other file statically (lazy chunks only)', async () => {
+  const { cdn, chunks } = await sizes;
+  assert.deepEqual(cdn.staticImports, []);
+  assert.ok(chunks.length >= 2, `the chat view and Markdown chunks sit beside it (found ${chunks.map((c) => c.file).join(', ')})`);
+});
+
+test('staticImports tells a static import from a lazy one', async () => {
+  const { staticImports } = await import('./size.mjs');
+  assert.deepEqual(staticImports('import{a as b}from"./shared-1.js";import"./side.js";export*from"./re.js";const c=()=>import("./lazy.js");'), [
+    './shared-1.js',
+    './side.js',
+    './re.js',
+  ]);
+});
+
 test('a lowered budget fails, naming the measured sizes and the ceilings', async () => {
   const measured = await sizes;
   const verdict = checkBudget(measured, { cdn: 1_000, core: 1_000 });

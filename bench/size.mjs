@@ -58,11 +58,24 @@ export async function measureSizes({ root = ROOT, lit = true } = {}) {
     cdn: compressedSizes(readFileSync(cdnPath)),
     core: compressedSizes(await minifiedBundle(CORE_ENTRY, root)),
   };
+  sizes.cdn.staticImports = staticImports(readFileSync(cdnPath, 'utf8'));
   if (lit) sizes.lit = compressedSizes(await minifiedBundle({ contents: BARE_LIT }, root));
   sizes.chunks = readdirSync(join(root, 'cdn'))
     .filter((name) => name.endsWith('.js') && `cdn/${name}` !== CDN_FILE)
     .map((name) => ({ file: `cdn/${name}`, ...compressedSizes(readFileSync(join(root, 'cdn', name))) }));
   return sizes;
+}
+
+/**
+ * The files a module imports statically (`import … from "./x.js"`, `import "./x.js"`), not the
+ * `import("./x.js")` of a lazy chunk. The CDN main file must have none: what it needs on every page is
+ * in it, so measuring it alone is measuring what every page downloads.
+ */
+export function staticImports(code) {
+  const found = [];
+  for (const match of code.matchAll(/\bimport\s*(?:[\w$*{][^;"'()]*?\bfrom\s*)?["']([^"']+)["']/g)) found.push(match[1]);
+  for (const match of code.matchAll(/\bexport\s*(?:\*|\{[^}]*\})\s*from\s*["']([^"']+)["']/g)) found.push(match[1]);
+  return found;
 }
 
 const LABELS = { cdn: `${CDN_FILE} (CDN main file)`, core: `core entry (esbuild ${CORE_ENTRY} --bundle --minify --format=esm)` };
