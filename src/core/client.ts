@@ -28,6 +28,9 @@ export type ResumeSessionOptions<TTools extends readonly ToolDefinition[] = read
 /** @internal How a `<pedelec-session>` shares its toolbox with the sessions it creates. */
 export type SessionWiring = { toolbox?: Toolbox; requestTimeoutMs?: number };
 
+/** A pending request: how to settle it, its deadline (epoch ms), its type. */
+type Pending = [resolve: (value: unknown) => void, reject: (error: unknown) => void, deadline: number, type: string];
+
 const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const DISCONNECTED = (details?: unknown) => pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
@@ -65,8 +68,14 @@ export class Pedelec {
   /** Set once the client can no longer talk: unavailable from the start, or disconnected. */
   #failure: PedelecError | null = null;
   #requestCount = 0;
-  /** Pending requests by id: each settles itself (timer cleared, entry removed) with a response or an error. */
-  #pending = new Map<string, (ok: boolean, value: unknown) => void>();
+  /** Pending requests by id: how to settle each, its deadline (epoch ms) and its type. */
+  #pending = new Map<string, Pending>();
+  /**
+   * One timer for all pending requests, due at the earliest deadline (`#due`): a request costs no
+   * timer of its own, and the timer is cleared as soon as nothing is pending.
+   */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #due = 0;
   #sessions = new Map<string, PedelecSession<string>>();
   #warnedOnce = new Set<string>();
   #bridge: SessionBridge = {
@@ -112,24 +121,53 @@ export class Pedelec {
     // No port means a failure was recorded when the client was constructed.
     if (this.#failure) return Promise.reject(this.#failure);
     const port = this.#port!;
-    const requestId = `sdk_${Date.now()}_${++this.#requestCount}`;
+    const now = Date.now();
+    const requestId = `sdk_${now}_${++this.#requestCount}`;
     const message = { channelId: this.channelId, type, requestId, ...payload };
     const wait = timeoutOverrideMs ?? (APPROVAL_HELD_REQUESTS.has(type) ? this.#options.approvalTimeoutMs : undefined);
-    const timeoutMs = (wait as number) > this.#bridgeTimeoutMs ? (wait as number) : this.#bridgeTimeoutMs;
+    const deadline = now + ((wait as number) > this.#bridgeTimeoutMs ? (wait as number) : this.#bridgeTimeoutMs);
     return new Promise<T>((resolve, reject) => {
-      const settle = (ok: boolean, value: unknown) => {
-        clearTimeout(timer);
-        this.#pending.delete(requestId);
-        (ok ? resolve : reject)(value as T);
-      };
-      const timer = setTimeout(() => settle(false, pedelecError('SDK_BRIDGE_TIMEOUT', 'Pedelec extension did not respond.', { requestId, type })), timeoutMs);
-      this.#pending.set(requestId, settle);
+      this.#pending.set(requestId, [resolve as (value: unknown) => void, reject, deadline, type]);
+      if (!this.#timer || deadline < this.#due) this.#arm(deadline, now);
       try {
         port.postMessage(message);
       } catch (thrown) {
-        settle(false, keepError(thrown, DISCONNECTED()));
+        this.#settle(requestId, false, keepError(thrown, DISCONNECTED()));
       }
     });
+  }
+
+  /** @internal For leak tests: how many requests are waiting for their response. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** Settles a pending request (an unknown id is ignored); the timer goes once nothing is pending. */
+  #settle(requestId: unknown, ok: boolean, value: unknown): void {
+    const entry = this.#pending.get(requestId as string);
+    if (!entry) return;
+    this.#pending.delete(requestId as string);
+    if (!this.#pending.size) this.#timer = void clearTimeout(this.#timer);
+    entry[ok ? 0 : 1](value);
+  }
+
+  #arm(deadline: number, now: number): void {
+    clearTimeout(this.#timer);
+    this.#due = deadline;
+    // Timers overflow past 2^31-1 ms and fire at once: a later deadline is re-armed when this one fires.
+    this.#timer = setTimeout(() => this.#expire(), Math.min(deadline - now, 2 ** 31 - 1));
+  }
+
+  /** Rejects every request past its deadline, then re-arms for the earliest one left. */
+  #expire(): void {
+    this.#timer = undefined;
+    const now = Date.now();
+    let next = Infinity;
+    this.#pending.forEach(([, , deadline, type], requestId) => {
+      if (deadline <= now) this.#settle(requestId, false, pedelecError('SDK_BRIDGE_TIMEOUT', 'Pedelec extension did not respond.', { requestId, type }));
+      else if (deadline < next) next = deadline;
+    });
+    if (next < Infinity) this.#arm(next, now);
   }
 
   #handleMessage(message: unknown): void {
@@ -138,7 +176,8 @@ export class Pedelec {
     const { channelId, type, sessionId, ok, error } = message;
     if (channelId !== undefined && channelId !== this.channelId) return;
     if (type === 'response') {
-      this.#pending.get(message.requestId)?.(
+      this.#settle(
+        message.requestId,
         ok === true,
         ok === true
           ? message.result === undefined
@@ -162,7 +201,7 @@ export class Pedelec {
     if (this.#failure) return;
     const lastError = port.error ?? chromeRuntime()?.lastError;
     const error = (this.#failure = keepError(lastError, DISCONNECTED(lastError)));
-    [...this.#pending.values()].forEach((settle) => settle(false, error));
+    [...this.#pending.keys()].forEach((requestId) => this.#settle(requestId, false, error));
     this.#failAll(error, true);
   }
 
