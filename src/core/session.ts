@@ -335,81 +335,76 @@ export class PedelecSession<TToolName extends string = string> {
   }
 
   // ───────────────────────────── assets ─────────────────────────────
+  // Async methods: a check that throws becomes a rejection, and the first request is still posted
+  // synchronously (an async function runs up to its first await at once).
 
   /** The files in this session's sandbox. */
-  listAssets(): Promise<SandboxAsset[]> {
-    return this.#usable(
-      () =>
-        this.#request<{ assets?: unknown }>('list_assets').then((result) => {
-          const assets = result?.assets;
-          if (!Array.isArray(assets) || !assets.every(isAssetEntry)) throw shapeError('list_assets');
-          return assets.map(({ name, path, sizeBytes, modifiedAt }) => ({ name, path, sizeBytes, modifiedAt }));
-        }),
-      true,
-    );
+  async listAssets(): Promise<SandboxAsset[]> {
+    this.#check(true);
+    const assets = (await this.#request<{ assets?: unknown } | undefined>('list_assets'))?.assets;
+    if (!Array.isArray(assets) || !assets.every(isAssetEntry)) throw shapeError('list_assets');
+    return assets.map(({ name, path, sizeBytes, modifiedAt }) => ({ name, path, sizeBytes, modifiedAt }));
   }
 
   /** Uploads a `File` into the sandbox (at most 100 MiB; one upload at a time). */
-  uploadAsset(file: File, targetPath?: string): Promise<{ path: `/${string}` }> {
-    return this.#usable(() => {
-      if (typeof File === 'undefined' || !(file instanceof File) || !file.name) throw invalidInput('file must be a File with a name');
-      const { name, size } = file;
-      const type = file.type || 'application/octet-stream';
-      if (size > MAX_UPLOAD_BYTES) throw pedelecError('ASSET_TOO_LARGE', 'file is larger than 100 MiB', { sizeBytes: size });
-      if (targetPath !== undefined && !isAssetPath(targetPath)) {
-        throw pedelecError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path: targetPath });
-      }
-      if (this.#uploading) throw this.#busy();
-      this.#uploading = true;
-      const upload = this.#transfer(
+  async uploadAsset(file: File, targetPath?: string): Promise<{ path: `/${string}` }> {
+    this.#check(true);
+    if (typeof File === 'undefined' || !(file instanceof File) || !file.name) throw invalidInput('file must be a File with a name');
+    const { name, size } = file;
+    const type = file.type || 'application/octet-stream';
+    if (size > MAX_UPLOAD_BYTES) throw pedelecError('ASSET_TOO_LARGE', 'file is larger than 100 MiB', { sizeBytes: size });
+    const given = targetPath !== undefined;
+    if (given && !isAssetPath(targetPath)) throw pedelecError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path: targetPath });
+    if (this.#uploading) throw this.#busy();
+    this.#uploading = true;
+    try {
+      const [, response] = await this.#transfer(
         'create_asset_upload',
-        { filename: name, sizeBytes: size, mimeType: type, ...(targetPath !== undefined && { targetPath }) },
+        { filename: name, sizeBytes: size, mimeType: type, ...(given && { targetPath }) },
         ['uploadUrl', 'token'],
         'ASSET_UPLOAD_FAILED',
         'Asset upload failed',
         file,
         type,
-      ).then(async ([, response]) => {
-        const path = ((await response.json().catch(noop)) as { path?: unknown } | undefined)?.path;
-        if (!isAssetPath(path) || (targetPath !== undefined && path !== targetPath)) throw protocolError('asset upload response had an invalid path');
-        return { path };
-      });
-      const done = () => {
-        this.#uploading = false;
-      };
-      upload.then(done, done);
-      return upload;
-    }, true);
+      );
+      const path = ((await response.json().catch(noop)) as { path?: unknown } | undefined)?.path;
+      if (!isAssetPath(path) || (given && path !== targetPath)) throw protocolError('asset upload response had an invalid path');
+      return { path };
+    } finally {
+      this.#uploading = false;
+    }
   }
 
   /** Reads a sandbox file as text, parsed JSON, or a `File`. */
   readAsset(path: string, type: 'text'): Promise<string>;
   readAsset(path: string, type: 'json'): Promise<JsonValue>;
   readAsset(path: string, type: 'file'): Promise<File>;
-  readAsset(path: string, type: ReadAssetType): Promise<string | JsonValue | File> {
-    return this.#usable(() => {
-      if (!isAssetPath(path) || !['text', 'json', 'file'].includes(type)) {
-        throw pedelecError('ASSET_PATH_INVALID', 'path or type is not valid for readAsset', { path, type });
-      }
-      return this.#transfer('create_asset_download', { path }, ['downloadUrl', 'token', 'name', 'mimeType'], 'ASSET_READ_FAILED', 'Asset read failed').then(
-        async ([{ name, mimeType, modifiedAt }, response]) => {
-          const bytes = await response.arrayBuffer();
-          if (type === 'file') return new File([bytes], name, { type: mimeType, ...(typeof modifiedAt === 'number' && { lastModified: modifiedAt }) });
-          let text: string;
-          try {
-            text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-          } catch {
-            throw pedelecError('ASSET_TEXT_DECODE_FAILED', 'asset is not valid UTF-8 text', { path });
-          }
-          if (type === 'text') return text;
-          try {
-            return JSON.parse(text) as JsonValue;
-          } catch {
-            throw pedelecError('ASSET_INVALID_JSON', 'asset is not valid JSON', { path });
-          }
-        },
-      );
-    }, true);
+  async readAsset(path: string, type: ReadAssetType): Promise<string | JsonValue | File> {
+    this.#check(true);
+    if (!isAssetPath(path) || !['text', 'json', 'file'].includes(type)) {
+      throw pedelecError('ASSET_PATH_INVALID', 'path or type is not valid for readAsset', { path, type });
+    }
+    const [{ name, mimeType, modifiedAt }, response] = await this.#transfer(
+      'create_asset_download',
+      { path },
+      ['downloadUrl', 'token', 'name', 'mimeType'],
+      'ASSET_READ_FAILED',
+      'Asset read failed',
+    );
+    const bytes = await response.arrayBuffer();
+    if (type === 'file') return new File([bytes], name, { type: mimeType, ...(typeof modifiedAt === 'number' && { lastModified: modifiedAt }) });
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw pedelecError('ASSET_TEXT_DECODE_FAILED', 'asset is not valid UTF-8 text', { path });
+    }
+    if (type === 'text') return text;
+    try {
+      return JSON.parse(text) as JsonValue;
+    } catch {
+      throw pedelecError('ASSET_INVALID_JSON', 'asset is not valid JSON', { path });
+    }
   }
 
   /**
@@ -418,42 +413,45 @@ export class PedelecSession<TToolName extends string = string> {
    * one, else a GET — with the ticket's bearer token and no credentials. Network and HTTP failures
    * reject with `code` (or the server's own error).
    */
-  #transfer(type: string, payload: object, keys: string[], code: string, message: string, body?: File, contentType?: string): Promise<[Record<string, any>, Response]> {
-    return this.#request<Record<string, any> | undefined>(type, payload).then(async (ticket) => {
-      if (keys.some((key) => typeof ticket?.[key] !== 'string') || (!body && !isAssetPath(ticket!.path))) throw shapeError(type);
-      let response: Response;
-      try {
-        response = await fetch(ticket![keys[0]!], {
-          method: body ? 'PUT' : 'GET',
-          headers: { Authorization: `Bearer ${ticket!.token}`, ...(contentType && { 'Content-Type': contentType }) },
-          body,
-          credentials: 'omit',
-        });
-      } catch (thrown) {
-        throw normalizeError(thrown, code, message);
-      }
-      if (!response.ok) {
-        const { status } = response;
-        const failure = ((await response.json().catch(noop)) as { error?: unknown } | undefined)?.error;
-        throw keepError(failure, pedelecError(code, `${message} (HTTP ${status})`, { status }));
-      }
-      return [ticket!, response];
-    });
+  async #transfer(type: string, payload: object, keys: string[], code: string, message: string, body?: File, contentType?: string): Promise<[Record<string, any>, Response]> {
+    const ticket = await this.#request<Record<string, any> | undefined>(type, payload);
+    if (keys.some((key) => typeof ticket?.[key] !== 'string') || (!body && !isAssetPath(ticket!.path))) throw shapeError(type);
+    let response: Response;
+    try {
+      response = await fetch(ticket![keys[0]!], {
+        method: body ? 'PUT' : 'GET',
+        headers: { Authorization: `Bearer ${ticket!.token}`, ...(contentType && { 'Content-Type': contentType }) },
+        body,
+        credentials: 'omit',
+      });
+    } catch (thrown) {
+      throw normalizeError(thrown, code, message);
+    }
+    if (!response.ok) {
+      const { status } = response;
+      throw keepError(((await response.json().catch(noop)) as { error?: unknown } | undefined)?.error, pedelecError(code, `${message} (HTTP ${status})`, { status }));
+    }
+    return [ticket!, response];
   }
 
   // ───────────────────────────── helpers ─────────────────────────────
 
   /**
-   * Runs `body` unless the session has ended (or, with `orEnding`, is ending): then, and whenever
-   * `body` throws, returns a rejected promise instead — public methods never throw.
+   * Runs `body` unless the session has ended: then, and whenever `body` throws, returns a rejected
+   * promise instead — public methods never throw.
    */
-  #usable<T>(body: () => Promise<T>, orEnding?: boolean): Promise<T> {
+  #usable<T>(body: () => Promise<T>): Promise<T> {
     try {
-      if (this.#ended || (orEnding && this.#ending)) throw this.#endedError();
+      this.#check();
       return body();
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** Throws `SESSION_ENDED` once ended (or, with `orEnding`, while `end()` is in flight). */
+  #check(orEnding?: boolean): void {
+    if (this.#ended || (orEnding && this.#ending)) throw this.#endedError();
   }
 
   /** A request about this session: `sessionId` goes first in the payload. */
