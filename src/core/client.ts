@@ -65,7 +65,7 @@ export class Pedelec {
   #options: PedelecOptions;
   #bridgeTimeoutMs: number;
   #origin: string | null;
-  #port: BridgePort | null = null;
+  #port: BridgePort | undefined;
   /** Set once the client can no longer talk: unavailable from the start, or disconnected. */
   #failure: PedelecError | null = null;
   #requestCount = 0;
@@ -264,24 +264,20 @@ export class Pedelec {
   }
 
   /** Re-attaches to a session this origin created earlier (e.g. with `autoEndOnDisconnect: false`). */
-  resumeSession<const TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]>(
+  async resumeSession<const TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]>(
     sessionId: string,
     options: ResumeSessionOptions<TTools> = {},
     wiring: SessionWiring = {},
   ): Promise<PedelecSession<ToolNameOf<TTools>>> {
-    if (typeof sessionId !== 'string' || !sessionId.trim()) {
-      return Promise.reject(invalidInput('sessionId must be a non-empty string'));
-    }
+    if (typeof sessionId !== 'string' || !sessionId.trim()) throw invalidInput('sessionId must be a non-empty string');
     let skills: NormalizedSkills | undefined;
     try {
       skills = normalizeSkills(options.skills);
     } catch (error) {
-      return Promise.reject(normalizeError(error, 'INVALID_INPUT', 'resumeSession options are invalid'));
+      throw normalizeError(error, 'INVALID_INPUT', 'resumeSession options are invalid');
     }
-    return this.request<Record<string, unknown>>('resume_session', { sessionId }, wiring.requestTimeoutMs).then((result) => {
-      const id = result?.sessionId;
-      return this.#adopt((typeof id === 'string' && id) || sessionId, options.provider ?? '', options.model, skills, wiring.toolbox, !!skills);
-    });
+    const id = (await this.request<Record<string, unknown> | undefined>('resume_session', { sessionId }, wiring.requestTimeoutMs))?.sessionId;
+    return this.#adopt(isText(id) ? id : sessionId, options.provider ?? '', options.model, skills, wiring.toolbox, !!skills);
   }
 
   #adopt(
