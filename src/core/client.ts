@@ -28,10 +28,14 @@ export type ResumeSessionOptions<TTools extends readonly ToolDefinition[] = read
 /** @internal How a `<pedelec-session>` shares its toolbox with the sessions it creates. */
 export type SessionWiring = { toolbox?: Toolbox; requestTimeoutMs?: number };
 
+/** A pending request: how to settle it, its deadline (epoch ms), its type. */
+type Pending = [resolve: (value: unknown) => void, reject: (error: unknown) => void, deadline: number, type: string];
+
 const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const DISCONNECTED = (details?: unknown) => pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
 const TRANSPORT = (failure: unknown) => normalizeError(failure, 'SDK_TRANSPORT_ERROR', 'Pedelec transport error');
+const isText = (value: unknown): value is string => typeof value === 'string' && !!value;
 const isLinkDown = (error: PedelecError) => /^EXTENSION_(UNAVAILABLE|DISCONNECTED)$/.test(error.code);
 
 /** Builds a {@link PedelecAvailability}; `error` is a key only when given. */
@@ -61,12 +65,18 @@ export class Pedelec {
   #options: PedelecOptions;
   #bridgeTimeoutMs: number;
   #origin: string | null;
-  #port: BridgePort | null = null;
+  #port: BridgePort | undefined;
   /** Set once the client can no longer talk: unavailable from the start, or disconnected. */
   #failure: PedelecError | null = null;
   #requestCount = 0;
-  /** Pending requests by id: each settles itself (timer cleared, entry removed) with a response or an error. */
-  #pending = new Map<string, (ok: boolean, value: unknown) => void>();
+  /** Pending requests by id: how to settle each, its deadline (epoch ms) and its type. */
+  #pending = new Map<string, Pending>();
+  /**
+   * One timer for all pending requests, due at the earliest deadline (`#due`): a request costs no
+   * timer of its own, and the timer is cleared as soon as nothing is pending.
+   */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #due = 0;
   #sessions = new Map<string, PedelecSession<string>>();
   #warnedOnce = new Set<string>();
   #bridge: SessionBridge = {
@@ -112,24 +122,53 @@ export class Pedelec {
     // No port means a failure was recorded when the client was constructed.
     if (this.#failure) return Promise.reject(this.#failure);
     const port = this.#port!;
-    const requestId = `sdk_${Date.now()}_${++this.#requestCount}`;
+    const now = Date.now();
+    const requestId = `sdk_${now}_${++this.#requestCount}`;
     const message = { channelId: this.channelId, type, requestId, ...payload };
     const wait = timeoutOverrideMs ?? (APPROVAL_HELD_REQUESTS.has(type) ? this.#options.approvalTimeoutMs : undefined);
-    const timeoutMs = (wait as number) > this.#bridgeTimeoutMs ? (wait as number) : this.#bridgeTimeoutMs;
+    const deadline = now + ((wait as number) > this.#bridgeTimeoutMs ? (wait as number) : this.#bridgeTimeoutMs);
     return new Promise<T>((resolve, reject) => {
-      const settle = (ok: boolean, value: unknown) => {
-        clearTimeout(timer);
-        this.#pending.delete(requestId);
-        (ok ? resolve : reject)(value as T);
-      };
-      const timer = setTimeout(() => settle(false, pedelecError('SDK_BRIDGE_TIMEOUT', 'Pedelec extension did not respond.', { requestId, type })), timeoutMs);
-      this.#pending.set(requestId, settle);
+      this.#pending.set(requestId, [resolve as (value: unknown) => void, reject, deadline, type]);
+      if (!this.#timer || deadline < this.#due) this.#arm(deadline, now);
       try {
         port.postMessage(message);
       } catch (thrown) {
-        settle(false, keepError(thrown, DISCONNECTED()));
+        this.#settle(requestId, false, keepError(thrown, DISCONNECTED()));
       }
     });
+  }
+
+  /** @internal For leak tests: how many requests are waiting for their response. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** Settles a pending request (an unknown id is ignored); the timer goes once nothing is pending. */
+  #settle(requestId: unknown, ok: boolean, value: unknown): void {
+    const entry = this.#pending.get(requestId as string);
+    if (!entry) return;
+    this.#pending.delete(requestId as string);
+    if (!this.#pending.size) this.#timer = void clearTimeout(this.#timer);
+    entry[ok ? 0 : 1](value);
+  }
+
+  #arm(deadline: number, now: number): void {
+    clearTimeout(this.#timer);
+    this.#due = deadline;
+    // Timers overflow past 2^31-1 ms and fire at once: a later deadline is re-armed when this one fires.
+    this.#timer = setTimeout(() => this.#expire(), Math.min(deadline - now, 2 ** 31 - 1));
+  }
+
+  /** Rejects every request past its deadline, then re-arms for the earliest one left. */
+  #expire(): void {
+    this.#timer = undefined;
+    const now = Date.now();
+    let next = Infinity;
+    this.#pending.forEach(([, , deadline, type], requestId) => {
+      if (deadline <= now) this.#settle(requestId, false, pedelecError('SDK_BRIDGE_TIMEOUT', 'Pedelec extension did not respond.', { requestId, type }));
+      else if (deadline < next) next = deadline;
+    });
+    if (next < Infinity) this.#arm(next, now);
   }
 
   #handleMessage(message: unknown): void {
@@ -138,7 +177,8 @@ export class Pedelec {
     const { channelId, type, sessionId, ok, error } = message;
     if (channelId !== undefined && channelId !== this.channelId) return;
     if (type === 'response') {
-      this.#pending.get(message.requestId)?.(
+      this.#settle(
+        message.requestId,
         ok === true,
         ok === true
           ? message.result === undefined
@@ -162,7 +202,7 @@ export class Pedelec {
     if (this.#failure) return;
     const lastError = port.error ?? chromeRuntime()?.lastError;
     const error = (this.#failure = keepError(lastError, DISCONNECTED(lastError)));
-    [...this.#pending.values()].forEach((settle) => settle(false, error));
+    [...this.#pending.keys()].forEach((requestId) => this.#settle(requestId, false, error));
     this.#failAll(error, true);
   }
 
@@ -188,7 +228,7 @@ export class Pedelec {
     input: CreateSessionInput<TTools>,
     wiring?: SessionWiring,
   ): Promise<PedelecSession<ToolNameOf<TTools>>>;
-  createSession(input: CreateSessionInput = {}, wiring: SessionWiring = {}): Promise<PedelecSession<string>> {
+  async createSession(input: CreateSessionInput = {}, wiring: SessionWiring = {}): Promise<PedelecSession<string>> {
     let skills: NormalizedSkills | undefined;
     try {
       if (!isObject(input)) throw invalidInput('createSession input must be an object');
@@ -197,54 +237,47 @@ export class Pedelec {
         throw invalidInput('model cannot be provided without provider');
       }
     } catch (error) {
-      return Promise.reject(normalizeError(error, 'INVALID_INPUT', 'createSession input is invalid'));
+      throw normalizeError(error, 'INVALID_INPUT', 'createSession input is invalid');
     }
     skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
 
-    const create = (provider: string, model: string | undefined) =>
-      this.request<Record<string, unknown>>(
-        'create_session',
-        { input: { provider, model, skills: skills?.manifest, autoEndOnDisconnect: input.autoEndOnDisconnect !== false } },
-        wiring.requestTimeoutMs,
-      ).then((result) => {
-        const sessionId = result?.sessionId;
-        if (typeof sessionId !== 'string' || !sessionId) throw protocolError('create_session response did not include sessionId');
-        return this.#adopt(sessionId, provider, model, skills, wiring.toolbox, true);
-      });
-
-    const { provider, model } = input;
-    if (provider !== undefined && model !== undefined) return create(provider, model);
-    return this.getSettings().then(({ defaultProvider, defaultModels }) => {
-      if (provider !== undefined) return create(provider, defaultModels[provider]);
-      if (defaultProvider === null) throw pedelecError('DEFAULT_PROVIDER_NOT_SET', 'No default provider is set in Pedelec.');
-      return this.listProviders().then((providers) => {
-        if (!providers.find((p) => p.code === defaultProvider)?.available) {
+    let { provider, model } = input as { provider?: string; model?: string };
+    if (provider === undefined || model === undefined) {
+      const { defaultProvider, defaultModels } = await this.getSettings();
+      if (provider === undefined) {
+        if (defaultProvider === null) throw pedelecError('DEFAULT_PROVIDER_NOT_SET', 'No default provider is set in Pedelec.');
+        if (!(await this.listProviders()).find((p) => p.code === defaultProvider)?.available) {
           throw pedelecError('DEFAULT_PROVIDER_UNAVAILABLE', `The default provider ${defaultProvider} is not available.`, { provider: defaultProvider });
         }
-        return create(defaultProvider, defaultModels[defaultProvider]);
-      });
-    });
+        provider = defaultProvider;
+      }
+      model = defaultModels[provider];
+    }
+    const result = await this.request<Record<string, unknown> | undefined>(
+      'create_session',
+      { input: { provider, model, skills: skills?.manifest, autoEndOnDisconnect: input.autoEndOnDisconnect !== false } },
+      wiring.requestTimeoutMs,
+    );
+    const sessionId = result?.sessionId;
+    if (!isText(sessionId)) throw protocolError('create_session response did not include sessionId');
+    return this.#adopt(sessionId, provider, model, skills, wiring.toolbox, true);
   }
 
   /** Re-attaches to a session this origin created earlier (e.g. with `autoEndOnDisconnect: false`). */
-  resumeSession<const TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]>(
+  async resumeSession<const TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]>(
     sessionId: string,
     options: ResumeSessionOptions<TTools> = {},
     wiring: SessionWiring = {},
   ): Promise<PedelecSession<ToolNameOf<TTools>>> {
-    if (typeof sessionId !== 'string' || !sessionId.trim()) {
-      return Promise.reject(invalidInput('sessionId must be a non-empty string'));
-    }
+    if (typeof sessionId !== 'string' || !sessionId.trim()) throw invalidInput('sessionId must be a non-empty string');
     let skills: NormalizedSkills | undefined;
     try {
       skills = normalizeSkills(options.skills);
     } catch (error) {
-      return Promise.reject(normalizeError(error, 'INVALID_INPUT', 'resumeSession options are invalid'));
+      throw normalizeError(error, 'INVALID_INPUT', 'resumeSession options are invalid');
     }
-    return this.request<Record<string, unknown>>('resume_session', { sessionId }, wiring.requestTimeoutMs).then((result) => {
-      const id = result?.sessionId;
-      return this.#adopt((typeof id === 'string' && id) || sessionId, options.provider ?? '', options.model, skills, wiring.toolbox, !!skills);
-    });
+    const id = (await this.request<Record<string, unknown> | undefined>('resume_session', { sessionId }, wiring.requestTimeoutMs))?.sessionId;
+    return this.#adopt(isText(id) ? id : sessionId, options.provider ?? '', options.model, skills, wiring.toolbox, !!skills);
   }
 
   #adopt(
@@ -270,66 +303,64 @@ export class Pedelec {
   // ───────────────────────────── information ─────────────────────────────
 
   /** The providers Desktop knows, validated; extra fields are dropped. */
-  listProviders(): Promise<ProviderInfo[]> {
-    return this.request('list_providers').then((result) => {
-      if (!Array.isArray(result)) throw protocolError('list_providers response was not an array');
-      return result.map((p: unknown) => {
-        const { name, code, available, error } = isObject(p) ? p : ({} as Record<string, unknown>);
-        if (typeof name !== 'string' || !name || typeof code !== 'string' || !code || typeof available !== 'boolean' || !(typeof error === 'string' || error === null)) {
-          throw protocolError('list_providers response had invalid provider data');
-        }
-        return { name, code, available, error };
-      });
+  async listProviders(): Promise<ProviderInfo[]> {
+    const result = await this.request('list_providers');
+    if (!Array.isArray(result)) throw protocolError('list_providers response was not an array');
+    return result.map((p: unknown) => {
+      const { name, code, available, error } = isObject(p) ? p : ({} as Record<string, unknown>);
+      if (!isText(name) || !isText(code) || typeof available !== 'boolean' || !(typeof error === 'string' || error === null)) {
+        throw protocolError('list_providers response had invalid provider data');
+      }
+      return { name, code, available, error };
     });
   }
 
   /** The user's default provider and models — and nothing else the extension may include. */
-  getSettings(): Promise<PedelecSettings> {
-    return this.request('get_settings').then((result) => {
-      const r = result as Record<string, unknown> | undefined;
-      const models = isObject(r) ? r.defaultModels : undefined;
-      const provider = r?.defaultProvider;
-      if (!(provider === null || (typeof provider === 'string' && provider)) || !isObject(models) || !Object.values(models).every((m) => typeof m === 'string')) {
-        throw protocolError('get_settings response had invalid shape');
-      }
-      return { defaultProvider: provider, defaultModels: { ...models } };
-    });
+  async getSettings(): Promise<PedelecSettings> {
+    const result = await this.request('get_settings');
+    const { defaultProvider, defaultModels } = isObject(result) ? result : ({} as Record<string, unknown>);
+    if (!(defaultProvider === null || isText(defaultProvider)) || !isObject(defaultModels) || !Object.values(defaultModels).every((m) => typeof m === 'string')) {
+      throw protocolError('get_settings response had invalid shape');
+    }
+    return { defaultProvider, defaultModels: { ...defaultModels } };
   }
 
   /** Whether the extension is installed, this origin approved, and Desktop connected. Never rejects for a missing extension. */
-  getApprovalStatus(): Promise<ApprovalStatus> {
-    return this.request<Record<string, unknown> | undefined>('get_approval_status').then(
-      (r) => ({
-        installed: r?.installed !== false,
-        approved: r?.approved === true,
-        origin: typeof r?.origin === 'string' ? r.origin : null,
-        appConnected: r?.appConnected === true,
-      }),
-      (error: PedelecError) => {
-        if (isLinkDown(error)) return { installed: false, approved: false, origin: this.#origin, appConnected: false };
-        throw error;
-      },
-    );
+  async getApprovalStatus(): Promise<ApprovalStatus> {
+    let r: Record<string, unknown> | undefined;
+    try {
+      r = await this.request('get_approval_status');
+    } catch (error) {
+      if (isLinkDown(error as PedelecError)) return { installed: false, approved: false, origin: this.#origin, appConnected: false };
+      throw error;
+    }
+    return {
+      installed: r?.installed !== false,
+      approved: r?.approved === true,
+      origin: typeof r?.origin === 'string' ? r.origin : null,
+      appConnected: r?.appConnected === true,
+    };
   }
 
   /** Everything a page needs to tell the user what to do next. Never rejects; at most two requests. */
-  checkAvailability(): Promise<PedelecAvailability> {
-    const origin = this.#origin;
-    return this.getApprovalStatus().then(
-      ({ installed, approved, appConnected, origin: reported }) => {
-        const approvalOrigin = reported ?? origin;
-        if (!installed) return availability(false, false, false, approvalOrigin, false, false);
-        if (!approved) return availability(false, true, false, approvalOrigin, appConnected, true);
-        return this.getSettings().then(
-          () => availability(true, true, true, approvalOrigin, true, true),
-          (failure: unknown) => availability(false, true, true, approvalOrigin, false, true, TRANSPORT(failure)),
-        );
-      },
-      (failure: unknown) => {
-        const error = TRANSPORT(failure);
-        return availability(false, !isLinkDown(error), false, origin, false, false, error);
-      },
-    );
+  async checkAvailability(): Promise<PedelecAvailability> {
+    let status: ApprovalStatus;
+    try {
+      status = await this.getApprovalStatus();
+    } catch (failure) {
+      const error = TRANSPORT(failure);
+      return availability(false, !isLinkDown(error), false, this.#origin, false, false, error);
+    }
+    const { installed, approved, appConnected } = status;
+    const origin = status.origin ?? this.#origin;
+    if (!installed) return availability(false, false, false, origin, false, false);
+    if (!approved) return availability(false, true, false, origin, appConnected, true);
+    try {
+      await this.getSettings();
+    } catch (failure) {
+      return availability(false, true, true, origin, false, true, TRANSPORT(failure));
+    }
+    return availability(true, true, true, origin, true, true);
   }
 
   // ───────────────────────────── warnings ─────────────────────────────

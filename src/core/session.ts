@@ -42,6 +42,7 @@ const STATUSES = ['idle', 'running', 'waiting_tool_result', 'ended', 'error'];
 const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 const noop = () => {};
+const SESSION_ERROR = 'Pedelec session error';
 const shapeError = (type: string) => protocolError(`${type} response had an invalid shape`);
 /** Turns whatever a session request failed with into an error with that request's fallbacks. */
 const failed =
@@ -233,22 +234,22 @@ export class PedelecSession<TToolName extends string = string> {
       this.#lastSeq = seq;
     }
     const turn = this.#turn;
-    if (!turn && (type === 'chat_delta' || type === 'tool_call')) return this.#protocolError(`${type} arrived outside of a turn`, receivedAt);
+    if (!turn && (type === 'chat_delta' || type === 'tool_call')) return this.#protocolError(`${type} outside a turn`, receivedAt);
     if (type === 'chat_delta') {
-      if (typeof message.text !== 'string') return this.#protocolError('chat_delta had no text', receivedAt);
+      if (typeof message.text !== 'string') return this.#protocolError(type, receivedAt);
       // A prepare turn's words are not the user's conversation.
       if (turn!.ctx.turnKind !== 'prepare') this.#emit('chat', message.text, this.#ctx('chat_delta', receivedAt));
     } else if (type === 'status_changed') {
-      if (!STATUSES.includes(status)) return this.#protocolError('status_changed had an unknown status', receivedAt);
+      if (!STATUSES.includes(status)) return this.#protocolError(type, receivedAt);
       if (status === 'ended') return this.#markEnded(receivedAt);
       this.#setStatus(status, receivedAt);
       if (status === 'idle') this.#finishTurn();
-      else if (status === 'error') this.#finishTurn(undefined, this.#error('SESSION_ERROR', 'Pedelec session reported an error.'));
+      else if (status === 'error') this.#finishTurn(undefined, this.#error('SESSION_ERROR', SESSION_ERROR));
     } else if (type === 'done') {
       this.#setStatus('idle', receivedAt);
       this.#finishTurn();
     } else if (type === 'error') {
-      const error = normalizeError(message.error, 'SESSION_ERROR', 'Pedelec session error');
+      const error = normalizeError(message.error, 'SESSION_ERROR', SESSION_ERROR);
       this.#setStatus('error', receivedAt);
       this.#emitError(error, receivedAt);
       this.#finishTurn(undefined, error);
@@ -305,7 +306,7 @@ export class PedelecSession<TToolName extends string = string> {
   #toolCall(message: Record<string, any>, receivedAt: number): void {
     const { toolRequestId, tool } = message;
     if (typeof toolRequestId !== 'string' || !toolRequestId || typeof tool !== 'string') {
-      return this.#protocolError('tool_call had no toolRequestId or tool', receivedAt);
+      return this.#protocolError('tool_call', receivedAt);
     }
     // Exactly one result per request: a repeat of a running or answered call is ignored.
     if (this.#running.has(toolRequestId) || this.#answered.has(toolRequestId)) return;
@@ -335,81 +336,76 @@ export class PedelecSession<TToolName extends string = string> {
   }
 
   // ───────────────────────────── assets ─────────────────────────────
+  // Async methods: a check that throws becomes a rejection, and the first request is still posted
+  // synchronously (an async function runs up to its first await at once).
 
   /** The files in this session's sandbox. */
-  listAssets(): Promise<SandboxAsset[]> {
-    return this.#usable(
-      () =>
-        this.#request<{ assets?: unknown }>('list_assets').then((result) => {
-          const assets = result?.assets;
-          if (!Array.isArray(assets) || !assets.every(isAssetEntry)) throw shapeError('list_assets');
-          return assets.map(({ name, path, sizeBytes, modifiedAt }) => ({ name, path, sizeBytes, modifiedAt }));
-        }),
-      true,
-    );
+  async listAssets(): Promise<SandboxAsset[]> {
+    this.#check(true);
+    const assets = (await this.#request<{ assets?: unknown } | undefined>('list_assets'))?.assets;
+    if (!Array.isArray(assets) || !assets.every(isAssetEntry)) throw shapeError('list_assets');
+    return assets.map(({ name, path, sizeBytes, modifiedAt }) => ({ name, path, sizeBytes, modifiedAt }));
   }
 
   /** Uploads a `File` into the sandbox (at most 100 MiB; one upload at a time). */
-  uploadAsset(file: File, targetPath?: string): Promise<{ path: `/${string}` }> {
-    return this.#usable(() => {
-      if (typeof File === 'undefined' || !(file instanceof File) || !file.name) throw invalidInput('file must be a File with a name');
-      const { name, size } = file;
-      const type = file.type || 'application/octet-stream';
-      if (size > MAX_UPLOAD_BYTES) throw pedelecError('ASSET_TOO_LARGE', 'file is larger than 100 MiB', { sizeBytes: size });
-      if (targetPath !== undefined && !isAssetPath(targetPath)) {
-        throw pedelecError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path: targetPath });
-      }
-      if (this.#uploading) throw this.#busy();
-      this.#uploading = true;
-      const upload = this.#transfer(
+  async uploadAsset(file: File, targetPath?: string): Promise<{ path: `/${string}` }> {
+    this.#check(true);
+    if (typeof File === 'undefined' || !(file instanceof File) || !file.name) throw invalidInput('file must be a File with a name');
+    const { name, size } = file;
+    const type = file.type || 'application/octet-stream';
+    if (size > MAX_UPLOAD_BYTES) throw pedelecError('ASSET_TOO_LARGE', 'file is larger than 100 MiB', { sizeBytes: size });
+    const given = targetPath !== undefined;
+    if (given && !isAssetPath(targetPath)) throw pedelecError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path: targetPath });
+    if (this.#uploading) throw this.#busy();
+    this.#uploading = true;
+    try {
+      const [, response] = await this.#transfer(
         'create_asset_upload',
-        { filename: name, sizeBytes: size, mimeType: type, ...(targetPath !== undefined && { targetPath }) },
+        { filename: name, sizeBytes: size, mimeType: type, ...(given && { targetPath }) },
         ['uploadUrl', 'token'],
         'ASSET_UPLOAD_FAILED',
         'Asset upload failed',
         file,
         type,
-      ).then(async ([, response]) => {
-        const path = ((await response.json().catch(noop)) as { path?: unknown } | undefined)?.path;
-        if (!isAssetPath(path) || (targetPath !== undefined && path !== targetPath)) throw protocolError('asset upload response had an invalid path');
-        return { path };
-      });
-      const done = () => {
-        this.#uploading = false;
-      };
-      upload.then(done, done);
-      return upload;
-    }, true);
+      );
+      const path = ((await response.json().catch(noop)) as { path?: unknown } | undefined)?.path;
+      if (!isAssetPath(path) || (given && path !== targetPath)) throw protocolError('asset upload response had an invalid path');
+      return { path };
+    } finally {
+      this.#uploading = false;
+    }
   }
 
   /** Reads a sandbox file as text, parsed JSON, or a `File`. */
   readAsset(path: string, type: 'text'): Promise<string>;
   readAsset(path: string, type: 'json'): Promise<JsonValue>;
   readAsset(path: string, type: 'file'): Promise<File>;
-  readAsset(path: string, type: ReadAssetType): Promise<string | JsonValue | File> {
-    return this.#usable(() => {
-      if (!isAssetPath(path) || !['text', 'json', 'file'].includes(type)) {
-        throw pedelecError('ASSET_PATH_INVALID', 'path or type is not valid for readAsset', { path, type });
-      }
-      return this.#transfer('create_asset_download', { path }, ['downloadUrl', 'token', 'name', 'mimeType'], 'ASSET_READ_FAILED', 'Asset read failed').then(
-        async ([{ name, mimeType, modifiedAt }, response]) => {
-          const bytes = await response.arrayBuffer();
-          if (type === 'file') return new File([bytes], name, { type: mimeType, ...(typeof modifiedAt === 'number' && { lastModified: modifiedAt }) });
-          let text: string;
-          try {
-            text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-          } catch {
-            throw pedelecError('ASSET_TEXT_DECODE_FAILED', 'asset is not valid UTF-8 text', { path });
-          }
-          if (type === 'text') return text;
-          try {
-            return JSON.parse(text) as JsonValue;
-          } catch {
-            throw pedelecError('ASSET_INVALID_JSON', 'asset is not valid JSON', { path });
-          }
-        },
-      );
-    }, true);
+  async readAsset(path: string, type: ReadAssetType): Promise<string | JsonValue | File> {
+    this.#check(true);
+    if (!isAssetPath(path) || !['text', 'json', 'file'].includes(type)) {
+      throw pedelecError('ASSET_PATH_INVALID', 'path or type is not valid for readAsset', { path, type });
+    }
+    const [{ name, mimeType, modifiedAt }, response] = await this.#transfer(
+      'create_asset_download',
+      { path },
+      ['downloadUrl', 'token', 'name', 'mimeType'],
+      'ASSET_READ_FAILED',
+      'Asset read failed',
+    );
+    const bytes = await response.arrayBuffer();
+    if (type === 'file') return new File([bytes], name, { type: mimeType, ...(typeof modifiedAt === 'number' && { lastModified: modifiedAt }) });
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw pedelecError('ASSET_TEXT_DECODE_FAILED', 'asset is not valid UTF-8 text', { path });
+    }
+    if (type === 'text') return text;
+    try {
+      return JSON.parse(text) as JsonValue;
+    } catch {
+      throw pedelecError('ASSET_INVALID_JSON', 'asset is not valid JSON', { path });
+    }
   }
 
   /**
@@ -418,42 +414,45 @@ export class PedelecSession<TToolName extends string = string> {
    * one, else a GET — with the ticket's bearer token and no credentials. Network and HTTP failures
    * reject with `code` (or the server's own error).
    */
-  #transfer(type: string, payload: object, keys: string[], code: string, message: string, body?: File, contentType?: string): Promise<[Record<string, any>, Response]> {
-    return this.#request<Record<string, any> | undefined>(type, payload).then(async (ticket) => {
-      if (keys.some((key) => typeof ticket?.[key] !== 'string') || (!body && !isAssetPath(ticket!.path))) throw shapeError(type);
-      let response: Response;
-      try {
-        response = await fetch(ticket![keys[0]!], {
-          method: body ? 'PUT' : 'GET',
-          headers: { Authorization: `Bearer ${ticket!.token}`, ...(contentType && { 'Content-Type': contentType }) },
-          body,
-          credentials: 'omit',
-        });
-      } catch (thrown) {
-        throw normalizeError(thrown, code, message);
-      }
-      if (!response.ok) {
-        const { status } = response;
-        const failure = ((await response.json().catch(noop)) as { error?: unknown } | undefined)?.error;
-        throw keepError(failure, pedelecError(code, `${message} (HTTP ${status})`, { status }));
-      }
-      return [ticket!, response];
-    });
+  async #transfer(type: string, payload: object, keys: string[], code: string, message: string, body?: File, contentType?: string): Promise<[Record<string, any>, Response]> {
+    const ticket = await this.#request<Record<string, any> | undefined>(type, payload);
+    if (keys.some((key) => typeof ticket?.[key] !== 'string') || (!body && !isAssetPath(ticket!.path))) throw shapeError(type);
+    let response: Response;
+    try {
+      response = await fetch(ticket![keys[0]!], {
+        method: body ? 'PUT' : 'GET',
+        headers: { Authorization: `Bearer ${ticket!.token}`, ...(contentType && { 'Content-Type': contentType }) },
+        body,
+        credentials: 'omit',
+      });
+    } catch (thrown) {
+      throw normalizeError(thrown, code, message);
+    }
+    if (!response.ok) {
+      const { status } = response;
+      throw keepError(((await response.json().catch(noop)) as { error?: unknown } | undefined)?.error, pedelecError(code, `${message} (HTTP ${status})`, { status }));
+    }
+    return [ticket!, response];
   }
 
   // ───────────────────────────── helpers ─────────────────────────────
 
   /**
-   * Runs `body` unless the session has ended (or, with `orEnding`, is ending): then, and whenever
-   * `body` throws, returns a rejected promise instead — public methods never throw.
+   * Runs `body` unless the session has ended: then, and whenever `body` throws, returns a rejected
+   * promise instead — public methods never throw.
    */
-  #usable<T>(body: () => Promise<T>, orEnding?: boolean): Promise<T> {
+  #usable<T>(body: () => Promise<T>): Promise<T> {
     try {
-      if (this.#ended || (orEnding && this.#ending)) throw this.#endedError();
+      this.#check();
       return body();
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** Throws `SESSION_ENDED` once ended (or, with `orEnding`, while `end()` is in flight). */
+  #check(orEnding?: boolean): void {
+    if (this.#ended || (orEnding && this.#ending)) throw this.#endedError();
   }
 
   /** A request about this session: `sessionId` goes first in the payload. */
@@ -491,9 +490,12 @@ export class PedelecSession<TToolName extends string = string> {
     this.#emit('error', error, this.#ctx('error', receivedAt, sdk));
   }
 
-  /** The one SDK-made event that keeps eventReceivedAt: it is about a message that did arrive. */
-  #protocolError(message: string, receivedAt: number): void {
-    this.#emitError(protocolError(message), receivedAt, true);
+  /**
+   * A malformed event (`what` is its type) or one outside a turn. The one SDK-made event that keeps
+   * eventReceivedAt: it is about a message that did arrive.
+   */
+  #protocolError(what: string, receivedAt: number): void {
+    this.#emitError(protocolError(what.includes(' ') ? what : `${what} event was malformed`), receivedAt, true);
   }
 
   #error(code: string, message: string): PedelecError {

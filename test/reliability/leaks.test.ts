@@ -16,8 +16,9 @@
  *
  * - `#sessions`: an event addressed to an ended session reaches `PedelecSession#handleEvent` only if
  *   the client still holds that session (the client routes by `#sessions.get(id)`);
- * - `#pending`: at disconnect, the client settles every pending request, and each settle clears its
- *   timer once — so the `clearTimeout` calls during `disconnect()` count the entries;
+ * - `#pending`: read through the client's `@internal` debug counter `pendingCount` (the requests share
+ *   one timer, so timer counts cannot tell how many are pending), and confirmed at disconnect, which
+ *   rejects every entry;
  * - `#running` (core and element): a call still held as running gets its `ctx.signal` aborted when
  *   the bridge goes away or the session element is removed — so finished calls whose signals abort
  *   then were leaked entries.
@@ -117,12 +118,13 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
 
     await cycle(-1); // warm-up
     await until(() => core.unanswered() === 0, 'warm-up requests to be answered');
-    const baseline = { listeners: counters.allListeners(), timers: counters.timers(), observers: counters.observers(), ports: core.openPorts() };
+    const baseline = { listeners: counters.allListeners(), timers: counters.timers(), observers: counters.observers(), ports: core.openPorts(), pending: client.pendingCount };
     expect(baseline.timers, 'no timer outlives an answered request or a settled call').to.equal(0);
+    expect(client.pendingCount, 'no request is held once answered').to.equal(0);
 
     const measure = async () => {
       await until(() => core.unanswered() === 0, 'every request to be answered');
-      return { listeners: counters.allListeners(), timers: counters.timers(), observers: counters.observers(), ports: core.openPorts() };
+      return { listeners: counters.allListeners(), timers: counters.timers(), observers: counters.observers(), ports: core.openPorts(), pending: client.pendingCount };
     };
     for (let i = 0; i < CYCLES; i++) {
       await cycle(i);
@@ -148,11 +150,12 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
       return new Promise(() => {});
     });
     core.event(control.sessionId, 'tool_call', { seq: ++seq, toolRequestId: 'hang', tool: 'hang', args: {} });
-    expect(counters.timers(), 'the unanswered request and the hanging call each hold a timer').to.equal(2);
+    expect(counters.timers(), 'the requests\' shared timer and the hanging call\'s deadline timer').to.equal(2);
+    expect(client.pendingCount, 'pending before disconnect: the unanswered request only').to.equal(1);
 
-    const clearsBefore = counters.clears();
+    // Disconnect rejects every pending request and so empties the map.
     client.disconnect();
-    expect(counters.clears() - clearsBefore, 'settles at disconnect: the pending request and the hanging call only').to.equal(2);
+    expect(client.pendingCount, 'nothing pending after disconnect').to.equal(0);
     expect(((await unanswered) as PedelecError).code).to.equal('EXTENSION_DISCONNECTED');
     expect(hanging!.aborted, 'control: the hanging call is aborted').to.equal(true);
     expect(signals.filter((s) => s.aborted), 'finished calls still held as running').to.have.length(0);

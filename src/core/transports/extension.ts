@@ -12,9 +12,9 @@ export const chromeRuntime = (): ChromeRuntime | undefined => (globalThis as { c
 export function extensionTransport(extensionId: string = PEDELEC_EXTENSION_ID): PortFactory {
   return () => {
     const runtime = chromeRuntime();
-    if (typeof runtime?.connect !== 'function') throw new Error('chrome.runtime.connect is unavailable');
-    const port = runtime.connect(extensionId, { name: PORT_NAME });
-    if (!port) throw new Error('chrome.runtime.connect returned no port');
+    // connect missing, or returning no port: unavailable either way.
+    const port = runtime?.connect?.(extensionId, { name: PORT_NAME });
+    if (!port) throw new Error('chrome.runtime.connect is unavailable');
     return port;
   };
 }
