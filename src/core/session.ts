@@ -42,7 +42,6 @@ const STATUSES = ['idle', 'running', 'waiting_tool_result', 'ended', 'error'];
 const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 const noop = () => {};
-const SESSION_ERROR = 'Pedelec session error';
 const shapeError = (type: string) => protocolError(`${type} response had an invalid shape`);
 /** Turns whatever a session request failed with into an error with that request's fallbacks. */
 const failed =
@@ -234,22 +233,22 @@ export class PedelecSession<TToolName extends string = string> {
       this.#lastSeq = seq;
     }
     const turn = this.#turn;
-    if (!turn && (type === 'chat_delta' || type === 'tool_call')) return this.#protocolError(`${type} outside a turn`, receivedAt);
+    if (!turn && (type === 'chat_delta' || type === 'tool_call')) return this.#protocolError(`${type} arrived outside of a turn`, receivedAt);
     if (type === 'chat_delta') {
-      if (typeof message.text !== 'string') return this.#protocolError(type, receivedAt);
+      if (typeof message.text !== 'string') return this.#protocolError('chat_delta had no text', receivedAt);
       // A prepare turn's words are not the user's conversation.
       if (turn!.ctx.turnKind !== 'prepare') this.#emit('chat', message.text, this.#ctx('chat_delta', receivedAt));
     } else if (type === 'status_changed') {
-      if (!STATUSES.includes(status)) return this.#protocolError(type, receivedAt);
+      if (!STATUSES.includes(status)) return this.#protocolError('status_changed had an unknown status', receivedAt);
       if (status === 'ended') return this.#markEnded(receivedAt);
       this.#setStatus(status, receivedAt);
       if (status === 'idle') this.#finishTurn();
-      else if (status === 'error') this.#finishTurn(undefined, this.#error('SESSION_ERROR', SESSION_ERROR));
+      else if (status === 'error') this.#finishTurn(undefined, this.#error('SESSION_ERROR', 'Pedelec session reported an error.'));
     } else if (type === 'done') {
       this.#setStatus('idle', receivedAt);
       this.#finishTurn();
     } else if (type === 'error') {
-      const error = normalizeError(message.error, 'SESSION_ERROR', SESSION_ERROR);
+      const error = normalizeError(message.error, 'SESSION_ERROR', 'Pedelec session error');
       this.#setStatus('error', receivedAt);
       this.#emitError(error, receivedAt);
       this.#finishTurn(undefined, error);
@@ -306,7 +305,7 @@ export class PedelecSession<TToolName extends string = string> {
   #toolCall(message: Record<string, any>, receivedAt: number): void {
     const { toolRequestId, tool } = message;
     if (typeof toolRequestId !== 'string' || !toolRequestId || typeof tool !== 'string') {
-      return this.#protocolError('tool_call', receivedAt);
+      return this.#protocolError('tool_call had no toolRequestId or tool', receivedAt);
     }
     // Exactly one result per request: a repeat of a running or answered call is ignored.
     if (this.#running.has(toolRequestId) || this.#answered.has(toolRequestId)) return;
@@ -490,12 +489,9 @@ export class PedelecSession<TToolName extends string = string> {
     this.#emit('error', error, this.#ctx('error', receivedAt, sdk));
   }
 
-  /**
-   * A malformed event (`what` is its type) or one outside a turn. The one SDK-made event that keeps
-   * eventReceivedAt: it is about a message that did arrive.
-   */
-  #protocolError(what: string, receivedAt: number): void {
-    this.#emitError(protocolError(what.includes(' ') ? what : `${what} event was malformed`), receivedAt, true);
+  /** The one SDK-made event that keeps eventReceivedAt: it is about a message that did arrive. */
+  #protocolError(message: string, receivedAt: number): void {
+    this.#emitError(protocolError(message), receivedAt, true);
   }
 
   #error(code: string, message: string): PedelecError {
