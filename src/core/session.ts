@@ -473,7 +473,12 @@ export class PedelecSession<TToolName extends string = string> {
       source: sdk ? 'sdk' : 'core',
     };
     if (receivedAt !== undefined) ctx.eventReceivedAt = receivedAt;
-    Object.assign(ctx, this.#turn?.ctx);
+    const turn = this.#turn?.ctx;
+    if (turn) {
+      ctx.turnId = turn.turnId;
+      ctx.turnStartedAt = turn.turnStartedAt;
+      ctx.turnKind = turn.turnKind;
+    }
     if (type) ctx.type = (sdk ? `sdk_${type}` : type) as PedelecEventContext['type'];
     return ctx;
   }
@@ -531,8 +536,18 @@ export function toolCallContext(
   let settled = false;
   const timeout = () => controller!.abort(pedelecError('TOOL_TIMEOUT', `Tool ${tool} passed its deadline`, { tool, toolRequestId }));
   return {
+    // One literal of one shape, not a spread: this runs for every tool call.
     ctx: {
-      ...base,
+      sessionId: base.sessionId,
+      provider: base.provider,
+      model: base.model,
+      sessionCreatedAt: base.sessionCreatedAt,
+      eventEmittedAt: base.eventEmittedAt,
+      eventReceivedAt: base.eventReceivedAt,
+      source: base.source,
+      turnId: base.turnId,
+      turnStartedAt: base.turnStartedAt,
+      turnKind: base.turnKind,
       type: 'tool_call',
       toolRequestId,
       tool,
