@@ -254,5 +254,51 @@ describe('<pedelec-chat markdown>', () => {
         delete (window as any)[FLAG];
       }
     });
+
+    it('text mode (the default): every payload is shown as its own text, executes nothing and attempts no load', async function () {
+      this.timeout(20000);
+      const violations: SecurityPolicyViolationEvent[] = [];
+      const onViolation = (e: SecurityPolicyViolationEvent) => violations.push(e);
+      document.addEventListener('securitypolicyviolation', onViolation);
+      try {
+        // The detectors are proven by the Markdown test above (same page, same policy); prove the flag here.
+        const probe = document.createElement('div');
+        probe.setAttribute('onclick', `window.${FLAG}='probe'`);
+        document.body.append(probe);
+        probe.click();
+        probe.remove();
+        await waitUntil(() => violations.some((v) => v.effectiveDirective.startsWith('script-src')), 'the deliberate violation');
+        expect((window as any)[FLAG]).to.equal('probe');
+        delete (window as any)[FLAG];
+        violations.length = 0;
+
+        const { session, chat } = await mount(false);
+        const resourcesBefore = performance.getEntriesByType('resource').length;
+        const corpus = [...payloads, ...exfiltration];
+        for (const payload of corpus) say(session, payload.slice(0, 7), payload.slice(7));
+        await waitUntil(() => agentRows(chat).length === corpus.length, 'every reply');
+        await chat.updateComplete;
+        for (const el of agentRows(chat)) {
+          el.click();
+          el.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+        }
+        await nextFrame();
+        await aTimeout(300); // time is the subject: give any attempted load or handler the chance to fire
+
+        const rows = agentRows(chat);
+        // Text, exactly as the agent sent it: the only element in a row is the screen-reader label.
+        rows.forEach((row, i) => {
+          expect(row.textContent, `payload ${i}`).to.equal(`Agent: ${corpus[i]}`);
+          expect([...row.querySelectorAll('*')].map((el) => el.localName), `payload ${i}`).to.deep.equal(['span']);
+        });
+        expect((window as any)[FLAG], 'a payload ran').to.equal(undefined);
+        expect(violations.map((v) => `${v.effectiveDirective} ${v.blockedURI}`)).to.deep.equal([]);
+        // No load of any kind, the Markdown renderer included.
+        expect(performance.getEntriesByType('resource').slice(resourcesBefore).map((e) => e.name)).to.deep.equal([]);
+      } finally {
+        document.removeEventListener('securitypolicyviolation', onViolation);
+        delete (window as any)[FLAG];
+      }
+    });
   });
 });
