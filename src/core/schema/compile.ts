@@ -18,7 +18,7 @@
  * (`MAX_SCHEMA_DEPTH`), so recursion over the schema is bounded; the only recursion that follows
  * the *value* alone (uniqueItems) is bounded by {@link MAX_DEPTH}.
  */
-import { appendKey, hasOwn, isPlainObject } from '../json.js';
+import { appendKey, canonicalText, hasOwn, isPlainObject } from '../json.js';
 import type { ToolArgsSchema } from './types.js';
 
 export type SchemaProblem = { path: string; message: string };
@@ -385,23 +385,12 @@ function lengthWithin(s: string, min: number, max: number): boolean {
 let uniqueToken = 0;
 
 /**
- * A string equal for two values exactly when they are JSON-equal (keys sorted; 0 and -0 alike, NaN
- * equal to itself), or `null` when containers nest more than `budget` levels. Functions and
- * symbols get a fresh token: never equal to anything. Linear in the size of the value.
+ * How uniqueItems spells a value that is not a container: equal for two values exactly when they
+ * are JSON-equal (0 and -0 alike, NaN equal to itself). Functions and symbols get a fresh token:
+ * never equal to anything.
  */
-function canonical(v: any, budget: number): string | null {
-  if (typeof v === 'function' || typeof v === 'symbol') return `#${++uniqueToken}`;
-  if (typeof v !== 'object' || v === null) return typeof v === 'string' ? JSON.stringify(v) : typeof v === 'bigint' ? `${v}n` : String(v);
-  if (budget <= 0) return null;
-  const keys = Array.isArray(v) ? null : Object.keys(v).sort();
-  let s = '';
-  for (const k of keys ?? v.keys()) {
-    const c = canonical(v[k], budget - 1);
-    if (c === null) return null;
-    s += `${s && ','}${keys ? `${JSON.stringify(k)}:` : ''}${c}`;
-  }
-  return keys ? `{${s}}` : `[${s}]`;
-}
+const leaf = (v: unknown) =>
+  typeof v === 'string' ? JSON.stringify(v) : typeof v === 'bigint' ? `${v}n` : typeof v === 'function' || typeof v === 'symbol' ? `#${++uniqueToken}` : String(v);
 
 /**
  * `undefined` when no two elements are equal and none is nested more than `budget` levels; else
@@ -412,7 +401,7 @@ function uniqueProblem(arr: readonly unknown[], budget: number): number[] | unde
   const seen = new Map<string, number>();
   let duplicate: number[] | undefined;
   for (let i = 0; i < arr.length; i++) {
-    const key = canonical(arr[i], budget);
+    const key = canonicalText(arr[i], leaf, budget);
     if (key === null) return [i];
     const first = seen.get(key);
     if (first === undefined) seen.set(key, i);
