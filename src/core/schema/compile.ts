@@ -89,7 +89,7 @@ const KINDS: Record<string, [keywords: string, is?: Test, what?: string]> = {
   integer: ['enum minimum maximum', Number.isInteger, 'an integer'],
   boolean: ['enum', isBoolean, 'a boolean'],
   array: ['minItems maxItems uniqueItems items', Array.isArray, 'an array'],
-  object: ['properties required'],
+  object: ['properties required', isPlainObject, 'an object'],
   oneOf: ['oneOf'],
 };
 const TYPES = Object.keys(KINDS).slice(0, 6);
@@ -97,6 +97,8 @@ const TYPES = Object.keys(KINDS).slice(0, 6);
 const push = (out: ArgsError[], path: string, rest: string) => {
   out.push({ path, message: `${path || 'args'}: ${rest}` });
 };
+/** A failed test: notes where (see `first` in analyzeArgsSchema). */
+const stop = (first: number[], at: number) => ((first[0] = at), false);
 /** Whether there is room for more errors. */
 const more = (out: ArgsError[]) => out.length < MAX_ERRORS;
 /** A `required` name that is not listed in `properties`: only its presence is checked. */
@@ -189,27 +191,54 @@ export function analyzeArgsSchema(
       }
     }
 
-    // The node is well-formed (its children are checked as they are compiled): compile it.
-    const values: unknown[] | undefined = get('enum');
+    // The node is well-formed; its children are checked as they are compiled.
+    // Keywords outside the node's kind were only warned about: never read them.
+    const values: unknown[] | undefined = keywords.includes('enum') ? get('enum') : undefined;
     const allowed = values && new Set(values);
-
-    if (kind === 'oneOf') {
-      // Alternatives describe the same value, at the same container level.
-      const tests: Test[] = node.oneOf.map((alt: unknown, i: number) => walk(alt, `${at('oneOf')}[${i}]`, level + 1, depth)[0]);
-      const n = tests.length;
-      const count = (v: unknown, most: number) => {
-        let matched = 0;
-        for (let i = 0; i < n; i++) if (tests[i]!(v) && ++matched > most) break;
-        return matched;
-      };
-      return [(v) => count(v, 1) === 1, (v, out, path) => push(out, path, `must match exactly one of ${plural(n, 'schema')} (matched ${count(v, n)})`)];
-    }
-
-    // Strings, numbers, integers, booleans and arrays share one explanation.
     const string = kind === 'string';
     const array = kind === 'array';
+    const object = kind === 'object';
+    // Alternatives describe the same value, at the same container level; array elements sit one
+    // level below the array, object properties one below the object.
+    const alts: Test[] = hasType ? [] : node.oneOf.map((alt: unknown, i: number) => walk(alt, `${at('oneOf')}[${i}]`, level + 1, depth)[0]);
+    const [itemTest, itemExplain] = array ? walk(node.items, at('items'), level + 1, depth + 1) : PASS;
+    const unique = array && get('uniqueItems') === true;
+    // Each element may add this many more container levels.
+    const budget = MAX_DEPTH - depth;
+    // An object's listed properties, then `required` names not listed (only their presence is
+    // checked). Both closures walk these, never the value's keys.
+    const props = (object && get('properties')) || {};
+    const required: string[] = (object && get('required')) || [];
+    required.forEach((name, i) => hasOwn(props, name) || warn(`${at('required')}[${i}]`, `${JSON.stringify(name)} is not in properties`));
+    const keys = [...Object.keys(props), ...required.filter((name) => !hasOwn(props, name))];
+    const nodes = keys.map((name) => (hasOwn(props, name) ? walk(props[name], appendKey(at('properties'), name), level + 1, depth + 1) : PASS));
+    const tests = nodes.map((c) => c[0]);
+    const mandatory = keys.map((name) => required.includes(name));
+    for (const name of keys) if (!names.includes(name)) names.push(name);
+
+    // Where the last failed test of an array or object found its first failing element or
+    // property. `explain(v)` always directly follows a failed `test(v)`, so it may start there.
+    const first = [0];
+    const count = (v: unknown, most: number) => {
+      let matched = 0;
+      for (let i = 0; i < alts.length; i++) if (alts[i]!(v) && ++matched > most) break;
+      return matched;
+    };
+    /** One explanation for every kind of node. */
     const explain: Explain = (v, out, path) => {
+      if (!hasType) return push(out, path, `must match exactly one of ${plural(alts.length, 'schema')} (matched ${count(v, alts.length)})`);
       if (!is!(v)) return push(out, path, `must be ${kind === 'number' && typeof v !== 'number' ? 'a number' : what}`);
+      if (object) {
+        // Properties before the one that failed the test passed it: start there.
+        for (let i = first[0]!; i < keys.length && more(out); i++) {
+          const name = keys[i]!;
+          const x = v[name];
+          if (hasOwn(v, name)) {
+            if (!tests[i]!(x)) nodes[i]![1](x, out, appendKey(path, name));
+          } else if (mandatory[i]) push(out, appendKey(path, name), 'is required');
+        }
+        return;
+      }
       if (allowed && !allowed.has(v)) push(out, path, oneOfMessage(values!));
       // A number (or boolean) is its own size; minimum ≤ maximum, so only one bound can fail.
       const size = string ? codePointLength(v) : array ? v.length : v;
@@ -221,7 +250,7 @@ export function analyzeArgsSchema(
       }
       if (re && !re.test(v)) push(out, path, `must match pattern ${node.pattern}`);
       if (array) {
-        for (let i = 0; i < v.length && more(out); i++) if (!itemTest(v[i])) itemExplain(v[i], out, `${path}[${i}]`);
+        for (let i = first[0]!; i < v.length && more(out); i++) if (!itemTest(v[i])) itemExplain(v[i], out, `${path}[${i}]`);
         const problem = unique && more(out) && uniqueProblem(v, budget);
         if (problem) {
           if (problem[1] === undefined) push(out, `${path}[${problem[0]}]`, `nested deeper than ${MAX_DEPTH} levels`);
@@ -229,47 +258,25 @@ export function analyzeArgsSchema(
         }
       }
     };
-    if (string) return [(v) => typeof v === 'string' && (!allowed || allowed.has(v)) && lengthWithin(v, min, max) && (!re || re.test(v)), explain];
-    if (kind === 'boolean') return [(v) => typeof v === 'boolean' && (!allowed || allowed.has(v)), explain];
-    // Number.isInteger and Number.isFinite are false for non-numbers, NaN and ±Infinity.
-    if (!array && is) return [(v) => is(v) && (!allowed || allowed.has(v)) && v >= min && v <= max, explain];
-    const [itemTest, itemExplain] = array ? walk(node.items, at('items'), level + 1, depth + 1) : PASS;
-    const unique = get('uniqueItems') === true;
-    // Elements sit one level below this array; each may add this many more container levels.
-    const budget = MAX_DEPTH - depth;
-    if (array) {
-      return [
-        (v) => {
-          if (!Array.isArray(v) || v.length < min || v.length > max) return false;
-          for (let i = 0; i < v.length; i++) if (!itemTest(v[i])) return false;
-          return !unique || !uniqueProblem(v, budget);
-        },
-        explain,
-      ];
-    }
-
-    // An object: its listed properties, then `required` names not listed (only their presence is
-    // checked). Both closures walk these, never the value's keys.
-    const props = get('properties') ?? {};
-    const required: string[] = get('required') ?? [];
-    required.forEach((name, i) => hasOwn(props, name) || warn(`${at('required')}[${i}]`, `${JSON.stringify(name)} is not in properties`));
-    const keys = [...Object.keys(props), ...required.filter((name) => !hasOwn(props, name))];
-    const nodes = keys.map((name) => (hasOwn(props, name) ? walk(props[name], appendKey(at('properties'), name), level + 1, depth + 1) : PASS));
-    const tests = nodes.map((c) => c[0]);
-    const mandatory = keys.map((name) => required.includes(name));
-    for (const name of keys) if (!names.includes(name)) names.push(name);
-    const n = keys.length;
+    // Separate small tests, one per kind, so the engine inlines them into their parents.
     return [
-      propsTest(keys, tests, mandatory, proto),
-      (o, out, path) => {
-        if (!isPlainObject(o)) return push(out, path, 'must be an object');
-        for (let i = 0; i < n && more(out); i++) {
-          const name = keys[i]!;
-          if (hasOwn(o, name)) {
-            if (!tests[i]!(o[name])) nodes[i]![1](o[name], out, appendKey(path, name));
-          } else if (mandatory[i]) push(out, appendKey(path, name), 'is required');
-        }
-      },
+      !hasType
+        ? (v) => count(v, 1) === 1
+        : string
+          ? (v) => typeof v === 'string' && (!allowed || allowed.has(v)) && lengthWithin(v, min, max) && (!re || re.test(v))
+          : kind === 'boolean'
+            ? (v) => typeof v === 'boolean' && (!allowed || allowed.has(v))
+            : array
+              ? (v) => {
+                  if (!Array.isArray(v) || v.length < min || v.length > max) return stop(first, 0);
+                  for (let i = 0; i < v.length; i++) if (!itemTest(v[i])) return stop(first, i);
+                  return !unique || !uniqueProblem(v, budget) || stop(first, v.length);
+                }
+              : object
+                ? propsTest(keys, tests, mandatory, proto, first)
+                : // Number.isInteger and Number.isFinite are false for non-numbers, NaN and ±Infinity.
+                  (v) => is!(v) && (!allowed || allowed.has(v)) && v >= min && v <= max,
+      explain,
     ];
   };
 
@@ -325,8 +332,8 @@ export function compileArgsValidator(schema: ToolArgsSchema): ArgsValidator {
  * can only be own. An `undefined` read — absent, or own with the value `undefined` (present: it
  * then fails its test) — asks `hasOwn`.
  */
-function propsTest(keys: string[], tests: Test[], mandatory: boolean[], proto: { clean: boolean }, start = 0): Test {
-  const next = keys.length > start + 4 && propsTest(keys, tests, mandatory, proto, start + 4);
+function propsTest(keys: string[], tests: Test[], mandatory: boolean[], proto: { clean: boolean }, first: number[], start = 0): Test {
+  const next = keys.length > start + 4 && propsTest(keys, tests, mandatory, proto, first, start + 4);
   const [[k0, t0, m0], [k1, t1, m1], [k2, t2, m2], [k3, t3, m3]] = [0, 1, 2, 3].map((i): [string, Test, boolean] => [
     keys[(i += start)]!,
     tests[i]!,
@@ -338,16 +345,16 @@ function propsTest(keys: string[], tests: Test[], mandatory: boolean[], proto: {
     if (n > 0) {
       const clean = proto.clean;
       const x0 = o[k0];
-      if ((x0 !== undefined && clean) || hasOwn(o, k0) ? !t0(x0) : m0) return false;
+      if ((x0 !== undefined && clean) || hasOwn(o, k0) ? !t0(x0) : m0) return stop(first, start);
       if (n > 1) {
         const x1 = o[k1];
-        if ((x1 !== undefined && clean) || hasOwn(o, k1) ? !t1(x1) : m1) return false;
+        if ((x1 !== undefined && clean) || hasOwn(o, k1) ? !t1(x1) : m1) return stop(first, start + 1);
         if (n > 2) {
           const x2 = o[k2];
-          if ((x2 !== undefined && clean) || hasOwn(o, k2) ? !t2(x2) : m2) return false;
+          if ((x2 !== undefined && clean) || hasOwn(o, k2) ? !t2(x2) : m2) return stop(first, start + 2);
           if (n > 3) {
             const x3 = o[k3];
-            if ((x3 !== undefined && clean) || hasOwn(o, k3) ? !t3(x3) : m3) return false;
+            if ((x3 !== undefined && clean) || hasOwn(o, k3) ? !t3(x3) : m3) return stop(first, start + 3);
           }
         }
       }
