@@ -76,16 +76,25 @@ export function toBridgeJson(value: unknown, path = 'result'): { ok: true; value
 }
 
 /**
+ * Canonical text of a value: object keys sorted (those whose value is `undefined` left out), so
+ * equal data gives one string whatever its key order. `leaf` spells everything that is not a
+ * container; `null` when containers nest deeper than `depth` levels. Linear in the size of the value.
+ */
+export function canonicalText(value: any, leaf: (v: unknown) => string, depth = Infinity): string | null {
+  if (value === null || typeof value !== 'object') return leaf(value);
+  if (depth < 1) return null;
+  const keys = !Array.isArray(value) && Object.keys(value).filter((k) => value[k] !== undefined).sort();
+  let text = '';
+  for (const k of keys || value.keys()) {
+    const item = canonicalText(value[k], leaf, depth - 1);
+    if (item === null) return null;
+    text += `${text && ','}${keys ? `${JSON.stringify(k)}:` : ''}${item}`;
+  }
+  return keys ? `{${text}}` : `[${text}]`;
+}
+
+/**
  * Canonical JSON text: object keys sorted, so two equal definitions give one string whatever
  * their key order. Used as a cache key and for manifest hashes; input must already be JSON.
  */
-export const canonicalJson = (value: unknown): string =>
-  value === null || typeof value !== 'object'
-    ? JSON.stringify(value) ?? 'null'
-    : Array.isArray(value)
-      ? `[${value.map(canonicalJson).join(',')}]`
-      : `{${Object.keys(value)
-          .filter((k) => (value as any)[k] !== undefined)
-          .sort()
-          .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as any)[k])}`)
-          .join(',')}}`;
+export const canonicalJson = (value: unknown): string => canonicalText(value, (v) => JSON.stringify(v) ?? 'null')!;

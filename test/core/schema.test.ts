@@ -221,6 +221,32 @@ describe('checkArgsSchema', () => {
     ]);
   });
 
+  it('neither checks nor validates with a subset keyword on the wrong kind of node', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        s: { type: 'string', required: 3, properties: { a: 5 }, items: 'x', uniqueItems: 1 },
+        list: { type: 'array', items: { type: 'number' }, enum: 5, pattern: '(', minimum: 'x' },
+        tags: { type: 'array', items: { type: 'string' }, enum: [['a']] },
+      },
+    };
+    const { error, warnings } = check(schema);
+    expect(error).to.equal(null);
+    expect(warnings.map((w) => w.path)).to.deep.equal([
+      'argsSchema.properties.s.required',
+      'argsSchema.properties.s.properties',
+      'argsSchema.properties.s.items',
+      'argsSchema.properties.s.uniqueItems',
+      'argsSchema.properties.list.enum',
+      'argsSchema.properties.list.pattern',
+      'argsSchema.properties.list.minimum',
+      'argsSchema.properties.tags.enum',
+    ]);
+    const v = compileArgsValidator(schema as ToolArgsSchema);
+    expect(v({ s: 'x', list: [1, 1], tags: ['b', 'b'] })).to.equal(null);
+    expect(messages(v({ list: ['1'] }))).to.deep.equal(['list[0]: must be a number']);
+  });
+
   it('warns about required names missing from properties', () => {
     const { error, warnings } = check({
       type: 'object',
