@@ -26,17 +26,11 @@ export function hideDeclarationsIn(doc: Document | undefined = globalThis.docume
 }
 
 /**
- * Hides a declaration element where it is connected; returns its render root (itself, or the hidden
- * shadow root it needed inside another shadow root).
+ * Hides a declaration element where it is connected now — call it on every connection, since an
+ * element may move from a document into a shadow root. Cheap when there is nothing to do.
  */
-export function hideDeclaration(element: HTMLElement): HTMLElement | ShadowRoot {
+export function hideDeclaration(element: HTMLElement): void {
   const root = element.getRootNode();
-  if (root.nodeType === Node.DOCUMENT_NODE) {
-    hideDeclarationsIn(root as Document);
-    return element;
-  }
-  if (!('host' in root)) return element;
-  const own = element.shadowRoot ?? element.attachShadow({ mode: 'open' });
-  adoptStyles(own, [hostHidden]);
-  return own;
+  if (root.nodeType === Node.DOCUMENT_NODE) hideDeclarationsIn(root as Document);
+  else if ('host' in root && !element.shadowRoot) adoptStyles(element.attachShadow({ mode: 'open' }), [hostHidden]);
 }

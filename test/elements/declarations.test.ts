@@ -856,6 +856,25 @@ describe('declarations', () => {
       }
       expect(toolNames(sessionIn(host))).to.deep.equal(['t', 's']);
     });
+
+    it('stays hidden when moved from the document into another shadow root', async () => {
+      const tag = defineShadowHost('<slot></slot>');
+      const host = await mount(`<div><${tag}></${tag}></div>`);
+      const shadowRoot = host.querySelector(tag)!.shadowRoot!;
+      const tool = document.createElement('pedelec-tool');
+      tool.innerHTML = '<pedelec-arg name="x">arg text</pedelec-arg>text';
+      const guidance = document.createElement('pedelec-guidance');
+      guidance.textContent = 'guidance text';
+      const arg = document.createElement('pedelec-arg');
+      arg.textContent = 'stray arg text';
+      host.append(tool, guidance, arg);
+      for (const el of [tool, guidance, arg]) expect(el.getClientRects().length, `${el.localName} in the document`).to.equal(0);
+      shadowRoot.append(tool, guidance, arg); // now where the document's stylesheet does not reach
+      for (const el of [tool, guidance, arg]) {
+        expect(getComputedStyle(el).display, `${el.localName} moved into a shadow root`).to.equal('none');
+        expect(el.getClientRects().length, `boxes of ${el.localName}`).to.equal(0);
+      }
+    });
   });
 
   describe('custom-elements.json', () => {

@@ -32,7 +32,7 @@ const ElementBase = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
 export class PedelecArgElement extends ElementBase {
   /** Pure markup for its tool to read: no reactive machinery, only hidden (see hidden.ts). */
   connectedCallback(): void {
-    if (!this.shadowRoot) hideDeclaration(this);
+    hideDeclaration(this);
   }
 
   get name(): string {

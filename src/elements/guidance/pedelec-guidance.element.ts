@@ -11,9 +11,14 @@ import { Membership } from '../registration.js';
  * @slot - The guidance text.
  */
 export class PedelecGuidanceElement extends ReactiveElement {
-  /** Hidden: see hidden.ts (no shadow root unless inside another one). */
-  protected override createRenderRoot(): HTMLElement | ShadowRoot {
-    return hideDeclaration(this);
+  /** Renders nothing: no render root of its own (hidden.ts adds a hidden shadow root where one is needed). */
+  protected override createRenderRoot(): HTMLElement {
+    return this;
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    hideDeclaration(this);
   }
 
   readonly #membership = new Membership(this, { childList: true, subtree: true, characterData: true });

@@ -38,9 +38,14 @@ const readings = new WeakMap<PedelecToolElement, ToolDeclaration>();
  * @slot - `<pedelec-arg>` children or one `<script type="application/json">` holding the schema.
  */
 export class PedelecToolElement extends ReactiveElement {
-  /** Hidden: see hidden.ts (no shadow root unless inside another one). */
-  protected override createRenderRoot(): HTMLElement | ShadowRoot {
-    return hideDeclaration(this);
+  /** Renders nothing: no render root of its own (hidden.ts adds a hidden shadow root where one is needed). */
+  protected override createRenderRoot(): HTMLElement {
+    return this;
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    hideDeclaration(this);
   }
 
   static override properties = {
