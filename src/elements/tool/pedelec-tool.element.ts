@@ -30,7 +30,7 @@ const readings = new WeakMap<PedelecToolElement, ToolDeclaration>();
  * @attr {boolean} invalid - Reflected (output): the declaration is invalid; see `invalidReason`.
  *
  * @prop {ToolSpecificHandler | undefined} handler - The handler (JS only). Changing it is never a tool change.
- * @prop {ToolArgsSchema | undefined} argsSchema - The args schema as an object (JS only).
+ * @prop {ToolArgsSchema | undefined} argsSchema - The args schema as an object (JS only). Assign a new object to change it.
  * @prop {ToolDefinition | null} definition - Read-only: the definition built from all of the above (null when invalid).
  * @prop {string | null} invalidReason - Read-only: why the declaration is left out, or null.
  *
