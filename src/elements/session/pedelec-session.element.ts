@@ -38,14 +38,12 @@ import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
 import { acquireClient, releaseClient } from './client-pool.js';
 import { deleteRecord, hashText, persistKey, readRecord, writeRecord } from './persist.js';
 import type { PedelecElementStatus } from './status.js';
+import { CONFIG_KEYS, Staleness, type SessionConfig } from './staleness.js';
 import { ToolRegistry, type ToolBuild } from './tool-registry.js';
 
 /** The result of `invoke()`: exactly what the agent would have received. Never a rejection. */
 export type InvokeResult = { ok: true; result: JsonValue } | { ok: false; error: PedelecError };
 
-/** Attributes whose change after start makes the running session stale. */
-const CONFIG_KEYS = ['provider', 'model', 'guidance', 'bridge', 'novalidate'] as const;
-type ConfigSnapshot = Record<(typeof CONFIG_KEYS)[number], string>;
 
 /** The origin is awaiting approval: give the user time to decide in the extension's popup. */
 const APPROVAL_WAIT_MS = 65_000;
@@ -150,9 +148,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #unsubscribe: Array<() => void> = [];
   #starting: Promise<PedelecSession> | null = null;
   #endedByPage = false;
-  #snapshot: { tools: Map<string, string>; config: ConfigSnapshot } | null = null;
-  #staleSignature = '';
-  #_toolsStale = false;
+  readonly #staleness = new Staleness();
   #localCount = 0;
   /** Counts teardowns: a start that was in flight across one must not attach what it created. */
   #teardowns = 0;
@@ -224,7 +220,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     return this.#_client;
   }
   get toolsStale(): boolean {
-    return this.#_toolsStale;
+    return this.#staleness.stale;
   }
   /** The skills manifest this element would send now (undefined: no tools and no guidance). */
   get manifest(): SerializableSkillsManifest | undefined {
@@ -366,7 +362,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       this.#toolbox.setTools(this.#built.tools.map((t) => t.tool));
       this.#toolbox.validateArgs = !this.novalidate;
     }
-    this.#checkStale();
+    if (this.#_session) {
+      const change = this.#staleness.check(this.#currentManifest, this.#config());
+      if (change) this.#emit(new PedelecToolsChangedEvent(change));
+    }
   }
 
   /** Registered tools in shadow-including tree order; any the walk cannot see (closed roots) last. */
@@ -405,7 +404,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   // ───────────────────────────── staleness ─────────────────────────────
 
-  #config(): ConfigSnapshot {
+  #config(): SessionConfig {
     return {
       provider: this.provider ?? '',
       model: this.model ?? '',
@@ -415,34 +414,12 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     };
   }
 
-  #takeSnapshot(): void {
-    const tools = new Map((this.#currentManifest?.tools ?? []).map((t) => [t.name, canonicalJson(t)]));
-    this.#snapshot = { tools, config: this.#config() };
-    this.#staleSignature = '';
-    this.#_toolsStale = false;
-  }
-
-  #checkStale(): void {
-    const snapshot = this.#snapshot;
-    if (!snapshot || !this.#_session) return;
-    const now = new Map((this.#currentManifest?.tools ?? []).map((t) => [t.name, canonicalJson(t)]));
-    const added = [...now.keys()].filter((n) => !snapshot.tools.has(n));
-    const removed = [...snapshot.tools.keys()].filter((n) => !now.has(n));
-    const changed = [...now.keys()].filter((n) => snapshot.tools.has(n) && snapshot.tools.get(n) !== now.get(n));
-    const current = this.#config();
-    const config = CONFIG_KEYS.filter((k) => current[k] !== snapshot.config[k]);
-    const signature = JSON.stringify([added, removed, changed, config]);
-    if (signature === this.#staleSignature) return;
-    this.#staleSignature = signature;
-    this.#_toolsStale = added.length + removed.length + changed.length + config.length > 0;
-    if (this.#_toolsStale) this.#emit(new PedelecToolsChangedEvent({ added, removed, changed, config }));
-  }
 
   // ───────────────────────────── tool calls ─────────────────────────────
 
   #unavailable(tool: string): PedelecError | null {
     // Only tools that were sent to Core can become unavailable; others go to named/generic handlers.
-    if (!this.#snapshot?.tools.has(tool) || this.#built.byName.has(tool)) return null;
+    if (!this.#staleness.sent(tool) || this.#built.byName.has(tool)) return null;
     return pedelecError('TOOL_UNAVAILABLE', `Tool ${tool} is no longer available on this page`, { tool });
   }
 
@@ -712,7 +689,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #attach(session: PedelecSession): void {
     this.#dropSession();
     this.#_session = session;
-    this.#takeSnapshot();
+    this.#staleness.take(this.#currentManifest, this.#config());
     this.#unsubscribe = [
       session.onStatus((status, context) => this.#setStatus(status, context)),
       session.onChat((text, context) => this.#emit(new PedelecChatDeltaEvent({ text, context }))),
@@ -727,8 +704,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     this.#unsubscribe.forEach((off) => off());
     this.#unsubscribe = [];
     this.#_session = null;
-    this.#snapshot = null;
-    this.#_toolsStale = false;
+    this.#staleness.clear();
   }
 
   #teardown(): void {
