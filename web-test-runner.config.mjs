@@ -5,6 +5,7 @@ import { chromeLauncher } from '@web/test-runner-chrome';
 import { executableFor, chromiumArgs } from './scripts/browsers.mjs';
 import { cspPlugin } from './test/plugins/csp.mjs';
 import { devCorePlugin } from './test/plugins/dev-core.mjs';
+import { failOnce } from './test/plugins/fail-once.mjs';
 import { frameworkPlugins } from './test/plugins/frameworks.mjs';
 
 /** Everything but the browser: shared with the Firefox variant. */
@@ -16,6 +17,7 @@ export const baseConfig = {
   // The fake browsers never reach the network; a test that hangs is a failure, not a wait.
   testFramework: { config: { timeout: 10000 } },
   testsFinishTimeout: 5 * 60 * 1000,
+  middleware: [failOnce],
   plugins: [cspPlugin(), esbuildPlugin({ ts: true, tsconfig: './tsconfig.json', target: 'es2021' }), devCorePlugin(), ...frameworkPlugins],
   filterBrowserLogs: () => true,
 };

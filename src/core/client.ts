@@ -28,9 +28,11 @@ export type ResumeSessionOptions<TTools extends readonly ToolDefinition[] = read
 /** @internal How a `<pedelec-session>` shares its toolbox with the sessions it creates. */
 export type SessionWiring = { toolbox?: Toolbox; requestTimeoutMs?: number };
 
-/** A pending request: how to settle it, its deadline (epoch ms), its type. */
+/** A pending request: how to settle it, its deadline (monotonic ms), its type. */
 type Pending = [resolve: (value: unknown) => void, reject: (error: unknown) => void, deadline: number, type: string];
 
+/** Deadlines are kept on a monotonic clock: setting the system clock back must not delay a timeout. */
+const monotonic = (): number => globalThis.performance?.now() ?? Date.now();
 const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const DISCONNECTED = (details?: unknown) => pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
@@ -69,7 +71,7 @@ export class Pedelec {
   /** Set once the client can no longer talk: unavailable from the start, or disconnected. */
   #failure: PedelecError | null = null;
   #requestCount = 0;
-  /** Pending requests by id: how to settle each, its deadline (epoch ms) and its type. */
+  /** Pending requests by id: how to settle each, its deadline (monotonic ms) and its type. */
   #pending = new Map<string, Pending>();
   /**
    * One timer for all pending requests, due at the earliest deadline (`#due`): a request costs no
@@ -122,8 +124,8 @@ export class Pedelec {
     // No port means a failure was recorded when the client was constructed.
     if (this.#failure) return Promise.reject(this.#failure);
     const port = this.#port!;
-    const now = Date.now();
-    const requestId = `sdk_${now}_${++this.#requestCount}`;
+    const requestId = `sdk_${Date.now()}_${++this.#requestCount}`;
+    const now = monotonic();
     const message = { channelId: this.channelId, type, requestId, ...payload };
     const wait = timeoutOverrideMs ?? (APPROVAL_HELD_REQUESTS.has(type) ? this.#options.approvalTimeoutMs : undefined);
     const deadline = now + ((wait as number) > this.#bridgeTimeoutMs ? (wait as number) : this.#bridgeTimeoutMs);
@@ -162,7 +164,7 @@ export class Pedelec {
   /** Rejects every request past its deadline, then re-arms for the earliest one left. */
   #expire(): void {
     this.#timer = undefined;
-    const now = Date.now();
+    const now = monotonic();
     let next = Infinity;
     this.#pending.forEach(([, , deadline, type], requestId) => {
       if (deadline <= now) this.#settle(requestId, false, pedelecError('SDK_BRIDGE_TIMEOUT', 'Pedelec extension did not respond.', { requestId, type }));

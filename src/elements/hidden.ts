@@ -1,36 +1,43 @@
 /**
  * Declaration-only elements (`<pedelec-tool>`, `<pedelec-arg>`, `<pedelec-guidance>`) hold text for the
- * agent, never for the reader. In a document they are hidden by one constructed stylesheet adopted by
- * that document — no shadow root each, which made declaring a thousand tools a third slower. Inside
- * someone else's shadow root, where that stylesheet does not reach, each gets a hidden shadow root of
- * its own. Constructed sheets, not `<style>`: a CSP without `style-src 'unsafe-inline'` allows them.
+ * agent, never for the reader. In a document, `<pedelec-tool>` and `<pedelec-arg>` are hidden by one
+ * constructed stylesheet adopted by that document (`!important`, and adopted again on each connection
+ * should the page have replaced the document's sheets) — no shadow root each, which made declaring a
+ * thousand tools a third slower. Everywhere else — inside someone else's shadow root, where that sheet
+ * does not reach, in a browser without adopted stylesheets — and always for `<pedelec-guidance>`, whose
+ * text is the one thing that could show, an element gets a shadow root without a slot, hidden: its
+ * content is then not rendered at all. Constructed sheets, not `<style>`: a CSP without
+ * `style-src 'unsafe-inline'` allows them.
  */
 import { adoptStyles, css } from '@lit/reactive-element';
 
-const HIDE = 'pedelec-guidance,pedelec-tool,pedelec-arg{display:none}';
-const hostHidden = css`
-  :host {
-    display: none !important;
-  }
-`;
-const hiddenDocuments = new WeakSet<Document>();
+const HIDE = 'pedelec-guidance,pedelec-tool,pedelec-arg{display:none!important}';
+const hostHidden = css`:host{display:none!important}`;
+/** One sheet per document (a constructed sheet belongs to the document it was made for); null: unsupported. */
+const sheets = new WeakMap<Document, CSSStyleSheet | null>();
 
-/** Adopts the hiding stylesheet into `doc` (once; before upgrade too, so nothing flashes on first paint). */
-export function hideDeclarationsIn(doc: Document | undefined = globalThis.document): void {
-  const Sheet = doc?.defaultView?.CSSStyleSheet;
-  if (!doc || hiddenDocuments.has(doc) || !Sheet || !('adoptedStyleSheets' in doc)) return;
-  hiddenDocuments.add(doc);
-  const sheet = new Sheet();
-  sheet.replaceSync(HIDE);
-  doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
+/** Adopts the hiding stylesheet into `doc` unless it is there; false where adopted sheets are unsupported. */
+export function hideDeclarationsIn(doc: Document | undefined = globalThis.document): boolean {
+  if (!doc) return false;
+  let sheet = sheets.get(doc);
+  if (sheet === undefined) {
+    const Sheet = doc.defaultView?.CSSStyleSheet;
+    sheet = Sheet && 'adoptedStyleSheets' in doc ? new Sheet() : null;
+    sheet?.replaceSync(HIDE);
+    sheets.set(doc, sheet);
+  }
+  if (!sheet) return false;
+  if (!doc.adoptedStyleSheets.includes(sheet)) doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
+  return true;
 }
 
 /**
  * Hides a declaration element where it is connected now — call it on every connection, since an
- * element may move from a document into a shadow root. Cheap when there is nothing to do.
+ * element may move from a document into a shadow root. `own`: always use a hidden shadow root.
  */
-export function hideDeclaration(element: HTMLElement): void {
+export function hideDeclaration(element: HTMLElement, own = false): void {
   const root = element.getRootNode();
-  if (root.nodeType === Node.DOCUMENT_NODE) hideDeclarationsIn(root as Document);
-  else if ('host' in root && !element.shadowRoot) adoptStyles(element.attachShadow({ mode: 'open' }), [hostHidden]);
+  const inDocument = root.nodeType === Node.DOCUMENT_NODE;
+  if (inDocument && hideDeclarationsIn(root as Document) && !own) return;
+  if ((inDocument || 'host' in root) && !element.shadowRoot) adoptStyles(element.attachShadow({ mode: 'open' }), [hostHidden]);
 }

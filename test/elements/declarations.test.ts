@@ -857,6 +857,21 @@ describe('declarations', () => {
       expect(toolNames(sessionIn(host))).to.deep.equal(['t', 's']);
     });
 
+    it('guidance text never shows: not when the page replaces document.adoptedStyleSheets, nor under a display rule of its own', async () => {
+      const before = document.adoptedStyleSheets;
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync('.card * { display: block }');
+      try {
+        document.adoptedStyleSheets = [sheet]; // e.g. a CSS-in-JS library replacing the list
+        const host = await mount(`<div class="card"><pedelec-session><pedelec-guidance>Secret agent instructions</pedelec-guidance><pedelec-tool name="t" description="d"></pedelec-tool></pedelec-session></div>`);
+        const guidance = host.querySelector('pedelec-guidance')!;
+        expect(guidance.getClientRects().length, 'no box for the guidance').to.equal(0);
+        expect(getComputedStyle(host.querySelector('pedelec-tool')!).display, 'tools: the sheet is adopted again, !important').to.equal('none');
+      } finally {
+        document.adoptedStyleSheets = before;
+      }
+    });
+
     it('stays hidden when moved from the document into another shadow root', async () => {
       const tag = defineShadowHost('<slot></slot>');
       const host = await mount(`<div><${tag}></${tag}></div>`);

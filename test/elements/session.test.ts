@@ -18,6 +18,7 @@ import {
   PedelecToolsChangedEvent,
   PedelecTurnEvent,
   PedelecWarningEvent,
+  type PedelecError,
   type PedelecSession,
   type PedelecSessionElement,
   type PedelecToolElement,
@@ -1553,6 +1554,34 @@ describe('<pedelec-session>', () => {
       expect(el.status).to.equal('inactive');
       expect(el.session).to.equal(null);
       expect(fake.disconnectCalls, 'the last holder closed the port').to.equal(1);
+    });
+
+    it('removed while starting and put back a task later (a framework re-rendering): the start in flight ends its session, start() begins afresh', async () => {
+      const root = await fixture<HTMLDivElement>(html`<div>
+        <pedelec-session id="stays" provider="codex" model="m"></pedelec-session>
+        <pedelec-session id="moves" provider="codex" model="m"></pedelec-session>
+      </div>`);
+      const stays = root.querySelector('#stays') as PedelecSessionElement;
+      const moves = root.querySelector('#moves') as PedelecSessionElement;
+      await started(stays, 's1'); // keeps the shared client open
+      const first = moves.start().then(
+        (session) => session,
+        (error: PedelecError) => error,
+      );
+      await answer('get_approval_status', APPROVED());
+      const create = await request('create_session');
+      moves.remove();
+      await new Promise((resolve) => setTimeout(resolve, 0)); // teardown ran; then it is put back
+      root.append(moves);
+      const second = moves.start();
+      answered.add(keyOf(create));
+      fake.respond({ sessionId: 's2' }, create);
+      expect(((await first) as PedelecError).code, 'the start of the removed element').to.equal('SESSION_ENDED');
+      expect((await answer('end_session')).sessionId, 'which ends what it created').to.equal('s2');
+      await answer('get_approval_status', APPROVED());
+      await answer('create_session', { sessionId: 's3' });
+      expect((await second).sessionId, 'the element back in the page starts afresh').to.equal('s3');
+      expect(moves.status).to.equal('idle');
     });
 
     it('with persist, removing the session posts no end_session and keeps the record', async () => {

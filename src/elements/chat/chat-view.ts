@@ -10,7 +10,7 @@ import type { PedelecAvailability, PedelecError } from '../../core/index.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
 import { SESSION_TAG } from '../tags.js';
 import type { PedelecChatElement, RenderMarkdown } from './pedelec-chat.element.js';
-import { chatStyles } from './pedelec-chat.styles.js';
+import { chatHostStyles, chatStyles } from './pedelec-chat.styles.js';
 import { Transcript, type ChatEntry } from './transcript.js';
 
 const BUSY = ['starting', 'running', 'waiting_tool_result'];
@@ -46,7 +46,7 @@ export class ChatView {
   constructor(host: PedelecChatElement) {
     this.#host = host;
     this.#root = host.renderRoot as ShadowRoot;
-    adoptStyles(this.#root, [chatStyles]);
+    adoptStyles(this.#root, [chatHostStyles, chatStyles]);
   }
 
   /** The element bound a session (`fresh`: another one than the conversation's: start a new one). */

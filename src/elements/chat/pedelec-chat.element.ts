@@ -1,7 +1,10 @@
 import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
+import { normalizeError } from '../../core/errors.js';
+import { PedelecErrorEvent } from '../../events/error.event.js';
 import { SESSION_TAG } from '../tags.js';
 import type { ChatView } from './chat-view.js';
+import { chatHostStyles } from './pedelec-chat.styles.js';
 
 /** Turns Markdown into DOM the chat inserts as is (sanitizing is the renderer's job). */
 export type RenderMarkdown = (markdown: string) => Node;
@@ -10,6 +13,20 @@ const EVENTS = 'turn chat-delta tool-start tool-result status error ended ready'
 
 /** The chat's view (chat-view.ts: transcript, composer, availability, templates, styles), imported by the first update of the first chat. */
 let viewModule: Promise<typeof import('./chat-view.js')> | undefined;
+/** When the last import failed: a later update tries again, at most every few seconds. */
+let viewFailedAt = -Infinity;
+const VIEW_RETRY_MS = 3000;
+
+/** The view module, or null when it cannot be loaded (now). */
+function loadView(): Promise<typeof import('./chat-view.js') | null> {
+  if (!viewModule && Date.now() - viewFailedAt < VIEW_RETRY_MS) return Promise.resolve(null);
+  viewModule ??= import('./chat-view.js').catch((error: unknown) => {
+    viewModule = undefined;
+    viewFailedAt = Date.now();
+    throw error;
+  });
+  return viewModule;
+}
 
 /**
  * A ready chat panel for the agent of its `<pedelec-session>`: the conversation (user turns — also
@@ -25,6 +42,8 @@ let viewModule: Promise<typeof import('./chat-view.js')> | undefined;
  *
  * @prop {PedelecSessionElement | null} sessionElement - The session to talk to; wins over `session` and the nearest session.
  * @prop {RenderMarkdown | undefined} renderMarkdown - Your own Markdown renderer (`markdown` mode): returns a Node that is inserted as is, so sanitizing is yours.
+ *
+ * @fires {PedelecErrorEvent} pedelec-error - `CHAT_VIEW_UNAVAILABLE` (once) when its view, a chunk beside the kit, cannot be loaded; a later update tries again.
  *
  * @slot empty - Shown in the transcript before the conversation starts.
  *
@@ -56,6 +75,8 @@ let viewModule: Promise<typeof import('./chat-view.js')> | undefined;
  * @cssprop --pedelec-chat-notice-background - The availability line.
  */
 export class PedelecChatElement extends ReactiveElement {
+  static override styles = chatHostStyles;
+
   static override properties = {
     session: { type: String },
     markdown: { type: Boolean },
@@ -75,6 +96,7 @@ export class PedelecChatElement extends ReactiveElement {
   #view: ChatView | null = null;
   /** The session's events that arrived before the view was loaded, replayed into it in order. */
   #early: Event[] = [];
+  #reportedFailure = false;
   readonly #watch = { hostUpdated: () => this.#view?.sessionUpdated() };
   readonly #observer = new MutationObserver(() => {
     this.#bind();
@@ -156,28 +178,37 @@ export class PedelecChatElement extends ReactiveElement {
    */
   protected override async scheduleUpdate(): Promise<void> {
     if (!this.#view) {
-      const { ChatView } = await (viewModule ??= import('./chat-view.js'));
-      if (!this.#view) {
-        const view = (this.#view = new ChatView(this));
+      const module = await loadView().catch((error: unknown) => {
+        // Say so once, as a value: the page can tell the user; the events are kept for a retry.
+        if (!this.#reportedFailure) {
+          this.#reportedFailure = true;
+          const reason = normalizeError(error, 'CHAT_VIEW_UNAVAILABLE', "The chat's view could not be loaded");
+          this.dispatchEvent(new PedelecErrorEvent({ error: { code: 'CHAT_VIEW_UNAVAILABLE', message: reason.message } }, this));
+        }
+        return null;
+      });
+      if (module && !this.#view) {
+        const view = (this.#view = new module.ChatView(this));
         for (const event of this.#early.splice(0)) view.event(event);
         view.bound(false);
       }
     }
-    if (this.markdown) await new Promise(requestAnimationFrame);
+    if (this.markdown && this.#view) await new Promise(requestAnimationFrame);
+    // Always: an update that has nothing to render yet still completes, so later ones can run.
     super.scheduleUpdate();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    this.#view!.willUpdate(changed.has('markdown') || changed.has('renderMarkdown'));
+    this.#view?.willUpdate(changed.has('markdown') || changed.has('renderMarkdown'));
   }
 
   protected override update(changed: PropertyValues<this>): void {
     super.update(changed);
-    this.#view!.render();
+    this.#view?.render();
   }
 
   protected override updated(changed: PropertyValues<this>): void {
     if (changed.has('session') || changed.has('sessionElement')) this.#bind();
-    this.#view!.updated();
+    this.#view?.updated();
   }
 }

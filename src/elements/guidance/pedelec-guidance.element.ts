@@ -11,14 +11,14 @@ import { Membership } from '../registration.js';
  * @slot - The guidance text.
  */
 export class PedelecGuidanceElement extends ReactiveElement {
-  /** Renders nothing: no render root of its own (hidden.ts adds a hidden shadow root where one is needed). */
+  /** Renders nothing: no render root of its own (hidden.ts gives it a hidden shadow root). */
   protected override createRenderRoot(): HTMLElement {
     return this;
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
-    hideDeclaration(this);
+    hideDeclaration(this, true); // its text is what could show: never rendered, whatever the page's CSS
   }
 
   readonly #membership = new Membership(this, { childList: true, subtree: true, characterData: true });

@@ -709,6 +709,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   #teardown(): void {
     this.#teardowns++;
+    // A start still in flight belongs to the element as it was: it ends what it creates (see
+    // #doStart). The element, if it comes back, starts afresh instead of waiting for that one.
+    this.#starting = null;
     const reason = sessionEnded(this.#_session?.sessionId);
     for (const call of [...this.#running.values()]) call.abort(reason);
     this.#running.clear();
