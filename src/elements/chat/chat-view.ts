@@ -10,7 +10,8 @@ import type { PedelecAvailability, PedelecError } from '../../core/index.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
 import { SESSION_TAG } from '../tags.js';
 import type { PedelecChatElement, RenderMarkdown } from './pedelec-chat.element.js';
-import { chatHostStyles, chatStyles } from './pedelec-chat.styles.js';
+import { chatHostStyles } from './chat-host.styles.js';
+import { chatStyles } from './pedelec-chat.styles.js';
 import { Transcript, type ChatEntry } from './transcript.js';
 
 const BUSY = ['starting', 'running', 'waiting_tool_result'];

@@ -4,7 +4,7 @@ import { normalizeError } from '../../core/errors.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import { SESSION_TAG } from '../tags.js';
 import type { ChatView } from './chat-view.js';
-import { chatHostStyles } from './pedelec-chat.styles.js';
+import { chatHostStyles } from './chat-host.styles.js';
 
 /** Turns Markdown into DOM the chat inserts as is (sanitizing is the renderer's job). */
 export type RenderMarkdown = (markdown: string) => Node;
