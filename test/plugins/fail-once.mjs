@@ -1,24 +1,28 @@
 // A Koa middleware for the test server: `POST /__fail-once?path=<suffix>` makes the next request whose
-// path ends with <suffix> fail with 404, once, for the page that asked. Used to test what the kit does
-// when a lazily imported chunk cannot be loaded. `Vary: *`: the test runner marks every response
-// cacheable, and without it the next page (or a retry) would get the failure from the browser's cache.
+// path ends with <suffix> fail with 404, once. Used to test what the kit does when a lazily imported
+// chunk cannot be loaded (test/elements/chat-view-failure.test.ts).
+//
+// The test runner marks every response cacheable for a year, and all test pages share one browser
+// cache: a chunk another page loaded would never be asked for again. So responses for the paths a
+// test may make fail carry `Vary: *` (never reused from a cache), the failure included.
+const FAILABLE = ['/chat/chat-view.ts'];
 const armed = new Set();
 
 export async function failOnce(ctx, next) {
   if (ctx.path === '/__fail-once' && ctx.method === 'POST') {
     const suffix = String(ctx.query.path ?? '');
-    if (suffix) armed.add(suffix);
+    if (!FAILABLE.includes(suffix)) ctx.throw(400, `fail-once: ${suffix} is not in FAILABLE`);
+    armed.add(suffix);
     ctx.status = 204;
     return;
   }
-  for (const suffix of armed) {
-    if (ctx.path.endsWith(suffix)) {
-      armed.delete(suffix);
-      ctx.status = 404;
-      ctx.set('Vary', '*');
-      ctx.body = 'failed on purpose (test/plugins/fail-once.mjs)';
-      return;
-    }
+  const suffix = FAILABLE.find((s) => ctx.path.endsWith(s));
+  if (suffix === undefined) return next();
+  if (armed.delete(suffix)) {
+    ctx.status = 404;
+    ctx.body = 'failed on purpose (test/plugins/fail-once.mjs)';
+  } else {
+    await next();
   }
-  await next();
+  ctx.set('Vary', '*');
 }
