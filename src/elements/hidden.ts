@@ -15,6 +15,7 @@ const HIDE = 'pedelec-guidance,pedelec-tool,pedelec-arg{display:none!important}'
 const hostHidden = css`:host{display:none!important}`;
 /** One sheet per document (a constructed sheet belongs to the document it was made for); null: unsupported. */
 const sheets = new WeakMap<Document, CSSStyleSheet | null>();
+const checked = new WeakSet<Document>();
 
 /** Adopts the hiding stylesheet into `doc` unless it is there; false where adopted sheets are unsupported. */
 export function hideDeclarationsIn(doc: Document | undefined = globalThis.document): boolean {
@@ -27,6 +28,10 @@ export function hideDeclarationsIn(doc: Document | undefined = globalThis.docume
     sheets.set(doc, sheet);
   }
   if (!sheet) return false;
+  // Checked once per task, not per element: a thousand tools connect in one.
+  if (checked.has(doc)) return true;
+  checked.add(doc);
+  queueMicrotask(() => checked.delete(doc));
   if (!doc.adoptedStyleSheets.includes(sheet)) doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
   return true;
 }

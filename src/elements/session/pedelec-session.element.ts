@@ -372,8 +372,16 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #orderedTools(): PedelecToolElement[] {
     if (this.#members.size === 0) return [];
     const ordered: PedelecToolElement[] = [];
-    for (const el of this.#membersBelow()) if (el instanceof PedelecToolElement && this.#members.has(el)) ordered.push(el);
-    if (ordered.length < this.#members.size) {
+    const members = this.#members as Set<Element>;
+    // Shadow-including tree order: one pass over what is below, descending into open shadow roots.
+    const visit = (root: Element | ShadowRoot) => {
+      for (const el of root.querySelectorAll('*')) {
+        if (members.has(el)) ordered.push(el as PedelecToolElement);
+        if (el.shadowRoot) visit(el.shadowRoot);
+      }
+    };
+    visit(this);
+    if (ordered.length < members.size) {
       const seen = new Set(ordered);
       for (const el of this.#members) if (!seen.has(el)) ordered.push(el);
     }
