@@ -534,7 +534,6 @@ export function toolCallContext(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let abortedWith: PedelecError | undefined;
   let settled = false;
-  const timeout = () => controller!.abort(pedelecError('TOOL_TIMEOUT', `Tool ${tool} passed its deadline`, { tool, toolRequestId }));
   return {
     // One literal of one shape, not a spread: this runs for every tool call.
     ctx: {
@@ -554,7 +553,9 @@ export function toolCallContext(
       deadline,
       get signal() {
         if (!controller) {
-          controller = new AbortController();
+          const signalled = (controller = new AbortController());
+          // Made here, not per call: most handlers never read the signal.
+          const timeout = () => signalled.abort(pedelecError('TOOL_TIMEOUT', `Tool ${tool} passed its deadline`, { tool, toolRequestId }));
           const remaining = deadline - Date.now();
           if (abortedWith) controller.abort(abortedWith);
           else if (remaining <= 0) timeout();
