@@ -60,13 +60,14 @@ test('upload, list and read back an asset through one-time tickets', async (t) =
 });
 
 test('tickets expire, and a wrong token or a ticket of the other direction is refused', async (t) => {
-  const core = await startCore(t, { assetTokenTtlMs: 80 });
+  // Long enough for the upload below to use its ticket on a loaded machine; short enough to wait out.
+  const core = await startCore(t, { assetTokenTtlMs: 400 });
   const page = await BridgeClient.open(t, core);
   const sessionId = await createSession(page);
   await upload(page, sessionId);
 
   const expired = await page.ok('create_asset_download', { sessionId, path: '/notes.txt' });
-  await delay(150);
+  await delay(450);
   const late = await fetch(expired.downloadUrl, { headers: bearer(expired.token) });
   assert.equal(late.status, 401);
   assert.equal((await late.json()).error.code, 'ASSET_TOKEN_EXPIRED');
