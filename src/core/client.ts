@@ -3,7 +3,7 @@
  * (spec/sdk-api.md, bridge-protocol.md).
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
-import { isObject } from './json.js';
+import { fieldsOf, isObject } from './json.js';
 import { APPROVAL_HELD_REQUESTS, randomId, type BridgePort } from './protocol.js';
 import { PedelecSession, type SessionBridge } from './session.js';
 import { normalizeSkills, Toolbox, type NormalizedSkills, type SkillsInput, type ToolDefinition, type ToolNameOf } from './tools.js';
@@ -309,7 +309,7 @@ export class Pedelec {
     const result = await this.request('list_providers');
     if (!Array.isArray(result)) throw protocolError('list_providers response was not an array');
     return result.map((p: unknown) => {
-      const { name, code, available, error } = isObject(p) ? p : ({} as Record<string, unknown>);
+      const { name, code, available, error } = fieldsOf(p);
       if (!isText(name) || !isText(code) || typeof available !== 'boolean' || !(typeof error === 'string' || error === null)) {
         throw protocolError('list_providers response had invalid provider data');
       }
@@ -320,7 +320,7 @@ export class Pedelec {
   /** The user's default provider and models — and nothing else the extension may include. */
   async getSettings(): Promise<PedelecSettings> {
     const result = await this.request('get_settings');
-    const { defaultProvider, defaultModels } = isObject(result) ? result : ({} as Record<string, unknown>);
+    const { defaultProvider, defaultModels } = fieldsOf(result);
     if (!(defaultProvider === null || isText(defaultProvider)) || !isObject(defaultModels) || !Object.values(defaultModels).every((m) => typeof m === 'string')) {
       throw protocolError('get_settings response had invalid shape');
     }

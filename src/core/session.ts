@@ -3,7 +3,7 @@
  * (spec/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`.
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
-import type { JsonValue } from './json.js';
+import { fieldsOf, type JsonValue } from './json.js';
 import { randomId } from './protocol.js';
 import { Toolbox, type GenericToolHandler, type ToolCall, type ToolOutcome, type ToolSpecificHandler } from './tools.js';
 import type {
@@ -338,12 +338,19 @@ export class PedelecSession<TToolName extends string = string> {
   // Async methods: a check that throws becomes a rejection, and the first request is still posted
   // synchronously (an async function runs up to its first await at once).
 
-  /** The files in this session's sandbox. */
+  /** The files in this session's sandbox; a bad entry fails the whole list. */
   async listAssets(): Promise<SandboxAsset[]> {
     this.#check(true);
     const assets = (await this.#request<{ assets?: unknown } | undefined>('list_assets'))?.assets;
-    if (!Array.isArray(assets) || !assets.every(isAssetEntry)) throw shapeError('list_assets');
-    return assets.map(({ name, path, sizeBytes, modifiedAt }) => ({ name, path, sizeBytes, modifiedAt }));
+    if (!Array.isArray(assets)) throw shapeError('list_assets');
+    return assets.map((entry: unknown) => {
+      const { name, path, sizeBytes, modifiedAt } = fieldsOf(entry);
+      // The path being valid and ending in `name` also makes `name` a valid file name.
+      if (!isAssetPath(path) || path.slice(path.lastIndexOf('/') + 1) !== name || !isCount(sizeBytes) || !isCount(modifiedAt)) {
+        throw shapeError('list_assets');
+      }
+      return { name, path, sizeBytes, modifiedAt } as SandboxAsset;
+    });
   }
 
   /** Uploads a `File` into the sandbox (at most 100 MiB; one upload at a time). */
@@ -473,12 +480,7 @@ export class PedelecSession<TToolName extends string = string> {
       source: sdk ? 'sdk' : 'core',
     };
     if (receivedAt !== undefined) ctx.eventReceivedAt = receivedAt;
-    const turn = this.#turn?.ctx;
-    if (turn) {
-      ctx.turnId = turn.turnId;
-      ctx.turnStartedAt = turn.turnStartedAt;
-      ctx.turnKind = turn.turnKind;
-    }
+    Object.assign(ctx, this.#turn?.ctx);
     if (type) ctx.type = (sdk ? `sdk_${type}` : type) as PedelecEventContext['type'];
     return ctx;
   }
@@ -513,13 +515,6 @@ export class PedelecSession<TToolName extends string = string> {
 }
 
 const isCount = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
-
-/** The path being valid and ending in `name` also makes `name` a valid file name. */
-function isAssetEntry(entry: unknown): entry is SandboxAsset {
-  if (typeof entry !== 'object' || entry === null) return false;
-  const { name, path, sizeBytes, modifiedAt } = entry as Record<string, unknown>;
-  return isAssetPath(path) && path.slice(path.lastIndexOf('/') + 1) === name && isCount(sizeBytes) && isCount(modifiedAt);
-}
 
 /**
  * The context handed to a tool handler. Its `AbortController` and deadline timer are created only

@@ -143,17 +143,17 @@ export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
   const { guidance, tools: entries } = skills;
   if (typeof guidance !== 'string') throw invalidInput('skills.guidance must be a string');
   if (!Array.isArray(entries)) throw invalidInput('skills.tools must be an array');
-  const checked: CheckedTool[] = [];
   const names = new Set<string>();
-  entries.forEach((entry, index) => {
-    // The duplicate check sits right after the name check, as in the spec's order.
-    const name = isPlainObject(entry) && entry.name;
-    if (typeof name === 'string' && TOOL_NAME_PATTERN.test(name) && names.has(name)) throw invalidInput('duplicate tool name', { toolName: name });
-    const tool = checkTool(entry, index);
-    names.add(tool.name);
-    checked.push(tool);
-  });
-  const tools = checked.map(compileTool);
+  const tools = entries
+    .map((entry, index) => {
+      // The duplicate check sits right after the name check, as in the spec's order (only valid
+      // names are ever in `names`).
+      if (isPlainObject(entry) && names.has(entry.name)) throw invalidInput('duplicate tool name', { toolName: entry.name });
+      const tool = checkTool(entry, index);
+      names.add(tool.name);
+      return tool;
+    })
+    .map(compileTool);
   return { manifest: { guidance, tools: tools.map((t) => t.manifest) }, tools };
 }
 
