@@ -4,7 +4,7 @@
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import { fieldsOf, isObject } from './json.js';
-import { APPROVAL_HELD_REQUESTS, randomId, type BridgePort } from './protocol.js';
+import { APPROVAL_HELD_REQUESTS, monotonic, randomId, type BridgePort } from './protocol.js';
 import { PedelecSession, type SessionBridge } from './session.js';
 import { normalizeSkills, Toolbox, type NormalizedSkills, type SkillsInput, type ToolDefinition, type ToolNameOf } from './tools.js';
 import { chromeRuntime, extensionTransport } from './transports/extension.js';
@@ -31,8 +31,6 @@ export type SessionWiring = { toolbox?: Toolbox; requestTimeoutMs?: number };
 /** A pending request: how to settle it, its deadline (monotonic ms), its type. */
 type Pending = [resolve: (value: unknown) => void, reject: (error: unknown) => void, deadline: number, type: string];
 
-/** Deadlines are kept on a monotonic clock: setting the system clock back must not delay a timeout. */
-const monotonic = (): number => globalThis.performance?.now() ?? Date.now();
 const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const DISCONNECTED = (details?: unknown) => pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);

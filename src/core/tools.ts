@@ -5,6 +5,7 @@
  */
 import { invalidInput, isPedelecError, normalizeError, pedelecError, type PedelecError } from './errors.js';
 import { isPlainObject, toBridgeJson, type JsonValue } from './json.js';
+import { monotonic } from './protocol.js';
 import { analyzeArgsSchema, type ArgsValidator } from './schema/compile.js';
 import type { ToolArgsSchema } from './schema/types.js';
 import type { ToolCallContext } from './types.js';
@@ -189,8 +190,6 @@ export type ToolboxHooks = {
 
 const kitError = (error: PedelecError, reportToPage = false): ToolOutcome => ({ ok: false, result: { error }, error, reportToPage });
 
-const now = () => globalThis.performance?.now() ?? Date.now();
-
 /**
  * The tools a session answers and how: declared tools (with their compiled validators and inline
  * handlers), named handlers, the generic fallback. `run` never throws and never rejects; it returns
@@ -232,10 +231,10 @@ export class Toolbox {
   run(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
     const { hooks } = this;
     // The clock is read only for a hook that reports durations (the elements'): not per core call.
-    const started = hooks.onResult && now();
+    const started = hooks.onResult && monotonic();
     hooks.onStart?.(call);
     const finish = (outcome: ToolOutcome): ToolOutcome => {
-      hooks.onResult?.(call, outcome, now() - (started as number));
+      hooks.onResult?.(call, outcome, monotonic() - (started as number));
       return outcome;
     };
     const answer = this.#answer(call);
