@@ -478,7 +478,12 @@ export class PedelecSession<TToolName extends string = string> {
       source: sdk ? 'sdk' : 'core',
     };
     if (receivedAt !== undefined) ctx.eventReceivedAt = receivedAt;
-    Object.assign(ctx, this.#turn?.ctx);
+    const turn = this.#turn?.ctx;
+    if (turn) {
+      ctx.turnId = turn.turnId;
+      ctx.turnStartedAt = turn.turnStartedAt;
+      ctx.turnKind = turn.turnKind;
+    }
     if (type) ctx.type = (sdk ? `sdk_${type}` : type) as PedelecEventContext['type'];
     return ctx;
   }
