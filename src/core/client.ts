@@ -3,8 +3,8 @@
  * (spec/sdk-api.md, bridge-protocol.md).
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
-import { isObject } from './json.js';
-import { APPROVAL_HELD_REQUESTS, randomId, type BridgePort } from './protocol.js';
+import { fieldsOf, isObject } from './json.js';
+import { APPROVAL_HELD_REQUESTS, monotonic, randomId, type BridgePort } from './protocol.js';
 import { PedelecSession, type SessionBridge } from './session.js';
 import { normalizeSkills, Toolbox, type NormalizedSkills, type SkillsInput, type ToolDefinition, type ToolNameOf } from './tools.js';
 import { chromeRuntime, extensionTransport } from './transports/extension.js';
@@ -31,8 +31,6 @@ export type SessionWiring = { toolbox?: Toolbox; requestTimeoutMs?: number };
 /** A pending request: how to settle it, its deadline (monotonic ms), its type. */
 type Pending = [resolve: (value: unknown) => void, reject: (error: unknown) => void, deadline: number, type: string];
 
-/** Deadlines are kept on a monotonic clock: setting the system clock back must not delay a timeout. */
-const monotonic = (): number => globalThis.performance?.now() ?? Date.now();
 const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const DISCONNECTED = (details?: unknown) => pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
@@ -309,7 +307,7 @@ export class Pedelec {
     const result = await this.request('list_providers');
     if (!Array.isArray(result)) throw protocolError('list_providers response was not an array');
     return result.map((p: unknown) => {
-      const { name, code, available, error } = isObject(p) ? p : ({} as Record<string, unknown>);
+      const { name, code, available, error } = fieldsOf(p);
       if (!isText(name) || !isText(code) || typeof available !== 'boolean' || !(typeof error === 'string' || error === null)) {
         throw protocolError('list_providers response had invalid provider data');
       }
@@ -320,7 +318,7 @@ export class Pedelec {
   /** The user's default provider and models — and nothing else the extension may include. */
   async getSettings(): Promise<PedelecSettings> {
     const result = await this.request('get_settings');
-    const { defaultProvider, defaultModels } = isObject(result) ? result : ({} as Record<string, unknown>);
+    const { defaultProvider, defaultModels } = fieldsOf(result);
     if (!(defaultProvider === null || isText(defaultProvider)) || !isObject(defaultModels) || !Object.values(defaultModels).every((m) => typeof m === 'string')) {
       throw protocolError('get_settings response had invalid shape');
     }

@@ -14,6 +14,9 @@ export const hasOwn = Object.hasOwn;
 export const isObject = (value: unknown): value is Record<string, any> =>
   typeof value === 'object' && !!value && !Array.isArray(value);
 
+/** The fields of what arrived: the value itself when it is an object, else none. */
+export const fieldsOf = (value: unknown): Record<string, any> => (isObject(value) ? value : {});
+
 /** A plain object: not an array, not `null`, prototype `Object.prototype` or `null`. */
 export function isPlainObject(value: unknown): value is Record<string, any> {
   // An array's prototype is Array.prototype: no separate isArray test.

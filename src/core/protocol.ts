@@ -52,3 +52,6 @@ export function portEvent<T>(): [event: Required<PortEvent<(value: T) => void>>,
 /** `<prefix>_<Date.now()>_<random>`; crypto.randomUUID when the platform has it. */
 export const randomId = (prefix: string): string =>
   `${prefix}_${Date.now()}_${globalThis.crypto?.randomUUID?.() ?? Math.random().toString(36).slice(2)}`;
+
+/** @internal Milliseconds on a monotonic clock: deadlines and durations survive the system clock being set back. */
+export const monotonic = (): number => globalThis.performance?.now() ?? Date.now();

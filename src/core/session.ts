@@ -3,7 +3,7 @@
  * (spec/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`.
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
-import type { JsonValue } from './json.js';
+import { fieldsOf, type JsonValue } from './json.js';
 import { randomId } from './protocol.js';
 import { Toolbox, type GenericToolHandler, type ToolCall, type ToolOutcome, type ToolSpecificHandler } from './tools.js';
 import type {
@@ -42,6 +42,7 @@ const STATUSES = ['idle', 'running', 'waiting_tool_result', 'ended', 'error'];
 const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 const noop = () => {};
+const isCount = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
 const shapeError = (type: string) => protocolError(`${type} response had an invalid shape`);
 /** Turns whatever a session request failed with into an error with that request's fallbacks. */
 const failed =
@@ -228,7 +229,7 @@ export class PedelecSession<TToolName extends string = string> {
   handleEvent(message: Record<string, any>, receivedAt: number): void {
     if (this.#ended) return;
     const { seq, type, status } = message;
-    if (Number.isInteger(seq) && seq >= 0) {
+    if (isCount(seq)) {
       if (seq <= this.#lastSeq) return; // the extension may route one event twice
       this.#lastSeq = seq;
     }
@@ -238,22 +239,20 @@ export class PedelecSession<TToolName extends string = string> {
       if (typeof message.text !== 'string') return this.#protocolError('chat_delta had no text', receivedAt);
       // A prepare turn's words are not the user's conversation.
       if (turn!.ctx.turnKind !== 'prepare') this.#emit('chat', message.text, this.#ctx('chat_delta', receivedAt));
-    } else if (type === 'status_changed') {
-      if (!STATUSES.includes(status)) return this.#protocolError('status_changed had an unknown status', receivedAt);
-      if (status === 'ended') return this.#markEnded(receivedAt);
-      this.#setStatus(status, receivedAt);
-      if (status === 'idle') this.#finishTurn();
-      else if (status === 'error') this.#finishTurn(undefined, this.#error('SESSION_ERROR', 'Pedelec session reported an error.'));
-    } else if (type === 'done') {
-      this.#setStatus('idle', receivedAt);
-      this.#finishTurn();
+    } else if (type === 'status_changed' || type === 'done' || type === 'ended') {
+      // `done` finishes the turn as `status_changed: idle` does; `ended` is final either way.
+      const next = type === 'done' ? 'idle' : type === 'ended' ? type : status;
+      if (!STATUSES.includes(next)) return this.#protocolError('status_changed had an unknown status', receivedAt);
+      if (next === 'ended') return this.#markEnded(receivedAt);
+      this.#setStatus(next, receivedAt);
+      if (next === 'idle') this.#finishTurn();
+      else if (next === 'error') this.#finishTurn(undefined, this.#error('SESSION_ERROR', 'Pedelec session reported an error.'));
     } else if (type === 'error') {
       const error = normalizeError(message.error, 'SESSION_ERROR', 'Pedelec session error');
       this.#setStatus('error', receivedAt);
       this.#emitError(error, receivedAt);
       this.#finishTurn(undefined, error);
-    } else if (type === 'ended') this.#markEnded(receivedAt);
-    else if (type === 'tool_call') this.#toolCall(message, receivedAt);
+    } else if (type === 'tool_call') this.#toolCall(message, receivedAt);
   }
 
   /**
@@ -324,9 +323,8 @@ export class PedelecSession<TToolName extends string = string> {
       if (!this.#running.delete(toolRequestId)) return;
       this.#answered.add(toolRequestId);
       this.#request('submit_tool_result', { toolRequestId, result: outcome.result as JsonValue }).catch((failure: unknown) => {
-        const code = 'SUBMIT_TOOL_RESULT_FAILED';
-        const cause = failed('submit_tool_result', code)(failure);
-        this.#emitError(pedelecError(code, cause.message, { tool, toolRequestId, cause }));
+        const cause = failed('submit_tool_result')(failure);
+        this.#emitError(pedelecError('SUBMIT_TOOL_RESULT_FAILED', cause.message, { tool, toolRequestId, cause }));
       });
     };
     const outcome = this.toolbox.run({ tool, args: message.args, ctx, local: false, abort } satisfies ToolCall);
@@ -338,12 +336,19 @@ export class PedelecSession<TToolName extends string = string> {
   // Async methods: a check that throws becomes a rejection, and the first request is still posted
   // synchronously (an async function runs up to its first await at once).
 
-  /** The files in this session's sandbox. */
+  /** The files in this session's sandbox; a bad entry fails the whole list. */
   async listAssets(): Promise<SandboxAsset[]> {
     this.#check(true);
     const assets = (await this.#request<{ assets?: unknown } | undefined>('list_assets'))?.assets;
-    if (!Array.isArray(assets) || !assets.every(isAssetEntry)) throw shapeError('list_assets');
-    return assets.map(({ name, path, sizeBytes, modifiedAt }) => ({ name, path, sizeBytes, modifiedAt }));
+    if (!Array.isArray(assets)) throw shapeError('list_assets');
+    return assets.map((entry: unknown) => {
+      const { name, path, sizeBytes, modifiedAt } = fieldsOf(entry);
+      // The path being valid and ending in `name` also makes `name` a valid file name.
+      if (!isAssetPath(path) || path.slice(path.lastIndexOf('/') + 1) !== name || !isCount(sizeBytes) || !isCount(modifiedAt)) {
+        throw shapeError('list_assets');
+      }
+      return { name, path, sizeBytes, modifiedAt } as SandboxAsset;
+    });
   }
 
   /** Uploads a `File` into the sandbox (at most 100 MiB; one upload at a time). */
@@ -512,14 +517,6 @@ export class PedelecSession<TToolName extends string = string> {
   }
 }
 
-const isCount = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
-
-/** The path being valid and ending in `name` also makes `name` a valid file name. */
-function isAssetEntry(entry: unknown): entry is SandboxAsset {
-  if (typeof entry !== 'object' || entry === null) return false;
-  const { name, path, sizeBytes, modifiedAt } = entry as Record<string, unknown>;
-  return isAssetPath(path) && path.slice(path.lastIndexOf('/') + 1) === name && isCount(sizeBytes) && isCount(modifiedAt);
-}
 
 /**
  * The context handed to a tool handler. Its `AbortController` and deadline timer are created only

@@ -5,6 +5,7 @@
  */
 import { invalidInput, isPedelecError, normalizeError, pedelecError, type PedelecError } from './errors.js';
 import { isPlainObject, toBridgeJson, type JsonValue } from './json.js';
+import { monotonic } from './protocol.js';
 import { analyzeArgsSchema, type ArgsValidator } from './schema/compile.js';
 import type { ToolArgsSchema } from './schema/types.js';
 import type { ToolCallContext } from './types.js';
@@ -143,17 +144,17 @@ export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
   const { guidance, tools: entries } = skills;
   if (typeof guidance !== 'string') throw invalidInput('skills.guidance must be a string');
   if (!Array.isArray(entries)) throw invalidInput('skills.tools must be an array');
-  const checked: CheckedTool[] = [];
   const names = new Set<string>();
-  entries.forEach((entry, index) => {
-    // The duplicate check sits right after the name check, as in the spec's order.
-    const name = isPlainObject(entry) && entry.name;
-    if (typeof name === 'string' && TOOL_NAME_PATTERN.test(name) && names.has(name)) throw invalidInput('duplicate tool name', { toolName: name });
-    const tool = checkTool(entry, index);
-    names.add(tool.name);
-    checked.push(tool);
-  });
-  const tools = checked.map(compileTool);
+  const tools = entries
+    .map((entry, index) => {
+      // The duplicate check sits right after the name check, as in the spec's order (only valid
+      // names are ever in `names`).
+      if (isPlainObject(entry) && names.has(entry.name)) throw invalidInput('duplicate tool name', { toolName: entry.name });
+      const tool = checkTool(entry, index);
+      names.add(tool.name);
+      return tool;
+    })
+    .map(compileTool);
   return { manifest: { guidance, tools: tools.map((t) => t.manifest) }, tools };
 }
 
@@ -188,8 +189,6 @@ export type ToolboxHooks = {
 };
 
 const kitError = (error: PedelecError, reportToPage = false): ToolOutcome => ({ ok: false, result: { error }, error, reportToPage });
-
-const now = () => globalThis.performance?.now() ?? Date.now();
 
 /**
  * The tools a session answers and how: declared tools (with their compiled validators and inline
@@ -232,10 +231,10 @@ export class Toolbox {
   run(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
     const { hooks } = this;
     // The clock is read only for a hook that reports durations (the elements'): not per core call.
-    const started = hooks.onResult && now();
+    const started = hooks.onResult && monotonic();
     hooks.onStart?.(call);
     const finish = (outcome: ToolOutcome): ToolOutcome => {
-      hooks.onResult?.(call, outcome, now() - (started as number));
+      hooks.onResult?.(call, outcome, monotonic() - (started as number));
       return outcome;
     };
     const answer = this.#answer(call);
