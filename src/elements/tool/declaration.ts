@@ -14,7 +14,7 @@ export function setOwn(target: Node, key: string, value: unknown): void {
 }
 
 /** Parsed JSON, or `fallback` when the text is not JSON. */
-function jsonOr<T>(text: string, fallback: T): unknown {
+function jsonOr(text: string, fallback: unknown): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -47,29 +47,29 @@ const enumValues: Reader = (t, type) => {
   return parsed !== NOT_JSON ? parsed : type === 'string' ? t.split(',').map((s) => s.trim()) : t;
 };
 
-/** `<pedelec-arg>` attributes, in the order their keywords are set; keyword = camelCased attribute. */
-const KEYWORDS: ReadonlyArray<[attribute: string, read: Reader]> = [
-  ['description', text],
-  ['enum', enumValues],
-  ['minimum', number],
-  ['maximum', number],
-  ['min-length', number],
-  ['max-length', number],
-  ['min-items', number],
-  ['max-items', number],
-  ['pattern', text],
-  ['unique-items', (t) => t !== 'false'],
-  ['default', jsonOrText],
-  ['examples', jsonOrText],
+/** `<pedelec-arg>` attributes and the keywords they set, in this order. */
+const KEYWORDS: ReadonlyArray<[attribute: string, keyword: string, read: Reader]> = [
+  ['description', 'description', text],
+  ['enum', 'enum', enumValues],
+  ['minimum', 'minimum', number],
+  ['maximum', 'maximum', number],
+  ['min-length', 'minLength', number],
+  ['max-length', 'maxLength', number],
+  ['min-items', 'minItems', number],
+  ['max-items', 'maxItems', number],
+  ['pattern', 'pattern', text],
+  ['unique-items', 'uniqueItems', (t) => t !== 'false'],
+  ['default', 'default', jsonOrText],
+  ['examples', 'examples', jsonOrText],
 ];
 
 /** Builds one property's schema node from a `<pedelec-arg>`. */
 export function argNode(arg: Element): Node {
   const type = arg.getAttribute('type') ?? 'string';
   const node: Node = { type };
-  for (const [attribute, read] of KEYWORDS) {
+  for (const [attribute, keyword, read] of KEYWORDS) {
     const value = arg.getAttribute(attribute);
-    if (value !== null) node[attribute.replace(/-(.)/, (_, c: string) => c.toUpperCase())] = read(value, type);
+    if (value !== null) node[keyword] = read(value, type);
   }
 
   const children = argChildren(arg);
