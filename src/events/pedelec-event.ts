@@ -11,3 +11,15 @@ export abstract class PedelecEvent<TDetail> extends Event {
     this.detail = detail;
   }
 }
+
+/**
+ * A session event whose type is its class's `eventName`: the event classes then declare only their
+ * name and detail type.
+ */
+export abstract class SessionEvent<TDetail> extends PedelecEvent<TDetail> {
+  declare static readonly eventName: string;
+
+  constructor(detail: TDetail) {
+    super((new.target as typeof SessionEvent).eventName, detail);
+  }
+}
