@@ -7,7 +7,7 @@ export type PedelecChatDeltaDetail = { readonly text: string; readonly context: 
  * boundaries).
  */
 export class PedelecChatDeltaEvent extends SessionEvent<PedelecChatDeltaDetail> {
-  static override readonly eventName = 'pedelec-chat-delta';
+  static readonly eventName = 'pedelec-chat-delta';
   declare readonly detail: PedelecChatDeltaDetail;
 }
 

@@ -6,7 +6,7 @@ export type PedelecEndedDetail = { readonly context: PedelecEventContext };
  * Fired on the session when its agent session has ended: by `end()`, by Core, or by teardown.
  */
 export class PedelecEndedEvent extends SessionEvent<PedelecEndedDetail> {
-  static override readonly eventName = 'pedelec-ended';
+  static readonly eventName = 'pedelec-ended';
   declare readonly detail: PedelecEndedDetail;
 }
 

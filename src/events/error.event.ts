@@ -8,7 +8,7 @@ export type PedelecErrorDetail = { readonly error: PedelecError; readonly contex
  * invalid declaration, `element` is the offending element.
  */
 export class PedelecErrorEvent extends SessionEvent<PedelecErrorDetail> {
-  static override readonly eventName = 'pedelec-error';
+  static readonly eventName = 'pedelec-error';
   declare readonly detail: PedelecErrorDetail;
   /** The element at fault, for invalid declarations (`<pedelec-tool>`, `<pedelec-guidance>`…). */
   readonly element: Element | null;

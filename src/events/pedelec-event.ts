@@ -17,9 +17,7 @@ export abstract class PedelecEvent<TDetail> extends Event {
  * name and detail type.
  */
 export abstract class SessionEvent<TDetail> extends PedelecEvent<TDetail> {
-  declare static readonly eventName: string;
-
   constructor(detail: TDetail) {
-    super((new.target as typeof SessionEvent).eventName, detail);
+    super((new.target as unknown as { eventName: string }).eventName, detail);
   }
 }

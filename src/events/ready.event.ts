@@ -6,7 +6,7 @@ export type PedelecReadyDetail = { readonly sessionId: string; readonly provider
  * Fired on the session when its agent session exists: created, or resumed (`persist`).
  */
 export class PedelecReadyEvent extends SessionEvent<PedelecReadyDetail> {
-  static override readonly eventName = 'pedelec-ready';
+  static readonly eventName = 'pedelec-ready';
   declare readonly detail: PedelecReadyDetail;
 }
 

@@ -12,7 +12,7 @@ export type PedelecStatusDetail = {
  * came from the agent session.
  */
 export class PedelecStatusEvent extends SessionEvent<PedelecStatusDetail> {
-  static override readonly eventName = 'pedelec-status';
+  static readonly eventName = 'pedelec-status';
   declare readonly detail: PedelecStatusDetail;
 }
 

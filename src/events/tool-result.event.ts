@@ -17,7 +17,7 @@ export type PedelecToolResultDetail = {
  * a domain error object returned by a handler is `ok: true`.
  */
 export class PedelecToolResultEvent extends SessionEvent<PedelecToolResultDetail> {
-  static override readonly eventName = 'pedelec-tool-result';
+  static readonly eventName = 'pedelec-tool-result';
   declare readonly detail: PedelecToolResultDetail;
 }
 

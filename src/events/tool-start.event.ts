@@ -6,7 +6,7 @@ export type PedelecToolStartDetail = { readonly tool: string; readonly args: unk
  * Fired on the session for every tool call, whatever answers it, before it is answered.
  */
 export class PedelecToolStartEvent extends SessionEvent<PedelecToolStartDetail> {
-  static override readonly eventName = 'pedelec-tool-start';
+  static readonly eventName = 'pedelec-tool-start';
   declare readonly detail: PedelecToolStartDetail;
 }
 

@@ -8,7 +8,7 @@ export type PedelecToolsChangedDetail = { readonly added: string[]; readonly rem
  * `restart()` applies the change.
  */
 export class PedelecToolsChangedEvent extends SessionEvent<PedelecToolsChangedDetail> {
-  static override readonly eventName = 'pedelec-tools-changed';
+  static readonly eventName = 'pedelec-tools-changed';
   declare readonly detail: PedelecToolsChangedDetail;
 }
 

@@ -7,7 +7,7 @@ export type PedelecTurnDetail = { readonly turnId: string; readonly kind: 'user'
  * `sendText()`).
  */
 export class PedelecTurnEvent extends SessionEvent<PedelecTurnDetail> {
-  static override readonly eventName = 'pedelec-turn';
+  static readonly eventName = 'pedelec-turn';
   declare readonly detail: PedelecTurnDetail;
 }
 

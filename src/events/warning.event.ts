@@ -7,7 +7,7 @@ export type PedelecWarningDetail = { readonly warning: PedelecError };
  * Never console output unless `debug` is set.
  */
 export class PedelecWarningEvent extends SessionEvent<PedelecWarningDetail> {
-  static override readonly eventName = 'pedelec-warning';
+  static readonly eventName = 'pedelec-warning';
   declare readonly detail: PedelecWarningDetail;
 }
 
