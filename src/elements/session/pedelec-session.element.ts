@@ -31,7 +31,7 @@ import { PedelecToolsChangedEvent } from '../../events/tools-changed.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
 import { PedelecWarningEvent } from '../../events/warning.event.js';
 import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
-import { isRegistrable, RegisterEvent, type SessionOwner } from '../registration.js';
+import { RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
 import { GUIDANCE_TAG, SESSION_TAG, TOOL_TAG } from '../tags.js';
 import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
@@ -261,7 +261,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     super.connectedCallback();
     // A session defined after its members: ask them to announce themselves again, so the nearest
     // session (maybe this one, maybe a nested one) takes each.
-    for (const member of this.#membersBelow()) if (isRegistrable(member)) member.reregister();
+    for (const member of this.#membersBelow()) (member as Element & Partial<Registrable>).reregister?.();
     this.#queueRebuild();
     if (this.autostart && !this.#_session && !this.#starting) this.start().catch(() => {});
   }
@@ -330,7 +330,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #below(test: (el: Element) => boolean): Element[] {
     const found: Element[] = [];
     const visit = (root: Element | ShadowRoot) => {
-      for (const el of Array.from(root.querySelectorAll('*'))) {
+      for (const el of root.querySelectorAll('*')) {
         if (test(el)) found.push(el);
         if (el.shadowRoot) visit(el.shadowRoot);
       }
@@ -580,7 +580,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       return Promise.resolve({
         available: false,
         extension: { available: false },
-        approval: { approved: false, origin: typeof location === 'undefined' ? null : location.origin },
+        approval: { approved: false, origin: globalThis.location?.origin ?? null },
         desktop: { available: false, launchAttempted: false },
         error: client,
       });
@@ -607,7 +607,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     if (!this.persist) return null;
     const config = this.#bridgeConfig();
     if ('code' in config) return null;
-    return persistKey(bridgeKey(config), this.id || (typeof location === 'undefined' ? '' : location.pathname));
+    return persistKey(bridgeKey(config), this.id || (globalThis.location?.pathname ?? ''));
   }
 
   #forgetRecord(): void {
