@@ -396,15 +396,13 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #resolveGuidance(): string {
     const children = [...this.#guidanceMembers];
     const attribute = this.guidance;
-    if (attribute !== null && attribute !== undefined && children.length > 0) {
+    if (attribute != null && children.length > 0) {
+      // The attribute wins; the conflict is reported once, until it is resolved.
       const error = pedelecError('INVALID_INPUT', 'guidance is given both as the guidance attribute and as <pedelec-guidance>', { reason: 'guidance given twice' });
-      if (this.#guidanceError?.message !== error.message) this.#error(error, children[0] ?? null);
+      if (!this.#guidanceError) this.#error(error, children[0]!);
       this.#guidanceError = error;
-      return attribute;
-    }
-    this.#guidanceError = null;
-    if (attribute !== null && attribute !== undefined) return attribute;
-    return children.map((g) => g.text).filter(Boolean).join('\n\n');
+    } else this.#guidanceError = null;
+    return attribute ?? children.map((g) => g.text).filter(Boolean).join('\n\n');
   }
 
   #warn(warning: PedelecError): void {
