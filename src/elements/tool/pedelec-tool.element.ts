@@ -121,7 +121,7 @@ export class PedelecToolElement extends ReactiveElement {
     const definition: Record<string, unknown> = { name, description: this.description ?? '', argsSchema: source.schema };
     const timeout = this.timeoutMs;
     if (timeout !== null && timeout !== undefined && timeout !== '') {
-      const n = typeof timeout === 'number' ? timeout : Number(timeout);
+      const n = Number(timeout);
       definition.timeoutMs = Number.isNaN(n) ? timeout : n;
     }
     return { ok: true, definition: definition as ToolDefinition };
