@@ -10,8 +10,9 @@
  * `style-src 'unsafe-inline'` allows them.
  */
 import { adoptStyles, css } from '@lit/reactive-element';
+import { ARG_TAG, GUIDANCE_TAG, TOOL_TAG } from './tags.js';
 
-const HIDE = 'pedelec-guidance,pedelec-tool,pedelec-arg{display:none!important}';
+const HIDE = `${GUIDANCE_TAG},${TOOL_TAG},${ARG_TAG}{display:none!important}`;
 const hostHidden = css`:host{display:none!important}`;
 /** One sheet per document (a constructed sheet belongs to the document it was made for); null: unsupported. */
 const sheets = new WeakMap<Document, CSSStyleSheet | null>();

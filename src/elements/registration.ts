@@ -97,11 +97,7 @@ export class Membership implements ReactiveController {
   }
 }
 
-/** Something that can be asked to announce itself again (a session defined after its members). */
+/** Something that can be asked to announce itself again (a session defined after its members; not yet upgraded: cannot). */
 export interface Registrable {
   reregister(): void;
-}
-
-export function isRegistrable(element: Element): element is Element & Registrable {
-  return typeof (element as Partial<Registrable>).reregister === 'function';
 }

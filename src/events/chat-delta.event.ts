@@ -1,4 +1,4 @@
-import { PedelecEvent } from './pedelec-event.js';
+import { SessionEvent } from './pedelec-event.js';
 import type { ChatEventContext } from '../core/index.js';
 export type PedelecChatDeltaDetail = { readonly text: string; readonly context: ChatEventContext };
 
@@ -6,13 +6,9 @@ export type PedelecChatDeltaDetail = { readonly text: string; readonly context: 
  * Fired on the session for each piece of the agent's reply: append `text` (pieces ignore sentence
  * boundaries).
  */
-export class PedelecChatDeltaEvent extends PedelecEvent<PedelecChatDeltaDetail> {
+export class PedelecChatDeltaEvent extends SessionEvent<PedelecChatDeltaDetail> {
   static readonly eventName = 'pedelec-chat-delta';
   declare readonly detail: PedelecChatDeltaDetail;
-
-  constructor(detail: PedelecChatDeltaDetail) {
-    super(PedelecChatDeltaEvent.eventName, detail);
-  }
 }
 
 declare global {

@@ -1,17 +1,13 @@
-import { PedelecEvent } from './pedelec-event.js';
+import { SessionEvent } from './pedelec-event.js';
 import type { PedelecEventContext } from '../core/index.js';
 export type PedelecEndedDetail = { readonly context: PedelecEventContext };
 
 /**
  * Fired on the session when its agent session has ended: by `end()`, by Core, or by teardown.
  */
-export class PedelecEndedEvent extends PedelecEvent<PedelecEndedDetail> {
+export class PedelecEndedEvent extends SessionEvent<PedelecEndedDetail> {
   static readonly eventName = 'pedelec-ended';
   declare readonly detail: PedelecEndedDetail;
-
-  constructor(detail: PedelecEndedDetail) {
-    super(PedelecEndedEvent.eventName, detail);
-  }
 }
 
 declare global {

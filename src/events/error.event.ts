@@ -1,4 +1,4 @@
-import { PedelecEvent } from './pedelec-event.js';
+import { SessionEvent } from './pedelec-event.js';
 import type { PedelecError, PedelecEventContext } from '../core/index.js';
 
 export type PedelecErrorDetail = { readonly error: PedelecError; readonly context?: PedelecEventContext };
@@ -7,14 +7,14 @@ export type PedelecErrorDetail = { readonly error: PedelecError; readonly contex
  * Fired on the session for every failure the page can act on, with a stable `error.code`. For an
  * invalid declaration, `element` is the offending element.
  */
-export class PedelecErrorEvent extends PedelecEvent<PedelecErrorDetail> {
+export class PedelecErrorEvent extends SessionEvent<PedelecErrorDetail> {
   static readonly eventName = 'pedelec-error';
   declare readonly detail: PedelecErrorDetail;
   /** The element at fault, for invalid declarations (`<pedelec-tool>`, `<pedelec-guidance>`…). */
   readonly element: Element | null;
 
   constructor(detail: PedelecErrorDetail, element: Element | null = null) {
-    super(PedelecErrorEvent.eventName, detail);
+    super(detail);
     this.element = element;
   }
 }

@@ -11,3 +11,13 @@ export abstract class PedelecEvent<TDetail> extends Event {
     this.detail = detail;
   }
 }
+
+/**
+ * A session event whose type is its class's `eventName`: the event classes then declare only their
+ * name and detail type.
+ */
+export abstract class SessionEvent<TDetail> extends PedelecEvent<TDetail> {
+  constructor(detail: TDetail) {
+    super((new.target as unknown as { eventName: string }).eventName, detail);
+  }
+}

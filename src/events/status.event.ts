@@ -1,4 +1,4 @@
-import { PedelecEvent } from './pedelec-event.js';
+import { SessionEvent } from './pedelec-event.js';
 import type { PedelecEventContext } from '../core/index.js';
 import type { PedelecElementStatus } from '../elements/session/status.js';
 export type PedelecStatusDetail = {
@@ -11,13 +11,9 @@ export type PedelecStatusDetail = {
  * Fired on the session whenever its `status` changes; `context` is the core context when the change
  * came from the agent session.
  */
-export class PedelecStatusEvent extends PedelecEvent<PedelecStatusDetail> {
+export class PedelecStatusEvent extends SessionEvent<PedelecStatusDetail> {
   static readonly eventName = 'pedelec-status';
   declare readonly detail: PedelecStatusDetail;
-
-  constructor(detail: PedelecStatusDetail) {
-    super(PedelecStatusEvent.eventName, detail);
-  }
 }
 
 declare global {

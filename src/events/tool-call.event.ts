@@ -18,36 +18,36 @@ export class PedelecToolCallEvent extends PedelecEvent<PedelecToolCallDetail> {
   declare readonly detail: PedelecToolCallDetail;
   /** @internal The answer, once given. */
   answer: ToolCallAnswer | undefined;
-  private open = true;
-  private readonly onLate: (error: PedelecError) => void;
+  #open = true;
+  readonly #onLate: (error: PedelecError) => void;
 
   constructor(detail: PedelecToolCallDetail, onLate: (error: PedelecError) => void = () => {}) {
     super(PedelecToolCallEvent.eventName, detail, true);
-    this.onLate = onLate;
+    this.#onLate = onLate;
   }
 
   /** Answers the call with a JSON result, or a promise of one (a rejection becomes `TOOL_HANDLER_ERROR`). */
   respondWith(value: unknown): void {
-    this.settle({ respond: value });
+    this.#settle({ respond: value });
   }
 
   /** Refuses the call: the agent gets `TOOL_CALL_DENIED` with this message. */
   deny(message?: string): void {
     const { tool } = this.detail;
-    this.settle({ deny: pedelecError('TOOL_CALL_DENIED', message ?? 'Tool call denied by the page', { tool }) });
+    this.#settle({ deny: pedelecError('TOOL_CALL_DENIED', message ?? 'Tool call denied by the page', { tool }) });
   }
 
   /** @internal Called by the session once dispatch returns: later answers are refused. */
   close(): ToolCallAnswer | undefined {
-    this.open = false;
+    this.#open = false;
     return this.answer;
   }
 
-  private settle(answer: ToolCallAnswer): void {
+  #settle(answer: ToolCallAnswer): void {
     if (this.answer) throw new DOMException('pedelec-tool-call was already answered', 'InvalidStateError');
-    if (!this.open) {
+    if (!this.#open) {
       const { tool } = this.detail;
-      this.onLate(
+      this.#onLate(
         pedelecError('TOOL_RESPOND_LATE', `pedelec-tool-call for ${tool} was answered after dispatch; pass a promise to respondWith() instead`, { tool }),
       );
       throw new DOMException('pedelec-tool-call must be answered during dispatch; pass a promise to respondWith()', 'InvalidStateError');

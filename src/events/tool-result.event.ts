@@ -1,4 +1,4 @@
-import { PedelecEvent } from './pedelec-event.js';
+import { SessionEvent } from './pedelec-event.js';
 import type { JsonValue, PedelecError, ToolCallContext } from '../core/index.js';
 export type PedelecToolResultDetail = {
   readonly tool: string;
@@ -16,13 +16,9 @@ export type PedelecToolResultDetail = {
  * an error result of its own (not found, unavailable, denied, invalid args or result, handler threw);
  * a domain error object returned by a handler is `ok: true`.
  */
-export class PedelecToolResultEvent extends PedelecEvent<PedelecToolResultDetail> {
+export class PedelecToolResultEvent extends SessionEvent<PedelecToolResultDetail> {
   static readonly eventName = 'pedelec-tool-result';
   declare readonly detail: PedelecToolResultDetail;
-
-  constructor(detail: PedelecToolResultDetail) {
-    super(PedelecToolResultEvent.eventName, detail);
-  }
 }
 
 declare global {

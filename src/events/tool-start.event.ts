@@ -1,17 +1,13 @@
-import { PedelecEvent } from './pedelec-event.js';
+import { SessionEvent } from './pedelec-event.js';
 import type { ToolCallContext } from '../core/index.js';
 export type PedelecToolStartDetail = { readonly tool: string; readonly args: unknown; readonly context: ToolCallContext; readonly local: boolean };
 
 /**
  * Fired on the session for every tool call, whatever answers it, before it is answered.
  */
-export class PedelecToolStartEvent extends PedelecEvent<PedelecToolStartDetail> {
+export class PedelecToolStartEvent extends SessionEvent<PedelecToolStartDetail> {
   static readonly eventName = 'pedelec-tool-start';
   declare readonly detail: PedelecToolStartDetail;
-
-  constructor(detail: PedelecToolStartDetail) {
-    super(PedelecToolStartEvent.eventName, detail);
-  }
 }
 
 declare global {

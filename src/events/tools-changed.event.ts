@@ -1,4 +1,4 @@
-import { PedelecEvent } from './pedelec-event.js';
+import { SessionEvent } from './pedelec-event.js';
 
 export type PedelecToolsChangedDetail = { readonly added: string[]; readonly removed: string[]; readonly changed: string[]; readonly config: string[] };
 
@@ -7,13 +7,9 @@ export type PedelecToolsChangedDetail = { readonly added: string[]; readonly rem
  * provider, model, guidance, bridge, novalidate) really changed. Core keeps the manifest it was given:
  * `restart()` applies the change.
  */
-export class PedelecToolsChangedEvent extends PedelecEvent<PedelecToolsChangedDetail> {
+export class PedelecToolsChangedEvent extends SessionEvent<PedelecToolsChangedDetail> {
   static readonly eventName = 'pedelec-tools-changed';
   declare readonly detail: PedelecToolsChangedDetail;
-
-  constructor(detail: PedelecToolsChangedDetail) {
-    super(PedelecToolsChangedEvent.eventName, detail);
-  }
 }
 
 declare global {

@@ -1,4 +1,4 @@
-import { PedelecEvent } from './pedelec-event.js';
+import { SessionEvent } from './pedelec-event.js';
 
 export type PedelecTurnDetail = { readonly turnId: string; readonly kind: 'user' | 'prepare'; readonly text?: string };
 
@@ -6,13 +6,9 @@ export type PedelecTurnDetail = { readonly turnId: string; readonly kind: 'user'
  * Fired on the session when a turn starts, whoever started it (the chat panel, or page code calling
  * `sendText()`).
  */
-export class PedelecTurnEvent extends PedelecEvent<PedelecTurnDetail> {
+export class PedelecTurnEvent extends SessionEvent<PedelecTurnDetail> {
   static readonly eventName = 'pedelec-turn';
   declare readonly detail: PedelecTurnDetail;
-
-  constructor(detail: PedelecTurnDetail) {
-    super(PedelecTurnEvent.eventName, detail);
-  }
 }
 
 declare global {

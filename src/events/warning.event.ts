@@ -1,4 +1,4 @@
-import { PedelecEvent } from './pedelec-event.js';
+import { SessionEvent } from './pedelec-event.js';
 import type { PedelecError } from '../core/index.js';
 export type PedelecWarningDetail = { readonly warning: PedelecError };
 
@@ -6,13 +6,9 @@ export type PedelecWarningDetail = { readonly warning: PedelecError };
  * Fired on the session for non-fatal findings, e.g. a schema keyword outside the Pedelec subset.
  * Never console output unless `debug` is set.
  */
-export class PedelecWarningEvent extends PedelecEvent<PedelecWarningDetail> {
+export class PedelecWarningEvent extends SessionEvent<PedelecWarningDetail> {
   static readonly eventName = 'pedelec-warning';
   declare readonly detail: PedelecWarningDetail;
-
-  constructor(detail: PedelecWarningDetail) {
-    super(PedelecWarningEvent.eventName, detail);
-  }
 }
 
 declare global {

@@ -13,13 +13,13 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function parseBridge(value: string | null | undefined, trusted: boolean, extensionId?: string): BridgeConfig | PedelecError {
   const text = (value ?? '').trim();
   if (text === '') return extensionId ? { kind: 'extension', extensionId } : { kind: 'extension' };
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(text);
   } catch {
-    return pedelecError('INVALID_INPUT', `bridge must be a ws:// or wss:// URL, got "${text}"`, { bridge: text });
+    // not a URL: reported below, as a URL of another scheme is
   }
-  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
+  if (url?.protocol !== 'ws:' && url?.protocol !== 'wss:') {
     return pedelecError('INVALID_INPUT', `bridge must be a ws:// or wss:// URL, got "${text}"`, { bridge: text });
   }
   if (!trusted && !LOOPBACK_HOSTS.has(url.hostname)) {

@@ -31,7 +31,7 @@ import { PedelecToolsChangedEvent } from '../../events/tools-changed.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
 import { PedelecWarningEvent } from '../../events/warning.event.js';
 import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
-import { isRegistrable, RegisterEvent, type SessionOwner } from '../registration.js';
+import { RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
 import { GUIDANCE_TAG, SESSION_TAG, TOOL_TAG } from '../tags.js';
 import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
@@ -195,6 +195,16 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     this.dispatchEvent(event);
   }
 
+  /** `pedelec-error`; `element`: the declaration at fault. */
+  #error(error: PedelecError, element: Element | null = null): void {
+    this.#emit(new PedelecErrorEvent({ error }, element));
+  }
+
+  /** Ending a session failed: reported, never fatal. */
+  #endFailed(error: unknown): void {
+    this.#error(normalizeError(error, 'END_SESSION_FAILED', 'end_session failed'));
+  }
+
   // ───────────────────────────── public state ─────────────────────────────
 
   /** The bridge: from script any `ws:`/`wss:` URL; from the attribute, loopback hosts only. */
@@ -251,7 +261,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     super.connectedCallback();
     // A session defined after its members: ask them to announce themselves again, so the nearest
     // session (maybe this one, maybe a nested one) takes each.
-    for (const member of this.#membersBelow()) if (isRegistrable(member)) member.reregister();
+    for (const member of this.#membersBelow()) (member as Element & Partial<Registrable>).reregister?.();
     this.#queueRebuild();
     if (this.autostart && !this.#_session && !this.#starting) this.start().catch(() => {});
   }
@@ -313,12 +323,15 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** Tool and guidance elements below this one, in shadow-including tree order (open roots only). */
   #membersBelow(): Element[] {
+    return this.#below((el) => el instanceof PedelecToolElement || el instanceof PedelecGuidanceElement || el.localName === TOOL_TAG || el.localName === GUIDANCE_TAG);
+  }
+
+  /** The elements below this one that pass `test`, in shadow-including tree order (open roots only). */
+  #below(test: (el: Element) => boolean): Element[] {
     const found: Element[] = [];
     const visit = (root: Element | ShadowRoot) => {
-      for (const el of Array.from(root.querySelectorAll('*'))) {
-        if (el instanceof PedelecToolElement || el instanceof PedelecGuidanceElement || el.localName === TOOL_TAG || el.localName === GUIDANCE_TAG) {
-          found.push(el);
-        }
+      for (const el of root.querySelectorAll('*')) {
+        if (test(el)) found.push(el);
         if (el.shadowRoot) visit(el.shadowRoot);
       }
     };
@@ -348,7 +361,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       stillInvalid.add(key);
       if (this.#reported.get(key) === problem.error.message) continue; // one event per problem, not per build
       this.#reported.set(key, problem.error.message);
-      this.#emit(new PedelecErrorEvent({ error: problem.error }, problem.element));
+      this.#error(problem.error, problem.element);
     }
     for (const key of [...this.#reported.keys()]) if (!stillInvalid.has(key)) this.#reported.delete(key);
 
@@ -370,17 +383,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** Registered tools in shadow-including tree order; any the walk cannot see (closed roots) last. */
   #orderedTools(): PedelecToolElement[] {
-    if (this.#members.size === 0) return [];
-    const ordered: PedelecToolElement[] = [];
     const members = this.#members as Set<Element>;
-    // Shadow-including tree order: one pass over what is below, descending into open shadow roots.
-    const visit = (root: Element | ShadowRoot) => {
-      for (const el of root.querySelectorAll('*')) {
-        if (members.has(el)) ordered.push(el as PedelecToolElement);
-        if (el.shadowRoot) visit(el.shadowRoot);
-      }
-    };
-    visit(this);
+    if (members.size === 0) return [];
+    const ordered = this.#below((el) => members.has(el)) as PedelecToolElement[];
     if (ordered.length < members.size) {
       const seen = new Set(ordered);
       for (const el of this.#members) if (!seen.has(el)) ordered.push(el);
@@ -391,15 +396,13 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #resolveGuidance(): string {
     const children = [...this.#guidanceMembers];
     const attribute = this.guidance;
-    if (attribute !== null && attribute !== undefined && children.length > 0) {
+    if (attribute != null && children.length > 0) {
+      // The attribute wins; the conflict is reported once, until it is resolved.
       const error = pedelecError('INVALID_INPUT', 'guidance is given both as the guidance attribute and as <pedelec-guidance>', { reason: 'guidance given twice' });
-      if (this.#guidanceError?.message !== error.message) this.#emit(new PedelecErrorEvent({ error }, children[0] ?? null));
+      if (!this.#guidanceError) this.#error(error, children[0]!);
       this.#guidanceError = error;
-      return attribute;
-    }
-    this.#guidanceError = null;
-    if (attribute !== null && attribute !== undefined) return attribute;
-    return children.map((g) => g.text).filter(Boolean).join('\n\n');
+    } else this.#guidanceError = null;
+    return attribute ?? children.map((g) => g.text).filter(Boolean).join('\n\n');
   }
 
   #warn(warning: PedelecError): void {
@@ -434,9 +437,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #dispatchToolCall(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined {
     const element = this.#built.byName.get(call.tool)?.element;
     if (!element) return undefined;
-    const event = new PedelecToolCallEvent({ tool: call.tool, args: call.args, context: call.ctx }, (error) =>
-      this.#emit(new PedelecErrorEvent({ error }, element)),
-    );
+    const event = new PedelecToolCallEvent({ tool: call.tool, args: call.args, context: call.ctx }, (error) => this.#error(error, element));
     element.dispatchEvent(event);
     return event.close();
   }
@@ -522,14 +523,17 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** Sends the user's text (starting the session first if needed); resolves when the turn finished. */
   sendText(text: string): Promise<void> {
-    if (this.#endedByPage) return Promise.reject(sessionEnded(this.#_session?.sessionId));
-    return this.start().then((session) => session.sendText(text));
+    return this.#started().then((session) => session.sendText(text));
   }
 
   /** Warms the provider up (starting the session first if needed). */
   prepare(): Promise<void> {
-    if (this.#endedByPage) return Promise.reject(sessionEnded(this.#_session?.sessionId));
-    return this.start().then((session) => session.prepare());
+    return this.#started().then((session) => session.prepare());
+  }
+
+  /** The session for a turn: started if needed, but not after the page ended it. */
+  #started(): Promise<PedelecSession> {
+    return this.#endedByPage ? Promise.reject(sessionEnded(this.#_session?.sessionId)) : this.start();
   }
 
   /** Ends the agent session; `sendText()` then rejects `SESSION_ENDED` until `start()` or `restart()`. */
@@ -554,7 +558,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       try {
         await old.end();
       } catch (error) {
-        this.#emit(new PedelecErrorEvent({ error: normalizeError(error, 'END_SESSION_FAILED', 'end_session failed') }));
+        this.#endFailed(error);
       }
       old.detach(sessionEnded(old.sessionId));
     }
@@ -574,7 +578,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       return Promise.resolve({
         available: false,
         extension: { available: false },
-        approval: { approved: false, origin: typeof location === 'undefined' ? null : location.origin },
+        approval: { approved: false, origin: globalThis.location?.origin ?? null },
         desktop: { available: false, launchAttempted: false },
         error: client,
       });
@@ -582,8 +586,12 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     return client.checkAvailability();
   }
 
+  #bridgeConfig(): BridgeConfig | PedelecError {
+    return parseBridge(this.bridge, this.#scriptBridge !== undefined, this.extensionId ?? undefined);
+  }
+
   #ensureClient(): Pedelec | PedelecError {
-    const config = parseBridge(this.bridge, this.#scriptBridge !== undefined, this.extensionId ?? undefined);
+    const config = this.#bridgeConfig();
     if ('code' in config) return config;
     if (this.#_client && this.#clientKey && bridgeKey(this.#clientKey) === bridgeKey(config)) return this.#_client;
     if (this.#_client) releaseClient(this, this.#_client);
@@ -595,10 +603,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   /** Where `persist` keeps its record; null without `persist` or with an unusable bridge. */
   #storageKey(): string | null {
     if (!this.persist) return null;
-    const config = parseBridge(this.bridge, this.#scriptBridge !== undefined, this.extensionId ?? undefined);
+    const config = this.#bridgeConfig();
     if ('code' in config) return null;
-    const where = config.kind === 'websocket' ? config.url : `ext:${config.extensionId ?? ''}`;
-    return persistKey(where, this.id || (typeof location === 'undefined' ? '' : location.pathname));
+    return persistKey(bridgeKey(config), this.id || (globalThis.location?.pathname ?? ''));
   }
 
   #forgetRecord(): void {
@@ -611,7 +618,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     if (this.#rebuildQueued) this.#rebuild();
     const fail = (error: PedelecError): never => {
       this.#setStatus('error');
-      this.#emit(new PedelecErrorEvent({ error }));
+      this.#error(error);
       throw error;
     };
     const client = this.#ensureClient();
@@ -644,7 +651,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       this.removeAttribute('approval');
       throw sessionEnded();
     }
-    const wiring = requestTimeoutMs === undefined ? { toolbox } : { toolbox, requestTimeoutMs };
+    const wiring = { toolbox, ...(requestTimeoutMs && { requestTimeoutMs }) };
     const skills = manifest ? { guidance: manifest.guidance, tools: this.#built.tools.map((t) => ({ ...t.tool.manifest })) } : undefined;
 
     let session: PedelecSession | null = null;
@@ -735,7 +742,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     };
     if (session && !this.persist) {
       session.end().then(finish, (error) => {
-        this.#emit(new PedelecErrorEvent({ error: normalizeError(error, 'END_SESSION_FAILED', 'end_session failed') }));
+        this.#endFailed(error);
         session.detach(reason);
         finish();
       });

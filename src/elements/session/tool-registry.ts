@@ -48,10 +48,9 @@ export class ToolRegistry {
     const problems: InvalidDeclaration[] = [];
 
     const add = (definition: unknown, normalized: NormalizedTool | PedelecError, element: PedelecToolElement | null, jsDefinition: ToolDefinition | null) => {
-      const declaredName = typeof (definition as { name?: unknown })?.name === 'string' ? ((definition as { name: string }).name) : null;
       if (isPedelecError(normalized)) {
-        const details = normalized.details as { path?: string } | undefined;
-        problems.push(invalid(element, declaredName, normalized.message, details?.path));
+        const name = (definition as { name?: unknown } | null)?.name;
+        problems.push(invalid(element, typeof name === 'string' ? name : null, normalized.message, (normalized.details as { path?: string } | undefined)?.path));
         return;
       }
       if (byName.has(normalized.name)) {

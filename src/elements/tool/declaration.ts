@@ -8,27 +8,20 @@ import { ARG_TAG } from '../tags.js';
 
 type Node = Record<string, unknown>;
 
-const NUMBER_KEYS: ReadonlyArray<[attribute: string, keyword: string]> = [
-  ['minimum', 'minimum'],
-  ['maximum', 'maximum'],
-  ['min-length', 'minLength'],
-  ['max-length', 'maxLength'],
-  ['min-items', 'minItems'],
-  ['max-items', 'maxItems'],
-];
-
 /** Sets an own data property: names like `__proto__` stay ordinary keys. */
 export function setOwn(target: Node, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+/** Parsed JSON, or `fallback` when the text is not JSON. */
+function jsonOr(text: string, fallback: unknown): unknown {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return JSON.parse(text);
   } catch {
-    return { ok: false };
+    return fallback;
   }
 }
+const NOT_JSON = Symbol('not JSON');
 
 /** The `<pedelec-arg>` children of an element, in order (direct children only). */
 export function argChildren(parent: Element): Element[] {
@@ -39,40 +32,44 @@ export function argChildren(parent: Element): Element[] {
 
 const isJsonScript = (child: Element) => child.localName === 'script' && (child.getAttribute('type') ?? '').trim().toLowerCase() === 'application/json';
 
+/** Reads one attribute's text as its keyword's value (what cannot be read stays text, for the check). */
+type Reader = (text: string, type: string) => unknown;
+const text: Reader = (t) => t;
+const number: Reader = (t) => {
+  const n = t.trim() === '' ? NaN : Number(t);
+  return Number.isNaN(n) ? t : n;
+};
+// For strings, a default that is not JSON is the literal text (default="hello").
+const jsonOrText: Reader = (t) => jsonOr(t, t);
+// A JSON array, or comma-separated for strings; anything else is reported by the check with its path.
+const enumValues: Reader = (t, type) => {
+  const parsed = t.trim().startsWith('[') ? jsonOr(t, NOT_JSON) : NOT_JSON;
+  return parsed !== NOT_JSON ? parsed : type === 'string' ? t.split(',').map((s) => s.trim()) : t;
+};
+
+/** `<pedelec-arg>` attributes and the keywords they set, in this order. */
+const KEYWORDS: ReadonlyArray<[attribute: string, keyword: string, read: Reader]> = [
+  ['description', 'description', text],
+  ['enum', 'enum', enumValues],
+  ['minimum', 'minimum', number],
+  ['maximum', 'maximum', number],
+  ['min-length', 'minLength', number],
+  ['max-length', 'maxLength', number],
+  ['min-items', 'minItems', number],
+  ['max-items', 'maxItems', number],
+  ['pattern', 'pattern', text],
+  ['unique-items', 'uniqueItems', (t) => t !== 'false'],
+  ['default', 'default', jsonOrText],
+  ['examples', 'examples', jsonOrText],
+];
+
 /** Builds one property's schema node from a `<pedelec-arg>`. */
 export function argNode(arg: Element): Node {
   const type = arg.getAttribute('type') ?? 'string';
   const node: Node = { type };
-  const description = arg.getAttribute('description');
-  if (description !== null) node.description = description;
-
-  const enumText = arg.getAttribute('enum');
-  if (enumText !== null) {
-    const parsed = enumText.trim().startsWith('[') ? parseJson(enumText) : { ok: false as const };
-    if (parsed.ok) node.enum = parsed.value;
-    else if (type === 'string') node.enum = enumText.split(',').map((s) => s.trim());
-    else node.enum = enumText; // not a JSON array: reported by the check with its path
-  }
-  for (const [attribute, keyword] of NUMBER_KEYS) {
-    const text = arg.getAttribute(attribute);
-    if (text === null) continue;
-    const n = text.trim() === '' ? NaN : Number(text);
-    node[keyword] = Number.isNaN(n) ? text : n;
-  }
-  const pattern = arg.getAttribute('pattern');
-  if (pattern !== null) node.pattern = pattern;
-  if (arg.hasAttribute('unique-items')) node.uniqueItems = arg.getAttribute('unique-items') !== 'false';
-
-  const defaultText = arg.getAttribute('default');
-  if (defaultText !== null) {
-    const parsed = parseJson(defaultText);
-    // For strings, a default that is not JSON is the literal text (default="hello").
-    node.default = parsed.ok ? parsed.value : defaultText;
-  }
-  const examplesText = arg.getAttribute('examples');
-  if (examplesText !== null) {
-    const parsed = parseJson(examplesText);
-    node.examples = parsed.ok ? parsed.value : examplesText;
+  for (const [attribute, keyword, read] of KEYWORDS) {
+    const value = arg.getAttribute(attribute);
+    if (value !== null) node[keyword] = read(value, type);
   }
 
   const children = argChildren(arg);
@@ -102,6 +99,11 @@ export type SchemaSource =
   | { ok: true; schema: unknown; path?: undefined }
   | { ok: false; reason: string; path?: string };
 
+function fromJson(text: string, what: string, path: string): SchemaSource {
+  const schema = jsonOr(text, NOT_JSON);
+  return schema !== NOT_JSON ? { ok: true, schema } : { ok: false, reason: `${what} is not valid JSON`, path };
+}
+
 /**
  * A tool's args schema from exactly one of: the `schema` attribute, an inline
  * `<script type="application/json">` child, `<pedelec-arg>` children, the `argsSchema` property.
@@ -118,14 +120,8 @@ export function readSchema(tool: Element, schemaAttribute: string | null, argsSc
     argsSchemaProperty !== undefined && argsSchemaProperty !== null && 'the argsSchema property',
   ].filter(Boolean);
   if (sources.length > 1) return { ok: false, reason: `args schema is ambiguous: given by ${sources.join(' and ')}` };
-  if (schemaAttribute !== null) {
-    const parsed = parseJson(schemaAttribute);
-    return parsed.ok ? { ok: true, schema: parsed.value } : { ok: false, reason: 'schema attribute is not valid JSON', path: 'schema' };
-  }
-  if (script) {
-    const parsed = parseJson(script.textContent ?? '');
-    return parsed.ok ? { ok: true, schema: parsed.value } : { ok: false, reason: 'inline JSON schema is not valid JSON', path: 'script' };
-  }
+  if (schemaAttribute !== null) return fromJson(schemaAttribute, 'schema attribute', 'schema');
+  if (script) return fromJson(script.textContent ?? '', 'inline JSON schema', 'script');
   if (args.length > 0) return { ok: true, schema: { type: 'object', ...objectFromArgs(args) } };
   if (argsSchemaProperty !== undefined && argsSchemaProperty !== null) return { ok: true, schema: argsSchemaProperty };
   return { ok: true, schema: { type: 'object', properties: {} } };

@@ -117,11 +117,11 @@ export class PedelecToolElement extends ReactiveElement {
   #read(): ToolDeclaration {
     const name = this.name;
     const source = readSchema(this, this.schema, this.argsSchema);
-    if (!source.ok) return source.path === undefined ? { ok: false, name, reason: source.reason } : { ok: false, name, reason: source.reason, path: source.path };
+    if (!source.ok) return { ...source, name };
     const definition: Record<string, unknown> = { name, description: this.description ?? '', argsSchema: source.schema };
     const timeout = this.timeoutMs;
     if (timeout !== null && timeout !== undefined && timeout !== '') {
-      const n = typeof timeout === 'number' ? timeout : Number(timeout);
+      const n = Number(timeout);
       definition.timeoutMs = Number.isNaN(n) ? timeout : n;
     }
     return { ok: true, definition: definition as ToolDefinition };
