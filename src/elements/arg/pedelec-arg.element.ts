@@ -1,7 +1,7 @@
 import { hideDeclaration } from '../hidden.js';
 
-/** HTMLElement; a bare class where there is no DOM, so the package root still imports in Node. */
-const ElementBase = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
+/** The DOM's HTMLElement; a bare class where there is none, so the package root still imports in Node. */
+const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HTMLElement;
 
 /**
  * One property of a tool's args, declared in markup. The attributes are the declaration: the tool
@@ -29,7 +29,7 @@ const ElementBase = (globalThis.HTMLElement ?? class {}) as typeof HTMLElement;
  * @attr {string} examples - A JSON array of example values.
  * @slot - Nested `<pedelec-arg>`s: an object's properties, or an array's item object.
  */
-export class PedelecArgElement extends ElementBase {
+export class PedelecArgElement extends HTMLElement {
   /** Pure markup for its tool to read: no reactive machinery, only hidden (see hidden.ts). */
   connectedCallback(): void {
     hideDeclaration(this);
