@@ -173,26 +173,36 @@ describe('<pedelec-chat markdown>', () => {
     ];
     const FORBIDDEN = 'img, picture, source, video, audio, iframe, frame, object, embed, form, input, button, style, link, meta, base, script, svg, math, noscript, marquee, details, image, body';
 
+    /**
+     * Proves the detectors before a corpus runs: a deliberate inline handler runs (report-only), sets
+     * the flag and is reported; with `image`, a deliberate image load is reported and leaves a
+     * resource-timing entry. Then forgets what the probes left.
+     */
+    async function proveDetectors(violations: SecurityPolicyViolationEvent[], { image }: { image: boolean }): Promise<void> {
+      const probe = document.createElement('div');
+      probe.setAttribute('onclick', `window.${FLAG}='probe'`);
+      document.body.append(probe);
+      probe.click();
+      probe.remove();
+      const probeImage = `${location.origin}/package.json?probe=${Date.now()}`;
+      if (image) new Image().src = probeImage;
+      await waitUntil(
+        () => violations.some((v) => v.effectiveDirective.startsWith('script-src')) && (!image || violations.some((v) => v.effectiveDirective === 'img-src')),
+        'the deliberate violations',
+      );
+      if (image) await waitUntil(() => performance.getEntriesByName(probeImage).length > 0, 'the probe image in resource timing');
+      expect((window as any)[FLAG]).to.equal('probe');
+      delete (window as any)[FLAG];
+      violations.length = 0;
+    }
+
     it('executes nothing and attempts no load', async function () {
       this.timeout(20000);
       const violations: SecurityPolicyViolationEvent[] = [];
       const onViolation = (e: SecurityPolicyViolationEvent) => violations.push(e);
       document.addEventListener('securitypolicyviolation', onViolation);
       try {
-        // Prove the detectors first: a deliberate inline handler runs (report-only), sets the flag and
-        // is reported; a deliberate image load is reported and leaves a resource-timing entry.
-        const probe = document.createElement('div');
-        probe.setAttribute('onclick', `window.${FLAG}='probe'`);
-        document.body.append(probe);
-        probe.click();
-        probe.remove();
-        const probeImage = `${location.origin}/package.json?probe=${Date.now()}`;
-        new Image().src = probeImage;
-        await waitUntil(() => violations.some((v) => v.effectiveDirective === 'img-src') && violations.some((v) => v.effectiveDirective.startsWith('script-src')), 'the deliberate violations');
-        await waitUntil(() => performance.getEntriesByName(probeImage).length > 0, 'the probe image in resource timing');
-        expect((window as any)[FLAG]).to.equal('probe');
-        delete (window as any)[FLAG];
-        violations.length = 0;
+        await proveDetectors(violations, { image: true });
 
         const { session, chat } = await mount();
         // The renderer is loaded before the snapshot, so any new resource entry is an attempt.
@@ -261,16 +271,8 @@ describe('<pedelec-chat markdown>', () => {
       const onViolation = (e: SecurityPolicyViolationEvent) => violations.push(e);
       document.addEventListener('securitypolicyviolation', onViolation);
       try {
-        // The detectors are proven by the Markdown test above (same page, same policy); prove the flag here.
-        const probe = document.createElement('div');
-        probe.setAttribute('onclick', `window.${FLAG}='probe'`);
-        document.body.append(probe);
-        probe.click();
-        probe.remove();
-        await waitUntil(() => violations.some((v) => v.effectiveDirective.startsWith('script-src')), 'the deliberate violation');
-        expect((window as any)[FLAG]).to.equal('probe');
-        delete (window as any)[FLAG];
-        violations.length = 0;
+        // The image detector is proven by the Markdown test above (same page, same policy).
+        await proveDetectors(violations, { image: false });
 
         const { session, chat } = await mount(false);
         const resourcesBefore = performance.getEntriesByType('resource').length;

@@ -2,7 +2,7 @@
 // downloads that can never render as a page of the server's origin.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BridgeClient, PAGE_ORIGIN, createSession, delay, rawHttp, startCore } from './dev-helpers.mjs';
+import { BridgeClient, PAGE_ORIGIN, createSession, delay, rawHttp, startCore, twoPages } from './dev-helpers.mjs';
 
 const bearer = (token) => ({ Authorization: `Bearer ${token}` });
 
@@ -146,11 +146,7 @@ test('limits and paths: 100 MiB cap, declared size enforced, bad paths refused',
 });
 
 test("one session never sees another's assets, and a session's tickets die with it", async (t) => {
-  const core = await startCore(t);
-  const a = await BridgeClient.open(t, core);
-  const b = await BridgeClient.open(t, core);
-  const sessionA = await createSession(a);
-  const sessionB = await createSession(b);
+  const { a, b, sessionA, sessionB } = await twoPages(t);
   await upload(a, sessionA, { filename: 'secret.txt', body: 'for A only' });
 
   assert.deepEqual((await b.ok('list_assets', { sessionId: sessionB })).assets, []);

@@ -3,14 +3,10 @@
 // access follows the connection and channel that created or resumed the session.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BridgeClient, chatText, createSession, startCore } from './dev-helpers.mjs';
+import { BridgeClient, chatText, twoPages } from './dev-helpers.mjs';
 
 test("ids of another page's session grant nothing: its channel id, session id and tool request id are refused", async (t) => {
-  const core = await startCore(t);
-  const a = await BridgeClient.open(t, core);
-  const b = await BridgeClient.open(t, core);
-  const sessionA = await createSession(a);
-  const sessionB = await createSession(b);
+  const { a, b, sessionA, sessionB } = await twoPages(t);
 
   // A's turn waits for a tool result.
   const from = a.mark();

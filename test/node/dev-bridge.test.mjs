@@ -2,7 +2,7 @@
 // bridge-protocol.md §2, the turn's event sequence, seq, THREAD_BUSY and the tool-call rules.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BridgeClient, PAGE_ORIGIN, chatText, createSession, delay, skills, startCore } from './dev-helpers.mjs';
+import { BridgeClient, PAGE_ORIGIN, chatText, createSession, delay, skills, startCore, twoPages } from './dev-helpers.mjs';
 
 test('approval status, settings and providers have the Core shapes', async (t) => {
   const core = await startCore(t);
@@ -232,11 +232,7 @@ test('any provider code is served by the selected agent; --strict-providers refu
 });
 
 test('a session is reachable only from the connection and channel that created or resumed it', async (t) => {
-  const core = await startCore(t);
-  const a = await BridgeClient.open(t, core);
-  const b = await BridgeClient.open(t, core);
-  const sessionA = await createSession(a);
-  const sessionB = await createSession(b);
+  const { a, b, sessionA, sessionB } = await twoPages(t);
 
   for (const [type, payload] of [
     ['send_text', { sessionId: sessionA, text: 'hi' }],

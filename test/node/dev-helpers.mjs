@@ -187,3 +187,11 @@ export function closeOf(socket) {
 }
 
 export const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A Core with two pages on it, each with a session of its own: for tests of what one may see of the other. */
+export async function twoPages(t) {
+  const core = await startCore(t);
+  const a = await BridgeClient.open(t, core);
+  const b = await BridgeClient.open(t, core);
+  return { core, a, b, sessionA: await createSession(a), sessionB: await createSession(b) };
+}

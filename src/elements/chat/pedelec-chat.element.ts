@@ -182,8 +182,8 @@ export class PedelecChatElement extends ReactiveElement {
         // Say so once, as a value: the page can tell the user; the events are kept for a retry.
         if (!this.#reportedFailure) {
           this.#reportedFailure = true;
-          const reason = normalizeError(error, 'CHAT_VIEW_UNAVAILABLE', "The chat's view could not be loaded");
-          this.dispatchEvent(new PedelecErrorEvent({ error: { code: 'CHAT_VIEW_UNAVAILABLE', message: reason.message } }, this));
+          const { message } = normalizeError(error, 'CHAT_VIEW_UNAVAILABLE', "The chat's view could not be loaded");
+          this.dispatchEvent(new PedelecErrorEvent({ error: { code: 'CHAT_VIEW_UNAVAILABLE', message } }, this));
         }
         return null;
       });
