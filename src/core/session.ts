@@ -32,8 +32,8 @@ type Turn = {
   ctx: { turnId: string; turnStartedAt: number; turnKind: TurnKind };
   /** Set when the turn finished without error (a `done`/`idle` may come before the request's failure). */
   succeeded?: boolean;
-  resolve(): void;
-  reject(error: PedelecError): void;
+  /** Settles whoever waits for the turn: resolves, or rejects with `error`. */
+  finish(error?: PedelecError): void;
 };
 
 type Listener = (...args: any[]) => void;
@@ -44,11 +44,9 @@ const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 const noop = () => {};
 const isCount = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
 const shapeError = (type: string) => protocolError(`${type} response had an invalid shape`);
-/** Turns whatever a session request failed with into an error with that request's fallbacks. */
-const failed =
-  (type: string, code = `${type.toUpperCase()}_FAILED`) =>
-  (failure: unknown): PedelecError =>
-    normalizeError(failure, code, `${type} failed`);
+/** Whatever a session request failed with, as an error with that request's fallbacks. */
+const failed = (failure: unknown, type: string, code = `${type.toUpperCase()}_FAILED`): PedelecError =>
+  normalizeError(failure, code, `${type} failed`);
 
 /**
  * A valid sandbox asset path: rooted, single slashes, no segment empty, `.` or `..`, no `\` and no
@@ -148,7 +146,7 @@ export class PedelecSession<TToolName extends string = string> {
       this.#usable(() => {
         if (this.#turn) throw this.#busy();
         if (typeof text !== 'string') throw invalidInput('text must be a string');
-        return this.#runTurn('user', 'send_text', { text }, failed('send_text'), text);
+        return this.#runTurn('user', 'send_text', { text });
       });
     return this.#preparing ? this.#preparing.then(noop, noop).then(start) : start();
   }
@@ -159,7 +157,7 @@ export class PedelecSession<TToolName extends string = string> {
       if (this.#preparing) return this.#preparing;
       if (this.#turn) throw this.#busy();
       if (this.#prepared) return Promise.resolve();
-      const preparing = (this.#preparing = this.#runTurn('prepare', 'prepare_session', {}, failed('prepare_session', 'PREPARE_FAILED')).then(() => {
+      const preparing = (this.#preparing = this.#runTurn('prepare', 'prepare_session', {}, 'PREPARE_FAILED').then(() => {
         this.#prepared = true;
       }));
       const settled = () => {
@@ -170,24 +168,26 @@ export class PedelecSession<TToolName extends string = string> {
     });
   }
 
-  #runTurn(kind: TurnKind, type: string, payload: object, fail: (failure: unknown) => PedelecError, text?: string): Promise<void> {
-    let resolve!: () => void;
-    let reject!: (error: PedelecError) => void;
-    const finished = new Promise<void>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
+  /**
+   * Starts a turn and posts its request; resolves once the request succeeded and the turn finished.
+   * A failed request is reported (fallback code `failCode`), finishes the turn and rejects.
+   */
+  #runTurn(kind: TurnKind, type: string, payload: { text?: string }, failCode?: string): Promise<void> {
     const turnId = randomId('turn');
-    const turn: Turn = (this.#turn = { ctx: { turnId, turnStartedAt: Date.now(), turnKind: kind }, resolve, reject });
-    this.#emit('turn', text === undefined ? { turnId, kind } : { turnId, kind, text }, this.#ctx());
+    const turn = (this.#turn = { ctx: { turnId, turnStartedAt: Date.now(), turnKind: kind } } as Turn);
+    const finished = new Promise<void>((resolve, reject) => {
+      turn.finish = (error) => (error ? reject(error) : resolve());
+    });
+    // The payload carries the turn's text, when it has one.
+    this.#emit('turn', { turnId, kind, ...payload }, this.#ctx());
     this.#setStatus('running');
     const request = this.#request(type, payload).then(noop, (failure: unknown) => {
-      const error = fail(failure);
+      const error = failed(failure, type, failCode);
       // Emitted while the turn is still active, so the error's context carries it; a turn that
       // already finished cleanly still reports the failed request (one that failed on an error event
       // has reported that error already).
       if (this.#turn === turn || turn.succeeded) this.#emitError(error);
-      this.#finishTurn(turn, error);
+      this.#finishTurn(error, turn);
       throw error;
     });
     // Joined like Promise.all, so whichever side fails first, neither rejection goes unhandled.
@@ -195,13 +195,11 @@ export class PedelecSession<TToolName extends string = string> {
   }
 
   /** Clears the turn (when it still is the current one); with an error, rejects whoever waits for it. */
-  #finishTurn(turn = this.#turn, error?: PedelecError): void {
-    if (!turn || this.#turn !== turn) return;
-    this.#turn = null;
-    if (error) turn.reject(error);
-    else {
-      turn.succeeded = true;
-      turn.resolve();
+  #finishTurn(error?: PedelecError, turn = this.#turn): void {
+    if (turn && this.#turn === turn) {
+      this.#turn = null;
+      turn.succeeded = !error;
+      turn.finish(error);
     }
   }
 
@@ -216,7 +214,7 @@ export class PedelecSession<TToolName extends string = string> {
       },
       (failure: unknown) => {
         this.#ending = false;
-        const error = failed('end_session')(failure);
+        const error = failed(failure, 'end_session');
         this.#emitError(error);
         throw error;
       },
@@ -246,13 +244,9 @@ export class PedelecSession<TToolName extends string = string> {
       if (next === 'ended') return this.#markEnded(receivedAt);
       this.#setStatus(next, receivedAt);
       if (next === 'idle') this.#finishTurn();
-      else if (next === 'error') this.#finishTurn(undefined, this.#error('SESSION_ERROR', 'Pedelec session reported an error.'));
-    } else if (type === 'error') {
-      const error = normalizeError(message.error, 'SESSION_ERROR', 'Pedelec session error');
-      this.#setStatus('error', receivedAt);
-      this.#emitError(error, receivedAt);
-      this.#finishTurn(undefined, error);
-    } else if (type === 'tool_call') this.#toolCall(message, receivedAt);
+      else if (next === 'error') this.#finishTurn(this.#error('SESSION_ERROR', 'Pedelec session reported an error.'));
+    } else if (type === 'error') this.#fail(normalizeError(message.error, 'SESSION_ERROR', 'Pedelec session error'), receivedAt);
+    else if (type === 'tool_call') this.#toolCall(message, receivedAt);
   }
 
   /**
@@ -264,9 +258,14 @@ export class PedelecSession<TToolName extends string = string> {
     if (this.#ended) return;
     // Handlers keep their place: their results are still submitted, and that failure is reported.
     if (disconnected) this.#running.forEach((abort) => abort(error));
-    this.#setStatus('error');
-    this.#emitError(error);
-    this.#finishTurn(undefined, error);
+    this.#fail(error);
+  }
+
+  /** Status `error`, the error reported, the active turn rejected with it. */
+  #fail(error: PedelecError, receivedAt?: number): void {
+    this.#setStatus('error', receivedAt);
+    this.#emitError(error, receivedAt);
+    this.#finishTurn(error);
   }
 
   /**
@@ -287,7 +286,7 @@ export class PedelecSession<TToolName extends string = string> {
     // onEnded runs before the pending turn is rejected, so its context still carries the turn.
     this.#emit('ended', this.#ctx('ended', receivedAt));
     const error = this.#endedError();
-    this.#finishTurn(undefined, error);
+    this.#finishTurn(error);
     this.#abortRunning(error);
     this.#answered.clear();
     this.#bridge.release(this as PedelecSession<string>);
@@ -323,7 +322,7 @@ export class PedelecSession<TToolName extends string = string> {
       if (!this.#running.delete(toolRequestId)) return;
       this.#answered.add(toolRequestId);
       this.#request('submit_tool_result', { toolRequestId, result: outcome.result as JsonValue }).catch((failure: unknown) => {
-        const cause = failed('submit_tool_result')(failure);
+        const cause = failed(failure, 'submit_tool_result');
         this.#emitError(pedelecError('SUBMIT_TOOL_RESULT_FAILED', cause.message, { tool, toolRequestId, cause }));
       });
     };
@@ -469,23 +468,17 @@ export class PedelecSession<TToolName extends string = string> {
    * otherwise `sdk`-sourced, and the type gets its `sdk_` form.
    */
   #ctx(type?: string, receivedAt?: number, sdk = receivedAt === undefined): any {
-    const ctx: PedelecEventContext = {
+    return {
       sessionId: this.sessionId,
       provider: this.provider,
       model: this.model,
       sessionCreatedAt: this.sessionCreatedAt,
       eventEmittedAt: Date.now(),
+      ...(receivedAt !== undefined && { eventReceivedAt: receivedAt }),
+      ...this.#turn?.ctx,
       source: sdk ? 'sdk' : 'core',
-    };
-    if (receivedAt !== undefined) ctx.eventReceivedAt = receivedAt;
-    const turn = this.#turn?.ctx;
-    if (turn) {
-      ctx.turnId = turn.turnId;
-      ctx.turnStartedAt = turn.turnStartedAt;
-      ctx.turnKind = turn.turnKind;
-    }
-    if (type) ctx.type = (sdk ? `sdk_${type}` : type) as PedelecEventContext['type'];
-    return ctx;
+      ...(type && { type: (sdk ? `sdk_${type}` : type) as PedelecEventContext['type'] }),
+    } satisfies PedelecEventContext;
   }
 
   #setStatus(status: PedelecSessionStatus, receivedAt?: number): void {
@@ -532,18 +525,8 @@ export function toolCallContext(
   let abortedWith: PedelecError | undefined;
   let settled = false;
   return {
-    // One literal of one shape, not a spread: this runs for every tool call.
     ctx: {
-      sessionId: base.sessionId,
-      provider: base.provider,
-      model: base.model,
-      sessionCreatedAt: base.sessionCreatedAt,
-      eventEmittedAt: base.eventEmittedAt,
-      eventReceivedAt: base.eventReceivedAt,
-      source: base.source,
-      turnId: base.turnId,
-      turnStartedAt: base.turnStartedAt,
-      turnKind: base.turnKind,
+      ...base,
       type: 'tool_call',
       toolRequestId,
       tool,
