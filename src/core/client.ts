@@ -38,23 +38,6 @@ const TRANSPORT = (failure: unknown) => normalizeError(failure, 'SDK_TRANSPORT_E
 const isText = (value: unknown): value is string => typeof value === 'string' && !!value;
 const isLinkDown = (error: PedelecError) => /^EXTENSION_(UNAVAILABLE|DISCONNECTED)$/.test(error.code);
 
-/** Builds a {@link PedelecAvailability}; `error` is a key only when given. */
-const availability = (
-  available: boolean,
-  extension: boolean,
-  approved: boolean,
-  origin: string | null,
-  desktop: boolean,
-  launchAttempted: boolean,
-  error?: PedelecError,
-): PedelecAvailability => ({
-  available,
-  extension: { available: extension },
-  approval: { approved, origin },
-  desktop: { available: desktop, launchAttempted },
-  ...(error && { error }),
-});
-
 /**
  * A client of the Pedelec bridge. Construct it where the page asks for the agent; it connects at
  * once. Every method returns a promise that rejects with a {@link PedelecError}, never throws.
@@ -260,7 +243,7 @@ export class Pedelec {
     );
     const sessionId = result?.sessionId;
     if (!isText(sessionId)) throw protocolError('create_session response did not include sessionId');
-    return this.#adopt(sessionId, provider, model, skills, wiring.toolbox, true);
+    return this.#adopt(sessionId, provider, model, skills, wiring, true);
   }
 
   /** Re-attaches to a session this origin created earlier (e.g. with `autoEndOnDisconnect: false`). */
@@ -277,26 +260,22 @@ export class Pedelec {
       throw normalizeError(error, 'INVALID_INPUT', 'resumeSession options are invalid');
     }
     const id = (await this.request<Record<string, unknown> | undefined>('resume_session', { sessionId }, wiring.requestTimeoutMs))?.sessionId;
-    return this.#adopt(isText(id) ? id : sessionId, options.provider ?? '', options.model, skills, wiring.toolbox, !!skills);
+    return this.#adopt(isText(id) ? id : sessionId, options.provider ?? '', options.model, skills, wiring, !!skills);
   }
 
+  /** The handle for a session: the one this client holds for that id (`replaceHandlers`: with the new tools), or a new one. */
   #adopt(
     sessionId: string,
     provider: string,
     model: string | undefined,
     skills: NormalizedSkills | undefined,
-    toolbox: Toolbox | undefined,
+    wiring: SessionWiring,
     replaceHandlers: boolean,
   ): PedelecSession<any> {
-    const tools = skills?.tools ?? [];
     let session = this.#sessions.get(sessionId);
-    if (session) {
-      if (replaceHandlers) session.toolbox.setTools(tools);
-      return session;
-    }
-    toolbox ??= new Toolbox(this.#options.validateArgs !== false);
-    toolbox.setTools(tools);
-    this.#sessions.set(sessionId, (session = new PedelecSession<string>(this.#bridge, { sessionId, provider, model, toolbox })));
+    const toolbox = session?.toolbox ?? wiring.toolbox ?? new Toolbox(this.#options.validateArgs !== false);
+    if (!session || replaceHandlers) toolbox.setTools(skills?.tools ?? []);
+    if (!session) this.#sessions.set(sessionId, (session = new PedelecSession<string>(this.#bridge, { sessionId, provider, model, toolbox })));
     return session;
   }
 
@@ -344,23 +323,27 @@ export class Pedelec {
 
   /** Everything a page needs to tell the user what to do next. Never rejects; at most two requests. */
   async checkAvailability(): Promise<PedelecAvailability> {
-    let status: ApprovalStatus;
+    let status: ApprovalStatus | undefined;
+    let error: PedelecError | undefined;
     try {
       status = await this.getApprovalStatus();
+      // Only an approved origin probes Desktop.
+      if (status.installed && status.approved) await this.getSettings();
     } catch (failure) {
-      const error = TRANSPORT(failure);
-      return availability(false, !isLinkDown(error), false, this.#origin, false, false, error);
+      error = TRANSPORT(failure);
     }
-    const { installed, approved, appConnected } = status;
-    const origin = status.origin ?? this.#origin;
-    if (!installed) return availability(false, false, false, origin, false, false);
-    if (!approved) return availability(false, true, false, origin, appConnected, true);
-    try {
-      await this.getSettings();
-    } catch (failure) {
-      return availability(false, true, true, origin, false, true, TRANSPORT(failure));
-    }
-    return availability(true, true, true, origin, true, true);
+    // No status: the approval request itself failed (the extension may still be there).
+    const installed = status ? status.installed : !isLinkDown(error!);
+    const approved = !!status?.installed && status.approved;
+    const available = approved && !error;
+    return {
+      available,
+      extension: { available: installed },
+      approval: { approved, origin: status?.origin ?? this.#origin },
+      // Not yet approved: Desktop as the extension sees it; approved: whether the probe succeeded.
+      desktop: { available: approved ? available : !!status?.installed && status.appConnected, launchAttempted: !!status?.installed },
+      ...(error && { error }),
+    };
   }
 
   // ───────────────────────────── warnings ─────────────────────────────
