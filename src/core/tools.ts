@@ -5,7 +5,6 @@
  */
 import { invalidInput, isPedelecError, normalizeError, pedelecError, type PedelecError } from './errors.js';
 import { isPlainObject, toBridgeJson, type JsonValue } from './json.js';
-import { monotonic } from './protocol.js';
 import { analyzeArgsSchema, type ArgsValidator } from './schema/compile.js';
 import type { ToolArgsSchema } from './schema/types.js';
 import type { ToolCallContext } from './types.js';
@@ -175,7 +174,7 @@ export type ToolCall = {
 
 /**
  * Hooks the elements plug into the resolution order (elements.md "Handler resolution"); the plain
- * SDK uses none of them.
+ * SDK uses none of them. (To observe every call, the elements extend `run`.)
  */
 export type ToolboxHooks = {
   /** Step 0: a tool whose element is gone or disabled answers `TOOL_UNAVAILABLE`. */
@@ -184,8 +183,6 @@ export type ToolboxHooks = {
   dispatch?(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined;
   /** The inline handler, looked up at call time (an element's `handler` may change after start). */
   inline?(tool: string): ToolSpecificHandler | undefined;
-  onStart?(call: ToolCall): void;
-  onResult?(call: ToolCall, outcome: ToolOutcome, durationMs: number): void;
 };
 
 const kitError = (error: PedelecError, reportToPage = false): ToolOutcome => ({ ok: false, result: { error }, error, reportToPage });
@@ -228,20 +225,8 @@ export class Toolbox {
     this.tools = new Map(tools.map((t) => [t.name, t]));
   }
 
+  /** Answers one call: availability, argument validation, then the first handler in resolution order. */
   run(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
-    const { hooks } = this;
-    // The clock is read only for a hook that reports durations (the elements'): not per core call.
-    const started = hooks.onResult && monotonic();
-    hooks.onStart?.(call);
-    const finish = (outcome: ToolOutcome): ToolOutcome => {
-      hooks.onResult?.(call, outcome, monotonic() - (started as number));
-      return outcome;
-    };
-    const answer = this.#answer(call);
-    return answer instanceof Promise ? answer.then(finish) : finish(answer);
-  }
-
-  #answer(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
     const { tool, args, ctx } = call;
     const { hooks } = this;
     const unavailable = hooks.unavailable?.(tool);

@@ -18,6 +18,7 @@ import {
   type ToolOutcome,
   type ToolSpecificHandler,
 } from '../../core/index.js';
+import { monotonic } from '../../core/protocol.js';
 import { toolCallContext } from '../../core/session.js';
 import { PedelecChatDeltaEvent } from '../../events/chat-delta.event.js';
 import { PedelecEndedEvent } from '../../events/ended.event.js';
@@ -179,13 +180,25 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** One toolbox for the element's life: agent calls and local invoke() share it, across restarts. */
   #createToolbox(): Toolbox {
-    const toolbox = new Toolbox(true);
+    const element = this;
+    // Every call, agent or local, is announced (pedelec-tool-start) and reported with its duration
+    // (pedelec-tool-result); a synchronous answer stays synchronous.
+    const toolbox = new (class extends Toolbox {
+      override run(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
+        const started = monotonic();
+        element.#toolStarted(call);
+        const finish = (outcome: ToolOutcome): ToolOutcome => {
+          element.#toolFinished(call, outcome, monotonic() - started);
+          return outcome;
+        };
+        const outcome = super.run(call);
+        return outcome instanceof Promise ? outcome.then(finish) : finish(outcome);
+      }
+    })(true);
     toolbox.hooks = {
       unavailable: (tool) => this.#unavailable(tool),
       dispatch: (call) => this.#dispatchToolCall(call),
       inline: (tool) => this.#inlineHandler(tool),
-      onStart: (call) => this.#toolStarted(call),
-      onResult: (call, outcome, durationMs) => this.#toolFinished(call, outcome, durationMs),
     };
     return toolbox;
   }
