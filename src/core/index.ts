@@ -5,7 +5,7 @@
 export { Pedelec } from './client.js';
 export type { CreateSessionInput, ResumeSessionOptions } from './client.js';
 export { PedelecSession, isAssetPath } from './session.js';
-export { defineTool, normalizeSkills, normalizeTool, Toolbox, TOOL_NAME_PATTERN } from './tools.js';
+export { defineTool, normalizeSkills, Toolbox, TOOL_NAME_PATTERN } from './tools.js';
 export type {
   GenericToolHandler,
   NormalizedSkills,
@@ -25,7 +25,7 @@ export type { BridgePort, PortEvent, PortFactory } from './protocol.js';
 export { extensionTransport } from './transports/extension.js';
 export { isPedelecError, normalizeError, pedelecError } from './errors.js';
 export type { PedelecError } from './errors.js';
-export { canonicalJson, toBridgeJson } from './json.js';
+export { toBridgeJson } from './json.js';
 export type { JsonPrimitive, JsonValue } from './json.js';
 export type * from './schema/types.js';
 export type * from './types.js';

@@ -1,6 +1,5 @@
 import { ReactiveElement, css, type PropertyValues } from '@lit/reactive-element';
 import {
-  canonicalJson,
   normalizeError,
   pedelecError,
   Toolbox,
@@ -18,6 +17,7 @@ import {
   type ToolOutcome,
   type ToolSpecificHandler,
 } from '../../core/index.js';
+import { canonicalJson } from '../../core/json.js';
 import { monotonic } from '../../core/protocol.js';
 import { toolCallContext } from '../../core/session.js';
 import { PedelecChatDeltaEvent } from '../../events/chat-delta.event.js';

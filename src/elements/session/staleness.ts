@@ -3,7 +3,8 @@
  * JSON) and the configuration it was created with. Plain data in, a change report out — the element
  * turns a new report into one `pedelec-tools-changed` event.
  */
-import { canonicalJson, type SerializableSkillsManifest } from '../../core/index.js';
+import type { SerializableSkillsManifest } from '../../core/index.js';
+import { canonicalJson } from '../../core/json.js';
 
 /** The attributes whose change after start makes a running session stale. */
 export const CONFIG_KEYS = ['provider', 'model', 'guidance', 'bridge', 'novalidate'] as const;
