@@ -3,7 +3,7 @@
  * (spec/sdk-api.md, bridge-protocol.md).
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
-import { fieldsOf, isObject } from './json.js';
+import { fieldsOf, isObject, isText } from './json.js';
 import { APPROVAL_HELD_REQUESTS, monotonic, randomId, type BridgePort } from './protocol.js';
 import { PedelecSession, type SessionBridge } from './session.js';
 import { normalizeSkills, Toolbox, type NormalizedSkills, type SkillsInput, type ToolDefinition, type ToolNameOf } from './tools.js';
@@ -35,7 +35,6 @@ const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const DISCONNECTED = (details?: unknown) => pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
 const TRANSPORT = (failure: unknown) => normalizeError(failure, 'SDK_TRANSPORT_ERROR', 'Pedelec transport error');
-const isText = (value: unknown): value is string => typeof value === 'string' && !!value;
 const isLinkDown = (error: PedelecError) => /^EXTENSION_(UNAVAILABLE|DISCONNECTED)$/.test(error.code);
 
 /**

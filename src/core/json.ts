@@ -14,6 +14,9 @@ export const hasOwn = Object.hasOwn;
 export const isObject = (value: unknown): value is Record<string, any> =>
   typeof value === 'object' && !!value && !Array.isArray(value);
 
+/** A non-empty string. */
+export const isText = (value: unknown): value is string => typeof value === 'string' && !!value;
+
 /** The fields of what arrived: the value itself when it is an object, else none. */
 export const fieldsOf = (value: unknown): Record<string, any> => (isObject(value) ? value : {});
 

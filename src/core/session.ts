@@ -3,7 +3,7 @@
  * (spec/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`.
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
-import { fieldsOf, type JsonValue } from './json.js';
+import { fieldsOf, isText, type JsonValue } from './json.js';
 import { randomId } from './protocol.js';
 import { Toolbox, type GenericToolHandler, type ToolCall, type ToolOutcome, type ToolSpecificHandler } from './tools.js';
 import type {
@@ -73,9 +73,8 @@ export class PedelecSession<TToolName extends string = string> {
   #prepared = false;
   #preparing: Promise<void> | null = null;
   #uploading = false;
-  /** Tool calls in flight, by `toolRequestId`: how to abort each one's signal. */
-  #running = new Map<string, (reason: PedelecError) => void>();
-  #answered = new Set<string>();
+  /** Tool calls by `toolRequestId`: how to abort one still running, `null` once answered. */
+  #calls = new Map<string, ((reason: PedelecError) => void) | null>();
   #listeners: Record<string, Set<Listener>> = {};
 
   /** @internal Sessions are made by `Pedelec`; construct one yourself only in tests. */
@@ -226,27 +225,33 @@ export class PedelecSession<TToolName extends string = string> {
   /** @internal Routed here by the client: one session-addressed message from the bridge. */
   handleEvent(message: Record<string, any>, receivedAt: number): void {
     if (this.#ended) return;
-    const { seq, type, status } = message;
+    const { seq, type, status, text, toolRequestId, tool } = message;
     if (isCount(seq)) {
       if (seq <= this.#lastSeq) return; // the extension may route one event twice
       this.#lastSeq = seq;
     }
     const turn = this.#turn;
-    if (!turn && (type === 'chat_delta' || type === 'tool_call')) return this.#protocolError(`${type} arrived outside of a turn`, receivedAt);
-    if (type === 'chat_delta') {
-      if (typeof message.text !== 'string') return this.#protocolError('chat_delta had no text', receivedAt);
+    // An SDK error about a message that did arrive: the one SDK-made event that keeps eventReceivedAt.
+    const malformed = (what: string) => this.#emitError(protocolError(`${type} ${what}`), receivedAt, true);
+    if (type === 'chat_delta' || type === 'tool_call') {
+      if (!turn) malformed('arrived outside of a turn');
+      else if (type === 'tool_call') {
+        if (isText(toolRequestId) && typeof tool === 'string') this.#toolCall(toolRequestId, tool, message.args, receivedAt);
+        else malformed('had no toolRequestId or tool');
+      } else if (typeof text !== 'string') malformed('had no text');
       // A prepare turn's words are not the user's conversation.
-      if (turn!.ctx.turnKind !== 'prepare') this.#emit('chat', message.text, this.#ctx('chat_delta', receivedAt));
+      else if (turn.ctx.turnKind !== 'prepare') this.#emit('chat', text, this.#ctx('chat_delta', receivedAt));
     } else if (type === 'status_changed' || type === 'done' || type === 'ended') {
       // `done` finishes the turn as `status_changed: idle` does; `ended` is final either way.
       const next = type === 'done' ? 'idle' : type === 'ended' ? type : status;
-      if (!STATUSES.includes(next)) return this.#protocolError('status_changed had an unknown status', receivedAt);
-      if (next === 'ended') return this.#markEnded(receivedAt);
-      this.#setStatus(next, receivedAt);
-      if (next === 'idle') this.#finishTurn();
-      else if (next === 'error') this.#finishTurn(this.#error('SESSION_ERROR', 'Pedelec session reported an error.'));
+      if (!STATUSES.includes(next)) malformed('had an unknown status');
+      else if (next === 'ended') this.#markEnded(receivedAt);
+      else {
+        this.#setStatus(next, receivedAt);
+        if (next === 'idle') this.#finishTurn();
+        else if (next === 'error') this.#finishTurn(this.#error('SESSION_ERROR', 'Pedelec session error'));
+      }
     } else if (type === 'error') this.#fail(normalizeError(message.error, 'SESSION_ERROR', 'Pedelec session error'), receivedAt);
-    else if (type === 'tool_call') this.#toolCall(message, receivedAt);
   }
 
   /**
@@ -257,7 +262,7 @@ export class PedelecSession<TToolName extends string = string> {
   handleTransportError(error: PedelecError, disconnected: boolean): void {
     if (this.#ended) return;
     // Handlers keep their place: their results are still submitted, and that failure is reported.
-    if (disconnected) this.#running.forEach((abort) => abort(error));
+    if (disconnected) this.#calls.forEach((abort) => abort?.(error));
     this.#fail(error);
   }
 
@@ -288,30 +293,26 @@ export class PedelecSession<TToolName extends string = string> {
     const error = this.#endedError();
     this.#finishTurn(error);
     this.#abortRunning(error);
-    this.#answered.clear();
     this.#bridge.release(this as PedelecSession<string>);
   }
 
+  /** Aborts the running calls and forgets every call. */
   #abortRunning(reason: PedelecError): void {
-    const aborts = [...this.#running.values()];
-    this.#running.clear();
-    aborts.forEach((abort) => abort(reason));
+    const aborts = [...this.#calls.values()];
+    this.#calls.clear();
+    aborts.forEach((abort) => abort?.(reason));
   }
 
   // ───────────────────────────── tool calls ─────────────────────────────
 
-  #toolCall(message: Record<string, any>, receivedAt: number): void {
-    const { toolRequestId, tool } = message;
-    if (typeof toolRequestId !== 'string' || !toolRequestId || typeof tool !== 'string') {
-      return this.#protocolError('tool_call had no toolRequestId or tool', receivedAt);
-    }
+  #toolCall(toolRequestId: string, tool: string, args: unknown, receivedAt: number): void {
     // Exactly one result per request: a repeat of a running or answered call is ignored.
-    if (this.#running.has(toolRequestId) || this.#answered.has(toolRequestId)) return;
+    if (this.#calls.has(toolRequestId)) return;
     this.#setStatus('waiting_tool_result', receivedAt);
 
     const deadline = receivedAt + (this.toolbox.tools.get(tool)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
     const { ctx, abort, settle } = toolCallContext(this.#ctx('tool_call', receivedAt), { toolRequestId, tool }, deadline);
-    this.#running.set(toolRequestId, abort);
+    this.#calls.set(toolRequestId, abort);
 
     const submit = (outcome: ToolOutcome) => {
       // A result that is not JSON is also reported to the page.
@@ -319,14 +320,14 @@ export class PedelecSession<TToolName extends string = string> {
       settle();
       // The session ended (or the bridge went away) while the handler ran: that call was settled
       // then, and its result has nowhere to go.
-      if (!this.#running.delete(toolRequestId)) return;
-      this.#answered.add(toolRequestId);
+      if (!this.#calls.get(toolRequestId)) return;
+      this.#calls.set(toolRequestId, null);
       this.#request('submit_tool_result', { toolRequestId, result: outcome.result as JsonValue }).catch((failure: unknown) => {
         const cause = failed(failure, 'submit_tool_result');
         this.#emitError(pedelecError('SUBMIT_TOOL_RESULT_FAILED', cause.message, { tool, toolRequestId, cause }));
       });
     };
-    const outcome = this.toolbox.run({ tool, args: message.args, ctx, local: false, abort } satisfies ToolCall);
+    const outcome = this.toolbox.run({ tool, args, ctx, local: false, abort } satisfies ToolCall);
     if (outcome instanceof Promise) outcome.then(submit);
     else submit(outcome);
   }
@@ -490,11 +491,6 @@ export class PedelecSession<TToolName extends string = string> {
 
   #emitError(error: PedelecError, receivedAt?: number, sdk?: boolean): void {
     this.#emit('error', error, this.#ctx('error', receivedAt, sdk));
-  }
-
-  /** The one SDK-made event that keeps eventReceivedAt: it is about a message that did arrive. */
-  #protocolError(message: string, receivedAt: number): void {
-    this.#emitError(protocolError(message), receivedAt, true);
   }
 
   #error(code: string, message: string): PedelecError {

@@ -12,14 +12,14 @@
  * ~1 000), against a baseline taken after one warm-up cycle: live listener registrations (on
  * anything but detached nodes), live timers, observing MutationObservers, open ports, unanswered
  * requests, and the kit's own maps. The core client's private maps (`#pending`, `#sessions`,
- * `#running`) are not readable from outside, so they are measured by what they make the client do:
+ * `#calls`) are not readable from outside, so they are measured by what they make the client do:
  *
  * - `#sessions`: an event addressed to an ended session reaches `PedelecSession#handleEvent` only if
  *   the client still holds that session (the client routes by `#sessions.get(id)`);
  * - `#pending`: read through the client's `@internal` debug counter `pendingCount` (the requests share
  *   one timer, so timer counts cannot tell how many are pending), and confirmed at disconnect, which
  *   rejects every entry;
- * - `#running` (core and element): a call still held as running gets its `ctx.signal` aborted when
+ * - `#calls` (core; `#running` in the element): a call still held as running gets its `ctx.signal` aborted when
  *   the bridge goes away or the session element is removed — so finished calls whose signals abort
  *   then were leaked entries.
  *
