@@ -486,7 +486,7 @@ export class PedelecSession<TToolName extends string = string> {
     const previousStatus = this.#status;
     if (status === previousStatus) return;
     this.#status = status;
-    this.#emit('status', status, Object.assign(this.#ctx('status_changed', receivedAt), { status, previousStatus }));
+    this.#emit('status', status, { ...this.#ctx('status_changed', receivedAt), status, previousStatus });
   }
 
   #emitError(error: PedelecError, receivedAt?: number, sdk?: boolean): void {
