@@ -53,6 +53,30 @@ const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 const sessionEnded = (sessionId?: string) => pedelecError('SESSION_ENDED', 'Pedelec session has ended.', sessionId ? { sessionId } : undefined);
 
 /**
+ * A toolbox that announces every call it runs, agent or local (pedelec-tool-start), and reports its
+ * outcome with its duration (pedelec-tool-result). A synchronous answer stays synchronous.
+ */
+class ObservedToolbox extends Toolbox {
+  constructor(
+    private readonly started: (call: ToolCall) => void,
+    private readonly finished: (call: ToolCall, outcome: ToolOutcome, durationMs: number) => void,
+  ) {
+    super(true);
+  }
+
+  override run(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
+    const startedAt = monotonic();
+    this.started(call);
+    const finish = (outcome: ToolOutcome): ToolOutcome => {
+      this.finished(call, outcome, monotonic() - startedAt);
+      return outcome;
+    };
+    const outcome = super.run(call);
+    return outcome instanceof Promise ? outcome.then(finish) : finish(outcome);
+  }
+}
+
+/**
  * Owns the bridge to the agent and one agent session; the tools, guidance and chat inside it belong
  * to it. Starts lazily (first `start()`, `sendText()` or `prepare()`), or on connection with `autostart`.
  *
@@ -180,21 +204,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** One toolbox for the element's life: agent calls and local invoke() share it, across restarts. */
   #createToolbox(): Toolbox {
-    const element = this;
-    // Every call, agent or local, is announced (pedelec-tool-start) and reported with its duration
-    // (pedelec-tool-result); a synchronous answer stays synchronous.
-    const toolbox = new (class extends Toolbox {
-      override run(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
-        const started = monotonic();
-        element.#toolStarted(call);
-        const finish = (outcome: ToolOutcome): ToolOutcome => {
-          element.#toolFinished(call, outcome, monotonic() - started);
-          return outcome;
-        };
-        const outcome = super.run(call);
-        return outcome instanceof Promise ? outcome.then(finish) : finish(outcome);
-      }
-    })(true);
+    const toolbox = new ObservedToolbox(
+      (call) => this.#toolStarted(call),
+      (call, outcome, durationMs) => this.#toolFinished(call, outcome, durationMs),
+    );
     toolbox.hooks = {
       unavailable: (tool) => this.#unavailable(tool),
       dispatch: (call) => this.#dispatchToolCall(call),
