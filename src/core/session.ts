@@ -469,17 +469,24 @@ export class PedelecSession<TToolName extends string = string> {
    * otherwise `sdk`-sourced, and the type gets its `sdk_` form.
    */
   #ctx(type?: string, receivedAt?: number, sdk = receivedAt === undefined): any {
-    return {
+    // Fields assigned one by one, not spread: this runs for every tool call.
+    const ctx: PedelecEventContext = {
       sessionId: this.sessionId,
       provider: this.provider,
       model: this.model,
       sessionCreatedAt: this.sessionCreatedAt,
       eventEmittedAt: Date.now(),
-      ...(receivedAt !== undefined && { eventReceivedAt: receivedAt }),
-      ...this.#turn?.ctx,
       source: sdk ? 'sdk' : 'core',
-      ...(type && { type: (sdk ? `sdk_${type}` : type) as PedelecEventContext['type'] }),
-    } satisfies PedelecEventContext;
+    };
+    if (receivedAt !== undefined) ctx.eventReceivedAt = receivedAt;
+    const turn = this.#turn?.ctx;
+    if (turn) {
+      ctx.turnId = turn.turnId;
+      ctx.turnStartedAt = turn.turnStartedAt;
+      ctx.turnKind = turn.turnKind;
+    }
+    if (type) ctx.type = (sdk ? `sdk_${type}` : type) as PedelecEventContext['type'];
+    return ctx;
   }
 
   #setStatus(status: PedelecSessionStatus, receivedAt?: number): void {
@@ -521,8 +528,18 @@ export function toolCallContext(
   let abortedWith: PedelecError | undefined;
   let settled = false;
   return {
+    // One literal of one shape, not a spread: this runs for every tool call.
     ctx: {
-      ...base,
+      sessionId: base.sessionId,
+      provider: base.provider,
+      model: base.model,
+      sessionCreatedAt: base.sessionCreatedAt,
+      eventEmittedAt: base.eventEmittedAt,
+      eventReceivedAt: base.eventReceivedAt,
+      source: base.source,
+      turnId: base.turnId,
+      turnStartedAt: base.turnStartedAt,
+      turnKind: base.turnKind,
       type: 'tool_call',
       toolRequestId,
       tool,
