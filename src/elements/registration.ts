@@ -20,7 +20,7 @@ export class RegisterEvent extends Event {
   owner: SessionOwner | null = null;
 
   constructor(readonly member: Element) {
-    super(RegisterEvent.eventName, { bubbles: true, composed: true, cancelable: false });
+    super(RegisterEvent.eventName, { bubbles: true, composed: true });
   }
 }
 

@@ -7,7 +7,7 @@ export abstract class PedelecEvent<TDetail> extends Event {
   readonly detail: TDetail;
 
   constructor(type: string, detail: TDetail, composed = false) {
-    super(type, { bubbles: true, composed, cancelable: false });
+    super(type, { bubbles: true, composed });
     this.detail = detail;
   }
 }

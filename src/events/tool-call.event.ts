@@ -46,11 +46,11 @@ export class PedelecToolCallEvent extends PedelecEvent<PedelecToolCallDetail> {
   #settle(answer: ToolCallAnswer): void {
     if (this.answer) throw new DOMException('pedelec-tool-call was already answered', 'InvalidStateError');
     if (!this.#open) {
+      // The page hears of it twice, with one message: as an event (the throw may land nowhere) and as the throw.
       const { tool } = this.detail;
-      this.#onLate(
-        pedelecError('TOOL_RESPOND_LATE', `pedelec-tool-call for ${tool} was answered after dispatch; pass a promise to respondWith() instead`, { tool }),
-      );
-      throw new DOMException('pedelec-tool-call must be answered during dispatch; pass a promise to respondWith()', 'InvalidStateError');
+      const late = pedelecError('TOOL_RESPOND_LATE', `pedelec-tool-call for ${tool} was answered after dispatch; pass a promise to respondWith() instead`, { tool });
+      this.#onLate(late);
+      throw new DOMException(late.message, 'InvalidStateError');
     }
     this.answer = answer;
   }

@@ -5,6 +5,7 @@ import {
   Toolbox,
   type GenericToolHandler,
   type JsonValue,
+  type CreateSessionInput,
   type Pedelec,
   type PedelecAvailability,
   type PedelecError,
@@ -139,7 +140,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   };
 
   static override get observedAttributes(): string[] {
-    return [...super.observedAttributes, 'bridge', 'session-id'];
+    return [...super.observedAttributes, 'bridge'];
   }
 
   declare provider: string | null;
@@ -156,8 +157,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   readonly #internals: ElementInternals | null;
   readonly #registry = new ToolRegistry();
   readonly #toolbox = this.#createToolbox();
-  readonly #members = new Set<PedelecToolElement>();
-  readonly #guidanceMembers = new Set<PedelecGuidanceElement>();
+  /** Registered `<pedelec-tool>` and `<pedelec-guidance>` elements. */
+  readonly #members = new Set<Element>();
   #scriptBridge: string | undefined;
   #rebuildQueued = false;
   #built: ToolBuild = { tools: [], byName: new Map(), invalid: [] };
@@ -321,24 +322,22 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** @internal */
   adopt(member: Element): void {
-    if (member instanceof PedelecToolElement) this.#members.add(member);
-    else if (member instanceof PedelecGuidanceElement) this.#guidanceMembers.add(member);
-    else return;
+    this.#members.add(member);
     this.#queueRebuild();
   }
 
   /** @internal */
   release(member: Element): void {
-    if (member instanceof PedelecToolElement) {
-      if (!this.#members.delete(member)) return;
-      // A removed tool's running calls are aborted, so their handlers can stop and close their UI —
-      // after a microtask, and not if the tool came back (a framework moving it, or its session).
-      queueMicrotask(() => {
-        if (this.#members.has(member)) return;
-        const reason = pedelecError('TOOL_UNAVAILABLE', `Tool ${member.name ?? ''} was removed from the page`, { tool: member.name });
-        for (const call of this.#running.values()) if (call.element === member) call.abort(reason);
-      });
-    } else if (!this.#guidanceMembers.delete(member as PedelecGuidanceElement)) return;
+    if (!this.#members.delete(member)) return;
+    // A removed tool's running calls are aborted, so their handlers can stop and close their UI —
+    // after a microtask, and not if the tool came back (a framework moving it, or its session).
+    queueMicrotask(() => {
+      if (this.#members.has(member)) return;
+      const { name } = member as PedelecToolElement;
+      for (const call of this.#running.values()) {
+        if (call.element === member) call.abort(pedelecError('TOOL_UNAVAILABLE', `Tool ${name ?? ''} was removed from the page`, { tool: name }));
+      }
+    });
     this.#queueRebuild();
   }
 
@@ -376,24 +375,21 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   /** One build per batch: order the members, normalize (cached), judge validity, report. */
   #rebuild(): void {
     this.#rebuildQueued = false;
-    const ordered = this.#orderedTools();
-    this.#built = this.#registry.build(ordered, Array.isArray(this.tools) ? this.tools : []);
+    const members = this.#orderedMembers();
+    const toolElements = members.filter((member) => member instanceof PedelecToolElement);
+    this.#built = this.#registry.build(toolElements, Array.isArray(this.tools) ? this.tools : []);
 
-    const invalidByElement = new Map(this.#built.invalid.filter((i) => i.element).map((i) => [i.element!, i]));
-    for (const element of this.#members) element.setInvalid(invalidByElement.get(element)?.error.message ?? null);
-    const stillInvalid = new Set<Element | null | string>();
+    // The problems of this build, by element (or JS tool name); one event per problem, not per build.
+    const reported = this.#reported;
+    this.#reported = new Map(this.#built.invalid.map((problem) => [problem.element ?? `js:${problem.name}`, problem.error.message]));
+    for (const element of toolElements) element.setInvalid(this.#reported.get(element) ?? null);
     for (const problem of this.#built.invalid) {
-      const key = problem.element ?? `js:${problem.name}`;
-      stillInvalid.add(key);
-      if (this.#reported.get(key) === problem.error.message) continue; // one event per problem, not per build
-      this.#reported.set(key, problem.error.message);
-      this.#error(problem.error, problem.element);
+      if (reported.get(problem.element ?? `js:${problem.name}`) !== problem.error.message) this.#error(problem.error, problem.element);
     }
-    for (const key of [...this.#reported.keys()]) if (!stillInvalid.has(key)) this.#reported.delete(key);
 
     for (const built of this.#built.tools) for (const warning of built.tool.warnings) this.#warn(warning);
 
-    const guidance = this.#resolveGuidance();
+    const guidance = this.#resolveGuidance(members.filter((member) => member instanceof PedelecGuidanceElement));
     const tools = this.#built.tools.map((t) => t.tool.manifest);
     this.#currentManifest = tools.length > 0 || guidance !== '' ? { guidance, tools } : undefined;
     // Before start, local invoke() uses what is declared now; after, the set that was sent to Core.
@@ -407,11 +403,11 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     }
   }
 
-  /** Registered tools in shadow-including tree order; any the walk cannot see (closed roots) last. */
-  #orderedTools(): PedelecToolElement[] {
-    const members = this.#members as Set<Element>;
+  /** Registered members in shadow-including tree order; any the walk cannot see (closed roots) last. */
+  #orderedMembers(): Element[] {
+    const members = this.#members;
     if (members.size === 0) return [];
-    const ordered = this.#below((el) => members.has(el)) as PedelecToolElement[];
+    const ordered = this.#below((el) => members.has(el));
     if (ordered.length < members.size) {
       const seen = new Set(ordered);
       for (const el of this.#members) if (!seen.has(el)) ordered.push(el);
@@ -419,8 +415,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     return ordered;
   }
 
-  #resolveGuidance(): string {
-    const children = [...this.#guidanceMembers];
+  #resolveGuidance(children: PedelecGuidanceElement[]): string {
     const attribute = this.guidance;
     if (attribute != null && children.length > 0) {
       // The attribute wins; the conflict is reported once, until it is resolved.
@@ -677,7 +672,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       this.removeAttribute('approval');
       throw sessionEnded();
     }
-    const wiring = { toolbox, ...(requestTimeoutMs && { requestTimeoutMs }) };
+    const wiring = { toolbox, requestTimeoutMs };
     const skills = manifest ? { guidance: manifest.guidance, tools: this.#built.tools.map((t) => ({ ...t.tool.manifest })) } : undefined;
 
     let session: PedelecSession | null = null;
@@ -698,13 +693,11 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
         client.resumeSession(record.sessionId).then((old) => old.end()).catch(() => {});
         deleteRecord(key!);
       }
-      if (!session) {
-        const provider = this.provider || undefined;
-        const input = provider
-          ? { provider, model: this.model || undefined, skills, autoEndOnDisconnect: !this.persist }
-          : { skills, autoEndOnDisconnect: !this.persist };
-        session = await client.createSession(input, wiring);
-      }
+      // No provider: the user's default, and a model only makes sense with a provider.
+      session ??= await client.createSession(
+        { provider: this.provider || undefined, model: (this.provider && this.model) || undefined, skills, autoEndOnDisconnect: !this.persist } as CreateSessionInput,
+        wiring,
+      );
     } catch (error) {
       this.removeAttribute('approval');
       // Removed meanwhile (its client closed under it): the element is inactive, not in error.
@@ -712,7 +705,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       return fail(normalizeError(error, 'CREATE_SESSION_FAILED', 'Could not create the Pedelec session'));
     }
     this.removeAttribute('approval');
-    if (key) writeRecord(key, { sessionId: session.sessionId, provider: session.provider, ...(session.model ? { model: session.model } : {}), manifestHash });
+    if (key) writeRecord(key, { sessionId: session.sessionId, provider: session.provider, model: session.model, manifestHash });
     if (removed()) {
       // Removed while Core created the session: treat it as teardown would have (end it, or with
       // `persist` keep it recorded for the next page), and attach nothing to a gone element.

@@ -11,7 +11,7 @@ import { canonicalJson } from '../../core/json.js';
 import { normalizeTool } from '../../core/tools.js';
 import type { PedelecToolElement, ToolDeclaration } from '../tool/pedelec-tool.element.js';
 
-export type BuiltTool = { name: string; tool: NormalizedTool; element: PedelecToolElement | null; definition: ToolDefinition | null };
+export type BuiltTool = { tool: NormalizedTool; element: PedelecToolElement | null; definition: ToolDefinition | null };
 export type InvalidDeclaration = { element: PedelecToolElement | null; name: string | null; error: PedelecError };
 export type ToolBuild = { tools: BuiltTool[]; byName: Map<string, BuiltTool>; invalid: InvalidDeclaration[] };
 
@@ -52,9 +52,9 @@ export class ToolRegistry {
         problems.push(invalid(element, normalized.name, 'duplicate tool name'));
         return;
       }
-      const built = { name: normalized.name, tool: normalized, element, definition: jsDefinition };
+      const built = { tool: normalized, element, definition: jsDefinition };
       tools.push(built);
-      byName.set(built.name, built);
+      byName.set(normalized.name, built);
     };
 
     elements.forEach((element, index) => {
