@@ -669,5 +669,66 @@ describe('compileArgsValidator', () => {
       expect([Object.prototype, Array.prototype, Function.prototype].map(protoKeys)).to.deep.equal(before);
       expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
     });
+
+    it('reads own data only, even after the page pollutes Object.prototype (enumerable or not)', () => {
+      const v = compileArgsValidator({
+        type: 'object',
+        properties: { query: { type: 'string' }, limit: { type: 'integer' }, tags: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } } },
+        required: ['query'],
+      });
+      const proto = Object.prototype as Record<string, unknown>;
+      const withPolluted = (how: 'assign' | 'define', values: Record<string, unknown>, check: () => void) => {
+        for (const [key, value] of Object.entries(values)) {
+          if (how === 'assign') proto[key] = value;
+          else Object.defineProperty(proto, key, { value, configurable: true, writable: true });
+        }
+        try {
+          check();
+        } finally {
+          for (const key of Object.keys(values)) delete proto[key];
+        }
+      };
+      expect(v({})).to.not.equal(null); // compiled and used before the pollution
+      for (const how of ['assign', 'define'] as const) {
+        // An inherited value of an optional property is never validated as if it were the args' own…
+        withPolluted(how, { limit: 'not an integer' }, () => {
+          expect(v({ query: 'q' }), how).to.equal(null);
+          expect(messages(v({ query: 'q', limit: 'x' })), how).to.deep.equal(['limit: must be an integer']);
+          expect(messages(v({})), how).to.deep.equal(['query: is required']);
+        });
+        // …and a missing required property is missing, whatever Object.prototype says.
+        withPolluted(how, { query: 'inherited', id: 'inherited', limit: 'not an integer' }, () => {
+          expect(messages(v({ limit: 1 })), how).to.deep.equal(['query: is required']);
+          expect(messages(v({})), how).to.deep.equal(['query: is required']);
+          expect(messages(v({ query: 'q', tags: [{}] })), how).to.deep.equal(['tags[0].id: is required']);
+          expect(v({ query: 'q', limit: 3, tags: [{ id: 'a' }] }), how).to.equal(null);
+        });
+      }
+      expect(v({ query: 'q', limit: 1.5 })).to.deep.equal([{ path: 'limit', message: 'limit: must be an integer' }]);
+    });
+
+    it('explains a failing child once, where the test found it, and still reports every later error', () => {
+      const v = compileArgsValidator({
+        type: 'object',
+        properties: { list: { type: 'array', minItems: 2, items: { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } }, required: ['n'] } } },
+      });
+      expect(messages(v({ list: [{ n: 1 }, { n: 'x', s: 2 }, { n: 3 }, {}] }))).to.deep.equal([
+        'list[1].n: must be an integer',
+        'list[1].s: must be a string',
+        'list[3].n: is required',
+      ]);
+      // A length failure is not an item failure: items are tested, not assumed wrong.
+      expect(messages(v({ list: [{ n: 1 }] }))).to.deep.equal(['list: must have at least 2 items']);
+      expect(messages(v({ list: [{ n: 'x' }] }))).to.deep.equal(['list: must have at least 2 items', 'list[0].n: must be an integer']);
+      const choice = compileArgsValidator({
+        type: 'object',
+        properties: { list: { type: 'array', minItems: 2, items: { oneOf: [{ type: 'string' }, { type: 'integer' }] } } },
+      });
+      expect(messages(choice({ list: ['a'] }))).to.deep.equal(['list: must have at least 2 items']);
+      expect(messages(choice({ list: ['a', 1.5, true] }))).to.deep.equal([
+        'list[1]: must match exactly one of 2 schemas (matched 0)',
+        'list[2]: must match exactly one of 2 schemas (matched 0)',
+      ]);
+    });
   });
 });

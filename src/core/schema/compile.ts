@@ -127,8 +127,10 @@ export function analyzeArgsSchema(
     throw (error = { path: p, message: `${p} ${rest}` });
   };
   const warn = (p: string, rest: string) => warnings.push({ path: p, message: `${p}: ${rest}` });
-  // Every property name the object nodes read; see objectNode.
-  const names: string[] = [];
+  // The `required` names of every object node, and whether any property name the validator reads is
+  // one Object.prototype has (`constructor`, `toString`…); see `run` below.
+  const requiredNames = new Set<string>();
+  let inherent = false;
   const proto = { clean: true };
 
   /** `level` counts nodes (the root is 1); `depth` is the container level of the value (args = 1). */
@@ -214,10 +216,13 @@ export function analyzeArgsSchema(
     const nodes = keys.map((name) => (hasOwn(props, name) ? walk(props[name], appendKey(at('properties'), name), level + 1, depth + 1) : PASS));
     const tests = nodes.map((c) => c[0]);
     const mandatory = keys.map((name) => required.includes(name));
-    for (const name of keys) if (!names.includes(name)) names.push(name);
+    required.forEach((name) => requiredNames.add(name));
+    inherent ||= keys.some((name) => name in Object.prototype);
 
     // Where the last failed test of an array or object found its first failing element or
-    // property. `explain(v)` always directly follows a failed `test(v)`, so it may start there.
+    // property (-1: the array's length failed). `explain(v)` always directly follows a failed
+    // `test(v)`, so it starts there and explains that child without testing it again — re-testing
+    // would walk a large failing child (an array of 1 000 items) twice.
     const first = [0];
     const count = (v: unknown, most: number) => {
       let matched = 0;
@@ -230,11 +235,12 @@ export function analyzeArgsSchema(
       if (!is!(v)) return push(out, path, `must be ${kind === 'number' && typeof v !== 'number' ? 'a number' : what}`);
       if (object) {
         // Properties before the one that failed the test passed it: start there.
-        for (let i = first[0]!; i < keys.length && more(out); i++) {
+        const failed = first[0]!;
+        for (let i = failed; i < keys.length && more(out); i++) {
           const name = keys[i]!;
           const x = v[name];
           if (hasOwn(v, name)) {
-            if (!tests[i]!(x)) nodes[i]![1](x, out, appendKey(path, name));
+            if (i === failed || !tests[i]!(x)) nodes[i]![1](x, out, appendKey(path, name));
           } else if (mandatory[i]) push(out, appendKey(path, name), 'is required');
         }
         return;
@@ -250,7 +256,10 @@ export function analyzeArgsSchema(
       }
       if (re && !re.test(v)) push(out, path, `must match pattern ${node.pattern}`);
       if (array) {
-        for (let i = first[0]!; i < v.length && more(out); i++) if (!itemTest(v[i])) itemExplain(v[i], out, `${path}[${i}]`);
+        const failed = first[0]!;
+        for (let i = failed < 0 ? 0 : failed; i < v.length && more(out); i++) {
+          if (i === failed || !itemTest(v[i])) itemExplain(v[i], out, `${path}[${i}]`);
+        }
         const problem = unique && more(out) && uniqueProblem(v, budget);
         if (problem) {
           if (problem[1] === undefined) push(out, `${path}[${problem[0]}]`, `nested deeper than ${MAX_DEPTH} levels`);
@@ -268,7 +277,7 @@ export function analyzeArgsSchema(
             ? (v) => typeof v === 'boolean' && (!allowed || allowed.has(v))
             : array
               ? (v) => {
-                  if (!Array.isArray(v) || v.length < min || v.length > max) return stop(first, 0);
+                  if (!Array.isArray(v) || v.length < min || v.length > max) return stop(first, -1);
                   for (let i = 0; i < v.length; i++) if (!itemTest(v[i])) return stop(first, i);
                   return !unique || !uniqueProblem(v, budget) || stop(first, v.length);
                 }
@@ -282,18 +291,23 @@ export function analyzeArgsSchema(
 
   try {
     const [test, explain] = walk(schema, path, 1, 1);
-    return {
-      error,
-      warnings,
-      validate: (args) => {
-        proto.clean = !names.some((name) => name in Object.prototype);
-        if (test(args)) return null;
-        const out: ArgsError[] = [];
-        explain(args, out, '');
-        // `explain` mirrors `test`; this only guards against the two ever disagreeing.
-        return out.length ? out.slice(0, MAX_ERRORS) : [{ path: '', message: 'args: is invalid' }];
-      },
+    // Reads skip hasOwn (`proto.clean`) unless a name Object.prototype has is read, or a required name
+    // is now found on it (the page polluted it). Only required names need that check per validation
+    // (~15 ns each; checking every name cost ~200 ns on the benchmark's schema): an optional property
+    // read through the prototype is harmless where it passes its test (absent is valid too), and
+    // where it fails, `explain` (own data only) finds nothing and `run` validates again reading own
+    // data only.
+    const needed = [...requiredNames];
+    const run = (args: unknown, clean: boolean): ArgsError[] | null => {
+      proto.clean = clean;
+      if (test(args)) return null;
+      const out: ArgsError[] = [];
+      explain(args, out, '');
+      if (out.length) return out.slice(0, MAX_ERRORS);
+      // Nothing found although `test` failed: an optional property was read through the prototype.
+      return clean ? run(args, false) : [{ path: '', message: 'args: is invalid' }];
     };
+    return { error, warnings, validate: (args) => run(args, !inherent && !needed.some((name) => name in Object.prototype)) };
   } catch (thrown) {
     if (!error) throw thrown;
     return { error, warnings };
@@ -326,10 +340,10 @@ export function compileArgsValidator(schema: ToolArgsSchema): ArgsValidator {
  * every read and call megamorphic — markedly slower in V8, on small objects (the common case) too.
  *
  * Own data only, so `constructor` or `__proto__` never come from the prototype chain. The value is
- * read first; `hasOwn` is skipped only when the read gave a value other than `undefined` while no
- * name the validator reads is reachable on Object.prototype (`proto.clean`, checked once per
- * validation). The object's prototype is Object.prototype or null (isPlainObject), so such a value
- * can only be own. An `undefined` read — absent, or own with the value `undefined` (present: it
+ * read first; `hasOwn` is skipped only when the read gave a value other than `undefined` while
+ * `proto.clean` (set per validation, see `run` in analyzeArgsSchema). The object's prototype is
+ * Object.prototype or null (isPlainObject), so such a value is own — or an optional property's value
+ * inherited from a polluted Object.prototype, which `run` deals with. An `undefined` read — absent, or own with the value `undefined` (present: it
  * then fails its test) — asks `hasOwn`.
  */
 function propsTest(keys: string[], tests: Test[], mandatory: boolean[], proto: { clean: boolean }, first: number[], start = 0): Test {
