@@ -12,8 +12,15 @@ import { build } from 'esbuild';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Ceilings in bytes, gzip -9 (issue 8). Ceilings, not goals. */
+/** Ceilings in bytes, gzip -9 (issue 8). Ceilings, not goals. Not met yet: `npm run bench` reports them. */
 export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
+
+/**
+ * What `npm test` enforces until the kit fits {@link SIZE_BUDGET}: the sizes reached so far plus a
+ * little headroom (~0.5 %), so the kit cannot grow unnoticed while it is still over budget. A ratchet:
+ * lower it whenever the kit shrinks; raise it only with a note saying what the bytes bought.
+ */
+export const SIZE_RATCHET = Object.freeze({ cdn: 21_056, core: 10_208 });
 
 export const CDN_FILE = 'cdn/pedelec-elements.js';
 export const CORE_ENTRY = 'dist/core/index.js';

@@ -1,6 +1,7 @@
 // Turns raw benchmark results into summaries (median/min/max over runs, peer ratios), the issue-8
 // targets met or missed, and one printed table.
 import { geomean, median, summarize } from './stats.mjs';
+import { SIZE_BUDGET } from '../size.mjs';
 
 // ───────────────────────────── summaries ─────────────────────────────
 
@@ -75,6 +76,12 @@ export function summarizeRoundtrip(raw) {
 export function evaluateTargets(s) {
   const targets = [];
   const add = (id, target, measured, met) => targets.push({ id, target, measured, met });
+  if (s.bundle) {
+    for (const key of ['cdn', 'core']) {
+      const { gzip } = s.bundle[key];
+      add(`size ${key}`, `≤ ${fmt(SIZE_BUDGET[key])} B gzip -9 (budget)`, `${fmt(gzip)} B`, gzip <= SIZE_BUDGET[key]);
+    }
+  }
   if (s.dispatch) {
     const v = s.dispatch.variants.find((x) => x.mode === 'burst' && x.validate);
     add('dispatch', '≥ 150 000 calls/s with validation on', `${fmt(v.callsPerSecond.median)} calls/s (burst, median)`, v.callsPerSecond.median >= 150_000);

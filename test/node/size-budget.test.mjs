@@ -1,15 +1,16 @@
-// The size budget (issue 8): what a CDN user downloads on every page has a ceiling, gzip -9.
-// Measured by bench/size.mjs, the same code `npm run bench` reports with. Not yet part of `npm test`:
-// the kit is over budget (issue 8); run `npm run build && npm run test:size`.
+// The size limit: what a CDN user downloads on every page has a ceiling, gzip -9. Measured by
+// bench/size.mjs, the same code `npm run bench` reports with, on the build `npm test` made first.
+// The kit is still over issue 8's budget (SIZE_BUDGET, reported by `npm run bench`), so what fails
+// here is the ratchet: the sizes reached so far, which the kit must not exceed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkBudget, measureSizes, SIZE_BUDGET } from './size.mjs';
+import { checkBudget, measureSizes, SIZE_RATCHET, staticImports } from '../../bench/size.mjs';
 
 const sizes = measureSizes({ lit: false });
 sizes.catch(() => {}); // each test awaits it and reports a failure (e.g. no build) itself
 
-test(`the CDN main file ≤ ${SIZE_BUDGET.cdn} B and the core entry ≤ ${SIZE_BUDGET.core} B, gzip -9`, async () => {
-  const verdict = checkBudget(await sizes, SIZE_BUDGET);
+test(`the CDN main file ≤ ${SIZE_RATCHET.cdn} B and the core entry ≤ ${SIZE_RATCHET.core} B, gzip -9 (the ratchet)`, async () => {
+  const verdict = checkBudget(await sizes, SIZE_RATCHET);
   assert.ok(verdict.ok, verdict.message);
 });
 
@@ -20,7 +21,6 @@ test('the CDN main file is self-contained: it imports no other file statically (
 });
 
 test('staticImports tells a static import from a lazy one', async () => {
-  const { staticImports } = await import('./size.mjs');
   assert.deepEqual(staticImports('import{a as b}from"./shared-1.js";import"./side.js";export*from"./re.js";const c=()=>import("./lazy.js");'), [
     './shared-1.js',
     './side.js',
