@@ -1,3 +1,5 @@
+import { normalizeError } from './errors.js';
+
 /** The values a Chrome port (and so the bridge) carries intact. */
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -36,49 +38,58 @@ const describe = (value: unknown): string =>
   ({ bigint: 'BigInt', function: 'a function', symbol: 'a symbol', number: String(value) } as Record<string, string>)[typeof value] ??
   ((value as object)?.constructor?.name ? `a ${(value as object).constructor.name}` : 'a non-plain object');
 
+/** Thrown by {@link convert} at the first value that is not JSON; nothing else can throw it. */
+class NotJson {
+  constructor(readonly what: string) {}
+}
+
 /**
  * Converts a handler's result to bridge JSON the way `JSON.stringify` would (`toJSON` honoured,
  * `undefined` object properties dropped, `undefined` at the top → `null`), or reports the first
  * value that is not JSON with its path. Plain JSON input is returned as is, without copying.
+ * Never throws: a `toJSON` or a getter that throws is reported as a problem where it threw.
  */
 export function toBridgeJson(value: unknown, path = 'result'): { ok: true; value: JsonValue } | { ok: false; problem: JsonProblem } {
-  const seen: object[] = [];
-  let problem: JsonProblem | undefined;
-
-  const visit = (v: any, p: string, depth: number): unknown => {
-    const fail = (what: string) => {
-      throw (problem = { path: p, message: `${p}: ${what}` });
-    };
-    if (v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)) return v;
-    if (typeof v !== 'object') return fail(`${describe(v)} is not JSON`);
-    if (typeof v.toJSON === 'function') return visit(v.toJSON(), p, depth);
-    if (depth > MAX_DEPTH) fail(`nested deeper than ${MAX_DEPTH} levels`);
-    if (seen.includes(v)) fail('cycle is not JSON');
-    const array = Array.isArray(v);
-    if (!array && !isPlainObject(v)) fail(`${describe(v)} is not JSON`);
-    seen.push(v);
-    let out = v;
-    for (const key of array ? v.keys() : Object.keys(v)) {
-      const item = v[key];
-      // An array's undefined becomes null; an object's undefined property is dropped.
-      const converted = item === undefined ? (array ? null : item) : visit(item, array ? `${p}[${key}]` : appendKey(p, key as string), depth + 1);
-      if (converted !== item || converted === undefined) {
-        if (out === v) out = array ? v.slice() : { ...v };
-        // `{...v}` made every key an own data property, so even "__proto__" is assigned as data.
-        if (converted === undefined) delete out[key];
-        else out[key] = converted;
-      }
-    }
-    seen.pop();
-    return out;
-  };
-
+  // The keys from `value` down to the value being converted: turned into a path only on failure,
+  // so a valid result costs no string building (this runs for every tool call).
+  const keys: (string | number)[] = [];
   try {
-    return { ok: true, value: value === undefined ? null : (visit(value, path, 0) as JsonValue) };
+    return { ok: true, value: value === undefined ? null : (convert(value, keys, [], 0) as JsonValue) };
   } catch (thrown) {
-    if (!problem) throw thrown; // e.g. a throwing toJSON, as before
-    return { ok: false, problem };
+    const what = thrown instanceof NotJson ? thrown.what : `could not be converted (${normalizeError(thrown, '', 'it threw').message})`;
+    const at = keys.reduce<string>((p, key) => (typeof key === 'number' ? `${p}[${key}]` : appendKey(p, key)), path);
+    return { ok: false, problem: { path: at, message: `${at}: ${what}` } };
   }
+}
+
+/** One step of {@link toBridgeJson}; `seen` holds the containers above `v` (a cycle check). */
+function convert(v: any, keys: (string | number)[], seen: object[], depth: number): unknown {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)) return v;
+  if (typeof v !== 'object') throw new NotJson(`${describe(v)} is not JSON`);
+  if (typeof v.toJSON === 'function') return convert(v.toJSON(), keys, seen, depth);
+  if (depth > MAX_DEPTH) throw new NotJson(`nested deeper than ${MAX_DEPTH} levels`);
+  if (seen.includes(v)) throw new NotJson('cycle is not JSON');
+  const array = Array.isArray(v);
+  if (!array && !isPlainObject(v)) throw new NotJson(`${describe(v)} is not JSON`);
+  seen.push(v);
+  const source: any = v; // narrowed above to an array or a plain object; indexed by either kind of key
+  let out = source;
+  for (const key of array ? source.keys() : Object.keys(source)) {
+    // Popped only on success: after a throw, `keys` ends at the value that is not JSON.
+    keys.push(key);
+    const item = source[key];
+    // An array's undefined becomes null; an object's undefined property is dropped.
+    const converted = item === undefined ? (array ? null : item) : convert(item, keys, seen, depth + 1);
+    keys.pop();
+    if (converted !== item || converted === undefined) {
+      if (out === source) out = array ? source.slice() : { ...source };
+      // `{...v}` made every key an own data property, so even "__proto__" is assigned as data.
+      if (converted === undefined) delete out[key];
+      else out[key] = converted;
+    }
+  }
+  seen.pop();
+  return out;
 }
 
 /**

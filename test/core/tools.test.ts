@@ -891,6 +891,42 @@ describe('result check (ours)', () => {
     expect(errors).to.deep.equal([]);
   });
 
+  const throwingToJson = () => ({
+    when: {
+      toJSON() {
+        throw new Error('clock broke');
+      },
+    },
+  });
+  for (const [kind, handler] of [
+    ['sync', throwingToJson],
+    ['async', async () => throwingToJson()],
+  ] as const) {
+    it(`refuses a result whose toJSON throws, with the path (${kind} handler)`, async () => {
+      const { result, errors } = await resultFor(handler);
+      expect(result).to.deep.equal({
+        error: { code: 'TOOL_RESULT_INVALID', message: 'result.when: could not be converted (clock broke)', details: { path: 'result.when' } },
+      });
+      expect(errors.map((e) => e.error.code)).to.deep.equal(['TOOL_RESULT_INVALID']);
+    });
+  }
+
+  it('refuses a result with a getter that throws, with the path', async () => {
+    const value = {
+      list: [
+        1,
+        {
+          get secret() {
+            throw 'not readable';
+          },
+        },
+      ],
+    };
+    const { result, errors } = await resultFor(() => value);
+    expect(result.error.message).to.equal('result.list[1].secret: could not be converted (not readable)');
+    expect(errors).to.have.length(1);
+  });
+
   it('converts a top-level Date (async handler)', async () => {
     const { result, errors } = await resultFor(() => Promise.resolve(new Date(0)));
     expect(result).to.equal('1970-01-01T00:00:00.000Z');
