@@ -258,8 +258,10 @@ function settle(invoke: () => unknown): ToolOutcome | Promise<ToolOutcome> {
   let value: any;
   try {
     value = invoke();
+    // Inside the try: reading `then` runs a getter when the result has one.
+    if (typeof value?.then === 'function' && typeof value === 'object') return Promise.resolve(value).then(checked, handlerFailed);
   } catch (thrown) {
     return handlerFailed(thrown);
   }
-  return typeof value?.then === 'function' && typeof value === 'object' ? Promise.resolve(value).then(checked, handlerFailed) : checked(value);
+  return checked(value);
 }

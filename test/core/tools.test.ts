@@ -911,6 +911,15 @@ describe('result check (ours)', () => {
     });
   }
 
+  it('answers TOOL_HANDLER_ERROR when reading the result\'s `then` throws', async () => {
+    const { result } = await resultFor(() => ({
+      get then() {
+        throw new Error('no then here');
+      },
+    }));
+    expect(result).to.deep.equal({ error: { code: 'TOOL_HANDLER_ERROR', message: 'no then here' } });
+  });
+
   it('refuses a result with a getter that throws, with the path', async () => {
     const value = {
       list: [
