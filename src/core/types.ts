@@ -70,8 +70,11 @@ export type ToolCallContext = Omit<PedelecEventContext, 'turnKind'> & {
   eventReceivedAt: number;
   /** `local` for calls made with `<pedelec-session>.invoke()`. */
   turnKind?: TurnKind | 'local';
-  /** (ours) Aborts at the deadline, when the session ends or the bridge disconnects. */
-  signal: AbortSignal;
+  /**
+   * (ours) Aborts at the deadline, when the session ends or the bridge disconnects. A getter on the
+   * context's prototype, made on first read: `{ ...ctx }` does not copy it.
+   */
+  readonly signal: AbortSignal;
   /** (ours) Epoch ms when Core is expected to stop waiting for this call's result. */
   deadline: number;
 };
