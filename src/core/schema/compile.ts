@@ -83,7 +83,7 @@ const RULES: Record<string, [ok: Test, what: string]> = {
  * Each kind of node: its keywords besides metadata, and what its values are (so also its `enum`
  * values, when it has `enum`). `oneOf` is not a type.
  */
-const KINDS: Record<string, [keywords: string, is?: Test, what?: string]> = {
+const KINDS: Record<string, [keywords: string | string[], is?: Test, what?: string]> = {
   string: ['enum minLength maxLength pattern', isString, A_STRING],
   number: ['enum minimum maximum', Number.isFinite, FINITE],
   integer: ['enum minimum maximum', Number.isInteger, 'an integer'],
@@ -93,6 +93,8 @@ const KINDS: Record<string, [keywords: string, is?: Test, what?: string]> = {
   oneOf: ['oneOf'],
 };
 const TYPES = Object.keys(KINDS).slice(0, 6);
+// Each kind's keyword list, metadata first, split once (not per node).
+for (const kind of Object.values(KINDS)) kind[0] = ['description', 'examples', 'default', ...(kind[0] as string).split(' ')];
 
 const push = (out: ArgsError[], path: string, rest: string) => {
   out.push({ path, message: `${path || 'args'}: ${rest}` });
@@ -149,38 +151,38 @@ export function analyzeArgsSchema(
     if (hasType && !TYPES.includes(kind)) reject(at('type'), oneOfMessage(TYPES));
 
     const [list, is, what] = KINDS[kind]!;
-    const keywords = ['description', 'examples', 'default', ...list.split(' ')];
+    const keywords = list as string[];
     let min = -Infinity;
     let max = Infinity;
-    let minAt = '';
+    let minKey = '';
     let re: RegExp | undefined;
+    // Paths are built only for a problem: most keywords are absent, and valid ones need none.
     for (const key of keywords) {
-      const kp = at(key);
       if (!hasOwn(node, key)) {
-        if (key === 'items') reject(kp, 'is missing');
+        if (key === 'items') reject(at(key), 'is missing');
         continue;
       }
       const value = node[key];
-      if (!RULES[key]![0](value)) reject(kp, `must be ${RULES[key]![1]}`);
-      if (key === 'enum') value.forEach((v: unknown, i: number) => is!(v) || reject(`${kp}[${i}]`, `must be ${what}`));
+      if (!RULES[key]![0](value)) reject(at(key), `must be ${RULES[key]![1]}`);
+      if (key === 'enum') value.forEach((v: unknown, i: number) => is!(v) || reject(`${at(key)}[${i}]`, `must be ${what}`));
       if (key.startsWith('min')) {
         min = value;
-        minAt = kp;
+        minKey = key;
       }
-      if (key.startsWith('max') && (max = value) < min) reject(minAt, `must not exceed ${kp} (${min} > ${max})`);
+      if (key.startsWith('max') && (max = value) < min) reject(at(minKey), `must not exceed ${at(key)} (${min} > ${max})`);
       if (key === 'pattern') {
         try {
           // Non-global: `test` keeps no `lastIndex` state between calls.
           re = new RegExp(value, 'u');
         } catch (e) {
-          reject(kp, `must compile with the u flag (${(e as Error).message})`);
+          reject(at(key), `must compile with the u flag (${(e as Error).message})`);
         }
       }
       if (key === 'required') {
         const seen = new Set();
         value.forEach((name: unknown, i: number) => {
-          if (typeof name !== 'string') reject(`${kp}[${i}]`, 'must be a string');
-          if (seen.has(name)) reject(`${kp}[${i}]`, `repeats ${JSON.stringify(name)}`);
+          if (typeof name !== 'string') reject(`${at(key)}[${i}]`, 'must be a string');
+          if (seen.has(name)) reject(`${at(key)}[${i}]`, `repeats ${JSON.stringify(name)}`);
           seen.add(name);
         });
       }
@@ -213,7 +215,8 @@ export function analyzeArgsSchema(
     const required: string[] = (object && get('required')) || [];
     required.forEach((name, i) => hasOwn(props, name) || warn(`${at('required')}[${i}]`, `${JSON.stringify(name)} is not in properties`));
     const keys = [...Object.keys(props), ...required.filter((name) => !hasOwn(props, name))];
-    const nodes = keys.map((name) => (hasOwn(props, name) ? walk(props[name], appendKey(at('properties'), name), level + 1, depth + 1) : PASS));
+    const pp = object && at('properties');
+    const nodes = keys.map((name) => (hasOwn(props, name) ? walk(props[name], appendKey(pp as string, name), level + 1, depth + 1) : PASS));
     const tests = nodes.map((c) => c[0]);
     const mandatory = keys.map((name) => required.includes(name));
     required.forEach((name) => requiredNames.add(name));
