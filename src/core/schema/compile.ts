@@ -83,7 +83,7 @@ const RULES: Record<string, [ok: Test, what: string]> = {
  * Each kind of node: its keywords besides metadata, and what its values are (so also its `enum`
  * values, when it has `enum`). `oneOf` is not a type.
  */
-const KINDS: Record<string, [keywords: string | string[], is?: Test, what?: string]> = {
+const KINDS: Record<string, [keywords: string, is?: Test, what?: string]> = {
   string: ['enum minLength maxLength pattern', isString, A_STRING],
   number: ['enum minimum maximum', Number.isFinite, FINITE],
   integer: ['enum minimum maximum', Number.isInteger, 'an integer'],
@@ -93,8 +93,9 @@ const KINDS: Record<string, [keywords: string | string[], is?: Test, what?: stri
   oneOf: ['oneOf'],
 };
 const TYPES = Object.keys(KINDS).slice(0, 6);
-// Each kind's keyword list, metadata first, split once (not per node).
-for (const kind of Object.values(KINDS)) kind[0] = ['description', 'examples', 'default', ...(kind[0] as string).split(' ')];
+/** Each kind's keywords, metadata first, in checking order: split once, not per node. */
+const KEYWORDS: Record<string, string[]> = {};
+for (const kind in KINDS) KEYWORDS[kind] = ['description', 'examples', 'default', ...KINDS[kind]![0].split(' ')];
 
 const push = (out: ArgsError[], path: string, rest: string) => {
   out.push({ path, message: `${path || 'args'}: ${rest}` });
@@ -150,8 +151,8 @@ export function analyzeArgsSchema(
     if (!hasType && !hasOwn(node, 'oneOf')) reject(at('type'), 'is missing (or use oneOf)');
     if (hasType && !TYPES.includes(kind)) reject(at('type'), oneOfMessage(TYPES));
 
-    const [list, is, what] = KINDS[kind]!;
-    const keywords = list as string[];
+    const [, is, what] = KINDS[kind]!;
+    const keywords = KEYWORDS[kind]!;
     let min = -Infinity;
     let max = Infinity;
     let minKey = '';
@@ -215,8 +216,8 @@ export function analyzeArgsSchema(
     const required: string[] = (object && get('required')) || [];
     required.forEach((name, i) => hasOwn(props, name) || warn(`${at('required')}[${i}]`, `${JSON.stringify(name)} is not in properties`));
     const keys = [...Object.keys(props), ...required.filter((name) => !hasOwn(props, name))];
-    const pp = object && at('properties');
-    const nodes = keys.map((name) => (hasOwn(props, name) ? walk(props[name], appendKey(pp as string, name), level + 1, depth + 1) : PASS));
+    const propertiesPath = object ? at('properties') : '';
+    const nodes = keys.map((name) => (hasOwn(props, name) ? walk(props[name], appendKey(propertiesPath, name), level + 1, depth + 1) : PASS));
     const tests = nodes.map((c) => c[0]);
     const mandatory = keys.map((name) => required.includes(name));
     required.forEach((name) => requiredNames.add(name));
