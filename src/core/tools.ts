@@ -73,8 +73,12 @@ export type NormalizedTool = {
 /** A tool that passed the checks of tools-api.md step 3, before the well-formedness check. */
 type CheckedTool = { name: string; manifest: SerializableToolManifest; handler: ToolSpecificHandler | undefined };
 
-/** tools-api.md step 3 for one entry: the public SDK's checks, messages and order. Throws the first problem. */
-function checkTool(entry: unknown, index: number): CheckedTool {
+/**
+ * tools-api.md step 3 for one entry: the public SDK's checks, messages and order. Throws the first
+ * problem. `owned`: the schema is JSON data that was just built for this call and that nobody else
+ * holds (the elements' markup), so it already is what the JSON clone would be.
+ */
+function checkTool(entry: unknown, index: number, owned?: boolean): CheckedTool {
   if (!isPlainObject(entry)) throw invalidInput('skills.tools entries must be objects', { index });
   const { name, description, timeoutMs, handler, argsSchema } = entry;
   const problem =
@@ -95,9 +99,9 @@ function checkTool(entry: unknown, index: number): CheckedTool {
                   : '';
   const fail = (what: string) => invalidInput(`tool ${what}`, { index, toolName: name });
   if (problem) throw fail(problem);
-  let clone: ToolArgsSchema;
+  let clone = argsSchema as ToolArgsSchema;
   try {
-    clone = JSON.parse(JSON.stringify(argsSchema));
+    if (!owned) clone = JSON.parse(JSON.stringify(argsSchema));
   } catch {
     throw fail('argsSchema must be serializable');
   }
@@ -120,9 +124,9 @@ function compileTool(tool: CheckedTool, index: number): NormalizedTool {
  * Normalizes one tool definition (tools-api.md step 3 onwards). Returns the tool, or the
  * `INVALID_INPUT` error that `createSession` rejects with. Duplicate names are the caller's check.
  */
-export function normalizeTool(entry: unknown, index: number): NormalizedTool | PedelecError {
+export function normalizeTool(entry: unknown, index: number, owned?: boolean): NormalizedTool | PedelecError {
   try {
-    return compileTool(checkTool(entry, index), index);
+    return compileTool(checkTool(entry, index, owned), index);
   } catch (error) {
     if (isPedelecError(error)) return error;
     throw error;

@@ -179,6 +179,49 @@ describe('declarations', () => {
       });
     });
 
+    it('markup is read as JSON data, as a clone would give it (-0 as 0, a number that is not finite as null)', async () => {
+      const host = await mount(`
+        <pedelec-session>
+          <pedelec-tool name="by_args" description="d">
+            <pedelec-arg name="n" type="number" minimum="-0" maximum="Infinity" default="-0" examples='[-0, {"z": -0}]'></pedelec-arg>
+          </pedelec-tool>
+          <pedelec-tool name="by_attribute" description="d" schema='{"type":"object","properties":{"n":{"type":"number","default":-0}}}'></pedelec-tool>
+        </pedelec-session>`);
+      const session = sessionIn(host);
+      await nextTask();
+      // maximum: null (what JSON gives for Infinity) is refused, exactly as for a JS-defined tool.
+      expect(toolIn(host, 'by_args').invalidReason).to.match(/argsSchema\.properties\.n\.maximum must be a finite number/);
+      const n = toolIn(host, 'by_args').definition!.argsSchema.properties!.n as Record<string, unknown>;
+      expect(Object.is(n.minimum, 0) && Object.is(n.default, 0), 'no -0').to.equal(true);
+      expect(n.examples).to.deep.equal([0, { z: 0 }]);
+      expect(Object.is((n.examples as [number])[0], 0)).to.equal(true);
+      const byAttribute = manifestTool(session, 'by_attribute').argsSchema.properties!.n as Record<string, unknown>;
+      expect(Object.is(byAttribute.default, 0)).to.equal(true);
+    });
+
+    it("the manifest shares no object with a tool's definition or the page's argsSchema", async () => {
+      const host = await mount(`
+        <pedelec-session>
+          <pedelec-tool name="by_args" description="d"><pedelec-arg name="q" required></pedelec-arg></pedelec-tool>
+          <pedelec-tool name="by_attribute" description="d" schema='{"type":"object","properties":{"q":{"type":"string"}}}'></pedelec-tool>
+          <pedelec-tool name="by_property" description="d"></pedelec-tool>
+        </pedelec-session>`);
+      const session = sessionIn(host);
+      const page = { type: 'object', properties: { q: { type: 'string' } } } as const;
+      const byProperty = toolIn(host, 'by_property');
+      byProperty.argsSchema = page as unknown as typeof byProperty.argsSchema;
+      await byProperty.updateComplete;
+      await nextTask();
+      const before = JSON.stringify(session.manifest);
+      for (const name of ['by_args', 'by_attribute', 'by_property']) {
+        const schema = toolIn(host, name).definition!.argsSchema as { properties: Record<string, { type: string }> };
+        schema.properties.q!.type = 'number';
+        expect(manifestTool(session, name).argsSchema, name).to.not.equal(schema);
+      }
+      (page.properties.q as { type: string }).type = 'boolean';
+      expect(JSON.stringify(session.manifest)).to.equal(before);
+    });
+
     it('no schema at all → { type: "object", properties: {} }', async () => {
       const host = await mount(`<pedelec-session><pedelec-tool name="bare" description="No args."></pedelec-tool></pedelec-session>`);
       expect(manifestTool(sessionIn(host), 'bare')).to.deep.equal({ name: 'bare', description: 'No args.', argsSchema: EMPTY_SCHEMA });

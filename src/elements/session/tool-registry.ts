@@ -62,7 +62,7 @@ export class ToolRegistry {
       const declared = element.declaration();
       if (!declared.ok) return problems.push(invalid(element, declared.name, declared.reason, declared.path));
       let cached = this.#byElement.get(element);
-      if (cached?.[0] !== declared) this.#byElement.set(element, (cached = [declared, normalizeTool(declared.definition, index)]));
+      if (cached?.[0] !== declared) this.#byElement.set(element, (cached = [declared, normalizeTool(declared.definition, index, declared.owned)]));
       add(declared.definition, cached[1], element, null);
     });
     definitions.forEach((definition, index) => add(definition, this.#normalize(definition, elements.length + index, used), null, definition));

@@ -3,6 +3,9 @@
  * upgraded, so the order in which elements are defined never matters. Values are carried over as
  * written where they cannot be read (e.g. `minimum="abc"` stays the string "abc"), so the one
  * well-formedness check (core/schema/check.ts) reports them with their JSON path, as for JS tools.
+ *
+ * What is read is JSON data exactly as its JSON clone would be (-0 read as 0, a number that is not
+ * finite as null), built fresh for each reading: normalization sends it without cloning it.
  */
 import { ARG_TAG } from '../tags.js';
 
@@ -13,10 +16,13 @@ export function setOwn(target: Node, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** As a JSON round trip gives a number: -0 is 0. (`JSON.parse` itself can give -0.) */
+const asJson = (_key: string, value: unknown) => (value === 0 ? 0 : value);
+
 /** Parsed JSON, or `fallback` when the text is not JSON. */
 function jsonOr(text: string, fallback: unknown): unknown {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text, asJson);
   } catch {
     return fallback;
   }
@@ -37,7 +43,7 @@ type Reader = (text: string, type: string) => unknown;
 const text: Reader = (t) => t;
 const number: Reader = (t) => {
   const n = t.trim() === '' ? NaN : Number(t);
-  return Number.isNaN(n) ? t : n;
+  return Number.isNaN(n) ? t : Number.isFinite(n) ? n + 0 : null; // what a JSON round trip gives
 };
 // For strings, a default that is not JSON is the literal text (default="hello").
 const jsonOrText: Reader = (t) => jsonOr(t, t);
@@ -96,12 +102,12 @@ export function objectFromArgs(args: Element[]): { properties: Node; required?: 
 
 /** What declares a tool's args schema, and the problem when it cannot be read. */
 export type SchemaSource =
-  | { ok: true; schema: unknown; path?: undefined }
+  | { ok: true; schema: unknown; owned: boolean; path?: undefined }
   | { ok: false; reason: string; path?: string };
 
 function fromJson(text: string, what: string, path: string): SchemaSource {
   const schema = jsonOr(text, NOT_JSON);
-  return schema !== NOT_JSON ? { ok: true, schema } : { ok: false, reason: `${what} is not valid JSON`, path };
+  return schema !== NOT_JSON ? { ok: true, schema, owned: true } : { ok: false, reason: `${what} is not valid JSON`, path };
 }
 
 /**
@@ -122,7 +128,8 @@ export function readSchema(tool: Element, schemaAttribute: string | null, argsSc
   if (sources.length > 1) return { ok: false, reason: `args schema is ambiguous: given by ${sources.join(' and ')}` };
   if (schemaAttribute !== null) return fromJson(schemaAttribute, 'schema attribute', 'schema');
   if (script) return fromJson(script.textContent ?? '', 'inline JSON schema', 'script');
-  if (args.length > 0) return { ok: true, schema: { type: 'object', ...objectFromArgs(args) } };
-  if (argsSchemaProperty !== undefined && argsSchemaProperty !== null) return { ok: true, schema: argsSchemaProperty };
-  return { ok: true, schema: { type: 'object', properties: {} } };
+  if (args.length > 0) return { ok: true, schema: { type: 'object', ...objectFromArgs(args) }, owned: true };
+  // The page's own object: normalization clones it.
+  if (argsSchemaProperty !== undefined && argsSchemaProperty !== null) return { ok: true, schema: argsSchemaProperty, owned: false };
+  return { ok: true, schema: { type: 'object', properties: {} }, owned: true };
 }

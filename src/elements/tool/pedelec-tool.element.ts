@@ -6,7 +6,7 @@ import { readSchema } from './declaration.js';
 
 /** The declaration a tool element makes now: a definition to normalize, or why it cannot be read. */
 export type ToolDeclaration =
-  | { ok: true; definition: ToolDefinition }
+  | { ok: true; definition: ToolDefinition; owned: boolean }
   | { ok: false; name: string | null; reason: string; path?: string };
 
 /**
@@ -124,7 +124,7 @@ export class PedelecToolElement extends ReactiveElement {
       const n = Number(timeout);
       definition.timeoutMs = Number.isNaN(n) ? timeout : n;
     }
-    return { ok: true, definition: definition as ToolDefinition };
+    return { ok: true, definition: definition as ToolDefinition, owned: source.owned };
   }
 
   /** @internal Set by the session after each build. */
