@@ -707,6 +707,35 @@ describe('compileArgsValidator', () => {
       expect(v({ query: 'q', limit: 1.5 })).to.deep.equal([{ path: 'limit', message: 'limit: must be an integer' }]);
     });
 
+    it('counts oneOf matches on own data, even with names of the alternatives on Object.prototype', () => {
+      // An alternative must not fail (nor pass) on an inherited value: matches are counted.
+      const optionalInOne = compileArgsValidator({
+        type: 'object',
+        properties: { v: { oneOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'object', properties: { b: { type: 'string' } }, required: ['b'] }] } },
+        required: ['v'],
+      });
+      const tagged = compileArgsValidator({
+        type: 'object',
+        properties: { v: { oneOf: [{ type: 'object', properties: { k: { type: 'string', enum: ['A'] } } }, { type: 'object', properties: { k: { type: 'string', enum: ['B'] } } }] } },
+        required: ['v'],
+      });
+      const proto = Object.prototype as Record<string, unknown>;
+      for (const how of ['assign', 'define'] as const) {
+        for (const [key, value] of [['a', 5], ['k', 'A']] as const) {
+          if (how === 'assign') proto[key] = value;
+          else Object.defineProperty(proto, key, { value, configurable: true, writable: true });
+        }
+        try {
+          expect(optionalInOne({ v: {} }), how).to.equal(null);
+          expect(messages(tagged({ v: {} })), how).to.deep.equal(['v: must match exactly one of 2 schemas (matched 2)']);
+          expect(tagged({ v: { k: 'B' } }), how).to.equal(null);
+        } finally {
+          delete proto.a;
+          delete proto.k;
+        }
+      }
+    });
+
     it('explains a failing child once, where the test found it, and still reports every later error', () => {
       const v = compileArgsValidator({
         type: 'object',

@@ -130,14 +130,18 @@ export function analyzeArgsSchema(
     throw (error = { path: p, message: `${p} ${rest}` });
   };
   const warn = (p: string, rest: string) => warnings.push({ path: p, message: `${p}: ${rest}` });
-  // The `required` names of every object node, and whether any property name the validator reads is
-  // one Object.prototype has (`constructor`, `toString`…); see `run` below.
-  const requiredNames = new Set<string>();
+  // The names checked against Object.prototype per validation (see `run` below): every `required`
+  // name, and every name read under a `oneOf`. And whether any property name the validator reads is
+  // one Object.prototype has (`constructor`, `toString`…).
+  const guarded = new Set<string>();
   let inherent = false;
   const proto = { clean: true };
 
-  /** `level` counts nodes (the root is 1); `depth` is the container level of the value (args = 1). */
-  const walk = (node: any, p: string, level: number, depth: number): Compiled => {
+  /**
+   * `level` counts nodes (the root is 1); `depth` is the container level of the value (args = 1);
+   * `alternative`: the node is (inside) a `oneOf` alternative.
+   */
+  const walk = (node: any, p: string, level: number, depth: number, alternative = false): Compiled => {
     const at = (key: string) => appendKey(p, key);
     /** Own-property read: a key such as `constructor` never resolves through the prototype chain. */
     const get = (key: string) => (hasOwn(node, key) ? node[key] : undefined);
@@ -205,8 +209,8 @@ export function analyzeArgsSchema(
     const object = kind === 'object';
     // Alternatives describe the same value, at the same container level; array elements sit one
     // level below the array, object properties one below the object.
-    const alts: Test[] = hasType ? [] : node.oneOf.map((alt: unknown, i: number) => walk(alt, `${at('oneOf')}[${i}]`, level + 1, depth)[0]);
-    const [itemTest, itemExplain] = array ? walk(node.items, at('items'), level + 1, depth + 1) : PASS;
+    const alts: Test[] = hasType ? [] : node.oneOf.map((alt: unknown, i: number) => walk(alt, `${at('oneOf')}[${i}]`, level + 1, depth, true)[0]);
+    const [itemTest, itemExplain] = array ? walk(node.items, at('items'), level + 1, depth + 1, alternative) : PASS;
     const unique = array && get('uniqueItems') === true;
     // Each element may add this many more container levels.
     const budget = MAX_DEPTH - depth;
@@ -217,10 +221,10 @@ export function analyzeArgsSchema(
     required.forEach((name, i) => hasOwn(props, name) || warn(`${at('required')}[${i}]`, `${JSON.stringify(name)} is not in properties`));
     const keys = [...Object.keys(props), ...required.filter((name) => !hasOwn(props, name))];
     const propertiesPath = object ? at('properties') : '';
-    const nodes = keys.map((name) => (hasOwn(props, name) ? walk(props[name], appendKey(propertiesPath, name), level + 1, depth + 1) : PASS));
+    const nodes = keys.map((name) => (hasOwn(props, name) ? walk(props[name], appendKey(propertiesPath, name), level + 1, depth + 1, alternative) : PASS));
     const tests = nodes.map((c) => c[0]);
     const mandatory = keys.map((name) => required.includes(name));
-    required.forEach((name) => requiredNames.add(name));
+    (alternative ? keys : required).forEach((name) => guarded.add(name));
     inherent ||= keys.some((name) => name in Object.prototype);
 
     // Where the last failed test of an array or object found its first failing element or
@@ -295,13 +299,13 @@ export function analyzeArgsSchema(
 
   try {
     const [test, explain] = walk(schema, path, 1, 1);
-    // Reads skip hasOwn (`proto.clean`) unless a name Object.prototype has is read, or a required name
-    // is now found on it (the page polluted it). Only required names need that check per validation
-    // (~15 ns each; checking every name cost ~200 ns on the benchmark's schema): an optional property
-    // read through the prototype is harmless where it passes its test (absent is valid too), and
-    // where it fails, `explain` (own data only) finds nothing and `run` validates again reading own
-    // data only.
-    const needed = [...requiredNames];
+    // Reads skip hasOwn (`proto.clean`) unless a name Object.prototype has is read, or a guarded name
+    // is now found on it (the page polluted it). Only those need that check per validation (~15 ns
+    // each; checking every name cost ~200 ns on the benchmark's schema): an optional property read
+    // through the prototype is harmless where it passes its test (absent is valid too), and where it
+    // fails, `explain` (own data only) finds nothing and `run` validates again reading own data only.
+    // Not so under a `oneOf`, whose tests are counted: there every name is guarded.
+    const needed = [...guarded];
     const run = (args: unknown, clean: boolean): ArgsError[] | null => {
       proto.clean = clean;
       if (test(args)) return null;
