@@ -554,17 +554,21 @@ export function toolCallContext(
   };
 }
 
+/** Where a {@link CallContext} keeps its signal's maker: a symbol, so that a Proxy of it still works. */
+const MAKE_SIGNAL = Symbol('signal');
+
 /**
  * A tool call context: the event context's fields, own and in one order, and `signal` as a getter
  * on the prototype. Not an object literal with `get signal()`: V8 creates such a literal through the
  * runtime, ~0.6 µs — a tenth of a whole tool call; an instance of this class costs ~20 ns. So
  * `ctx.signal` is not an own key: spreading the context does not copy it, and serializing the
- * context no longer creates the AbortController as a side effect.
+ * context no longer creates the AbortController as a side effect. (Not a #private field: the getter
+ * must work on a Proxy of the context, as frameworks make, and on objects inheriting from it.)
  */
 // Declaration merging: an instance has every field of a ToolCallContext; the class adds `signal`.
 interface CallContext extends Omit<ToolCallContext, 'signal'> {}
 class CallContext {
-  readonly #signal: () => AbortSignal;
+  readonly [MAKE_SIGNAL]: () => AbortSignal;
 
   constructor(base: PedelecEventContext, toolRequestId: string, tool: string, deadline: number, signal: () => AbortSignal) {
     this.sessionId = base.sessionId;
@@ -581,11 +585,11 @@ class CallContext {
     this.toolRequestId = toolRequestId;
     this.tool = tool;
     this.deadline = deadline;
-    this.#signal = signal;
+    this[MAKE_SIGNAL] = signal;
   }
 
   /** Aborts at the deadline, when the session ends, when the bridge disconnects, or (elements) when the tool goes. */
   get signal(): AbortSignal {
-    return this.#signal();
+    return this[MAKE_SIGNAL]();
   }
 }

@@ -1200,6 +1200,9 @@ describe('PedelecSession: event contexts', () => {
     expect(JSON.parse(JSON.stringify(seen!))).to.not.have.property('signal');
     expect(seen!.signal).to.be.instanceOf(AbortSignal);
     expect(seen!.signal).to.equal(seen!.signal);
+    // It works on what frameworks make of the context: a Proxy (Vue's reactive()), an object inheriting from it.
+    expect(new Proxy(seen!, {}).signal).to.equal(seen!.signal);
+    expect((Object.create(seen!) as ToolCallContext).signal).to.equal(seen!.signal);
     expectBase(plain(seen!), session, t0, t1);
     expect(plain(seen!)).to.include({ type: 'tool_call', source: 'core', toolRequestId: 'tr9', tool: 'lookup', turnId: turn.turnId, turnKind: 'user' });
     expect(seen!.eventReceivedAt).to.be.within(t0, t1);
