@@ -183,9 +183,9 @@ describe('declarations', () => {
       const host = await mount(`
         <pedelec-session>
           <pedelec-tool name="by_args" description="d">
-            <pedelec-arg name="n" type="number" minimum="-0" maximum="Infinity" default="-0" examples='[-0, {"z": -0}]'></pedelec-arg>
+            <pedelec-arg name="n" type="number" minimum="-0" maximum="Infinity" default="-0" examples='[-0, {"z": -0}, 1e400]'></pedelec-arg>
           </pedelec-tool>
-          <pedelec-tool name="by_attribute" description="d" schema='{"type":"object","properties":{"n":{"type":"number","default":-0}}}'></pedelec-tool>
+          <pedelec-tool name="by_attribute" description="d" schema='{"type":"object","properties":{"n":{"type":"number","default":-0,"examples":[-1e400]}}}'></pedelec-tool>
         </pedelec-session>`);
       const session = sessionIn(host);
       await nextTask();
@@ -193,10 +193,11 @@ describe('declarations', () => {
       expect(toolIn(host, 'by_args').invalidReason).to.match(/argsSchema\.properties\.n\.maximum must be a finite number/);
       const n = toolIn(host, 'by_args').definition!.argsSchema.properties!.n as Record<string, unknown>;
       expect(Object.is(n.minimum, 0) && Object.is(n.default, 0), 'no -0').to.equal(true);
-      expect(n.examples).to.deep.equal([0, { z: 0 }]);
+      expect(n.examples).to.deep.equal([0, { z: 0 }, null]);
       expect(Object.is((n.examples as [number])[0], 0)).to.equal(true);
       const byAttribute = manifestTool(session, 'by_attribute').argsSchema.properties!.n as Record<string, unknown>;
       expect(Object.is(byAttribute.default, 0)).to.equal(true);
+      expect(byAttribute.examples).to.deep.equal([null]);
     });
 
     it("the manifest shares no object with a tool's definition or the page's argsSchema", async () => {

@@ -16,8 +16,8 @@ export function setOwn(target: Node, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** As a JSON round trip gives a number: -0 is 0. (`JSON.parse` itself can give -0.) */
-const asJson = (_key: string, value: unknown) => (value === 0 ? 0 : value);
+/** A number as a JSON round trip gives it: -0 is 0, one that is not finite is null (`JSON.parse` gives both: `-0`, `1e400`). */
+const asJson = (_key: string, value: unknown) => (typeof value === 'number' ? (Number.isFinite(value) ? value + 0 : null) : value);
 
 /** Parsed JSON, or `fallback` when the text is not JSON. */
 function jsonOr(text: string, fallback: unknown): unknown {
