@@ -20,7 +20,7 @@ export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
  * little headroom (~0.5 %), so the kit cannot grow unnoticed while it is still over budget. A ratchet:
  * lower it whenever the kit shrinks; raise it only with a note saying what the bytes bought.
  */
-export const SIZE_RATCHET = Object.freeze({ cdn: 21_184, core: 10_336 });
+export const SIZE_RATCHET = Object.freeze({ cdn: 21_248, core: 10_384 });
 
 export const CDN_FILE = 'cdn/pedelec-elements.js';
 export const CORE_ENTRY = 'dist/core/index.js';

@@ -23,8 +23,13 @@ export const invalidInput = (message: string, details?: unknown) => pedelecError
 export const protocolError = (message: string) => pedelecError('SDK_PROTOCOL_ERROR', message);
 
 /** @internal A copy of `value` when it is a {@link PedelecError} (with its details), else `fallback`. */
-export const keepError = (value: unknown, fallback: PedelecError): PedelecError =>
-  isPedelecError(value) ? pedelecError(value.code, value.message, value.details) : fallback;
+export const keepError = (value: unknown, fallback: PedelecError): PedelecError => {
+  try {
+    return isPedelecError(value) ? pedelecError(value.code, value.message, value.details) : fallback;
+  } catch {
+    return fallback; // a getter of `value` threw: what was thrown is not readable
+  }
+};
 
 /**
  * Normalizes anything caught into a {@link PedelecError} (sdk-api.md "Error shape"):
@@ -32,12 +37,17 @@ export const keepError = (value: unknown, fallback: PedelecError): PedelecError 
  * fallback code; a string becomes the message; nothing gives the fallbacks; anything else gives
  * the fallbacks with the value as `details`.
  */
-export const normalizeError = (value: unknown, fallbackCode: string, fallbackMessage: string): PedelecError =>
-  keepError(
-    value,
-    value instanceof Error
-      ? pedelecError(fallbackCode, value.message || fallbackMessage)
-      : typeof value === 'string'
-        ? pedelecError(fallbackCode, value)
-        : pedelecError(fallbackCode, fallbackMessage, value ?? undefined),
-  );
+export const normalizeError = (value: unknown, fallbackCode: string, fallbackMessage: string): PedelecError => {
+  let fallback: PedelecError;
+  try {
+    fallback =
+      value instanceof Error
+        ? pedelecError(fallbackCode, value.message || fallbackMessage)
+        : typeof value === 'string'
+          ? pedelecError(fallbackCode, value)
+          : pedelecError(fallbackCode, fallbackMessage, value ?? undefined);
+  } catch {
+    fallback = pedelecError(fallbackCode, fallbackMessage); // e.g. an Error whose message getter throws
+  }
+  return keepError(value, fallback);
+};

@@ -920,6 +920,39 @@ describe('result check (ours)', () => {
     expect(result).to.deep.equal({ error: { code: 'TOOL_HANDLER_ERROR', message: 'no then here' } });
   });
 
+  it('copes with an Error whose message getter throws, thrown by a handler', async () => {
+    const secretive = () => {
+      const error = new Error();
+      Object.defineProperty(error, 'message', {
+        get() {
+          throw new Error('no message');
+        },
+      });
+      return error;
+    };
+    const fromHandler = await resultFor(() => {
+      throw secretive();
+    });
+    expect(fromHandler.result).to.deep.equal({ error: { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed' } });
+  });
+
+  it('copes with an Error whose message getter throws, thrown by a toJSON', async () => {
+    const error = new Error();
+    Object.defineProperty(error, 'message', {
+      get() {
+        throw new Error('no message');
+      },
+    });
+    const { result } = await resultFor(() => ({
+      x: {
+        toJSON() {
+          throw error;
+        },
+      },
+    }));
+    expect(result.error.message).to.equal('result.x: could not be converted (it threw)');
+  });
+
   it('refuses a result with a getter that throws, with the path', async () => {
     const value = {
       list: [
