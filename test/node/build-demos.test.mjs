@@ -1,11 +1,17 @@
 // `npm start` bundles the framework demos (scripts/build-demos.mjs) before serving them: the bundles
 // must build from the current sources and the built kit. (The browser tests in test/interop/ run the
 // same app modules unbundled; this covers the bundling the README's demo URLs depend on.)
+// Then what `npm start` serves — the demo pages and the inspector — must load with a clean console in
+// both browsers: no failed request (a missing favicon is a 404 in the console), no Content-Security-
+// Policy violation (Firefox applies the page's CSP to the favicon too), no error, no warning. A browser
+// that is not installed is skipped, unless REQUIRE_BROWSERS (as .ci/run sets) names it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+import { chromiumArgs, executableFor, firefoxPrefs } from '../../scripts/browsers.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,3 +24,69 @@ test('scripts/build-demos.mjs bundles the Vue, Angular and React demos', () => {
     assert.ok(existsSync(file) && statSync(file).size > 10_000, `${file} was not written`);
   }
 });
+
+const required = new Set((process.env.REQUIRE_BROWSERS ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const PAGES = ['/', '/cdn.html', '/react/', '/vue/', '/angular/'];
+
+/** Starts pedelec-dev serving demo/ on a free loopback port; resolves with its base URL and inspector URL. */
+function startDevCore() {
+  const child = spawn(process.execPath, ['dist/dev/cli.js', '--port', '0', '--serve', 'demo'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const ready = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`pedelec-dev did not start:\n${output}`)), 15_000);
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const page = /Page:\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
+      const inspector = /Inspector:\s+(\S+)/.exec(output);
+      if (page && inspector) {
+        clearTimeout(timer);
+        resolve({ base: page[1], inspector: inspector[1] });
+      }
+    });
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('exit', (code) => reject(new Error(`pedelec-dev exited (${code}):\n${output}`)));
+  });
+  return { child, ready };
+}
+
+/** Everything a page reports that a user would see as a problem. */
+async function problemsOf(browser, url) {
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warn' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()} ${response.url()}`);
+  });
+  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
+  await page.goto(url, { waitUntil: 'networkidle0' });
+  // The favicon and the pages' sessions settle after load.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await page.close();
+  return problems;
+}
+
+for (const name of ['chromium', 'firefox']) {
+  const executablePath = executableFor(name);
+  const skip = !executablePath && !required.has(name) && `${name} is not installed`;
+  test(`the demo pages and the inspector load with a clean console in ${name}`, { skip, timeout: 120_000 }, async () => {
+    assert.ok(executablePath, `${name} is required (REQUIRE_BROWSERS) but not installed`);
+    const { child, ready } = startDevCore();
+    let browser;
+    try {
+      const { base, inspector } = await ready;
+      browser =
+        name === 'chromium'
+          ? await puppeteer.launch({ executablePath, headless: true, args: chromiumArgs })
+          : await puppeteer.launch({ browser: 'firefox', executablePath, headless: true, extraPrefsFirefox: firefoxPrefs });
+      for (const url of [...PAGES.map((path) => base + path), inspector]) {
+        assert.deepEqual(await problemsOf(browser, url), [], url.replace(/#token=.*/, '#token=…'));
+      }
+    } finally {
+      await browser?.close();
+      child.kill();
+    }
+  });
+}
