@@ -46,6 +46,15 @@ export async function mount(markup: string): Promise<HTMLDivElement> {
   return host;
 }
 
+/**
+ * Two `<pedelec-session provider="codex" model="m">`s side by side in a connected fixture: on the same
+ * bridge, they share one client, so either keeps it open for the other.
+ */
+export async function twoSessions(): Promise<[PedelecSessionElement, PedelecSessionElement]> {
+  const host = await mount('<pedelec-session provider="codex" model="m"></pedelec-session>'.repeat(2));
+  return [...host.querySelectorAll<PedelecSessionElement>('pedelec-session')] as [PedelecSessionElement, PedelecSessionElement];
+}
+
 /** An empty, connected fixture `<div>` (removed after the test). */
 export function mountHost(): Promise<HTMLDivElement> {
   return fixture<HTMLDivElement>(html`<div></div>`);

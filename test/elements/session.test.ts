@@ -26,6 +26,7 @@ import {
 } from '../../src/index.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
 import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
+import { twoSessions } from './helpers.js';
 
 // ───────────────────────────── harness ─────────────────────────────
 
@@ -350,12 +351,7 @@ describe('<pedelec-session>', () => {
 
   describe('shared client', () => {
     it('two sessions with the same bridge share one client and one port, closed when the last releases it', async () => {
-      const root = await fixture<HTMLElement>(html`<div>
-        <pedelec-session id="a" provider="codex" model="m"></pedelec-session>
-        <pedelec-session id="b" provider="codex" model="m"></pedelec-session>
-      </div>`);
-      const a = root.querySelector('#a') as PedelecSessionElement;
-      const b = root.querySelector('#b') as PedelecSessionElement;
+      const [a, b] = await twoSessions();
       await started(a, 's1');
       await started(b, 's2');
       expect(a.client).to.not.equal(null);
@@ -1557,12 +1553,8 @@ describe('<pedelec-session>', () => {
     });
 
     it('removed while starting and put back a task later (a framework re-rendering): the start in flight ends its session, start() begins afresh', async () => {
-      const root = await fixture<HTMLDivElement>(html`<div>
-        <pedelec-session id="stays" provider="codex" model="m"></pedelec-session>
-        <pedelec-session id="moves" provider="codex" model="m"></pedelec-session>
-      </div>`);
-      const stays = root.querySelector('#stays') as PedelecSessionElement;
-      const moves = root.querySelector('#moves') as PedelecSessionElement;
+      const [stays, moves] = await twoSessions();
+      const root = moves.parentElement!;
       await started(stays, 's1'); // keeps the shared client open
       const first = moves.start().then(
         (session) => session,

@@ -18,7 +18,7 @@ import {
 } from '../../src/index.js';
 import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
-import { approvedStatus, record } from '../elements/helpers.js';
+import { approvedStatus, record, twoSessions } from '../elements/helpers.js';
 import { installCounters, until, type Counters } from './harness.js';
 
 let fake: FakePort;
@@ -411,12 +411,7 @@ describe('reliability: context ids are not used for authorization', () => {
 
 describe('reliability: a session element removed while it starts', () => {
   it('ends the session Core creates after the removal (shared client still open), and stays inactive', async () => {
-    const root = await fixture<HTMLDivElement>(html`<div>
-      <pedelec-session id="stays" provider="codex" model="m"></pedelec-session>
-      <pedelec-session id="leaves" provider="codex" model="m"></pedelec-session>
-    </div>`);
-    const stays = root.querySelector('#stays') as PedelecSessionElement;
-    const leaves = root.querySelector('#leaves') as PedelecSessionElement;
+    const [stays, leaves] = await twoSessions();
     const starting = stays.start();
     await flush();
     fake.respond(approvedStatus(), fake.last('get_approval_status'));
