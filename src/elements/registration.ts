@@ -15,6 +15,16 @@ export interface SessionOwner {
   memberChanged(member: Element): void;
 }
 
+/**
+ * Members connected anywhere in this realm. A session that connects while there are none has no
+ * registered member below it to take over, so it skips asking its subtree (a walk of every
+ * descendant) — the common case of a page whose session and tools arrive together.
+ */
+let connectedMembers = 0;
+
+/** Whether any member is connected (and so may need to announce itself again to a new session). */
+export const anyMemberConnected = (): boolean => connectedMembers > 0;
+
 export class RegisterEvent extends Event {
   static readonly eventName = 'pedelec-register';
   owner: SessionOwner | null = null;
@@ -55,6 +65,7 @@ export class Membership implements ReactiveController {
   }
 
   hostConnected(): void {
+    connectedMembers++;
     this.owner = register(this.#member, this.owner);
     this.#dirty = true; // nothing was observed while disconnected
     this.#observer ??= new MutationObserver(() => {
@@ -65,6 +76,7 @@ export class Membership implements ReactiveController {
   }
 
   hostDisconnected(): void {
+    connectedMembers--;
     this.#observer?.disconnect();
     const owner = this.owner;
     this.owner = null;

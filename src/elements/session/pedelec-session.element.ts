@@ -33,8 +33,8 @@ import { PedelecToolsChangedEvent } from '../../events/tools-changed.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
 import { PedelecWarningEvent } from '../../events/warning.event.js';
 import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
-import { RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
-import { GUIDANCE_TAG, SESSION_TAG, TOOL_TAG } from '../tags.js';
+import { anyMemberConnected, RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
+import { SESSION_TAG } from '../tags.js';
 import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
 import { acquireClient, releaseClient } from './client-pool.js';
@@ -287,8 +287,11 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   override connectedCallback(): void {
     super.connectedCallback();
     // A session defined after its members: ask them to announce themselves again, so the nearest
-    // session (maybe this one, maybe a nested one) takes each.
-    for (const member of this.#membersBelow()) (member as Element & Partial<Registrable>).reregister?.();
+    // session (maybe this one, maybe a nested one) takes each. Members connect after their session
+    // when both arrive together, so with none connected yet there is no one to ask.
+    if (anyMemberConnected()) {
+      for (const member of this.#below((el) => el instanceof PedelecToolElement || el instanceof PedelecGuidanceElement)) (member as Element & Registrable).reregister();
+    }
     this.#queueRebuild();
     if (this.autostart && !this.#_session && !this.#starting) this.start().catch(() => {});
   }
@@ -344,11 +347,6 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   /** @internal */
   memberChanged(): void {
     this.#queueRebuild();
-  }
-
-  /** Tool and guidance elements below this one, in shadow-including tree order (open roots only). */
-  #membersBelow(): Element[] {
-    return this.#below((el) => el instanceof PedelecToolElement || el instanceof PedelecGuidanceElement || el.localName === TOOL_TAG || el.localName === GUIDANCE_TAG);
   }
 
   /** The elements below this one that pass `test`, in shadow-including tree order (open roots only). */
