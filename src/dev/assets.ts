@@ -288,7 +288,14 @@ export class AssetStore {
     } catch (thrown) {
       await rm(partial, { force: true }).catch(() => {});
       if (res.headersSent || res.destroyed) return;
-      const error = thrown instanceof DevCoreError ? thrown : new DevCoreError('ASSET_UPLOAD_FAILED', 'The upload could not be stored');
+      // A file where the path needs a folder (`/f/g` under the file `/f`) is a conflict, not a failure.
+      const onTheWay = ['ENOTDIR', 'EEXIST'].includes((thrown as NodeJS.ErrnoException)?.code ?? '');
+      const error =
+        thrown instanceof DevCoreError
+          ? thrown
+          : onTheWay
+            ? new DevCoreError('ASSET_PATH_CONFLICT', `${ticket.path}: a folder on the way is a file`)
+            : new DevCoreError('ASSET_UPLOAD_FAILED', 'The upload could not be stored');
       const status = error.code === 'ASSET_TOO_LARGE' ? 413 : error.code === 'ASSET_UPLOAD_FAILED' ? 500 : error.code === 'ASSET_PATH_CONFLICT' ? 409 : 400;
       res.setHeader('Connection', 'close'); // the rest of an oversized body is not read
       return fail(res, status, error.code, error.message, cors);
@@ -311,10 +318,6 @@ export class AssetStore {
       'Content-Security-Policy': 'sandbox',
       'Cache-Control': 'no-store',
     });
-    if (req.method === 'HEAD') {
-      res.end();
-      return;
-    }
     await pipeline(createReadStream(file.real), res).catch(() => res.destroy());
   }
 }

@@ -11,7 +11,7 @@ import { APPROVAL_HELD_REQUESTS } from '../core/protocol.js';
 import type { AgentDirectory } from './agents/index.js';
 import type { Approvals } from './approval.js';
 import type { AssetStore } from './assets.js';
-import { DevCoreError, toWireError } from './errors.js';
+import { DevCoreError, frameText, toWireError } from './errors.js';
 import { checkSkills } from './manifest.js';
 import type { MessageLog } from './message-log.js';
 import type { SessionRegistry } from './registry.js';
@@ -175,7 +175,11 @@ export class BridgeConnection implements EventSink {
 
   private send(message: Record<string, unknown>): void {
     if (this.socket.readyState !== WebSocket.OPEN) return;
-    const text = JSON.stringify(message);
+    // A response that cannot be serialized fails; an event becomes a Core error of its session.
+    const { channelId, type, requestId, sessionId, seq } = message;
+    const text = frameText(message, (error) =>
+      type === 'response' ? { channelId, type, requestId, ok: false, error } : { channelId, type: 'error', sessionId, seq, error, source: 'core' },
+    );
     this.socket.send(text);
     this.deps.log.record('out', this.id, this.origin, text, message);
   }

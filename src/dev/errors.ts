@@ -21,6 +21,21 @@ export class DevCoreError extends Error {
   }
 }
 
+/**
+ * The JSON text of a frame the server sends — never a throw. A value that came from a page or an
+ * agent (echoed in an error's details, a tool's args or result) can be nested too deep for
+ * `JSON.stringify`, whose RangeError, uncaught, would stop the server. Such a frame goes out as
+ * `fallback(problem)` instead: the same routing, the payload replaced by an `INTERNAL_ERROR`.
+ */
+export function frameText(message: Record<string, unknown>, fallback: (problem: PedelecError) => Record<string, unknown>): string {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return JSON.stringify(fallback(pedelecError('INTERNAL_ERROR', `pedelec-dev could not serialize this ${String(message.type)} frame (${why})`)));
+  }
+}
+
 /** Any thrown value as a wire error; unexpected exceptions become `INTERNAL_ERROR` without a stack. */
 export function toWireError(thrown: unknown): PedelecError {
   if (thrown instanceof DevCoreError) return thrown.toWire();

@@ -8,9 +8,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { WebSocket, type RawData } from 'ws';
+import type { PedelecError } from '../core/errors.js';
 import type { OperatorDesk } from './agents/operator.js';
 import type { Approvals } from './approval.js';
-import { DevCoreError, toWireError } from './errors.js';
+import { DevCoreError, frameText, toWireError } from './errors.js';
 import type { MessageLog } from './message-log.js';
 import type { SessionRegistry } from './registry.js';
 
@@ -34,6 +35,10 @@ function sameToken(given: string | null, expected: string): boolean {
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+
+/** What the inspector gets instead of a message that cannot be serialized (see frameText). */
+const unsendable = (error: PedelecError) => ({ type: 'error', error });
 
 export class InspectorHub {
   private readonly clients = new Set<WebSocket>();
@@ -80,13 +85,13 @@ export class InspectorHub {
     for (const off of this.unsubscribe.splice(0)) off();
   }
 
-  private send(socket: WebSocket, message: unknown): void {
-    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  private send(socket: WebSocket, message: Record<string, unknown>): void {
+    if (socket.readyState === WebSocket.OPEN) socket.send(frameText(message, unsendable));
   }
 
-  private broadcast(message: unknown, droppable = false): void {
+  private broadcast(message: Record<string, unknown>, droppable = false): void {
     if (this.clients.size === 0) return;
-    const text = JSON.stringify(message);
+    const text = frameText(message, unsendable);
     for (const socket of this.clients) {
       if (socket.readyState !== WebSocket.OPEN) continue;
       if (droppable && socket.bufferedAmount > SLOW_CONSUMER_BYTES) continue;

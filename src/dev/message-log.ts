@@ -19,6 +19,12 @@ export type LogEntry = {
 const KEEP = 1000;
 const MAX_TEXT = 16 * 1024;
 
+/**
+ * The first `max` characters as a string of their own. A slice shares the original's memory in V8,
+ * so a kept slice of a 16 MiB frame would keep the whole frame alive: a thousand of them, the heap.
+ */
+const head = (text: string, max: number): string => (text.length > max ? Buffer.from(text.slice(0, max)).toString() : text);
+
 export class MessageLog {
   private readonly entries: LogEntry[] = [];
   private readonly listeners = new Set<(entry: LogEntry) => void>();
@@ -45,9 +51,9 @@ export class MessageLog {
       dir,
       connectionId,
       origin,
-      type: typeof fields.type === 'string' ? fields.type.slice(0, 100) : null,
-      sessionId: typeof fields.sessionId === 'string' ? fields.sessionId.slice(0, 100) : null,
-      text: text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text,
+      type: typeof fields.type === 'string' ? head(fields.type, 100) : null,
+      sessionId: typeof fields.sessionId === 'string' ? head(fields.sessionId, 100) : null,
+      text: head(text, MAX_TEXT),
       truncated: text.length > MAX_TEXT,
     };
     this.entries.push(entry);

@@ -85,8 +85,13 @@ function plain(res: ServerResponse, status: number, text: string): void {
   res.end(text);
 }
 
-/** Refuses an upgrade with a plain HTTP answer (the socket has no WebSocket yet). */
+/**
+ * Refuses an upgrade with a plain HTTP answer (the socket has no WebSocket yet), then closes the
+ * socket outright: `end()` alone leaves it half-open for as long as the client keeps its side open,
+ * and such a socket is beyond `server.close()` — it would hold `close()` (and the process) forever.
+ */
 function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  socket.once('finish', () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,

@@ -158,3 +158,13 @@ test("one session never sees another's assets, and a session's tickets die with 
   const after = await fetch(ticket.downloadUrl, { headers: bearer(ticket.token) });
   assert.equal(after.status, 401);
 });
+
+test('an upload whose path needs a folder where a file is gets 409 ASSET_PATH_CONFLICT, not 500', async (t) => {
+  const core = await startCore(t);
+  const page = await BridgeClient.open(t, core);
+  const sessionId = await createSession(page);
+  assert.equal((await upload(page, sessionId, { targetPath: '/f' })).response.status, 201);
+  const { response } = await upload(page, sessionId, { targetPath: '/f/g' });
+  assert.equal(response.status, 409);
+  assert.equal((await response.json()).error.code, 'ASSET_PATH_CONFLICT');
+});

@@ -182,3 +182,66 @@ test('malformed frames get an error response and the connection keeps working', 
   assert.equal((await page.request('get_settings')).ok, true);
   await stillServes(t, core);
 });
+
+/** A JSON value `depth` levels deep: `{"a":{"a":…}}`, built as text (as a page would send it). */
+const deepJson = (depth) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+test('a value too deep to serialize, echoed back in an error, never crashes the server', async (t) => {
+  const bugs = [];
+  const core = await startCore(t, { onBug: (error) => bugs.push(error) });
+  const page = await BridgeClient.open(t, core);
+  // The tool "name" is refused, and the refusal's details carry it back: 6 000 levels overflow
+  // JSON.stringify's stack (parsing them does not).
+  const requestId = 'deep_1';
+  const frame = `{"channelId":"${page.channelId}","type":"create_session","requestId":"${requestId}","input":{"provider":"scripted","skills":{"guidance":"","tools":[{"name":${deepJson(6000)},"description":"d","argsSchema":{"type":"object"}}]}}}`;
+  page.sendRaw(frame);
+  const response = await page.until((m) => m.requestId === requestId);
+  assert.equal(response.ok, false);
+  assert.equal(response.error.code, 'INTERNAL_ERROR');
+  assert.match(response.error.message, /could not serialize this response frame/);
+  assert.deepEqual(bugs, []);
+  // Same socket, next request: served.
+  assert.equal((await page.request('get_settings')).ok, true);
+  await stillServes(t, core);
+});
+
+test('a refused upgrade does not hold close(): its socket is closed, even if the client keeps it open', async () => {
+  const { startDevCore } = await import('../../dist/dev/index.js');
+  const core = await startDevCore({ port: 0 });
+  const net = await import('node:net');
+  // allowHalfOpen: when the server ends its side, this client does not end its own.
+  const socket = net.connect({ port: core.port, host: '127.0.0.1', allowHalfOpen: true });
+  const answer = new Promise((resolve) => socket.once('data', (data) => resolve(data.toString())));
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.on('error', () => {});
+  socket.write(
+    `GET /bridge HTTP/1.1\r\nHost: 127.0.0.1:${core.port}\r\nOrigin: https://evil.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
+  assert.match(await answer, /^HTTP\/1\.1 403/);
+  // The client never ends its side. The server closes the socket itself, and close() finishes.
+  const stopped = core.close().then(() => 'closed');
+  const outcome = await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 3000, 'still pending after 3 s'))]);
+  socket.destroy();
+  await closed;
+  assert.equal(outcome, 'closed');
+});
+
+test('the message log keeps its own copy of a cut frame, not the whole frame (bounded memory)', async () => {
+  const v8 = await import('node:v8');
+  const vm = await import('node:vm');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  const { MessageLog } = await import('../../dist/dev/message-log.js');
+  const log = new MessageLog();
+  const MiB = 1024 * 1024;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  // 24 frames of 8 MiB: ~200 MiB if each cut text kept its frame alive, a few hundred KiB if not.
+  for (let i = 0; i < 24; i++) log.record('in', 'c', null, `${i}`.padEnd(8 * MiB, 'x'));
+  gc();
+  const grown = process.memoryUsage().heapUsed - before;
+  assert.equal(log.recent().length, 24);
+  assert.ok(log.recent().every((entry) => entry.truncated && entry.text.length === 16 * 1024));
+  assert.ok(grown < 32 * MiB, `heap grew by ${(grown / MiB).toFixed(1)} MiB`);
+});
