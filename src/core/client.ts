@@ -3,7 +3,7 @@
  * (spec/sdk-api.md, bridge-protocol.md).
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
-import { fieldsOf, isObject, isText } from './json.js';
+import { fieldsOf, hasOwn, isObject, isText } from './json.js';
 import { APPROVAL_HELD_REQUESTS, monotonic, randomId, type BridgePort } from './protocol.js';
 import { PedelecSession, type SessionBridge } from './session.js';
 import { normalizeSkills, Toolbox, type NormalizedSkills, type SkillsInput, type ToolDefinition, type ToolNameOf } from './tools.js';
@@ -35,7 +35,8 @@ const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const DISCONNECTED = (details?: unknown) => pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
 const TRANSPORT = (failure: unknown) => normalizeError(failure, 'SDK_TRANSPORT_ERROR', 'Pedelec transport error');
-const isLinkDown = (error: PedelecError) => /^EXTENSION_(UNAVAILABLE|DISCONNECTED)$/.test(error.code);
+/** The bridge itself is not there: the extension (or, over a WebSocket, the development Core) is unreachable. */
+const isLinkDown = (error: PedelecError) => /^(EXTENSION_(UNAVAILABLE|DISCONNECTED)|BRIDGE_UNAVAILABLE)$/.test(error.code);
 
 /**
  * A client of the Pedelec bridge. Construct it where the page asks for the agent; it connects at
@@ -106,7 +107,8 @@ export class Pedelec {
     const port = this.#port!;
     const requestId = `sdk_${Date.now()}_${++this.#requestCount}`;
     const now = monotonic();
-    const message = { channelId: this.channelId, type, requestId, ...payload };
+    // The envelope last: a payload cannot re-address the request (its answer would never match).
+    const message = { ...payload, channelId: this.channelId, type, requestId };
     const wait = timeoutOverrideMs ?? (APPROVAL_HELD_REQUESTS.has(type) ? this.#options.approvalTimeoutMs : undefined);
     const deadline = now + ((wait as number) > this.#bridgeTimeoutMs ? (wait as number) : this.#bridgeTimeoutMs);
     return new Promise<T>((resolve, reject) => {
@@ -170,8 +172,9 @@ export class Pedelec {
       );
     } else if (typeof sessionId === 'string') {
       this.#sessions.get(sessionId)?.handleEvent(message, receivedAt);
-    } else if (type === 'error') {
-      // A transport-wide error, broadcast to every SDK port: every live session's turn fails.
+    } else if (type === 'error' && sessionId == null) {
+      // A transport-wide error, broadcast to every SDK port: every live session's turn fails. Only
+      // one that names no session: an error with a malformed session id is garbage, and ignored.
       this.#failAll(TRANSPORT(error), false);
     }
   }
@@ -233,7 +236,8 @@ export class Pedelec {
         }
         provider = defaultProvider;
       }
-      model = defaultModels[provider];
+      // Own keys only: a provider code such as "constructor" must not find Object.prototype's.
+      model = hasOwn(defaultModels, provider) ? defaultModels[provider] : undefined;
     }
     const result = await this.request<Record<string, unknown> | undefined>(
       'create_session',
@@ -258,6 +262,7 @@ export class Pedelec {
     } catch (error) {
       throw normalizeError(error, 'INVALID_INPUT', 'resumeSession options are invalid');
     }
+    skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
     const id = (await this.request<Record<string, unknown> | undefined>('resume_session', { sessionId }, wiring.requestTimeoutMs))?.sessionId;
     return this.#adopt(isText(id) ? id : sessionId, options.provider ?? '', options.model, skills, wiring, !!skills);
   }

@@ -22,11 +22,14 @@ export const isText = (value: unknown): value is string => typeof value === 'str
 /** The fields of what arrived: the value itself when it is an object, else none. */
 export const fieldsOf = (value: unknown): Record<string, any> => (isObject(value) ? value : {});
 
-/** A plain object: not an array, not `null`, prototype `Object.prototype` or `null`. */
+/**
+ * A plain object: not an array, not `null`, its prototype `Object.prototype` — this realm's or another
+ * one's (a same-origin iframe's data) — or `null`.
+ */
 export function isPlainObject(value: unknown): value is Record<string, any> {
   // An array's prototype is Array.prototype: no separate isArray test.
   const proto = typeof value === 'object' && value !== null && Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  return proto === Object.prototype || proto === null || (proto !== false && Object.getPrototypeOf(proto) === null);
 }
 
 /** `a.b`, `a["odd key"]`, `a[2]`: JS notation, readable by the agent and the developer. */
@@ -36,7 +39,7 @@ export const appendKey = (path: string, key: string): string =>
 /** What a value that is not JSON is called in a problem's message. */
 const describe = (value: unknown): string =>
   ({ bigint: 'BigInt', function: 'a function', symbol: 'a symbol', number: String(value) } as Record<string, string>)[typeof value] ??
-  ((value as object)?.constructor?.name ? `a ${(value as object).constructor.name}` : 'a non-plain object');
+  ((value as object)?.constructor?.name ? `${/^[AEIOU]/.test((value as object).constructor.name) ? 'an' : 'a'} ${(value as object).constructor.name}` : 'a non-plain object');
 
 /** Thrown by {@link convert} at the first value that is not JSON; nothing else can throw it. */
 class NotJson {
@@ -44,8 +47,9 @@ class NotJson {
 }
 
 /**
- * Converts a handler's result to bridge JSON the way `JSON.stringify` would (`toJSON` honoured,
- * `undefined` object properties dropped, `undefined` at the top → `null`), or reports the first
+ * Converts a handler's result to bridge JSON the way `JSON.stringify` would (`toJSON` called once per
+ * value, with its key; `undefined` object properties dropped, `undefined` array items and top level
+ * → `null`), or reports the first
  * value that is not JSON with its path. Plain JSON input is returned as is, without copying.
  * Never throws: a `toJSON` or a getter that throws is reported as a problem where it threw.
  */
@@ -54,7 +58,7 @@ export function toBridgeJson(value: unknown, path = 'result'): { ok: true; value
   // so a valid result costs no string building (this runs for every tool call).
   const keys: (string | number)[] = [];
   try {
-    return { ok: true, value: value === undefined ? null : (convert(value, keys, [], 0) as JsonValue) };
+    return { ok: true, value: (convert(value, keys, [], 0, '') ?? null) as JsonValue };
   } catch (thrown) {
     const what = thrown instanceof NotJson ? thrown.what : `could not be converted (${normalizeError(thrown, '', 'it threw').message})`;
     const at = keys.reduce<string>((p, key) => (typeof key === 'number' ? `${p}[${key}]` : appendKey(p, key)), path);
@@ -62,11 +66,16 @@ export function toBridgeJson(value: unknown, path = 'result'): { ok: true; value
   }
 }
 
-/** One step of {@link toBridgeJson}; `seen` holds the containers above `v` (a cycle check). */
-function convert(v: any, keys: (string | number)[], seen: object[], depth: number): unknown {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)) return v;
+/**
+ * One step of {@link toBridgeJson}: `v` is the value at `holderKey` of its container; `undefined` when it
+ * is left out. `seen` holds the containers above `v` (a cycle check).
+ */
+function convert(v: any, keys: (string | number)[], seen: object[], depth: number, holderKey: string | number): unknown {
+  // As JSON.stringify: an object's (or a BigInt's) toJSON is called once, with the key, and what it
+  // returns is converted as it is (a toJSON that returns `this` is no loop).
+  if ((typeof v === 'object' || typeof v === 'bigint') && typeof v?.toJSON === 'function') v = v.toJSON(String(holderKey));
+  if (v == null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)) return v;
   if (typeof v !== 'object') throw new NotJson(`${describe(v)} is not JSON`);
-  if (typeof v.toJSON === 'function') return convert(v.toJSON(), keys, seen, depth);
   if (depth > MAX_DEPTH) throw new NotJson(`nested deeper than ${MAX_DEPTH} levels`);
   if (seen.includes(v)) throw new NotJson('cycle is not JSON');
   const array = Array.isArray(v);
@@ -79,7 +88,8 @@ function convert(v: any, keys: (string | number)[], seen: object[], depth: numbe
     keys.push(key);
     const item = source[key];
     // An array's undefined becomes null; an object's undefined property is dropped.
-    const converted = item === undefined ? (array ? null : item) : convert(item, keys, seen, depth + 1);
+    let converted = convert(item, keys, seen, depth + 1, key);
+    if (converted === undefined && array) converted = null;
     keys.pop();
     if (converted !== item || converted === undefined) {
       if (out === source) out = array ? source.slice() : { ...source };

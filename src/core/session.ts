@@ -185,7 +185,7 @@ export class PedelecSession<TToolName extends string = string> {
       // Emitted while the turn is still active, so the error's context carries it; a turn that
       // already finished cleanly still reports the failed request (one that failed on an error event
       // has reported that error already).
-      if (this.#turn === turn || turn.succeeded) this.#emitError(error);
+      if (this.#turn === turn || turn.succeeded) this.#emitError(error, undefined, undefined, turn);
       this.#finishTurn(error, turn);
       throw error;
     });
@@ -213,6 +213,8 @@ export class PedelecSession<TToolName extends string = string> {
       },
       (failure: unknown) => {
         this.#ending = false;
+        // Core ended the session meanwhile: what end() asked for has happened.
+        if (this.#ended) return;
         const error = failed(failure, 'end_session');
         this.#emitError(error);
         throw error;
@@ -309,6 +311,8 @@ export class PedelecSession<TToolName extends string = string> {
     // Exactly one result per request: a repeat of a running or answered call is ignored.
     if (this.#calls.has(toolRequestId)) return;
     this.#setStatus('waiting_tool_result', receivedAt);
+    // A status listener may have ended the session: no handler runs for an ended session.
+    if (this.#ended) return;
 
     const deadline = receivedAt + (this.toolbox.tools.get(tool)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
     const { ctx, abort, settle } = toolCallContext(this.#ctx('tool_call', receivedAt), { toolRequestId, tool }, deadline);
@@ -317,10 +321,13 @@ export class PedelecSession<TToolName extends string = string> {
     const submit = (outcome: ToolOutcome) => {
       // A result that is not JSON is also reported to the page.
       if (!outcome.ok && outcome.reportToPage) this.#emitError(outcome.error);
-      settle();
-      // The session ended (or the bridge went away) while the handler ran: that call was settled
-      // then, and its result has nowhere to go.
-      if (!this.#calls.get(toolRequestId)) return;
+      const aborted = settle();
+      // The session ended while the handler ran: that call was settled then, and its result has
+      // nowhere to go. Not posted — but said, as any other result that could not be delivered.
+      if (!this.#calls.get(toolRequestId)) {
+        if (aborted) this.#emitError(pedelecError('SUBMIT_TOOL_RESULT_FAILED', aborted.message, { tool, toolRequestId, cause: aborted }));
+        return;
+      }
       this.#calls.set(toolRequestId, null);
       this.#request('submit_tool_result', { toolRequestId, result: outcome.result as JsonValue }).catch((failure: unknown) => {
         const cause = failed(failure, 'submit_tool_result');
@@ -396,7 +403,13 @@ export class PedelecSession<TToolName extends string = string> {
       'ASSET_READ_FAILED',
       'Asset read failed',
     );
-    const bytes = await response.arrayBuffer();
+    let bytes: ArrayBuffer;
+    try {
+      bytes = await response.arrayBuffer();
+    } catch (thrown) {
+      // The connection can still fail while the body streams in.
+      throw normalizeError(thrown, 'ASSET_READ_FAILED', 'Asset read failed');
+    }
     if (type === 'file') return new File([bytes], name, { type: mimeType, ...(typeof modifiedAt === 'number' && { lastModified: modifiedAt }) });
     let text: string;
     try {
@@ -468,7 +481,7 @@ export class PedelecSession<TToolName extends string = string> {
    * An event context. Caused by a message from the extension (`receivedAt` given): `core`-sourced;
    * otherwise `sdk`-sourced, and the type gets its `sdk_` form.
    */
-  #ctx(type?: string, receivedAt?: number, sdk = receivedAt === undefined): any {
+  #ctx(type?: string, receivedAt?: number, sdk = receivedAt === undefined, current = this.#turn): any {
     // Fields assigned one by one, not spread: this runs for every tool call.
     const ctx: PedelecEventContext = {
       sessionId: this.sessionId,
@@ -479,7 +492,7 @@ export class PedelecSession<TToolName extends string = string> {
       source: sdk ? 'sdk' : 'core',
     };
     if (receivedAt !== undefined) ctx.eventReceivedAt = receivedAt;
-    const turn = this.#turn?.ctx;
+    const turn = current?.ctx;
     if (turn) {
       ctx.turnId = turn.turnId;
       ctx.turnStartedAt = turn.turnStartedAt;
@@ -496,8 +509,9 @@ export class PedelecSession<TToolName extends string = string> {
     this.#emit('status', status, { ...this.#ctx('status_changed', receivedAt), status, previousStatus });
   }
 
-  #emitError(error: PedelecError, receivedAt?: number, sdk?: boolean): void {
-    this.#emit('error', error, this.#ctx('error', receivedAt, sdk));
+  /** `turn`: the turn the error belongs to, when not the current one (a late failure of a finished turn). */
+  #emitError(error: PedelecError, receivedAt?: number, sdk?: boolean, turn = this.#turn): void {
+    this.#emit('error', error, this.#ctx('error', receivedAt, sdk, turn));
   }
 
   #error(code: string, message: string): PedelecError {
@@ -522,7 +536,7 @@ export function toolCallContext(
   base: PedelecEventContext,
   { toolRequestId, tool }: { toolRequestId: string; tool: string },
   deadline: number,
-): { ctx: ToolCallContext; abort(reason: PedelecError): void; settle(): void } {
+): { ctx: ToolCallContext; abort(reason: PedelecError): void; settle(): PedelecError | undefined } {
   let controller: AbortController | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let abortedWith: PedelecError | undefined;
@@ -531,11 +545,14 @@ export function toolCallContext(
     if (!controller) {
       const signalled = (controller = new AbortController());
       // Made here, not per call: most handlers never read the signal.
-      const timeout = () => signalled.abort(pedelecError('TOOL_TIMEOUT', `Tool ${tool} passed its deadline`, { tool, toolRequestId }));
-      const remaining = deadline - Date.now();
+      // Timers overflow past 2^31-1 ms (~24.8 days) and fire at once: a later deadline re-arms.
+      const arm = () => {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) signalled.abort(pedelecError('TOOL_TIMEOUT', `Tool ${tool} passed its deadline`, { tool, toolRequestId }));
+        else if (!settled) timer = setTimeout(arm, Math.min(remaining, 2 ** 31 - 1));
+      };
       if (abortedWith) controller.abort(abortedWith);
-      else if (remaining <= 0) timeout();
-      else if (!settled) timer = setTimeout(timeout, remaining);
+      else arm();
     }
     return controller.signal;
   };
@@ -547,9 +564,11 @@ export function toolCallContext(
       clearTimeout(timer);
       controller?.abort(reason);
     },
+    /** The call is answered: no deadline timer any more. Returns why it was aborted, if it was. */
     settle() {
       settled = true;
       clearTimeout(timer);
+      return abortedWith;
     },
   };
 }

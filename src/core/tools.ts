@@ -148,16 +148,15 @@ export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
   if (typeof guidance !== 'string') throw invalidInput('skills.guidance must be a string');
   if (!Array.isArray(entries)) throw invalidInput('skills.tools must be an array');
   const names = new Set<string>();
-  const tools = entries
-    .map((entry, index) => {
-      // The duplicate check sits right after the name check, as in the spec's order (only valid
-      // names are ever in `names`).
-      if (isPlainObject(entry) && names.has(entry.name)) throw invalidInput('duplicate tool name', { toolName: entry.name });
-      const tool = checkTool(entry, index);
-      names.add(tool.name);
-      return tool;
-    })
-    .map(compileTool);
+  // Array.from, not map: a hole in the array is an entry too (undefined), and is refused as one.
+  const tools = Array.from(entries, (entry: unknown, index) => {
+    // The duplicate check sits right after the name check, as in the spec's order (only valid
+    // names are ever in `names`).
+    if (isPlainObject(entry) && names.has(entry.name)) throw invalidInput('duplicate tool name', { toolName: entry.name });
+    const tool = checkTool(entry, index);
+    names.add(tool.name);
+    return tool;
+  }).map(compileTool);
   return { manifest: { guidance, tools: tools.map((t) => t.manifest) }, tools };
 }
 
@@ -250,7 +249,16 @@ export class Toolbox {
   }
 }
 
-const handlerFailed = (thrown: unknown) => kitError(normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'Tool handler failed'));
+/**
+ * A handler's failure as the agent's error result. Its `details` (anything a page throws) must cross
+ * the bridge too: converted as a result is; details that cannot be are left out, not let make the
+ * whole answer unsendable (the agent would get nothing and wait for Core's timeout).
+ */
+function handlerFailed(thrown: unknown): ToolOutcome {
+  const { details, ...error } = normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'Tool handler failed');
+  const json = toBridgeJson(details);
+  return kitError(json.ok && details !== undefined ? { ...error, details: json.value } : error);
+}
 
 function checked(value: unknown): ToolOutcome {
   const json = toBridgeJson(value);

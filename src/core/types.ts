@@ -30,7 +30,10 @@ export type PedelecOptions = {
   transport?: PortFactory;
   /** (ours) Check the agent's arguments against each tool's schema before a handler runs (default true). */
   validateArgs?: boolean;
-  /** (ours) How long requests the extension holds for approval may wait; unset: `bridgeTimeoutMs`. */
+  /**
+   * (ours) How long requests the extension holds for approval may wait; unset: `bridgeTimeoutMs`.
+   * It only lengthens their wait: a value below `bridgeTimeoutMs` leaves them at `bridgeTimeoutMs`.
+   */
   approvalTimeoutMs?: number;
   /** (ours) Non-fatal problems, e.g. a schema keyword outside the subset. */
   onWarning?: (warning: PedelecError) => void;

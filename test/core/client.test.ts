@@ -195,6 +195,18 @@ describe('Pedelec client: channel and request ids', () => {
     fake.posted.forEach((msg) => expect(msg.channelId).to.equal(channelId));
   });
 
+  it('a request payload cannot re-address it: channelId, type and requestId are the client\'s own', async () => {
+    const c = client();
+    const pending = track(c.request('get_settings', { channelId: 'other', type: 'x', requestId: 'mine' }));
+    const posted = fake.last();
+    expect(posted.type).to.equal('get_settings');
+    expect(posted.channelId).to.not.equal('other');
+    expect(posted.requestId).to.match(/^sdk_\d+_\d+$/);
+    fake.respond({ defaultProvider: null, defaultModels: {} }, posted);
+    await flush();
+    expect(pending.state).to.equal('fulfilled');
+  });
+
   it('gives each client its own channel id', () => {
     const a = client();
     const b = client();
@@ -755,6 +767,18 @@ describe('Pedelec client: createSession', () => {
     expect(session.model).to.equal(undefined);
   });
 
+  it('a provider code that Object.prototype has (constructor, toString) finds no default model through it', async () => {
+    for (const provider of ['constructor', 'toString', '__proto__']) {
+      const c = client();
+      const p = c.createSession({ provider });
+      fake.respond({ defaultProvider: null, defaultModels: { codex: 'gpt-5' } });
+      await flush();
+      expect(fake.last().input.model, provider).to.equal(undefined);
+      fake.respond({ sessionId: `s_${provider}` });
+      await p;
+    }
+  });
+
   it('neither → get_settings, list_providers, then create_session with the default provider and its model', async () => {
     const c = client();
     const p = c.createSession();
@@ -1261,6 +1285,20 @@ describe('Pedelec client: transport-wide error messages', () => {
       expect(log.filter((e) => e.kind === 'error').map((e) => e.error)).to.deep.equal([expected, expected]);
     });
   }
+
+  it('an error naming a session with a malformed id is ignored, not taken as transport-wide', async () => {
+    const c = client();
+    const { s1, log } = await twoSessions(c);
+    const turn = startTurn(s1);
+    for (const sessionId of [42, {}, false]) fake.emit({ type: 'error', sessionId, error: { code: 'X', message: 'garbage' } });
+    await flush();
+    expect(log.filter((e) => e.kind === 'error')).to.deep.equal([]);
+    expect(turn.state).to.equal('pending');
+    // Absent or null: transport-wide.
+    fake.emit({ type: 'error', sessionId: null, error: { code: 'X', message: 'real' } });
+    await flush();
+    expect(log.filter((e) => e.kind === 'error')).to.have.length(2);
+  });
 
   it('accepts a transport-wide error carrying this channelId and ignores one with another channelId', async () => {
     const c = client();

@@ -300,6 +300,21 @@ describe('PedelecSession.sendText', () => {
     expect(rec.errors[0].ctx).to.include({ type: 'sdk_error', source: 'sdk' });
   });
 
+  it('a late failure of a finished turn carries that turn, not the one running now', async () => {
+    const { session } = await open();
+    const rec = record(session);
+    const first = startTurn(session, rec);
+    fake.event('s1', 'done');
+    await flush(20);
+    const second = startTurn(session, rec, 'next');
+    expect(second.turnId).to.be.a('string').and.not.equal(first.turnId);
+    fake.fail({ code: 'LATE_FAILURE', message: 'send_text was refused' }, first.request);
+    await flush(20);
+    expect(rec.errors).to.have.length(1);
+    expect(rec.errors[0].ctx).to.include({ type: 'sdk_error', turnId: first.turnId, turnStartedAt: first.turnStartedAt });
+    expect(second.sent.settled).to.equal(false);
+  });
+
   it('a failed request whose error is not {code,message} becomes SDK_TRANSPORT_ERROR through the client and is kept', async () => {
     const { session } = await open();
     const rec = record(session);
@@ -733,6 +748,19 @@ describe('PedelecSession.end', () => {
     const count = fake.posted.length;
     await session.end();
     expect(fake.posted.length).to.equal(count);
+  });
+
+  it('resolves when Core ends the session while end() is in flight, even if end_session is then refused', async () => {
+    const { session } = await open();
+    const rec = record(session);
+    const ending = track(session.end());
+    const request = fake.last('end_session');
+    fake.event('s1', 'ended');
+    fake.fail({ code: 'SESSION_NOT_FOUND', message: 'no such session' }, request);
+    await flush(20);
+    expect(ending.resolved).to.equal(true);
+    expect(rec.errors).to.deep.equal([]);
+    expect(rec.ended).to.have.length(1);
   });
 
   it('on failure: sdk_error, rejects, not ended — a later end() posts again', async () => {
@@ -1797,6 +1825,22 @@ describe('PedelecSession.readAsset', () => {
   it('an HTTP failure without an error rejects ASSET_READ_FAILED', async () => {
     const { reading } = await read('text', () => new Response('gone', { status: 410 }));
     expectPedelecError(await rejectionOf(reading), 'ASSET_READ_FAILED');
+  });
+
+  it('a connection lost while the body streams in rejects ASSET_READ_FAILED (a PedelecError, not an Error)', async () => {
+    const { session } = await open();
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"par'));
+        controller.error(new TypeError('network connection lost'));
+      },
+    });
+    fetchImpl = () => Promise.resolve(new Response(body, { status: 200 }));
+    const reading = session.readAsset('/docs/data.json', 'text');
+    fake.respond(ticket, fake.last('create_asset_download'));
+    const error = await rejectionOf(reading);
+    expect(error instanceof Error).to.equal(false);
+    expectPedelecError(error, 'ASSET_READ_FAILED');
   });
 
   it('a network failure rejects ASSET_READ_FAILED', async () => {

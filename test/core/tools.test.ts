@@ -216,6 +216,14 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
       await expectInvalid(skillsOf(pageTool(), counterTool(), 'get_current_page'), 'skills.tools entries must be objects', { index: 2 });
     });
 
+    it('rejects a hole in the tools array as an entry, with its index (not sent as null)', async () => {
+      // eslint-disable-next-line no-sparse-arrays
+      const tools = [pageTool(), , counterTool()];
+      expect(1 in tools).to.equal(false);
+      await expectInvalid({ guidance: '', tools }, 'skills.tools entries must be objects', { index: 1 });
+      expect(fake.posted.filter((m) => m.type === 'create_session')).to.deep.equal([]);
+    });
+
     it('rejects invalid names, with details { index, toolName }', async () => {
       for (const name of ['1counter', '_counter', 'update counter', ' update_counter', '', 'über', 'a/b']) {
         await expectInvalid(skillsOf(pageTool(), counterTool({ name })), 'tool name is invalid', { index: 1, toolName: name });
@@ -473,6 +481,15 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
         await open(skillsOf(counterTool({ argsSchema: foreignSchema() })), { debug: true });
         expect(consoleCalls.length).to.be.greaterThan(0);
       });
+
+      it('are reported by resumeSession({ skills }) too', async () => {
+        const warnings: PedelecError[] = [];
+        const client = newClient({ onWarning: (w) => warnings.push(w) });
+        const resuming = client.resumeSession('s7', { skills: skillsOf(counterTool({ argsSchema: foreignSchema() })) } as any);
+        fake.respond({ sessionId: 's7' }, fake.last('resume_session'));
+        await resuming;
+        expect(warnings.map((w) => w.message).join('\n')).to.contain('additionalProperties');
+      });
     });
   });
 });
@@ -690,6 +707,43 @@ describe('handler resolution', () => {
       });
     }
 
+    const cyclic = (): Record<string, unknown> => {
+      const o: Record<string, unknown> = { name: 'loop' };
+      o.self = o;
+      return o;
+    };
+    const unsendable: Array<[string, () => unknown]> = [
+      ['a BigInt', () => ({ used: 10n })],
+      ['a cycle', cyclic],
+      ['a Map', () => new Map([['a', 1]])],
+      ['a function', () => ({ retry: () => {} })],
+    ];
+    for (const [label, details] of unsendable) {
+      it(`throws { code, message, details } whose details hold ${label} → the error result without details, still sent`, async () => {
+        const { session } = await open();
+        const errors = collectErrors(session);
+        session.onTool('risky', () => {
+          throw { code: 'QUOTA', message: 'Quota used up', details: details() };
+        });
+        startTurn(session);
+        toolCall('r1', 'risky');
+        await settle();
+        const result = resultOf('r1');
+        expect(result).to.deep.equal({ error: { code: 'QUOTA', message: 'Quota used up' } });
+        expect(JSON.parse(JSON.stringify(result))).to.deep.equal(result);
+        expect(errors).to.deep.equal([]);
+      });
+    }
+
+    it('throws details holding a Date → sent converted, as a result would be', async () => {
+      const { session } = await open();
+      session.onTool('risky', () => Promise.reject({ code: 'LATE', message: 'Too late', details: { at: new Date(Date.UTC(2026, 0, 1)) } }));
+      startTurn(session);
+      toolCall('r1', 'risky');
+      await settle();
+      expect(resultOf('r1')).to.deep.equal({ error: { code: 'LATE', message: 'Too late', details: { at: '2026-01-01T00:00:00.000Z' } } });
+    });
+
     it('does not stop later calls: the session keeps answering', async () => {
       const { session } = await open();
       let n = 0;
@@ -889,6 +943,65 @@ describe('result check (ours)', () => {
     const { result, errors } = await resultFor(() => ({ at: date, list: [date], custom }));
     expect(result).to.deep.equal({ at: '2024-01-02T03:04:05.006Z', list: ['2024-01-02T03:04:05.006Z'], custom: { kind: 'custom' } });
     expect(errors).to.deep.equal([]);
+  });
+
+  it('calls toJSON once, with its key, as JSON.stringify does: undefined drops the property (null in an array)', async () => {
+    const keys: string[] = [];
+    const keyed = { toJSON: (key: string) => (keys.push(key), `at ${key}`) };
+    const gone = { toJSON: () => undefined };
+    const value = { keep: 1, secret: gone, list: [1, gone, keyed], when: keyed };
+    const { result, errors } = await resultFor(() => value);
+    expect(result).to.deep.equal({ keep: 1, list: [1, null, 'at 2'], when: 'at when' });
+    expect(keys).to.deep.equal(['2', 'when']);
+    expect(result).to.deep.equal(JSON.parse(JSON.stringify(value)));
+    expect(errors).to.deep.equal([]);
+  });
+
+  it('a toJSON that returns its own object is called once, not forever', async () => {
+    const value = {
+      id: 7,
+      toJSON() {
+        return this;
+      },
+    };
+    const { result } = await resultFor(() => ({ value }));
+    // What toJSON returned is converted as it is: its own `toJSON` is then a function property —
+    // refused with its path, like any function in a result (never a stack overflow).
+    expect(result.error.code).to.equal('TOOL_RESULT_INVALID');
+    expect(result.error.details).to.deep.equal({ path: 'result.value.toJSON' });
+  });
+
+  it('a top-level toJSON that gives undefined sends null', async () => {
+    const { result } = await resultFor(() => ({ toJSON: () => undefined }));
+    expect(result).to.equal(null);
+  });
+
+  it('a BigInt with a toJSON is converted by it', async () => {
+    const proto = BigInt.prototype as unknown as { toJSON?: () => string };
+    proto.toJSON = function (this: bigint) {
+      return `${this}n`;
+    };
+    try {
+      const { result, errors } = await resultFor(() => ({ big: 12n }));
+      expect(result).to.deep.equal({ big: '12n' });
+      expect(errors).to.deep.equal([]);
+    } finally {
+      delete proto.toJSON;
+    }
+  });
+
+  it('accepts plain objects and arrays from another realm (a same-origin iframe)', async () => {
+    const frame = document.createElement('iframe');
+    document.body.append(frame);
+    try {
+      const other = (frame.contentWindow as unknown as { eval(code: string): unknown }).eval('({ count: 3, tags: ["a"], nested: { ok: true } })');
+      expect(Object.getPrototypeOf(other)).not.to.equal(Object.prototype);
+      const { result, errors } = await resultFor(() => other);
+      expect(result).to.deep.equal({ count: 3, tags: ['a'], nested: { ok: true } });
+      expect(errors).to.deep.equal([]);
+    } finally {
+      frame.remove();
+    }
   });
 
   const throwingToJson = () => ({
@@ -1102,8 +1215,9 @@ describe('deadline and cancellation (ours)', () => {
     expect(submits()).to.deep.equal([]);
   });
 
-  it('aborts ctx.signal when Core ends the session; a later result is not posted', async () => {
+  it('aborts ctx.signal when Core ends the session; a later result is not posted, but said (SUBMIT_TOOL_RESULT_FAILED)', async () => {
     const { session } = await open(skillsOf(counterTool()));
+    const errors = collectErrors(session);
     let ctx!: ToolCallContext;
     let finish!: (v: unknown) => void;
     session.onTool('update_counter', (_args, c) => {
@@ -1116,9 +1230,46 @@ describe('deadline and cancellation (ours)', () => {
     expect(ctx.signal.aborted).to.equal(false);
     fake.event('s1', 'ended', { seq: ++seq });
     expect(ctx.signal.aborted).to.equal(true);
+    expect(errors).to.deep.equal([]);
     finish({ value: 1 });
     await settle();
     expect(submits()).to.deep.equal([]);
+    // Nothing lost silently: the result that could not go is reported, its cause the session's end.
+    expect(errors.map((e) => e.error.code)).to.deep.equal(['SUBMIT_TOOL_RESULT_FAILED']);
+    const { details } = errors[0]!.error as { details: { tool: string; toolRequestId: string; cause: PedelecError } };
+    expect(details.tool).to.equal('update_counter');
+    expect(details.toolRequestId).to.equal('r1');
+    expect(details.cause).to.deep.equal(ctx.signal.reason);
+    expect(errors[0]!.error.message).to.equal(details.cause.message);
+  });
+
+  it('runs no handler for a call whose status listener ended the session', async () => {
+    const { session } = await open(skillsOf(counterTool()));
+    const ran: string[] = [];
+    session.onStatus((status) => {
+      if (status === 'waiting_tool_result') session.detach();
+    });
+    session.onTool('update_counter', () => void ran.push('handler'));
+    startTurn(session);
+    toolCall('r1', 'update_counter', { delta: 1 });
+    await settle();
+    expect(ran).to.deep.equal([]);
+    expect(submits()).to.deep.equal([]);
+  });
+
+  it('a timeoutMs beyond what a timer can hold (~24.8 days) does not abort ctx.signal at once', async () => {
+    const { session } = await open(skillsOf(counterTool({ timeoutMs: 3_000_000_000 })));
+    let ctx!: ToolCallContext;
+    session.onTool('update_counter', (_args, c) => {
+      ctx = c;
+      void c.signal;
+      return new Promise(() => {});
+    });
+    startTurn(session);
+    toolCall('r1', 'update_counter', { delta: 1 });
+    await sleep(30);
+    expect(ctx.deadline - Date.now()).to.be.greaterThan(2 ** 31);
+    expect(ctx.signal.aborted).to.equal(false);
   });
 
   it('aborts ctx.signal after a successful end(); a later result is not posted', async () => {

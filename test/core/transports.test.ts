@@ -186,6 +186,14 @@ describe('websocketTransport to a closed loopback port', () => {
     expect(later.state).to.equal('rejected');
     expect(later.error).to.deep.equal(e);
   });
+
+  it('checkAvailability says the bridge is not there (as for a missing extension), not that it is', async () => {
+    const c = client({ transport: websocketTransport(url) });
+    const availability = await c.checkAvailability();
+    expect(availability.available).to.equal(false);
+    expect(availability.extension.available).to.equal(false);
+    expect((await c.getApprovalStatus()).installed).to.equal(false);
+  });
 });
 
 // ───────────────────────────── WebSocket, fake socket ─────────────────────────────

@@ -18,15 +18,15 @@ import {
   PedelecToolsChangedEvent,
   PedelecTurnEvent,
   PedelecWarningEvent,
+  PedelecSessionElement,
+  PedelecToolElement,
   type PedelecError,
   type PedelecSession,
-  type PedelecSessionElement,
-  type PedelecToolElement,
   type ToolCallContext,
 } from '../../src/index.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
 import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
-import { twoSessions } from './helpers.js';
+import { twoSessions, uniqueTag } from './helpers.js';
 
 // ───────────────────────────── harness ─────────────────────────────
 
@@ -1506,6 +1506,202 @@ describe('<pedelec-session>', () => {
       expect(local.ok).to.equal(false);
       if (!local.ok) expect(local.error.code).to.equal('TOOL_ARGS_INVALID');
       expect(seen).to.deep.equal([{ n: 5 }, { n: 6 }]);
+    });
+  });
+
+  // ─────────────── lifecycle edges (found in review) ───────────────
+
+  describe('lifecycle edges', () => {
+    /** Markup whose elements are not defined yet: their tags are defined by the test, in its order. */
+    function undefinedMarkup(inner: (toolTag: string) => string, sessionAttrs = 'provider="codex" model="m"') {
+      const sessionTag = uniqueTag('late-session');
+      const toolTag = uniqueTag('late-tool');
+      const host = document.createElement('div');
+      document.body.append(host);
+      restorers.push(() => host.remove());
+      host.innerHTML = `<${sessionTag} ${sessionAttrs}>${inner(toolTag)}</${sessionTag}>`;
+      const defineAll = () => {
+        customElements.define(sessionTag, class extends PedelecSessionElement {});
+        customElements.define(toolTag, class extends PedelecToolElement {});
+      };
+      return { host, sessionTag, toolTag, defineAll, session: () => host.querySelector(sessionTag) as PedelecSessionElement };
+    }
+
+    it('properties set on a tool before its upgrade reach the manifest when session and tools upgrade together', async () => {
+      const page = undefinedMarkup((tag) => `<${tag} name="early" description="d"></${tag}>`);
+      const tool = page.host.querySelector(page.toolTag) as unknown as Record<string, unknown>;
+      tool.argsSchema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+      tool.handler = () => 'handled';
+      page.defineAll();
+      const el = page.session();
+      await settle();
+      expect(el.manifest?.tools[0]?.argsSchema).to.deep.equal({ type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] });
+      const refused = await el.invoke('early', { n: 'x' });
+      expect(refused.ok).to.equal(false);
+      if (!refused.ok) expect(refused.error.code).to.equal('TOOL_ARGS_INVALID');
+      expect(await el.invoke('early', { n: 1 })).to.deep.equal({ ok: true, result: 'handled' });
+      page.host.remove();
+      await settle();
+    });
+
+    it('autostart waits for properties set before the upgrade (tools, and the tools\' own)', async () => {
+      const page = undefinedMarkup((tag) => `<${tag} name="early" description="d"></${tag}>`, 'autostart provider="codex" model="m"');
+      const el0 = page.session() as unknown as Record<string, unknown>;
+      el0.tools = [{ name: 'from_js', description: 'A JS tool set before the upgrade.', argsSchema: { type: 'object', properties: {} } }];
+      const tool = page.host.querySelector(page.toolTag) as unknown as Record<string, unknown>;
+      tool.argsSchema = { type: 'object', properties: { n: { type: 'integer' } } };
+      page.defineAll();
+      await answer('get_approval_status', APPROVED());
+      const create = await answer('create_session', { sessionId: 's1' });
+      const tools = create.input.skills.tools;
+      expect(tools.map((t: { name: string }) => t.name)).to.deep.equal(['early', 'from_js']);
+      expect(tools[0].argsSchema).to.deep.equal({ type: 'object', properties: { n: { type: 'integer' } } });
+      await settle();
+      expect(page.session().toolsStale).to.equal(false);
+      page.host.remove();
+      await settle();
+      await answer('end_session');
+    });
+
+    it('a tool removed while the session is being created is stale at once, and a call to it gets TOOL_UNAVAILABLE', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
+        <pedelec-tool name="t" description="Stays."></pedelec-tool>
+        <pedelec-tool name="v" description="Goes while starting."></pedelec-tool>
+      </pedelec-session>`);
+      const changes = collect<PedelecToolsChangedEvent>(el, 'pedelec-tools-changed');
+      const starting = el.start();
+      await answer('get_approval_status', APPROVED());
+      const create = await request('create_session');
+      expect(create.input.skills.tools.map((t: { name: string }) => t.name)).to.deep.equal(['t', 'v']);
+      toolOf(el, 'v').remove();
+      await settle();
+      answered.add(keyOf(create));
+      fake.respond({ sessionId: 's1' }, create);
+      await starting;
+      expect(el.toolsStale).to.equal(true);
+      expect(changes.map((e) => e.detail.removed)).to.deep.equal([['v']]);
+      await openTurn(el);
+      expect((await agentCall('s1', 'v', {})).error.code).to.equal('TOOL_UNAVAILABLE');
+    });
+
+    it('restart() twice at once (a double click) makes one new session and ends the old one', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      await started(el, 's1');
+      const first = el.restart();
+      const second = el.restart();
+      expect(second).to.equal(first);
+      await answer('end_session');
+      await answer('get_approval_status', APPROVED());
+      await answer('create_session', { sessionId: 's2' });
+      expect((await first).sessionId).to.equal('s2');
+      await settle();
+      expect(postedOf('create_session')).to.have.length(2);
+      expect(postedOf('end_session').map((m) => m.sessionId)).to.deep.equal(['s1']);
+      expect(el.session?.sessionId).to.equal('s2');
+    });
+
+    it('removed during restart(): nothing is started for the removed element, and its client is released', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      await started(el, 's1');
+      const restarting = el.restart().then(
+        () => 'resolved',
+        (error: PedelecError) => error.code,
+      );
+      el.remove();
+      await answer('end_session');
+      expect(await restarting).to.equal('SESSION_ENDED');
+      await settle();
+      expect(postedOf('get_approval_status')).to.have.length(1);
+      expect(openClientCount()).to.equal(0);
+    });
+
+    it('end() while starting ends the session as soon as it exists; sendText() then rejects SESSION_ENDED', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const starting = el.start();
+      const ending = el.end();
+      await answer('get_approval_status', APPROVED());
+      await answer('create_session', { sessionId: 's1' });
+      await starting;
+      expect((await answer('end_session')).sessionId).to.equal('s1');
+      await ending;
+      const sent = await soon(el.sendText('after end'));
+      expect(sent.error?.code).to.equal('SESSION_ENDED');
+      expect(postedOf('send_text')).to.deep.equal([]);
+    });
+
+    it('two persisted sessions with one key inside shadow roots are refused too', async () => {
+      const tag = uniqueTag('persist-host');
+      customElements.define(
+        tag,
+        class extends HTMLElement {
+          connectedCallback() {
+            this.attachShadow({ mode: 'open' }).innerHTML = '<pedelec-session persist provider="codex" model="m"></pedelec-session>';
+          }
+        },
+      );
+      const host = await fixture<HTMLElement>(`<div><${tag}></${tag}><${tag}></${tag}></div>`);
+      restorers.push(() => host.remove());
+      const sessions = [...host.querySelectorAll(tag)].map((h) => h.shadowRoot!.querySelector('pedelec-session') as PedelecSessionElement);
+      expect(sessions).to.have.length(2);
+      for (const el of sessions) expect((await soon(el.start())).error?.code).to.equal('INVALID_INPUT');
+      expect(fake.posted).to.deep.equal([]);
+    });
+
+    it('a failed start after end() leaves session null', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      await started(el, 's1');
+      const ending = el.end();
+      await answer('end_session');
+      await ending;
+      const again = el.start().catch((error: PedelecError) => error);
+      await answer('get_approval_status', APPROVED());
+      await refuse('create_session', { code: 'PROVIDER_UNAVAILABLE', message: 'not now' });
+      expect(((await again) as PedelecError).code).to.equal('PROVIDER_UNAVAILABLE');
+      expect(el.status).to.equal('error');
+      expect(el.session === null, 'session is null').to.equal(true);
+      expect(el.sessionId).to.equal(null);
+    });
+
+    it('a failed end_session on restart() is reported once', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const errors = collect<PedelecErrorEvent>(el, 'pedelec-error');
+      await started(el, 's1');
+      const restarting = el.restart();
+      await refuse('end_session', { code: 'SESSION_NOT_FOUND', message: 'gone' });
+      await answer('get_approval_status', APPROVED());
+      await answer('create_session', { sessionId: 's2' });
+      await restarting;
+      expect(errors.map((e) => e.detail.error.code)).to.deep.equal(['SESSION_NOT_FOUND']);
+    });
+
+    it('a tool declared disabled is unavailable to a named handler too', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
+        <pedelec-tool name="off" description="Switched off." disabled></pedelec-tool>
+      </pedelec-session>`);
+      const ran: string[] = [];
+      el.onTool('off', () => (ran.push('named'), 'ran'));
+      const local = await el.invoke('off', {});
+      expect(local.ok).to.equal(false);
+      if (!local.ok) expect(local.error.code).to.equal('TOOL_UNAVAILABLE');
+      await started(el, 's1');
+      await openTurn(el);
+      expect((await agentCall('s1', 'off', {})).error.code).to.equal('TOOL_UNAVAILABLE');
+      expect(ran).to.deep.equal([]);
+    });
+
+    it('invoke() of a handler that never answers settles at the deadline with TOOL_TIMEOUT, as the agent would get', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session>
+        <pedelec-tool name="hang" description="Never answers." timeout-ms="40"></pedelec-tool>
+      </pedelec-session>`);
+      let signal: AbortSignal | undefined;
+      toolOf(el, 'hang').handler = (_args, ctx) => {
+        signal = ctx.signal;
+        return new Promise(() => {});
+      };
+      const result = await el.invoke('hang', {});
+      expect(result.ok).to.equal(false);
+      if (!result.ok) expect(result.error.code).to.equal('TOOL_TIMEOUT');
+      expect(signal?.aborted).to.equal(true);
     });
   });
 

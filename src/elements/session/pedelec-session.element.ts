@@ -34,7 +34,6 @@ import { PedelecTurnEvent } from '../../events/turn.event.js';
 import { PedelecWarningEvent } from '../../events/warning.event.js';
 import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
 import { anyMemberConnected, RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
-import { SESSION_TAG } from '../tags.js';
 import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
 import { acquireClient, releaseClient } from './client-pool.js';
@@ -50,6 +49,8 @@ export type InvokeResult = { ok: true; result: JsonValue } | { ok: false; error:
 /** The origin is awaiting approval: give the user time to decide in the extension's popup. */
 const APPROVAL_WAIT_MS = 65_000;
 const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+/** Session elements in a document now (shadow roots included): for the `persist` key check. */
+const connectedSessions = new Set<PedelecSessionElement>();
 
 const sessionEnded = (sessionId?: string) => pedelecError('SESSION_ENDED', 'Pedelec session has ended.', sessionId ? { sessionId } : undefined);
 
@@ -161,7 +162,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   readonly #members = new Set<Element>();
   #scriptBridge: string | undefined;
   #rebuildQueued = false;
-  #built: ToolBuild = { tools: [], byName: new Map(), invalid: [] };
+  #built: ToolBuild = { tools: [], byName: new Map(), invalid: [], disabled: new Set() };
   #reported = new Map<Element | null | string, string>();
   #warned = new Set<string>();
   #currentManifest: SerializableSkillsManifest | undefined;
@@ -173,6 +174,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #_session: PedelecSession | null = null;
   #unsubscribe: Array<() => void> = [];
   #starting: Promise<PedelecSession> | null = null;
+  #restarting: Promise<PedelecSession> | null = null;
   #endedByPage = false;
   readonly #staleness = new Staleness();
   #localCount = 0;
@@ -225,11 +227,6 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   /** `pedelec-error`; `element`: the declaration at fault. */
   #error(error: PedelecError, element: Element | null = null): void {
     this.#emit(new PedelecErrorEvent({ error }, element));
-  }
-
-  /** Ending a session failed: reported, never fatal. */
-  #endFailed(error: unknown): void {
-    this.#error(normalizeError(error, 'END_SESSION_FAILED', 'end_session failed'));
   }
 
   // ───────────────────────────── public state ─────────────────────────────
@@ -286,6 +283,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   override connectedCallback(): void {
     super.connectedCallback();
+    connectedSessions.add(this);
     // A session defined after its members: ask them to announce themselves again, so the nearest
     // session (maybe this one, maybe a nested one) takes each. Members connect after their session
     // when both arrive together, so with none connected yet there is no one to ask.
@@ -293,11 +291,18 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       for (const member of this.#below((el) => el instanceof PedelecToolElement || el instanceof PedelecGuidanceElement)) (member as Element & Registrable).reregister();
     }
     this.#queueRebuild();
-    if (this.autostart && !this.#_session && !this.#starting) this.start().catch(() => {});
+    // Properties set before the upgrade (`bridge`, `tools`, a tool's `argsSchema`…) are put back by
+    // Lit in each element's first update: an autostart waits for those, once.
+    const autostart = () => {
+      if (this.autostart && this.isConnected && !this.#_session && !this.#starting) this.start().catch(() => {});
+    };
+    if (this.hasUpdated) autostart();
+    else void this.updateComplete.then(autostart);
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    connectedSessions.delete(this);
     // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and
     // tear down only if the element is still out of the document.
     queueMicrotask(() => {
@@ -448,8 +453,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   // ───────────────────────────── tool calls ─────────────────────────────
 
   #unavailable(tool: string): PedelecError | null {
-    // Only tools that were sent to Core can become unavailable; others go to named/generic handlers.
-    if (!this.#staleness.sent(tool) || this.#built.byName.has(tool)) return null;
+    // Only tools that were sent to Core, or are declared here but disabled, are unavailable; others go
+    // to named/generic handlers.
+    if (!(this.#staleness.sent(tool) || this.#built.disabled.has(tool)) || this.#built.byName.has(tool)) return null;
     return pedelecError('TOOL_UNAVAILABLE', `Tool ${tool} is no longer available on this page`, { tool });
   }
 
@@ -514,7 +520,22 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       return outcome.ok ? { ok: true, result: outcome.result } : { ok: false, error: outcome.error };
     };
     const outcome = this.#toolbox.run({ tool: name, args, ctx, local: true, abort });
-    return Promise.resolve(outcome).then(finish);
+    if (!(outcome instanceof Promise)) return Promise.resolve(finish(outcome));
+    // A handler still running at the deadline: the agent would get Core's TOOL_TIMEOUT then, so this
+    // call does too (the handler's signal aborts with it).
+    const { signal: deadline } = ctx;
+    return new Promise((resolve) => {
+      const done = (settled: ToolOutcome) => {
+        deadline.removeEventListener('abort', timedOut);
+        resolve(finish(settled));
+      };
+      const timedOut = () => {
+        const error = deadline.reason as PedelecError;
+        if (error.code === 'TOOL_TIMEOUT') done({ ok: false, result: { error }, error, reportToPage: false });
+      };
+      deadline.addEventListener('abort', timedOut);
+      outcome.then(done);
+    });
   }
 
   /** Registers a named handler (`onTool(name, fn)`) or the generic fallback (`onTool(fn)`); returns an unsubscribe. */
@@ -558,7 +579,16 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   /** Ends the agent session; `sendText()` then rejects `SESSION_ENDED` until `start()` or `restart()`. */
   end(): Promise<void> {
     const session = this.#_session;
+    const starting = this.#starting;
     this.#forgetRecord();
+    // While starting: the session being created is ended as soon as it exists.
+    if (!session && starting) {
+      this.#endedByPage = true;
+      return starting.then(
+        () => this.end(),
+        () => {},
+      );
+    }
     if (!session) return Promise.resolve();
     this.#endedByPage = true;
     return session.end();
@@ -569,18 +599,22 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
    * session (a failure there is reported, not fatal), replaces a disconnected client — the explicit
    * reconnect — and creates a fresh session with the current tools. Clears `toolsStale`.
    */
-  async restart(): Promise<PedelecSession> {
+  restart(): Promise<PedelecSession> {
+    // A second call while one runs (a double click) joins it rather than ending what it created.
+    return (this.#restarting ??= this.#doRestart().finally(() => (this.#restarting = null)));
+  }
+
+  async #doRestart(): Promise<PedelecSession> {
     if (this.#starting) await this.#starting.catch(() => {});
     const old = this.#_session;
     this.#forgetRecord();
     if (old) {
-      try {
-        await old.end();
-      } catch (error) {
-        this.#endFailed(error);
-      }
+      // A failure is reported by the session itself (pedelec-error), and is not fatal here.
+      await old.end().catch(() => {});
       old.detach(sessionEnded(old.sessionId));
     }
+    // Removed from the page meanwhile: nothing to start for (teardown released the client).
+    if (!this.isConnected) throw sessionEnded(old?.sessionId);
     this.#dropSession();
     if (this.#_client?.unavailableReason) {
       const config = this.#clientKey;
@@ -634,6 +668,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   async #doStart(): Promise<PedelecSession> {
     this.#endedByPage = false;
+    // An ended session is not kept while a new one starts (nor after a failed start).
+    if (this.#_session) this.#dropSession();
     if (this.#rebuildQueued) this.#rebuild();
     const fail = (error: PedelecError): never => {
       this.#setStatus('error');
@@ -646,14 +682,17 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     const generation = this.#teardowns;
     const removed = () => this.#teardowns !== generation;
     const key = this.#storageKey();
-    if (key && [...document.querySelectorAll(SESSION_TAG)].some((other) => other !== this && #storageKey in other && other.#storageKey() === key)) {
+    if (key && [...connectedSessions].some((other) => other !== this && other.#storageKey() === key)) {
       return fail(pedelecError('INVALID_INPUT', `two persisted sessions share the storage key ${key}; give them distinct ids`, { key }));
     }
     this.#setStatus('starting');
+    // What is sent, taken once: changes made while starting are compared with it once started.
+    const built = this.#built;
+    const manifest = this.#currentManifest;
+    const config = this.#config();
     const toolbox = this.#toolbox;
     toolbox.validateArgs = !this.novalidate;
-    toolbox.setTools(this.#built.tools.map((t) => t.tool));
-    const manifest = this.#currentManifest;
+    toolbox.setTools(built.tools.map((t) => t.tool));
     const manifestHash = hashText(canonicalJson(manifest ?? null));
 
     let requestTimeoutMs: number | undefined;
@@ -671,7 +710,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       throw sessionEnded();
     }
     const wiring = { toolbox, requestTimeoutMs };
-    const skills = manifest ? { guidance: manifest.guidance, tools: this.#built.tools.map((t) => ({ ...t.tool.manifest })) } : undefined;
+    const skills = manifest ? { guidance: manifest.guidance, tools: built.tools.map((t) => ({ ...t.tool.manifest })) } : undefined;
 
     let session: PedelecSession | null = null;
     let resumed = false;
@@ -712,16 +751,16 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       else session.end().catch(() => session.detach(reason));
       throw reason;
     }
-    this.#attach(session);
+    this.#attach(session, manifest, config);
     this.#emit(new PedelecReadyEvent({ sessionId: session.sessionId, provider: session.provider, model: session.model, resumed }));
     return session;
   }
 
-  /** Turns the core session's callbacks into DOM events. */
-  #attach(session: PedelecSession): void {
+  /** Turns the core session's callbacks into DOM events; `manifest` and `config` are what it was created with. */
+  #attach(session: PedelecSession, manifest: SerializableSkillsManifest | undefined, config: SessionConfig): void {
     this.#dropSession();
     this.#_session = session;
-    this.#staleness.take(this.#currentManifest, this.#config());
+    this.#staleness.take(manifest, config);
     this.#unsubscribe = [
       session.onStatus((status, context) => this.#setStatus(status, context)),
       session.onChat((text, context) => this.#emit(new PedelecChatDeltaEvent({ text, context }))),
@@ -730,6 +769,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       session.onTurn((turn) => this.#emit(new PedelecTurnEvent(turn))),
     ];
     this.#setStatus(session.getStatus());
+    // Changed while it was being created: stale from the start.
+    const change = this.#staleness.check(this.#currentManifest, this.#config());
+    if (change) this.#emit(new PedelecToolsChangedEvent(change));
   }
 
   #dropSession(): void {
@@ -758,8 +800,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       }
     };
     if (session && !this.persist) {
-      session.end().then(finish, (error) => {
-        this.#endFailed(error);
+      // A failure is reported by the session itself (pedelec-error): still subscribed until finish.
+      session.end().then(finish, () => {
         session.detach(reason);
         finish();
       });

@@ -13,7 +13,8 @@ import type { PedelecToolElement, ToolDeclaration } from '../tool/pedelec-tool.e
 
 export type BuiltTool = { tool: NormalizedTool; element: PedelecToolElement | null; definition: ToolDefinition | null };
 export type InvalidDeclaration = { element: PedelecToolElement | null; name: string | null; error: PedelecError };
-export type ToolBuild = { tools: BuiltTool[]; byName: Map<string, BuiltTool>; invalid: InvalidDeclaration[] };
+/** `disabled`: the names of tool elements that are `disabled` (left out, but declared on this page). */
+export type ToolBuild = { tools: BuiltTool[]; byName: Map<string, BuiltTool>; invalid: InvalidDeclaration[]; disabled: Set<string> };
 
 function invalid(element: PedelecToolElement | null, name: string | null, reason: string, path?: string): InvalidDeclaration {
   const details: Record<string, unknown> = { tool: name, reason };
@@ -41,6 +42,7 @@ export class ToolRegistry {
     const tools: BuiltTool[] = [];
     const byName = new Map<string, BuiltTool>();
     const problems: InvalidDeclaration[] = [];
+    const disabled = new Set<string>();
 
     const add = (definition: unknown, normalized: NormalizedTool | PedelecError, element: PedelecToolElement | null, jsDefinition: ToolDefinition | null) => {
       if (isPedelecError(normalized)) {
@@ -58,7 +60,7 @@ export class ToolRegistry {
     };
 
     elements.forEach((element, index) => {
-      if (element.disabled) return;
+      if (element.disabled) return void (element.name && disabled.add(element.name));
       const declared = element.declaration();
       if (!declared.ok) return problems.push(invalid(element, declared.name, declared.reason, declared.path));
       let cached = this.#byElement.get(element);
@@ -68,7 +70,7 @@ export class ToolRegistry {
     definitions.forEach((definition, index) => add(definition, this.#normalize(definition, elements.length + index, used), null, definition));
 
     this.#cache = used; // entries no build uses any more are dropped: nothing grows without bound
-    return { tools, byName, invalid: problems };
+    return { tools, byName, invalid: problems, disabled };
   }
 
   #normalize(definition: unknown, index: number, used: Map<string, NormalizedTool | PedelecError>): NormalizedTool | PedelecError {

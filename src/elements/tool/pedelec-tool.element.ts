@@ -31,7 +31,7 @@ const readings = new WeakMap<PedelecToolElement, ToolDeclaration>();
  *
  * @prop {ToolSpecificHandler | undefined} handler - The handler (JS only). Changing it is never a tool change.
  * @prop {ToolArgsSchema | undefined} argsSchema - The args schema as an object (JS only). Assign a new object to change it.
- * @prop {ToolDefinition | null} definition - Read-only: the definition built from all of the above (null when invalid).
+ * @prop {ToolDefinition | null} definition - Read-only: the definition built from all of the above (null when its args schema cannot be read; other problems show in `invalidReason`).
  * @prop {string | null} invalidReason - Read-only: why the declaration is left out, or null.
  *
  * @fires {PedelecToolCallEvent} pedelec-tool-call - A call to answer with `respondWith()` or `deny()` (bubbles, composed, not cancelable).
@@ -71,6 +71,8 @@ export class PedelecToolElement extends ReactiveElement {
   readonly #membership = new Membership(this, { childList: true, subtree: true, attributes: true, characterData: true });
   #reason: string | null = null;
   #announced = false;
+  /** A session has read the declaration (a build ran). */
+  #consulted = false;
 
   constructor() {
     super();
@@ -103,6 +105,7 @@ export class PedelecToolElement extends ReactiveElement {
    * object as last time while nothing it is read from has changed.
    */
   declaration(): ToolDeclaration {
+    this.#consulted = true;
     if (this.#membership.takeChanges()) readings.delete(this);
     let declared = readings.get(this);
     if (!declared) readings.set(this, (declared = this.#read()));
@@ -140,10 +143,12 @@ export class PedelecToolElement extends ReactiveElement {
 
   protected override updated(changed: PropertyValues<this>): void {
     // The first update reports nothing new: joining the session already queued a build, which reads
-    // the current properties. And a new handler is never a tool change.
+    // the current properties — unless that build has run already, and properties set before the
+    // upgrade (which Lit puts back only now, dropping the reading taken without them) changed it.
+    // And a new handler is never a tool change.
     if (!this.#announced) {
       this.#announced = true;
-      return;
+      if (!this.#consulted || readings.has(this)) return;
     }
     if (changed.size === 1 && changed.has('handler')) return;
     this.#membership.changed();
