@@ -118,11 +118,17 @@ export interface PedelecChatProps {
   renderMarkdown?: PedelecChatElement['renderMarkdown'];
 }
 
+/** Events fired on `<pedelec-chat>` itself (its session's events fire on the session). */
+export interface PedelecChatEvents {
+  /** `CHAT_VIEW_UNAVAILABLE`: its view, a chunk beside the kit, could not be loaded. */
+  'pedelec-error': PedelecErrorEvent;
+}
+
 /** Every element's bindable props and events, by tag. */
 export interface PedelecElementTypes {
   'pedelec-session': { props: PedelecSessionProps; events: PedelecSessionEvents };
   'pedelec-tool': { props: PedelecToolProps; events: PedelecToolEvents };
   'pedelec-arg': { props: PedelecArgProps; events: {} };
   'pedelec-guidance': { props: PedelecGuidanceProps; events: {} };
-  'pedelec-chat': { props: PedelecChatProps; events: {} };
+  'pedelec-chat': { props: PedelecChatProps; events: PedelecChatEvents };
 }

@@ -26,6 +26,7 @@ interface OtherPedelecEvents {
 }
 interface SessionEventProps extends ReactEventProps<PedelecElementTypes['pedelec-session']['events']>, OtherPedelecEvents {}
 interface ToolEventProps extends ReactEventProps<PedelecElementTypes['pedelec-tool']['events']>, OtherPedelecEvents {}
+interface ChatEventProps extends ReactEventProps<PedelecElementTypes['pedelec-chat']['events']>, OtherPedelecEvents {}
 
 /** The JSX props of one pedelec element: React's HTML props, the element's own, and its events. */
 export type PedelecJsxProps<E extends HTMLElement, Tag extends keyof PedelecElementTypes, Events = OtherPedelecEvents> = DetailedHTMLProps<
@@ -42,7 +43,7 @@ declare module 'react' {
       'pedelec-tool': PedelecJsxProps<PedelecToolElement, 'pedelec-tool', ToolEventProps>;
       'pedelec-arg': PedelecJsxProps<PedelecArgElement, 'pedelec-arg'>;
       'pedelec-guidance': PedelecJsxProps<PedelecGuidanceElement, 'pedelec-guidance'>;
-      'pedelec-chat': PedelecJsxProps<PedelecChatElement, 'pedelec-chat'>;
+      'pedelec-chat': PedelecJsxProps<PedelecChatElement, 'pedelec-chat', ChatEventProps>;
     }
   }
 }

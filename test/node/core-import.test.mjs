@@ -40,3 +40,27 @@ test('in Node a client constructs, is unavailable, and every request rejects EXT
     });
   }
 });
+
+test('every entry point the README names resolves through the package exports (as a user imports it)', async () => {
+  const { existsSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const entries = [
+    'pedelec-elements',
+    'pedelec-elements/core',
+    'pedelec-elements/transports',
+    'pedelec-elements/define.js',
+    'pedelec-elements/define/pedelec-tool.js',
+    'pedelec-elements/define/pedelec-tool',
+    'pedelec-elements/define/pedelec-session.js',
+    'pedelec-elements/react',
+    'pedelec-elements/vue',
+    'pedelec-elements/markdown',
+    'pedelec-elements/cdn/pedelec-elements.js',
+    'pedelec-elements/custom-elements.json',
+  ];
+  for (const entry of entries) {
+    const file = fileURLToPath(import.meta.resolve(entry));
+    assert.ok(existsSync(file), `${entry} → ${file} exists`);
+    assert.ok(!file.endsWith('.js.js'), `${entry} → ${file}`);
+  }
+});

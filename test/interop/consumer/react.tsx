@@ -12,7 +12,7 @@ export function Tools({ onCall }: { onCall: (event: PedelecToolCallEvent) => voi
       <pedelec-tool name="get_counter" description="Read the counter." onpedelec-tool-call={onCall}></pedelec-tool>
       <pedelec-tool name="get_page" description="Read the page." onpedelec-tool-call={(e) => e.respondWith({ title: document.title, tool: e.detail.tool })}></pedelec-tool>
       <pedelec-guidance>Read before you write.</pedelec-guidance>
-      <pedelec-chat markdown className="panel"></pedelec-chat>
+      <pedelec-chat markdown className="panel" onpedelec-error={(e) => console.warn(e.detail.error.code)}></pedelec-chat>
     </pedelec-session>
   );
 }

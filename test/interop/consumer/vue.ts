@@ -20,7 +20,7 @@ export const session: PropsOf<'pedelec-session'> = {
   onPedelecStatus: (event) => console.log(event.detail.status),
 };
 export const arg: PropsOf<'pedelec-arg'> = { name: 'delta', type: 'integer', required: true, minLength: 1 };
-export const chat: PropsOf<'pedelec-chat'> = { session: 'main', markdown: true };
+export const chat: PropsOf<'pedelec-chat'> = { session: 'main', markdown: true, onPedelecError: (event) => console.warn(event.detail.error.code) };
 export const element: InstanceType<GlobalComponents['pedelec-session']>['start'] = () => Promise.reject(new Error('typed as the element'));
 
 // @ts-expect-error a handler is a function, not a number
