@@ -88,6 +88,17 @@ describe('<pedelec-chat markdown>', () => {
     expect(row.querySelector('b')).to.equal(null);
   });
 
+  it('keeps what a list starts at and how a table column is aligned', async () => {
+    const { renderMarkdown } = await import('../../src/markdown.js');
+    const list = renderMarkdown('3. three\n4. four');
+    expect(list.querySelector('ol')!.getAttribute('start')).to.equal('3');
+    const table = renderMarkdown('| a | b |\n|:-:|--:|\n| 1 | 2 |');
+    expect([...table.querySelectorAll('th')].map((th) => th.getAttribute('align'))).to.deep.equal(['center', 'right']);
+    // Still no URL through those attributes, nor any other attribute.
+    const hostile = renderMarkdown('<ol start="javascript:alert(1)"><li>x</li></ol>');
+    expect(hostile.querySelector('ol')).to.equal(null);
+  });
+
   it('re-renders at most once per animation frame, however fast the deltas come', async () => {
     const { session, chat } = await mount();
     let renders = 0;

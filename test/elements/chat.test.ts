@@ -490,6 +490,127 @@ describe('<pedelec-chat>', () => {
     });
   });
 
+  describe('robustness (found in review)', () => {
+    it('a message that never became a turn (the start failed) is given back to the field', async () => {
+      const { session, chat } = await mountChat();
+      await available();
+      input(chat).value = 'my long question';
+      enter(input(chat));
+      expect(input(chat).value, 'cleared while sending').to.equal('');
+      await answer('get_approval_status', APPROVED);
+      await refuse('create_session', { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' });
+      await update(chat);
+      expect(input(chat).value).to.equal('my long question');
+      expect(session.status).to.equal('error');
+    });
+
+    it('a tool call still running when its turn ends shows as failed, not running for ever', async () => {
+      const host = await fixture<HTMLDivElement>(html`<div></div>`);
+      host.innerHTML = `<pedelec-session provider="codex" model="m">
+          <pedelec-tool name="stuck" description="Never answers."></pedelec-tool><pedelec-chat></pedelec-chat></pedelec-session>`;
+      const session = host.querySelector('pedelec-session')!;
+      const chat = host.querySelector('pedelec-chat')!;
+      (host.querySelector('pedelec-tool') as PedelecToolElement).handler = () => new Promise(() => {});
+      await available();
+      await start(session);
+      const turn = await pageTurn(session, 'go');
+      core('tool_call', { toolRequestId: 't1', tool: 'stuck', args: {} });
+      await update(chat);
+      expect(transcript(chat)).to.deep.equal(['user: go', 'running: stuck: running…']);
+      core('status_changed', { status: 'idle' });
+      await turn.done;
+      await update(chat);
+      expect(transcript(chat)).to.deep.equal(['user: go', 'failed: stuck: failed']);
+    });
+
+    it('reattached after its turn ended elsewhere: the message is no longer busy', async () => {
+      const { session, chat } = await mountChat();
+      await available();
+      await start(session);
+      const turn = await pageTurn(session, 'one');
+      core('chat_delta', { text: 'Hel' });
+      await update(chat);
+      expect(shadow(chat).querySelector('[part~=agent]')!.getAttribute('aria-busy')).to.equal('true');
+      const parent = chat.parentNode!;
+      chat.remove();
+      core('status_changed', { status: 'idle' });
+      await turn.done;
+      parent.append(chat);
+      await available();
+      await update(chat);
+      expect(shadow(chat).querySelector('[part~=agent]')!.getAttribute('aria-busy')).to.equal('false');
+    });
+
+    it('a chat bound by session="id" does not re-render for DOM changes elsewhere in the page', async () => {
+      const host = await fixture<HTMLDivElement>(html`<div></div>`);
+      host.innerHTML = `<pedelec-session id="main-session" provider="codex" model="m"></pedelec-session><p>x</p><pedelec-chat session="main-session"></pedelec-chat>`;
+      const chat = host.querySelector('pedelec-chat') as PedelecChatElement;
+      await available();
+      await update(chat);
+      let updates = 0;
+      chat.addController({ hostUpdate: () => void updates++ });
+      const p = host.querySelector('p')!;
+      for (let i = 0; i < 20; i++) {
+        p.textContent = `change ${i}`;
+        p.append(document.createElement('span'));
+        await settle();
+      }
+      await update(chat);
+      expect(updates).to.equal(0);
+      expect(chat.boundSession).to.equal(host.querySelector('pedelec-session'));
+    });
+
+    it('streamed deltas do not read the log size per delta (no forced layout per piece)', async () => {
+      const { session, chat } = await mountChat();
+      await available();
+      await start(session);
+      await pageTurn(session, 'long');
+      await update(chat);
+      const log = shadow(chat).querySelector<HTMLElement>('[role=log]')!;
+      const size = Object.getOwnPropertyDescriptor(Element.prototype, 'scrollHeight')!;
+      let reads = 0;
+      Object.defineProperty(log, 'scrollHeight', { configurable: true, get: () => (reads++, size.get!.call(log)) });
+      for (let i = 0; i < 60; i++) {
+        core('chat_delta', { text: 'word ' });
+        await update(chat);
+      }
+      await new Promise(requestAnimationFrame);
+      expect(transcript(chat)[1]).to.equal(`agent: ${'word '.repeat(60)}`);
+      expect(reads, 'at most one read per animation frame').to.be.below(15);
+    });
+
+    it('a renderMarkdown that throws: that message shows as text, one pedelec-error, and the chat goes on', async () => {
+      const { session, chat } = await mountChat('provider="codex" model="m"', 'markdown');
+      (chat as PedelecChatElement).renderMarkdown = (text: string) => {
+        if (text.includes('boom')) throw new Error('renderer bug');
+        const strong = document.createElement('strong');
+        strong.textContent = text;
+        return strong;
+      };
+      const errors: string[] = [];
+      chat.addEventListener('pedelec-error', (e) => errors.push((e as CustomEvent).detail.error.code));
+      await available();
+      await start(session);
+      const first = await pageTurn(session, 'one');
+      core('chat_delta', { text: 'boom' });
+      core('status_changed', { status: 'idle' });
+      await first.done;
+      await update(chat);
+      await new Promise(requestAnimationFrame);
+      await update(chat);
+      const second = await pageTurn(session, 'two');
+      core('chat_delta', { text: 'fine' });
+      core('status_changed', { status: 'idle' });
+      await second.done;
+      await update(chat);
+      await new Promise(requestAnimationFrame);
+      await update(chat);
+      expect(transcript(chat)).to.deep.equal(['user: one', 'agent: boom', 'user: two', 'agent: fine']);
+      expect(shadow(chat).querySelectorAll('strong')).to.have.length(1);
+      expect(errors).to.deep.equal(['MARKDOWN_RENDER_FAILED']);
+    });
+  });
+
   describe('availability line', () => {
     it('is hidden when everything is ready', async () => {
       const { chat } = await mountChat();

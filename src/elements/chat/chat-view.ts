@@ -6,7 +6,8 @@
  */
 import { adoptStyles } from '@lit/reactive-element';
 import { html, render } from 'lit-html';
-import type { PedelecAvailability, PedelecError } from '../../core/index.js';
+import { normalizeError, type PedelecAvailability, type PedelecError } from '../../core/index.js';
+import { PedelecErrorEvent } from '../../events/error.event.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
 import { SESSION_TAG } from '../tags.js';
 import type { PedelecChatElement, RenderMarkdown } from './pedelec-chat.element.js';
@@ -41,8 +42,10 @@ export class ChatView {
   /** The bridge the note is about: page scripts often set the session's `bridge` after connection. */
   #checked = '';
   #shown: PedelecError | null = null;
-  #md = new WeakMap<ChatEntry, [string, Node]>();
+  #md = new WeakMap<ChatEntry, [string, Node | string]>();
   #stick = true;
+  #renderFailed = false;
+  #scrollQueued = false;
 
   constructor(host: PedelecChatElement) {
     this.#host = host;
@@ -57,6 +60,9 @@ export class ChatView {
       this.#note = '';
     }
     const s = this.#host.boundSession;
+    // Bound again after missing events (detached meanwhile, as tab panels do): a turn that ended
+    // while the chat was away is over here too.
+    if (!BUSY.includes(s?.status as string)) this.#transcript.settle();
     if (s) {
       customElements.whenDefined(SESSION_TAG).then(() => {
         if (this.#host.boundSession === s) this.#check();
@@ -145,11 +151,15 @@ export class ChatView {
     const text = input.value.trim();
     if (!s || !text || this.#busy) return;
     input.value = '';
+    const rows = this.#transcript.entries.length;
     // A bridge that went away (a dev Core restarted, say) is reconnected by restart(), explicitly.
     const sent = s.client?.unavailableReason ? s.restart().then(() => s.sendText(text)) : s.sendText(text);
     sent.catch((error: PedelecError) => {
+      // A message that never became a turn (busy, or no session could start) is given back, so the
+      // user can send it again as the availability line says; one that was sent stays in the log.
+      if (!this.#transcript.entries.slice(rows).some((e) => e.kind === 'user' && e.text === text) && !input.value) input.value = text;
       if (error?.code === 'SESSION_BUSY') {
-        if (!input.value) input.value = text;
+        // Not an error: the turn in progress goes on.
       } else if (error !== this.#shown) {
         this.#showError(error);
         this.#host.requestUpdate();
@@ -184,22 +194,51 @@ export class ChatView {
       return entry.text;
     }
     let cached = this.#md.get(entry);
-    if (cached?.[0] !== entry.text) this.#md.set(entry, (cached = [entry.text, render(entry.text)]));
+    if (cached?.[0] !== entry.text) {
+      let body: Node | string;
+      try {
+        body = render(entry.text);
+      } catch (error) {
+        // A page renderer that throws must not freeze the chat: this message shows as text, and the
+        // page hears about it once.
+        body = entry.text;
+        if (!this.#renderFailed) {
+          this.#renderFailed = true;
+          const { message } = normalizeError(error, 'MARKDOWN_RENDER_FAILED', 'renderMarkdown failed');
+          const failed = new PedelecErrorEvent({ error: { code: 'MARKDOWN_RENDER_FAILED', message } }, this.#host);
+          this.#host.dispatchEvent(failed);
+        }
+      }
+      this.#md.set(entry, (cached = [entry.text, body]));
+    }
     return cached[1];
   }
 
-  /** Before rendering: forget rendered Markdown when the mode or renderer changed; remember whether the log was at its bottom. */
+  /** Before rendering: forget rendered Markdown when the mode or renderer changed. */
   willUpdate(markdownChanged: boolean): void {
     if (markdownChanged) this.#md = new WeakMap();
-    const log = this.#root.querySelector('[role=log]');
-    this.#stick = !log || log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   }
 
-  /** After rendering: a log that was at its bottom follows the conversation. */
+  /**
+   * After rendering: a log that was at its bottom follows the conversation — scrolled once per frame.
+   * Reading the log's size on every update forced a layout of the whole growing reply per streamed
+   * delta: quadratic in the reply's length (a 60 KB reply in 15 000 deltas took a minute).
+   */
   updated(): void {
-    const log = this.#root.querySelector('[role=log]')!;
-    if (this.#stick) log.scrollTop = log.scrollHeight;
+    if (!this.#stick || this.#scrollQueued) return;
+    this.#scrollQueued = true;
+    requestAnimationFrame(() => {
+      this.#scrollQueued = false;
+      const log = this.#root.querySelector('[role=log]');
+      if (log && this.#stick) log.scrollTop = log.scrollHeight;
+    });
   }
+
+  /** Whether the log is at its bottom, noted when it scrolls (the user's scroll, or ours). */
+  #onScroll = (event: Event): void => {
+    const log = event.currentTarget as HTMLElement;
+    this.#stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  };
 
   #row(e: ChatEntry) {
     switch (e.kind) {
@@ -210,7 +249,7 @@ export class ChatView {
         return html`<div part="message agent" class=${md ? 'md' : ''} aria-busy=${e.busy}><span class="sr">Agent: </span>${md ? this.#body(e) : e.text}</div>`;
       }
       case 'tool':
-        return html`<div part="tool ${e.state}">${e.name}: ${e.state}${e.ms === undefined ? '…' : ` in ${Math.round(e.ms)} ms`}</div>`;
+        return html`<div part="tool ${e.state}">${e.name}: ${e.state}${e.ms !== undefined ? ` in ${Math.round(e.ms)} ms` : e.state === 'running' ? '…' : ''}</div>`;
       default:
         return html`<div part="error">${e.text}</div>`;
     }
@@ -221,7 +260,7 @@ export class ChatView {
     const note = this.#host.boundSession?.getAttribute('approval') === 'pending' ? SAY.pending : this.#note;
     // Kept on few lines: Lit ships template text as written.
     render(
-      html`<div part="log" role="log" aria-label="Conversation" tabindex="0">${entries.length ? entries.map((e) => this.#row(e)) : html`<slot name="empty"></slot>`}</div>
+      html`<div part="log" role="log" aria-label="Conversation" tabindex="0" @scroll=${this.#onScroll}>${entries.length ? entries.map((e) => this.#row(e)) : html`<slot name="empty"></slot>`}</div>
 <p part="availability" role="status" ?hidden=${!note}>${note}</p>
 <form part="composer" @submit=${this.#onSubmit}><textarea part="input" aria-label="Message" rows="2" placeholder="Message the agent…" @keydown=${this.#onKey} @focus=${this.#onFocus}></textarea><button part="send" aria-disabled=${this.#busy}>Send</button></form>`,
       this.#root,

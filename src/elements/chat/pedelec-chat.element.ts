@@ -43,7 +43,7 @@ function loadView(): Promise<typeof import('./chat-view.js') | null> {
  * @prop {PedelecSessionElement | null} sessionElement - The session to talk to; wins over `session` and the nearest session.
  * @prop {RenderMarkdown | undefined} renderMarkdown - Your own Markdown renderer (`markdown` mode): returns a Node that is inserted as is, so sanitizing is yours.
  *
- * @fires {PedelecErrorEvent} pedelec-error - `CHAT_VIEW_UNAVAILABLE` (once) when its view, a chunk beside the kit, cannot be loaded; a later update tries again.
+ * @fires {PedelecErrorEvent} pedelec-error - `CHAT_VIEW_UNAVAILABLE` (once) when its view, a chunk beside the kit, cannot be loaded (a later update tries again); `MARKDOWN_RENDER_FAILED` (once) when a `renderMarkdown` throws (that message shows as text).
  *
  * @slot empty - Shown in the transcript before the conversation starts.
  *
@@ -98,9 +98,11 @@ export class PedelecChatElement extends ReactiveElement {
   #early: Event[] = [];
   #reportedFailure = false;
   readonly #watch = { hostUpdated: () => this.#view?.sessionUpdated() };
-  readonly #observer = new MutationObserver(() => {
+  readonly #observer = new MutationObserver((records) => {
     this.#bind();
-    this.requestUpdate();
+    // The session's `approval` attribute shows in the availability line; other changes in the root
+    // (watched for the `session` id) only re-bind — a chat must not re-render for every DOM change.
+    if (records.some((record) => record.attributeName === 'approval')) this.requestUpdate();
   });
 
   constructor() {

@@ -41,8 +41,14 @@ export class Transcript {
     this.entries.push({ kind: 'error', text });
   }
 
-  /** The turn ended: no message is streaming any more. */
+  /**
+   * The turn ended: no message is streaming any more, and a tool call still running has no one
+   * waiting for it (Core stopped waiting at its deadline): it failed.
+   */
   settle(): void {
-    for (const e of this.entries) if (e.kind === 'agent') e.busy = false;
+    for (const e of this.entries) {
+      if (e.kind === 'agent') e.busy = false;
+      else if (e.kind === 'tool' && e.state === 'running') e.state = 'failed';
+    }
   }
 }
