@@ -194,6 +194,37 @@ test('the SSE reader handles split lines, CRLF, comments, multi-line data and a 
   );
 });
 
+test('the SSE reader drops an event whose data is empty (a keep-alive), and stays linear on a long line in pieces', () => {
+  const parser = new SseParser();
+  const events = [...parser.push('data: {"a":1}\n\ndata:\n\ndata: \n\ndata:\ndata:\n\n'), ...parser.end()];
+  // A lone empty `data:` is not an event (WHATWG SSE); two empty lines are a "\n" of data, which is.
+  assert.deepEqual(events.map((e) => e.lines), [['{"a":1}'], ['', '']]);
+  const long = new SseParser();
+  const piece = 'x'.repeat(16 * 1024);
+  const started = performance.now();
+  for (let i = 0; i < 512; i++) assert.deepEqual(long.push(i === 0 ? `data: ${piece}` : piece), []);
+  const [event] = long.push('\r');
+  assert.equal(event, undefined, 'a \r at the end of a piece waits for what follows');
+  const [done] = long.push('\n\n');
+  const elapsed = performance.now() - started;
+  assert.equal(done.lines[0].length, 512 * piece.length);
+  // 8 MiB in 16 KiB pieces: ~12 s when each piece rescanned (and copied) the whole line; linear now.
+  assert.ok(elapsed < 2000, `${Math.round(elapsed)} ms`);
+});
+
+test('tool-name mapping stays linear when thousands of long names share their first 62 characters', () => {
+  const stem = 'n'.repeat(62);
+  const names = Array.from({ length: 4000 }, (_, i) => `${stem}${String(i).padStart(8, '0')}`);
+  const started = performance.now();
+  const map = new ToolNameMap(names);
+  const elapsed = performance.now() - started;
+  const wire = names.map((n) => map.toWire(n));
+  for (const w of wire) assert.match(w, WIRE_TOOL_NAME);
+  assert.equal(new Set(wire).size, names.length);
+  for (const n of names) assert.equal(map.toOriginal(map.toWire(n)), n);
+  assert.ok(elapsed < 500, `${Math.round(elapsed)} ms`);
+});
+
 test('the key redactor removes the key and masked echoes of it', () => {
   const redact = keyRedactor(KEY);
   const out = redact(`Incorrect API key provided: ${KEY}. Also sk-te************CRETKEY and ${KEY.slice(0, 12)}…`);
@@ -584,6 +615,47 @@ test('end_session aborts the upstream request', async (t) => {
   const request2 = await fake.request(2);
   await page.ok('end_session', { sessionId: s2 });
   assert.equal(await within(request2.aborted), true);
+});
+
+test('a turn that failed before any answer leaves no trace in the history sent next', async (t) => {
+  const { fake, page, sessionId } = await setup(t);
+  fake.reply(status(500, { error: { message: 'boom' } }), text('Hello.'));
+  const failed = await turn(page, sessionId, 'first try');
+  assert.equal(lastEvent(failed).type, 'error');
+  const events = await turn(page, sessionId, 'second try');
+  assert.equal(chatText(events), 'Hello.');
+  const users = (await fake.request(2)).body.messages.filter((m) => m.role === 'user').map((m) => m.content);
+  assert.deepEqual(users, ['second try']);
+});
+
+test('two calls streamed at the same index with different ids are two calls', async (t) => {
+  const { fake, page, sessionId } = await setup(t);
+  const piece = (id, args) => chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name: 'update_counter', arguments: args } }] });
+  fake.reply(sse([chunk({ role: 'assistant' }), piece('a', '{"delta":1}'), piece('b', '{"delta":2}'), chunk({}, 'tool_calls')]), text('Both.'));
+  const seen = autoAnswer(page, (m) => ({ value: m.args.delta }));
+  const events = await turn(page, sessionId, 'two');
+  assert.deepEqual(seen.map((m) => m.args), [{ delta: 1 }, { delta: 2 }]);
+  assert.equal(chatText(events), 'Both.');
+  const tools = (await fake.request(2)).body.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
+  assert.deepEqual(tools, ['a', 'b']);
+});
+
+test('a whole JSON answer that keeps arriving is not cut off: the timeout is a silence limit', async (t) => {
+  const { fake, page, sessionId } = await setup(t, { env: { PEDELEC_DEV_TIMEOUT_MS: '300' } });
+  const body = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'Slow but steady.' }, finish_reason: 'stop' }] });
+  fake.reply(async (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    // Six pieces 120 ms apart: 720 ms in all, never 300 ms of silence.
+    const size = Math.ceil(body.length / 6);
+    for (let i = 0; i < body.length; i += size) {
+      res.write(body.slice(i, i + size));
+      await delay(120);
+    }
+    res.end();
+  });
+  const events = await turn(page, sessionId, 'slow');
+  assert.equal(chatText(events), 'Slow but steady.');
+  assert.equal(lastEvent(events).status, 'idle');
 });
 
 test('a server that ignores stream:true and answers one JSON object still works', async (t) => {

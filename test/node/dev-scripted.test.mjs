@@ -93,6 +93,18 @@ test('the spec example rule runs, with {{result.value}}, and whole-template args
   assert.equal(chatText(events), 'Added #3; echo saw milk; missing=.');
 });
 
+test('a rule with the g or y flag matches every message, not every other one', async (t) => {
+  const script = parseScript({ rules: [{ match: { regex: 'count', flags: 'gi' }, steps: [{ say: 'RULE' }] }, { match: { regex: 'x', flags: 'y' }, steps: [{ say: 'STICKY' }] }] });
+  const core = await startCore(t, { script });
+  const page = await BridgeClient.open(t, core);
+  const sessionId = await createSession(page);
+  for (const [message, reply] of [['count', 'RULE'], ['count', 'RULE'], ['Count', 'RULE'], ['x', 'STICKY'], ['x', 'STICKY']]) {
+    const from = page.mark();
+    await page.ok('send_text', { sessionId, text: message });
+    assert.equal(chatText(await page.turnEnd(sessionId, from)), reply, message);
+  }
+});
+
 test('the default reply names the tools and shows a /call that would pass validation; bad /call JSON is explained', async (t) => {
   const core = await startCore(t);
   const page = await BridgeClient.open(t, core);

@@ -126,24 +126,35 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Puts streamed tool calls together. Pieces belong to a call by `index`; without an index (some
+ * Puts streamed tool calls together. Pieces belong to a call by `index` — a different `id` at an
+ * index in use starts another call (servers that send index 0 for each) —; without an index (some
  * servers), by `id`, else to the last call. `id` is taken once; `function.name` and
  * `function.arguments` fragments are concatenated (a server that repeats the whole name in every piece
  * is recognised and not doubled); arguments sent as an object instead of a string are serialised.
  */
 class CallAssembler {
   private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
+  /** The call that pieces with a given `index` now belong to (a server may reuse index 0 for each call). */
+  private readonly byIndex = new Map<number, number>();
   private last: number | undefined;
 
   constructor(private readonly names: ToolNameMap) {}
 
   add(piece: unknown): void {
     if (!isObject(piece)) return;
-    let key: number;
     const id = typeof piece.id === 'string' && piece.id !== '' ? piece.id : undefined;
-    if (typeof piece.index === 'number' && Number.isInteger(piece.index) && piece.index >= 0) key = piece.index;
-    else if (id !== undefined) key = [...this.calls].find(([, c]) => c.id === id)?.[0] ?? this.nextKey();
-    else key = this.last ?? this.nextKey();
+    const index = typeof piece.index === 'number' && Number.isInteger(piece.index) && piece.index >= 0 ? piece.index : undefined;
+    // Calls are kept in the order they started; `key` is that position.
+    let key: number | undefined;
+    if (index !== undefined) {
+      key = this.byIndex.get(index);
+      const current = key === undefined ? undefined : this.calls.get(key);
+      // A new id at an index in use: another call, not more of that one.
+      if (current && id !== undefined && current.id !== '' && current.id !== id) key = undefined;
+    } else if (id !== undefined) key = [...this.calls].find(([, c]) => c.id === id)?.[0];
+    else key = this.last;
+    key ??= this.calls.size;
+    if (index !== undefined) this.byIndex.set(index, key);
     this.last = key;
     let call = this.calls.get(key);
     if (!call) {
@@ -158,10 +169,6 @@ class CallAssembler {
     }
     if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
     else if (isObject(fn.arguments)) call.arguments += JSON.stringify(fn.arguments);
-  }
-
-  private nextKey(): number {
-    return this.calls.size === 0 ? 0 : Math.max(...this.calls.keys()) + 1;
   }
 
   finish(round: number): AssembledCall[] {
@@ -181,7 +188,8 @@ function parseArguments(text: string): { ok: true; value: unknown } | { ok: fals
   }
 }
 
-async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<{ text: string; complete: boolean }> {
+/** Reads a body up to `limit` bytes; `progress` runs as each piece arrives (the silence timer). */
+async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number, progress = () => {}): Promise<{ text: string; complete: boolean }> {
   if (!body) return { text: '', complete: true };
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -190,6 +198,7 @@ async function readLimited(body: ReadableStream<Uint8Array> | null, limit: numbe
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return { text: text + decoder.decode(), complete: true };
+    progress();
     size += value.byteLength;
     text += decoder.decode(value, { stream: true });
     if (size > limit) {
@@ -246,8 +255,17 @@ class OpenAISession implements AgentSession {
 
   async turn(text: string, ctx: TurnContext): Promise<void> {
     this.history.push({ role: 'user', content: text });
+    const asked = this.history.length;
     for (let round = 1; round <= MAX_ROUNDS; round++) {
-      const reply = await this.complete(ctx, round);
+      let reply: Reply;
+      try {
+        reply = await this.complete(ctx, round);
+      } catch (error) {
+        // A turn that failed before any round completed leaves no trace: the user sends it again,
+        // and failed messages do not pile up in every later request.
+        if (this.history.length === asked) this.history.pop();
+        throw error;
+      }
       if (reply.calls.length === 0) {
         this.history.push({ role: 'assistant', content: reply.text });
         return;
@@ -331,11 +349,18 @@ class OpenAISession implements AgentSession {
     const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/event-stream, application/json' };
     if (this.config.apiKey) headers.Authorization = `Bearer ${this.config.apiKey}`;
 
+    let payload: string;
+    try {
+      payload = JSON.stringify(body);
+    } catch (error) {
+      // Not the endpoint's fault: say what it is (a conversation too large to serialize).
+      throw this.fail('PROVIDER_REQUEST_TOO_LARGE', `The conversation is too large to send (${(error as Error).message}); restart the session.`);
+    }
     arm();
     try {
       let response: Response;
       try {
-        response = await fetch(this.config.endpoint, { method: 'POST', headers, body: JSON.stringify(body), signal: controller.signal, redirect: 'error' });
+        response = await fetch(this.config.endpoint, { method: 'POST', headers, body: payload, signal: controller.signal, redirect: 'error' });
       } catch (error) {
         throw interrupted(() => {
           const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
@@ -355,7 +380,7 @@ class OpenAISession implements AgentSession {
       }
 
       const type = response.headers.get('content-type') ?? '';
-      if (/json/i.test(type) && !/event-stream/i.test(type)) return await this.wholeReply(response, ctx, round, interrupted);
+      if (/json/i.test(type) && !/event-stream/i.test(type)) return await this.wholeReply(response, ctx, round, interrupted, arm);
       return await this.streamedReply(response, ctx, round, arm, interrupted);
     } finally {
       clearTimeout(timer);
@@ -404,10 +429,17 @@ class OpenAISession implements AgentSession {
   }
 
   /** A server that ignored `stream: true` and sent one chat.completion object. */
-  private async wholeReply(response: Response, ctx: TurnContext, round: number, interrupted: (otherwise: () => AgentError) => unknown): Promise<Reply> {
+  private async wholeReply(
+    response: Response,
+    ctx: TurnContext,
+    round: number,
+    interrupted: (otherwise: () => AgentError) => unknown,
+    arm: () => void,
+  ): Promise<Reply> {
     let body: { text: string; complete: boolean };
     try {
-      body = await readLimited(response.body, MAX_JSON_BODY);
+      // The timeout is a silence limit here too: each piece of the body re-arms it.
+      body = await readLimited(response.body, MAX_JSON_BODY, arm);
     } catch {
       throw interrupted(() => this.protocolError('the response broke off'));
     }

@@ -40,7 +40,9 @@ export function parseScript(doc: unknown, source = 'script'): ScriptRules {
     if (typeof flags !== 'string') bad(`${at}.match.flags`, 'must be a string of RegExp flags');
     let regex: RegExp;
     try {
-      regex = new RegExp(match.regex, flags);
+      // Without g and y: one RegExp serves every message of every session, and with either flag its
+      // lastIndex would carry over, so a rule would match every other time.
+      regex = new RegExp(match.regex, flags.replace(/[gy]/g, ''));
     } catch (e) {
       bad(`${at}.match.regex`, `is not a valid regular expression (${(e as Error).message})`);
     }

@@ -14,48 +14,58 @@ export type SseEvent = {
 export const MAX_SSE_LINE = 16 * 1024 * 1024;
 
 export class SseParser {
-  private buffer = '';
+  /** The pieces of the line being received (joined once its end arrives: no rescans, no copies). */
+  private pending: string[] = [];
+  private pendingLength = 0;
+  /** The last piece ended with `\r`: a `\n` first in the next one belongs to that line end. */
+  private crEnded = false;
   private lines: string[] = [];
 
-  /** Feeds decoded text; returns the events completed by it. Throws when a line grows past {@link MAX_SSE_LINE}. */
+  /**
+   * Feeds decoded text; returns the events completed by it. Linear in the text: each character is
+   * looked at once, however long a line grows across pieces. Throws when a line grows past
+   * {@link MAX_SSE_LINE}.
+   */
   push(text: string): SseEvent[] {
-    this.buffer += text;
     const events: SseEvent[] = [];
-    let start = 0;
-    for (;;) {
-      const end = this.lineEnd(start);
-      if (end < 0) break;
-      const line = this.buffer.slice(start, end);
-      start = end + (this.buffer[end] === '\r' && this.buffer[end + 1] === '\n' ? 2 : 1);
+    let start = this.crEnded && text[0] === '\n' ? 1 : 0;
+    this.crEnded = false;
+    for (let i = start; i < text.length; i++) {
+      const c = text[i];
+      if (c !== '\n' && c !== '\r') continue;
+      const piece = text.slice(start, i);
+      const line = this.pending.length ? this.pending.join('') + piece : piece;
+      this.pending = [];
+      this.pendingLength = 0;
       this.line(line, events);
+      if (c === '\r') {
+        if (i + 1 === text.length) this.crEnded = true;
+        else if (text[i + 1] === '\n') i++;
+      }
+      start = i + 1;
     }
-    this.buffer = this.buffer.slice(start);
-    if (this.buffer.length > MAX_SSE_LINE) throw new Error('an event stream line is too long');
+    if (start < text.length) {
+      this.pending.push(text.slice(start));
+      this.pendingLength += text.length - start;
+      if (this.pendingLength > MAX_SSE_LINE) throw new Error('an event stream line is too long');
+    }
     return events;
   }
 
   /** Ends the stream: a last event without its closing empty line is still delivered. */
   end(): SseEvent[] {
     const events: SseEvent[] = [];
-    if (this.buffer !== '') this.line(this.buffer, events);
-    this.buffer = '';
+    if (this.pending.length) this.line(this.pending.join(''), events);
+    this.pending = [];
+    this.pendingLength = 0;
     this.line('', events);
     return events;
   }
 
-  /** The index of the next line end at or after `from`, or -1. A `\r` at the very end waits for a possible `\n`. */
-  private lineEnd(from: number): number {
-    for (let i = from; i < this.buffer.length; i++) {
-      const c = this.buffer[i];
-      if (c === '\n') return i;
-      if (c === '\r') return i + 1 < this.buffer.length ? i : -1;
-    }
-    return -1;
-  }
-
   private line(line: string, events: SseEvent[]): void {
     if (line === '') {
-      if (this.lines.length > 0) events.push({ lines: this.lines });
+      // An event whose data is empty (a lone `data:`, a keep-alive) is not dispatched (WHATWG SSE).
+      if (this.lines.length > 1 || this.lines[0]) events.push({ lines: this.lines });
       this.lines = [];
       return;
     }

@@ -16,14 +16,27 @@ export class ToolNameMap {
   constructor(names: readonly string[]) {
     // Valid names first: they are taken as they are.
     for (const name of names) if (WIRE_TOOL_NAME.test(name)) this.add(name, name);
+    // The next suffix to try for each candidate stem: names that share a stem (long names alike in
+    // their first 62 characters, say) do not each try every suffix taken before them — linear, not
+    // quadratic in the number of tools (a page may declare thousands).
+    const next = new Map<string, number>();
     for (const name of names) {
       if (this.wireOf.has(name)) continue;
       const base = name.replace(/[^a-zA-Z0-9_-]/g, '_') || '_';
       let wire = base.length <= MAX_LENGTH && !this.originalOf.has(base) ? base : '';
-      for (let n = 1; wire === ''; n++) {
-        const suffix = `_${n}`;
-        const candidate = base.slice(0, MAX_LENGTH - suffix.length) + suffix;
-        if (!this.originalOf.has(candidate)) wire = candidate;
+      for (let digits = 1; wire === ''; digits++) {
+        // Suffixes with this many digits leave the same stem: `_1`…`_9`, then `_10`…`_99`, …
+        const stem = base.slice(0, MAX_LENGTH - 1 - digits);
+        const key = `${digits}:${stem}`;
+        const last = 10 ** digits;
+        for (let n = next.get(key) ?? 10 ** (digits - 1); n < last; n++) {
+          const candidate = `${stem}_${n}`;
+          if (this.originalOf.has(candidate)) continue;
+          wire = candidate;
+          next.set(key, n + 1);
+          break;
+        }
+        if (wire === '') next.set(key, last);
       }
       this.add(name, wire);
     }
