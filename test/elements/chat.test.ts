@@ -588,7 +588,7 @@ describe('<pedelec-chat>', () => {
         return strong;
       };
       const errors: string[] = [];
-      chat.addEventListener('pedelec-error', (e) => errors.push((e as CustomEvent).detail.error.code));
+      chat.addEventListener('pedelec-error', (e) => errors.push(e.detail.error.code));
       await available();
       await start(session);
       const first = await pageTurn(session, 'one');
