@@ -618,6 +618,83 @@ describe('declarations', () => {
     });
   });
 
+  describe('edges found in review', () => {
+    it('a class or data-* change on an arg is no tool change: no build, no recompiled validator', async () => {
+      const host = await mount(`<pedelec-session><pedelec-tool name="t" description="d"><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool></pedelec-session>`);
+      const session = sessionIn(host);
+      await nextTask();
+      const before = session.buildCount;
+      const arg = host.querySelector('pedelec-arg')!;
+      arg.classList.add('highlight');
+      arg.setAttribute('data-x', '1');
+      await nextTask();
+      expect(session.buildCount).to.equal(before);
+      arg.setAttribute('minimum', '3');
+      await nextTask();
+      expect(session.buildCount).to.equal(before + 1);
+      expect(manifestTool(session, 't').argsSchema).to.deep.equal({ type: 'object', properties: { n: { type: 'integer', minimum: 3 } } });
+    });
+
+    it('a tool that becomes invalid costs one build (its own invalid attribute is no change)', async () => {
+      const host = await mount(`<pedelec-session><pedelec-tool name="t" description="d"></pedelec-tool></pedelec-session>`);
+      const session = sessionIn(host);
+      const tool = toolIn(host, 't');
+      await nextTask();
+      const before = session.buildCount;
+      tool.setAttribute('schema', '{bad');
+      await tool.updateComplete;
+      await nextTask();
+      expect(tool.hasAttribute('invalid')).to.equal(true);
+      expect(session.buildCount).to.equal(before + 1);
+    });
+
+    it('properties set on a <pedelec-arg> before its upgrade are its declaration', async () => {
+      const other = document.implementation.createHTMLDocument('');
+      const tool = other.createElement('pedelec-tool');
+      tool.setAttribute('name', 'early');
+      tool.setAttribute('description', 'd');
+      const arg = other.createElement('pedelec-arg') as unknown as Record<string, unknown>;
+      arg.name = 'delta';
+      arg.type = 'integer';
+      arg.required = true;
+      arg.description = undefined;
+      tool.append(arg as unknown as Element);
+      const host = await mount(`<pedelec-session></pedelec-session>`);
+      const session = sessionIn(host);
+      session.append(document.adoptNode(tool));
+      await nextTask();
+      expect(manifestTool(session, 'early').argsSchema).to.deep.equal({ type: 'object', properties: { delta: { type: 'integer' } }, required: ['delta'] });
+    });
+
+    it('args nested deeper than any schema may be (built from script) are reported as too deep, and the session goes on', async () => {
+      const host = await mount(`<pedelec-session><pedelec-tool name="ok" description="d"></pedelec-tool></pedelec-session>`);
+      const session = sessionIn(host);
+      const deep = document.createElement('pedelec-tool');
+      deep.setAttribute('name', 'deep');
+      deep.setAttribute('description', 'd');
+      let parent: Element = deep;
+      for (let i = 0; i < 5000; i++) {
+        const arg = document.createElement('pedelec-arg');
+        arg.setAttribute('name', 'a');
+        arg.setAttribute('type', 'object');
+        parent.append(arg);
+        parent = arg;
+      }
+      const errors = record<PedelecErrorEvent>(session, 'pedelec-error');
+      session.append(deep);
+      await nextTask();
+      expect(toolNames(session)).to.deep.equal(['ok']);
+      expect(deep.hasAttribute('invalid')).to.equal(true);
+      expect(errors.map((e) => e.detail.error.message)).to.satisfy((messages: string[]) => messages.some((m) => /deeper than 64 levels/.test(m)));
+      const late = document.createElement('pedelec-tool');
+      late.setAttribute('name', 'late');
+      late.setAttribute('description', 'd');
+      session.append(late);
+      await nextTask();
+      expect(toolNames(session)).to.deep.equal(['ok', 'late']);
+    });
+  });
+
   describe('invalid declarations are isolated', () => {
     /** id → the tool name `details.tool` names, and the JSON path where one applies. */
     const BAD: Record<string, { tool: string; path?: string }> = {

@@ -1705,6 +1705,133 @@ describe('<pedelec-session>', () => {
     });
   });
 
+  // ─────────────── bridge, client and persist edges (found in review) ───────────────
+
+  describe('bridge, client and persist edges', () => {
+    it('a bridge changed while a session runs makes it stale; nothing cuts it off, not even an availability check', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      await started(el, 's1');
+      const { outcome: turn } = await openTurn(el, 's1');
+      const client = el.client;
+      el.setAttribute('bridge', `ws://127.0.0.1:${CLOSED_PORT}/other`);
+      // As a chat does when the bridge changes: asked of the client the session runs on.
+      const check = el.checkAvailability();
+      await answer('get_approval_status', APPROVED());
+      await answer('get_settings', { defaultProvider: 'codex', defaultModels: { codex: 'm' } });
+      expect((await check).available).to.equal(true);
+      await settle();
+      expect(el.status).to.equal('running');
+      expect(el.toolsStale).to.equal(true);
+      expect(el.client).to.equal(client);
+      expect(fake.disconnectCalls).to.equal(0);
+      coreEvent('s1', 'done');
+      expect(await turn).to.equal('done');
+    });
+
+    it('storage that throws never breaks start(), end() or restart()', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`);
+      const proto = Storage.prototype;
+      const { getItem, removeItem } = proto;
+      const blocked = () => {
+        throw new DOMException('blocked', 'SecurityError');
+      };
+      proto.getItem = blocked;
+      proto.removeItem = blocked;
+      restorers.push(() => {
+        proto.getItem = getItem;
+        proto.removeItem = removeItem;
+      });
+      await started(el, 's1');
+      const ending = el.end();
+      await answer('end_session');
+      await ending;
+      const restarting = el.restart();
+      await answer('get_approval_status', APPROVED());
+      await answer('create_session', { sessionId: 's2' });
+      expect((await restarting).sessionId).to.equal('s2');
+    });
+
+    it('bridge-timeout-ms set after the client exists applies to the next start', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      void el.checkAvailability();
+      await answer('get_approval_status', APPROVED());
+      el.setAttribute('bridge-timeout-ms', '30');
+      await settle();
+      const result = await el.start().catch((error: PedelecError) => error);
+      expect((result as PedelecError).code).to.equal('SDK_BRIDGE_TIMEOUT');
+    });
+
+    it('a record of other tools is ended even when session-id resumes another session, and its provider is not used', async () => {
+      sessionStorage.setItem(persistKeyFor('chat'), JSON.stringify({ sessionId: 'old', provider: 'claude', model: 'x', manifestHash: 'nope' }));
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist session-id="abc" provider="codex" model="m"></pedelec-session>`);
+      const starting = el.start();
+      await answer('get_approval_status', APPROVED());
+      await answer('resume_session', { sessionId: 'abc' }, (m) => m.sessionId === 'abc');
+      const session = await starting;
+      expect([session.sessionId, session.provider, session.model]).to.deep.equal(['abc', 'codex', 'm']);
+      await answer('resume_session', { sessionId: 'old' }, (m) => m.sessionId === 'old');
+      expect((await answer('end_session', {}, (m) => m.sessionId === 'old')).sessionId).to.equal('old');
+    });
+
+    it('a new element does not join a shared client whose connection is gone', async () => {
+      const [a, b] = await twoSessions();
+      await started(a, 's1');
+      fake.disconnect();
+      await settle();
+      expect(a.client?.unavailableReason).to.not.equal(null);
+      const starting = b.start();
+      await answer('get_approval_status', APPROVED());
+      await answer('create_session', { sessionId: 's2' });
+      expect((await starting).sessionId).to.equal('s2');
+      expect(connects).to.have.length(2);
+      expect(b.client).to.not.equal(a.client);
+    });
+
+    it('end() deletes the record it wrote, even after the bridge or persist changed', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`);
+      await started(el, 's1');
+      expect(sessionStorage.getItem(persistKeyFor('chat'))).to.not.equal(null);
+      el.removeAttribute('persist');
+      const ending = el.end();
+      await answer('end_session');
+      await ending;
+      expect(sessionStorage.getItem(persistKeyFor('chat'))).to.equal(null);
+    });
+
+    it('extension-id changed after start makes the session stale', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      await started(el, 's1');
+      const changes = collect<PedelecToolsChangedEvent>(el, 'pedelec-tools-changed');
+      el.setAttribute('extension-id', 'abcdefghijklmnopabcdefghijklmnop');
+      await settle();
+      expect(el.toolsStale).to.equal(true);
+      expect(changes.map((e) => e.detail.config)).to.deep.equal([['bridge']]);
+    });
+
+    it('a record whose fields have the wrong types is not ours: nothing is resumed from it', async () => {
+      const el0 = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`);
+      const hash = (() => {
+        const p = el0.start();
+        return p;
+      })();
+      await answer('get_approval_status', APPROVED());
+      await answer('create_session', { sessionId: 's1' });
+      await hash;
+      const stored = JSON.parse(sessionStorage.getItem(persistKeyFor('chat'))!);
+      el0.remove();
+      await settle();
+      await answer('end_session').catch(() => {});
+      sessionStorage.setItem(persistKeyFor('chat'), JSON.stringify({ ...stored, provider: { evil: 1 }, model: 42 }));
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`);
+      const starting = el.start();
+      await answer('get_approval_status', APPROVED());
+      await answer('create_session', { sessionId: 's2' });
+      const session = await starting;
+      expect([session.sessionId, session.provider]).to.deep.equal(['s2', 'codex']);
+      expect(postedOf('resume_session')).to.deep.equal([]);
+    });
+  });
+
   // ─────────────── teardown ───────────────
 
   describe('teardown', () => {

@@ -32,6 +32,14 @@ const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HT
 export class PedelecArgElement extends HTMLElement {
   /** Pure markup for its tool to read: no reactive machinery, only hidden (see hidden.ts). */
   connectedCallback(): void {
+    // Properties set before the upgrade (a framework binding, a script that ran before the kit) are
+    // plain own properties that hide the accessors: move them into the attributes they stand for.
+    for (const key of ['name', 'type', 'required', 'description'] as const) {
+      if (!Object.hasOwn(this, key)) continue;
+      const value = this[key] as never;
+      delete this[key];
+      this[key] = value;
+    }
     hideDeclaration(this);
   }
 
@@ -60,7 +68,8 @@ export class PedelecArgElement extends HTMLElement {
     return this.getAttribute('description');
   }
   set description(value: string | null) {
-    if (value === null) this.removeAttribute('description');
+    // null or undefined (a framework unbinding it): no description, not the text "undefined".
+    if (value == null) this.removeAttribute('description');
     else this.setAttribute('description', value);
   }
 }

@@ -24,13 +24,14 @@ function create(config: BridgeConfig, bridgeTimeoutMs: number | undefined): Pede
 }
 
 /**
- * The shared client for a configuration. `fresh` (the explicit reconnect of `restart()`) replaces a
- * client whose connection is gone; holders of the old one keep it until they restart too.
+ * The shared client for a configuration. One whose connection is gone is not handed out again: a new
+ * holder (an element starting, or restarting — the explicit reconnect) gets a new client; holders of
+ * the old one keep it until they restart too. Nothing reconnects on its own.
  */
-export function acquireClient(holder: object, config: BridgeConfig, bridgeTimeoutMs: number | undefined, fresh = false): Pedelec {
+export function acquireClient(holder: object, config: BridgeConfig, bridgeTimeoutMs: number | undefined): Pedelec {
   const key = keyOf(config, bridgeTimeoutMs);
   let entry = pool.get(key);
-  if (entry && fresh && entry.client.unavailableReason) {
+  if (entry?.client.unavailableReason) {
     pool.delete(key);
     entry = undefined;
   }

@@ -170,7 +170,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   #_status: PedelecElementStatus = 'inactive';
   #_client: Pedelec | null = null;
-  #clientKey: BridgeConfig | null = null;
+  /** The bridge (and timeout) the client was acquired for. */
+  #clientKey: string | null = null;
+  /** Where this element's running session is recorded (`persist`), as it was when started. */
+  #recordKey: string | null = null;
   #_session: PedelecSession | null = null;
   #unsubscribe: Array<() => void> = [];
   #starting: Promise<PedelecSession> | null = null;
@@ -323,7 +326,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('tools') || changed.has('guidance') || CONFIG_KEYS.some((k) => changed.has(k))) this.#queueRebuild();
+    if (changed.has('tools') || changed.has('guidance') || changed.has('extensionId') || CONFIG_KEYS.some((k) => changed.has(k))) this.#queueRebuild();
   }
 
   // ───────────────────────────── members ─────────────────────────────
@@ -444,7 +447,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       provider: this.provider ?? '',
       model: this.model ?? '',
       guidance: this.#currentManifest?.guidance ?? '',
-      bridge: this.bridge ?? '',
+      // The extension id chooses the bridge too, when no bridge URL is set.
+      bridge: this.bridge || (this.extensionId ? `ext:${this.extensionId}` : ''),
       novalidate: String(this.novalidate),
     };
   }
@@ -617,9 +621,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     if (!this.isConnected) throw sessionEnded(old?.sessionId);
     this.#dropSession();
     if (this.#_client?.unavailableReason) {
-      const config = this.#clientKey;
+      // The explicit reconnect: start() acquires a new client for the bridge as configured now.
       releaseClient(this, this.#_client);
-      this.#_client = config ? acquireClient(this, config, this.bridgeTimeoutMs, true) : null;
+      this.#_client = null;
     }
     return this.start();
   }
@@ -644,12 +648,16 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   }
 
   #ensureClient(): Pedelec | PedelecError {
+    // While a session runs on it the client stays: a changed bridge makes that session stale and
+    // restart() applies it — switching here (a chat's availability check, say) would cut it off.
+    if (this.#_client && this.#_session && this.#_session.getStatus() !== 'ended') return this.#_client;
     const config = this.#bridgeConfig();
     if ('code' in config) return config;
-    if (this.#_client && this.#clientKey && bridgeKey(this.#clientKey) === bridgeKey(config)) return this.#_client;
+    const key = `${bridgeKey(config)}|${this.bridgeTimeoutMs ?? ''}`;
+    if (this.#_client && this.#clientKey === key) return this.#_client;
     if (this.#_client) releaseClient(this, this.#_client);
     this.#_client = acquireClient(this, config, this.bridgeTimeoutMs);
-    this.#clientKey = config;
+    this.#clientKey = key;
     return this.#_client;
   }
 
@@ -661,9 +669,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     return persistKey(bridgeKey(config), this.id || (globalThis.location?.pathname ?? ''));
   }
 
+  /** Deletes the record of the running session (under the key it was written with) and the current key's. */
   #forgetRecord(): void {
-    const key = this.#storageKey();
-    if (key) deleteRecord(key);
+    for (const key of new Set([this.#recordKey, this.#storageKey()])) if (key) deleteRecord(key);
+    this.#recordKey = null;
   }
 
   async #doStart(): Promise<PedelecSession> {
@@ -716,17 +725,20 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     let resumed = false;
     try {
       const record = key ? readRecord(key) : null;
-      const resumeId = record && record.manifestHash === manifestHash ? record.sessionId : this.getAttribute('session-id');
+      // Only a record of the same manifest is resumed, with its provider and model.
+      const current = record?.manifestHash === manifestHash ? record : null;
+      const resumeId = current ? current.sessionId : this.getAttribute('session-id');
       if (resumeId) {
         try {
-          session = await client.resumeSession(resumeId, { provider: record?.provider ?? this.provider ?? '', model: record?.model ?? this.model ?? undefined, skills }, wiring);
+          session = await client.resumeSession(resumeId, { provider: current?.provider ?? this.provider ?? '', model: current?.model ?? this.model ?? undefined, skills }, wiring);
           resumed = true;
         } catch {
           // Gone, or not ours any more: start fresh below.
         }
       }
-      if (!session && record) {
-        // A record that cannot be resumed (tools changed, or resume refused): end the old session.
+      if (record && !(resumed && resumeId === record.sessionId)) {
+        // A record that was not resumed (tools changed, or resume refused): end its session, which
+        // was created to outlive the page and would otherwise run on in Core.
         client.resumeSession(record.sessionId).then((old) => old.end()).catch(() => {});
         deleteRecord(key!);
       }
@@ -743,6 +755,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     }
     this.removeAttribute('approval');
     if (key) writeRecord(key, { sessionId: session.sessionId, provider: session.provider, model: session.model, manifestHash });
+    this.#recordKey = key;
     if (removed()) {
       // Removed while Core created the session: treat it as teardown would have (end it, or with
       // `persist` keep it recorded for the next page), and attach nothing to a gone element.

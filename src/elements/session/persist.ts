@@ -16,14 +16,15 @@ function storage(): Storage | null {
   }
 }
 
+/** The record under `key`, or null: none, not ours (any field of the wrong type), or storage that throws. */
 export function readRecord(key: string): PersistRecord | null {
-  const raw = storage()?.getItem(key);
-  if (!raw) return null;
   try {
-    const record = JSON.parse(raw) as PersistRecord;
-    return typeof record?.sessionId === 'string' && typeof record.manifestHash === 'string' ? record : null;
+    const record = JSON.parse(storage()?.getItem(key) ?? 'null') as PersistRecord | null;
+    const { sessionId, provider, model, manifestHash } = record ?? ({} as PersistRecord);
+    const text = (value: unknown) => typeof value === 'string';
+    return text(sessionId) && text(manifestHash) && (provider === undefined || text(provider)) && (model === undefined || text(model)) ? record : null;
   } catch {
-    return null;
+    return null; // corrupt JSON, or a storage method that throws (a SecurityError, say)
   }
 }
 
@@ -36,7 +37,11 @@ export function writeRecord(key: string, record: PersistRecord): void {
 }
 
 export function deleteRecord(key: string): void {
-  storage()?.removeItem(key);
+  try {
+    storage()?.removeItem(key);
+  } catch {
+    // Storage that throws: there is nothing to delete that a later read could find either.
+  }
 }
 
 /** A short, stable hash of a manifest's canonical JSON (FNV-1a, two 32-bit lanes). */

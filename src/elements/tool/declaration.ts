@@ -7,6 +7,7 @@
  * What is read is JSON data exactly as its JSON clone would be (-0 read as 0, a number that is not
  * finite as null), built fresh for each reading: normalization sends it without cloning it.
  */
+import { MAX_SCHEMA_DEPTH } from '../../core/schema/check.js';
 import { ARG_TAG } from '../tags.js';
 
 type Node = Record<string, unknown>;
@@ -69,8 +70,21 @@ const KEYWORDS: ReadonlyArray<[attribute: string, keyword: string, read: Reader]
   ['examples', 'examples', jsonOrText],
 ];
 
-/** Builds one property's schema node from a `<pedelec-arg>`. */
-export function argNode(arg: Element): Node {
+/**
+ * The attributes a declaration is read from, on `<pedelec-arg>`s and the inline JSON script: the
+ * only ones whose change is a change of the tool (a `class` or `data-*` change is not).
+ */
+export const DECLARATION_ATTRIBUTES = ['name', 'type', 'required', 'items', ...KEYWORDS.map(([attribute]) => attribute)];
+
+/**
+ * Nested `<pedelec-arg>`s read at most this deep (node levels). Deeper markup (built from script: the
+ * HTML parser stops at 512) is cut here, still deeper than the check allows, so it is reported as too
+ * deep with its path instead of overflowing the stack.
+ */
+const MAX_READ_DEPTH = MAX_SCHEMA_DEPTH + 2;
+
+/** Builds one property's schema node from a `<pedelec-arg>` (`level`: its node level, the args object is 1). */
+export function argNode(arg: Element, level = 2): Node {
   const type = arg.getAttribute('type') ?? 'string';
   const node: Node = { type };
   for (const [attribute, keyword, read] of KEYWORDS) {
@@ -78,23 +92,23 @@ export function argNode(arg: Element): Node {
     if (value !== null) node[keyword] = read(value, type);
   }
 
-  const children = argChildren(arg);
-  if (type === 'object' && children.length > 0) Object.assign(node, objectFromArgs(children));
+  const children = level < MAX_READ_DEPTH ? argChildren(arg) : [];
+  if (type === 'object' && children.length > 0) Object.assign(node, objectFromArgs(children, level + 1));
   if (type === 'array') {
     const items = arg.getAttribute('items');
-    if (children.length > 0) node.items = { type: 'object', ...objectFromArgs(children) };
+    if (children.length > 0) node.items = { type: 'object', ...objectFromArgs(children, level + 2) };
     else if (items !== null) node.items = { type: items };
   }
   return node;
 }
 
 /** `properties` (+ `required` when any) for an object whose properties are these args. */
-export function objectFromArgs(args: Element[]): { properties: Node; required?: string[] } {
+export function objectFromArgs(args: Element[], level = 2): { properties: Node; required?: string[] } {
   const properties: Node = {};
   const required: string[] = [];
   for (const arg of args) {
     const name = arg.getAttribute('name') ?? '';
-    setOwn(properties, name, argNode(arg));
+    setOwn(properties, name, argNode(arg, level));
     if (arg.hasAttribute('required')) required.push(name);
   }
   return required.length > 0 ? { properties, required } : { properties };

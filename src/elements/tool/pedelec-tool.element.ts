@@ -2,7 +2,7 @@ import { ReactiveElement, type PropertyDeclaration, type PropertyValues } from '
 import { hideDeclaration } from '../hidden.js';
 import type { ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
 import { Membership, type SessionOwner } from '../registration.js';
-import { readSchema } from './declaration.js';
+import { DECLARATION_ATTRIBUTES, readSchema } from './declaration.js';
 
 /** The declaration a tool element makes now: a definition to normalize, or why it cannot be read. */
 export type ToolDeclaration =
@@ -68,7 +68,7 @@ export class PedelecToolElement extends ReactiveElement {
   declare argsSchema: ToolArgsSchema | undefined;
 
   // <pedelec-arg> children and an inline JSON script are part of the declaration.
-  readonly #membership = new Membership(this, { childList: true, subtree: true, attributes: true, characterData: true });
+  readonly #membership = new Membership(this, { childList: true, subtree: true, attributeFilter: DECLARATION_ATTRIBUTES, characterData: true });
   #reason: string | null = null;
   #announced = false;
   /** A session has read the declaration (a build ran). */
