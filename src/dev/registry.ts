@@ -36,7 +36,7 @@ export class SessionRegistry {
     let created = false;
     const session = new DevSession(params, {
       changed: (s) => {
-        if (created && !s.isEnded) this.notify({ type: 'session_updated', session: s.summary() });
+        if (created && !s.isEnded) this.notify({ type: 'session_updated', session: s.summary(false) });
       },
       ended: (s) => {
         this.sessions.delete(s.id);

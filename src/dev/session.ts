@@ -33,7 +33,8 @@ export type SessionSummary = {
   status: SessionStatus;
   routes: number;
   createdAt: number;
-  skills: SkillsManifest | undefined;
+  /** Absent in updates (see DevSession.summary): keep the one from `session_created` or `hello`. */
+  skills?: SkillsManifest | undefined;
 };
 
 export type SessionParams = {
@@ -118,7 +119,12 @@ export class DevSession {
     return this.ended;
   }
 
-  summary(): SessionSummary {
+  /**
+   * What the inspector shows of the session. `withSkills: false` for updates: the manifest (which a
+   * page may make many MiB large) never changes after creation, and sending it again with every status
+   * change let a few tiny frames make the Core send gigabytes to an inspector.
+   */
+  summary(withSkills = true): SessionSummary {
     return {
       sessionId: this.id,
       origin: this.origin,
@@ -129,7 +135,7 @@ export class DevSession {
       status: this.status,
       routes: this.routes.size,
       createdAt: this.createdAt,
-      skills: this.info.skills,
+      ...(withSkills && { skills: this.info.skills }),
     };
   }
 

@@ -64,6 +64,12 @@ async function problemsOf(browser, url) {
   await page.goto(url, { waitUntil: 'networkidle0' });
   // The favicon and the pages' sessions settle after load.
   await new Promise((resolve) => setTimeout(resolve, 1_000));
+  if (url.includes('#token=')) {
+    // The inspector connected with its token, and took the token out of the address bar.
+    const seen = await page.evaluate(() => ({ url: location.href, socket: document.getElementById('socket-state')?.value }));
+    if (seen.url.includes('token')) problems.push(`the token stayed in the address bar: ${seen.url.replace(/token=.*/, 'token=…')}`);
+    if (seen.socket !== 'connected') problems.push(`the inspector is not connected: ${seen.socket}`);
+  }
   await page.close();
   return problems;
 }

@@ -33,7 +33,14 @@ const time = (ms) => {
 
 // ───────────────────────────── socket ─────────────────────────────
 
-const token = new URLSearchParams(location.hash.slice(1)).get('token');
+// The token arrives in the fragment (never sent to the server). It is kept for this tab only and
+// taken out of the address bar, so it does not stay in history or show in a screenshot.
+const TOKEN_KEY = 'pedelec-dev-inspector-token';
+const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? sessionStorage.getItem(TOKEN_KEY);
+if (token) {
+  sessionStorage.setItem(TOKEN_KEY, token);
+  history.replaceState(null, '', location.pathname + location.search);
+}
 
 function connect() {
   if (!token) {
@@ -81,7 +88,8 @@ function handle(message) {
     case 'session_created':
     case 'session_updated': {
       const id = message.session.sessionId;
-      state.sessions.set(id, message.session);
+      // Updates leave the manifest out (it never changes): keep the one already known.
+      state.sessions.set(id, { ...state.sessions.get(id), ...message.session });
       renderSessions();
       if (!state.selected) select(id);
       else if (id === state.selected) renderFacts();
@@ -170,6 +178,8 @@ function renderSessions() {
 }
 
 function select(sessionId) {
+  // A reply typed for one session never goes to another (the next one may be a hostile page's).
+  if (sessionId !== state.selected) $('say-text').value = '';
   state.selected = sessionId;
   renderSessions();
   renderDetail();
@@ -291,7 +301,8 @@ function controlFor(node, required) {
   switch (node.type) {
     case 'string': {
       const control = el('input', { type: 'text' });
-      if (node.maxLength !== undefined) control.maxLength = node.maxLength;
+      // A schema may allow any length (up to 2^53); an input's maxLength wraps past 2^31 - 1 and throws.
+      if (node.maxLength !== undefined) control.maxLength = Math.min(node.maxLength, 2 ** 31 - 1);
       return { control, read: () => (control.value === '' && !required ? undefined : control.value) };
     }
     case 'integer':
