@@ -579,6 +579,43 @@ describe('<pedelec-chat>', () => {
       expect(reads, 'at most one read per animation frame').to.be.below(15);
     });
 
+    it('follows the conversation turn after turn: our own scroll never makes it stop following', async () => {
+      const { session, chat } = await mountChat();
+      (chat as HTMLElement).style.height = '200px';
+      await available();
+      await start(session);
+      const log = shadow(chat).querySelector<HTMLElement>('[role=log]')!;
+      const frame = () => new Promise(requestAnimationFrame);
+      for (let i = 0; i < 6; i++) {
+        const turn = await pageTurn(session, `question ${i}`);
+        for (let j = 0; j < 5; j++) {
+          // Each piece adds more than the 40 px that count as "at the bottom"; the scroll event of the
+          // previous frame's scroll is dispatched only after it arrived.
+          core('chat_delta', { text: `part ${j} of answer ${i}\nsecond line\nthird line\nfourth line\n` });
+          await update(chat);
+          await frame();
+        }
+        core('status_changed', { status: 'idle' });
+        await turn.done;
+        await update(chat);
+        await frame();
+        await frame();
+        expect(log.scrollHeight - log.scrollTop - log.clientHeight, `at the bottom after turn ${i}`).to.be.below(40);
+      }
+      expect(log.scrollHeight).to.be.above(log.clientHeight * 2);
+      // A user who scrolls up is left there.
+      log.scrollTop = 0;
+      await new Promise((resolve) => log.addEventListener('scroll', resolve, { once: true }));
+      const turn = await pageTurn(session, 'more');
+      core('chat_delta', { text: 'new text' });
+      core('status_changed', { status: 'idle' });
+      await turn.done;
+      await update(chat);
+      await frame();
+      await frame();
+      expect(log.scrollTop).to.equal(0);
+    });
+
     it('a renderMarkdown that throws: that message shows as text, one pedelec-error, and the chat goes on', async () => {
       const { session, chat } = await mountChat('provider="codex" model="m"', 'markdown');
       (chat as PedelecChatElement).renderMarkdown = (text: string) => {

@@ -46,6 +46,8 @@ export class ChatView {
   #stick = true;
   #renderFailed = false;
   #scrollQueued = false;
+  /** Where our last scroll put the log (see #onScroll). */
+  #scrolledTo = -1;
 
   constructor(host: PedelecChatElement) {
     this.#host = host;
@@ -230,13 +232,20 @@ export class ChatView {
     requestAnimationFrame(() => {
       this.#scrollQueued = false;
       const log = this.#root.querySelector('[role=log]');
-      if (log && this.#stick) log.scrollTop = log.scrollHeight;
+      if (!log || !this.#stick) return;
+      log.scrollTop = log.scrollHeight;
+      this.#scrolledTo = log.scrollTop;
     });
   }
 
-  /** Whether the log is at its bottom, noted when it scrolls (the user's scroll, or ours). */
+  /**
+   * Whether the log is at its bottom, noted when the user scrolls it. Our own scroll's event comes
+   * later, when more of the reply may have arrived below: where the log still is where we put it,
+   * nobody scrolled away, and it keeps following.
+   */
   #onScroll = (event: Event): void => {
     const log = event.currentTarget as HTMLElement;
+    if (log.scrollTop === this.#scrolledTo) return;
     this.#stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   };
 
