@@ -333,7 +333,7 @@ class OpenAISession implements AgentSession {
     const interrupted = (otherwise: () => AgentError): unknown => {
       if (ctx.signal.aborted) return ctx.signal.reason;
       if (timedOut) {
-        return this.fail('PROVIDER_UNAVAILABLE', `The endpoint did not answer within ${Math.round(this.config.timeoutMs / 1000)} s.`, {
+        return this.fail('PROVIDER_UNAVAILABLE', `The endpoint did not answer within ${Number((this.config.timeoutMs / 1000).toFixed(1))} s.`, {
           timeoutMs: this.config.timeoutMs,
         });
       }
