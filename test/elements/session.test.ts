@@ -1731,15 +1731,19 @@ describe('<pedelec-session>', () => {
     it('storage that throws never breaks start(), end() or restart()', async () => {
       const el = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`);
       const proto = Storage.prototype;
-      const { getItem, removeItem } = proto;
+      const { getItem, removeItem, setItem } = proto;
       const blocked = () => {
         throw new DOMException('blocked', 'SecurityError');
       };
       proto.getItem = blocked;
       proto.removeItem = blocked;
+      proto.setItem = () => {
+        throw new DOMException('full', 'QuotaExceededError');
+      };
       restorers.push(() => {
         proto.getItem = getItem;
         proto.removeItem = removeItem;
+        proto.setItem = setItem;
       });
       await started(el, 's1');
       const ending = el.end();

@@ -87,6 +87,9 @@ for (const name of ['chromium', 'firefox']) {
         name === 'chromium'
           ? await puppeteer.launch({ executablePath, headless: true, args: chromiumArgs })
           : await puppeteer.launch({ browser: 'firefox', executablePath, headless: true, extraPrefsFirefox: firefoxPrefs });
+      // The detector works: a page that fails a request is reported (a test of "no problem" must be able to see one).
+      const missing = await problemsOf(browser, `${base}/no-such-page.html`);
+      assert.ok(missing.some((problem) => problem.includes('404')), JSON.stringify(missing));
       for (const url of [...PAGES.map((path) => base + path), inspector]) {
         assert.deepEqual(await problemsOf(browser, url), [], url.replace(/#token=.*/, '#token=…'));
       }

@@ -26,6 +26,11 @@ test('the transports have their own entry, importable in Node; the core entry le
 test('package root imports in Node without registering anything', async () => {
   const root = await import('../../dist/index.js');
   assert.equal(typeof root.normalizeError, 'function');
+  // Lit's Node shim provides customElements, so a registration would not throw: ask it.
+  for (const tag of [root.SESSION_TAG, root.TOOL_TAG, root.ARG_TAG, root.GUIDANCE_TAG, root.CHAT_TAG]) {
+    assert.equal(typeof tag, 'string');
+    assert.equal(globalThis.customElements?.get(tag), undefined, `${tag} is not registered`);
+  }
 });
 
 test('in Node a client constructs, is unavailable, and every request rejects EXTENSION_UNAVAILABLE', async () => {

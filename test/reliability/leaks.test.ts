@@ -302,4 +302,31 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     expect(counters.observers(), 'the removed tool stopped observing').to.equal(0);
     expect(openClientCount()).to.equal(0);
   });
+  it(`elements: ${CYCLES} <pedelec-chat session="id"> add → remove cycles beside one session`, async function () {
+    this.timeout(20_000);
+    const host = await fixture<HTMLDivElement>(html`<div></div>`);
+    host.innerHTML = '<pedelec-session id="leak-session" provider="codex" model="m"></pedelec-session>';
+    const session = host.firstElementChild!;
+    await until(() => core.unanswered() === 0, 'the page to settle');
+    const measure = () => ({ listeners: counters.listeners(), onSession: counters.listenersOn(session), observers: counters.observers(), timers: counters.timers() });
+    const baseline = measure();
+    // Control: a bound chat does observe its root (for the id) and listen to its session.
+    const probe = document.createElement('pedelec-chat');
+    probe.setAttribute('session', 'leak-session');
+    host.append(probe);
+    await (probe as HTMLElement & { updateComplete: Promise<unknown> }).updateComplete;
+    expect(counters.observers(), 'control: a bound chat observes').to.be.above(baseline.observers);
+    expect(counters.listenersOn(session), 'control: a bound chat listens to its session').to.be.above(baseline.onSession);
+    probe.remove();
+    for (let i = 0; i < CYCLES; i++) {
+      const chat = document.createElement('pedelec-chat');
+      chat.setAttribute('session', 'leak-session');
+      host.append(chat);
+      chat.remove();
+      if (i + 1 === MIDWAY) expect(measure(), `after ${MIDWAY} cycles`).to.deep.equal(baseline);
+    }
+    await until(() => core.unanswered() === 0, 'the page to settle');
+    expect(measure(), `after ${CYCLES} cycles`).to.deep.equal(baseline);
+    host.remove();
+  });
 });
