@@ -32,8 +32,12 @@ session.addEventListener('pedelec-error', (event) => {
 });
 $('ask').addEventListener('submit', (event) => {
   event.preventDefault();
+  const text = $('message').value.trim();
+  if (!text) return;
   $('reply').textContent = '';
   // sendText starts the session on first use; failures also arrive as pedelec-error (shown above).
-  session.sendText($('message').value).catch(() => {});
+  // A bridge that went away (pedelec-dev restarted) is reconnected explicitly, on the user's send.
+  const sent = session.client?.unavailableReason ? session.restart().then(() => session.sendText(text)) : session.sendText(text);
+  sent.catch(() => {});
   $('message').value = '';
 });

@@ -74,8 +74,11 @@ export class CounterApp {
 
   ask(event: Event, session: PedelecSessionElement, input: HTMLInputElement): void {
     event.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
     this.reply.set('');
-    session.sendText(input.value).catch(() => {});
+    // A bridge that went away (pedelec-dev restarted) is reconnected explicitly, on the user's send.
+    (session.client?.unavailableReason ? session.restart().then(() => session.sendText(text)) : session.sendText(text)).catch(() => {});
     input.value = '';
   }
 

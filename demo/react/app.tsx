@@ -30,8 +30,12 @@ export function CounterApp({ bridge }: { bridge?: string }) {
   const ask = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const input = event.currentTarget.elements.namedItem('message') as HTMLInputElement;
+    const text = input.value.trim();
+    const s = session.current;
+    if (!text || !s) return;
     setReply('');
-    session.current?.sendText(input.value).catch(() => {});
+    // A bridge that went away (pedelec-dev restarted) is reconnected explicitly, on the user's send.
+    (s.client?.unavailableReason ? s.restart().then(() => s.sendText(text)) : s.sendText(text)).catch(() => {});
     input.value = '';
   };
 

@@ -20,8 +20,12 @@ export function counterSetup(options: { bridge?: string } = {}) {
   const onGetCounter = (event: PedelecToolCallEvent) => event.respondWith({ value: count.value });
 
   const ask = () => {
+    const text = message.value.trim();
+    const s = session.value;
+    if (!text || !s) return;
     reply.value = '';
-    session.value?.sendText(message.value).catch(() => {});
+    // A bridge that went away (pedelec-dev restarted) is reconnected explicitly, on the user's send.
+    (s.client?.unavailableReason ? s.restart().then(() => s.sendText(text)) : s.sendText(text)).catch(() => {});
     message.value = '';
   };
   return { bridge: options.bridge, session, count, allowReset, status, reply, message, updateCounter, resetCounter, onGetCounter, ask };
