@@ -213,6 +213,8 @@ export class Pedelec {
     input: CreateSessionInput<TTools>,
     wiring?: SessionWiring,
   ): Promise<PedelecSession<ToolNameOf<TTools>>>;
+  /** An input that may be absent (`createSession(maybeInput)`): the spec's `input?`. */
+  createSession(input?: CreateSessionInput, wiring?: SessionWiring): Promise<PedelecSession<string>>;
   async createSession(input: CreateSessionInput = {}, wiring: SessionWiring = {}): Promise<PedelecSession<string>> {
     let skills: NormalizedSkills | undefined;
     try {

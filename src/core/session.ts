@@ -391,6 +391,8 @@ export class PedelecSession<TToolName extends string = string> {
   readAsset(path: string, type: 'text'): Promise<string>;
   readAsset(path: string, type: 'json'): Promise<JsonValue>;
   readAsset(path: string, type: 'file'): Promise<File>;
+  /** The type known only at run time (a `ReadAssetType` variable). */
+  readAsset(path: string, type: ReadAssetType): Promise<string | JsonValue | File>;
   async readAsset(path: string, type: ReadAssetType): Promise<string | JsonValue | File> {
     this.#check(true);
     if (!isAssetPath(path) || !['text', 'json', 'file'].includes(type)) {

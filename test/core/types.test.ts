@@ -11,6 +11,7 @@ import {
   type ChatEventContext,
   type CreateSessionInput,
   type ErrorEventContext,
+  type JsonValue,
   type PedelecEventContext,
   type PedelecSession,
   type ProviderInfo,
@@ -229,6 +230,23 @@ function contextTyping(
 }
 
 // ───────────── Runtime ─────────────
+
+// ───────────── Found in review: inputs that may be absent, `as const` schemas, a run-time read type ─────────────
+
+export async function reviewedTypes(client: Pedelec, maybe: { provider: string } | undefined, session: PedelecSession, kind: 'text' | 'json' | 'file') {
+  // createSession(input?): an input that may be undefined is accepted.
+  const s: PedelecSession<string> = await client.createSession(maybe);
+  void s;
+  // Schemas (and fragments) declared `as const` — readonly arrays — are args schemas.
+  const schema = { type: 'object', properties: { q: { type: 'string', enum: ['a', 'b'] } }, required: ['q'], examples: [{ q: 'a' }] } as const;
+  defineTool({ name: 'q', description: 'd', argsSchema: schema });
+  const choice = { oneOf: [{ type: 'string' }, { type: 'integer', enum: [1, 2] }] } as const;
+  defineTool({ name: 'c', description: 'd', argsSchema: { type: 'object', properties: { c: choice } } });
+  // readAsset with the type known only at run time.
+  const read = await session.readAsset('/x', kind);
+  const exact: Equal<typeof read, string | JsonValue | File> = true;
+  void exact;
+}
 
 describe('types (compile-time suite; runtime sanity)', () => {
   it('defineTool returns its argument, keeping the literal name at run time too', () => {

@@ -6,12 +6,12 @@ import type { JsonValue } from '../json.js';
 export type ToolArgsSchemaMeta = {
   description?: string;
   default?: JsonValue;
-  examples?: JsonValue[];
+  examples?: readonly JsonValue[];
 };
 
 export type ToolArgsStringSchema = ToolArgsSchemaMeta & {
   type: 'string';
-  enum?: string[];
+  enum?: readonly string[];
   /** Inclusive, in Unicode code points. */
   minLength?: number;
   maxLength?: number;
@@ -21,21 +21,21 @@ export type ToolArgsStringSchema = ToolArgsSchemaMeta & {
 
 export type ToolArgsNumberSchema = ToolArgsSchemaMeta & {
   type: 'number';
-  enum?: number[];
+  enum?: readonly number[];
   minimum?: number;
   maximum?: number;
 };
 
 export type ToolArgsIntegerSchema = ToolArgsSchemaMeta & {
   type: 'integer';
-  enum?: number[];
+  enum?: readonly number[];
   minimum?: number;
   maximum?: number;
 };
 
 export type ToolArgsBooleanSchema = ToolArgsSchemaMeta & {
   type: 'boolean';
-  enum?: boolean[];
+  enum?: readonly boolean[];
 };
 
 export type ToolArgsArraySchema = ToolArgsSchemaMeta & {
@@ -49,11 +49,11 @@ export type ToolArgsArraySchema = ToolArgsSchemaMeta & {
 export type ToolArgsObjectSchema = ToolArgsSchemaMeta & {
   type: 'object';
   properties?: Record<string, ToolArgsSchemaNode>;
-  required?: string[];
+  required?: readonly string[];
 };
 
 export type ToolArgsOneOfSchema = ToolArgsSchemaMeta & {
-  oneOf: ToolArgsSchemaNode[];
+  oneOf: readonly ToolArgsSchemaNode[];
 };
 
 export type ToolArgsSchemaNode =
