@@ -715,7 +715,7 @@ describe('<pedelec-chat>', () => {
     it('dev Core unreachable → start pedelec-dev', async () => {
       const { chat } = await mountChat('provider="scripted" bridge="ws://127.0.0.1:1/bridge"');
       await waitUntil(() => !note(chat).hidden, 'a note', { timeout: 5000 });
-      expect(note(chat).textContent).to.equal('The development Core is not reachable: start it with `npx pedelec-dev`, then send your message again.');
+      expect(note(chat).textContent).to.equal('The development Core is not reachable: start it with `npx -p pedelec-elements pedelec-dev`, then send your message again.');
     });
 
     it('checks again when page code sets the session’s bridge after connection', async () => {

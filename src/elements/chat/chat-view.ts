@@ -24,7 +24,8 @@ const SAY = {
   pending: "Approve this site in the Pedelec extension's popup to continue.",
   desktop: 'Open the Pedelec Desktop app, then send your message again.',
   provider: "Choose an AI provider in Pedelec's settings, then send your message again.",
-  dev: 'The development Core is not reachable: start it with `npx pedelec-dev`, then send your message again.',
+  // `-p`: the command comes with this package, which a page using the CDN file has not installed.
+  dev: 'The development Core is not reachable: start it with `npx -p pedelec-elements pedelec-dev`, then send your message again.',
 };
 
 /** The lazily loaded default renderer (`pedelec-elements/markdown`), shared by every chat. */
