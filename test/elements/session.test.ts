@@ -1674,6 +1674,29 @@ describe('<pedelec-session>', () => {
       expect(errors.map((e) => e.detail.error.code)).to.deep.equal(['SESSION_NOT_FOUND']);
     });
 
+    it('put back (with autostart) while its old session is still being ended: starts a new one', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session autostart provider="codex" model="m"></pedelec-session>`);
+      await answer('get_approval_status', APPROVED());
+      await answer('create_session', { sessionId: 's1' });
+      await settle();
+      expect(el.sessionId).to.equal('s1');
+      const parent = el.parentElement!;
+      el.remove();
+      await new Promise((resolve) => setTimeout(resolve, 0)); // teardown ran: end_session s1 is pending
+      const end = await request('end_session');
+      parent.append(el);
+      await answer('get_approval_status', APPROVED());
+      await answer('create_session', { sessionId: 's2' });
+      await settle();
+      expect(el.sessionId).to.equal('s2');
+      // The old session's end settles afterwards and leaves the new one alone.
+      answered.add(keyOf(end));
+      fake.respond({}, end);
+      await settle();
+      expect(el.sessionId).to.equal('s2');
+      expect(el.status).to.equal('idle');
+    });
+
     it('a tool declared disabled is unavailable to a named handler too', async () => {
       const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
         <pedelec-tool name="off" description="Switched off." disabled></pedelec-tool>

@@ -178,6 +178,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #unsubscribe: Array<() => void> = [];
   #starting: Promise<PedelecSession> | null = null;
   #restarting: Promise<PedelecSession> | null = null;
+  /** The session a teardown is ending (see #teardown and #live). */
+  #leaving: PedelecSession | null = null;
   #endedByPage = false;
   readonly #staleness = new Staleness();
   #localCount = 0;
@@ -297,7 +299,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     // Properties set before the upgrade (`bridge`, `tools`, a tool's `argsSchema`…) are put back by
     // Lit in each element's first update: an autostart waits for those, once.
     const autostart = () => {
-      if (this.autostart && this.isConnected && !this.#_session && !this.#starting) this.start().catch(() => {});
+      if (this.autostart && this.isConnected && !this.#live() && !this.#starting) this.start().catch(() => {});
     };
     if (this.hasUpdated) autostart();
     else void this.updateComplete.then(autostart);
@@ -554,7 +556,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** Creates (or, with `persist` / `session-id`, resumes) the agent session. While starting, returns the same promise. */
   start(): Promise<PedelecSession> {
-    if (this.#_session && this.#_session.getStatus() !== 'ended') return Promise.resolve(this.#_session);
+    if (this.#live()) return Promise.resolve(this.#_session!);
     if (this.#starting) return this.#starting;
     const starting = this.#doStart();
     this.#starting = starting;
@@ -787,6 +789,12 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     if (change) this.#emit(new PedelecToolsChangedEvent(change));
   }
 
+  /** Whether the element has a session that goes on: not ended, and not being ended by a teardown. */
+  #live(): boolean {
+    const session = this.#_session;
+    return !!session && session !== this.#leaving && session.getStatus() !== 'ended';
+  }
+
   #dropSession(): void {
     this.#unsubscribe.forEach((off) => off());
     this.#unsubscribe = [];
@@ -804,9 +812,15 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     this.#running.clear();
     const session = this.#_session;
     const client = this.#_client;
+    // Still shown (its ended event reaches the page) until its end settles — unless the element,
+    // put back meanwhile, started another: then that one is the element's, and stays.
+    this.#leaving = session;
     const finish = () => {
-      this.#dropSession();
-      this.#setStatus('inactive');
+      if (this.#leaving === session) this.#leaving = null;
+      if (this.#_session === session) {
+        this.#dropSession();
+        this.#setStatus('inactive');
+      }
       if (client && !this.isConnected) {
         releaseClient(this, client);
         if (this.#_client === client) this.#_client = null;
