@@ -19,12 +19,13 @@ export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
  * What `npm test` enforces until the kit fits {@link SIZE_BUDGET}: the sizes reached so far plus a
  * little headroom (~0.5 %), so the kit cannot grow unnoticed while it is still over budget. A ratchet:
  * lower it whenever the kit shrinks; raise it only with a note saying what the bytes bought.
- * Last raised on 2026-11-30 (CDN +561 B, core +165 B) for defect fixes found in reviews: error results
+ * Last raised on 2026-11-30 (CDN +658 B, core +165 B) for defect fixes found in reviews: error results
  * that could not be sent, results lost silently after a session ended, toJSON and cross-realm objects,
  * element lifecycle races (properties set before upgrade, restart/end while starting), a bridge change
- * cutting off a running session, storage that throws, persist records, deep or noisy arg markup.
+ * cutting off a running session, storage that throws, persist records, deep or noisy arg markup, a
+ * chat left blank when its view failed to load.
  */
-export const SIZE_RATCHET = Object.freeze({ cdn: 21_840, core: 10_552 });
+export const SIZE_RATCHET = Object.freeze({ cdn: 21_936, core: 10_552 });
 
 export const CDN_FILE = 'cdn/pedelec-elements.js';
 export const CORE_ENTRY = 'dist/core/index.js';

@@ -16,6 +16,8 @@ let viewModule: Promise<typeof import('./chat-view.js')> | undefined;
 /** When the last import failed: a later update tries again, at most every few seconds. */
 let viewFailedAt = -Infinity;
 const VIEW_RETRY_MS = 3000;
+/** How many times a chat without its view tries again by itself (a blank panel has nothing to type into). */
+const VIEW_RETRIES = 5;
 
 /** The view module, or null when it cannot be loaded (now). */
 function loadView(): Promise<typeof import('./chat-view.js') | null> {
@@ -43,7 +45,7 @@ function loadView(): Promise<typeof import('./chat-view.js') | null> {
  * @prop {PedelecSessionElement | null} sessionElement - The session to talk to; wins over `session` and the nearest session.
  * @prop {RenderMarkdown | undefined} renderMarkdown - Your own Markdown renderer (`markdown` mode): returns a Node that is inserted as is, so sanitizing is yours.
  *
- * @fires {PedelecErrorEvent} pedelec-error - `CHAT_VIEW_UNAVAILABLE` (once) when its view, a chunk beside the kit, cannot be loaded (a later update tries again); `MARKDOWN_RENDER_FAILED` (once) when a `renderMarkdown` throws (that message shows as text).
+ * @fires {PedelecErrorEvent} pedelec-error - `CHAT_VIEW_UNAVAILABLE` (once) when its view, a chunk beside the kit, cannot be loaded (it tries again by itself, and on later updates); `MARKDOWN_RENDER_FAILED` (once) when a `renderMarkdown` throws (that message shows as text).
  *
  * @slot empty - Shown in the transcript before the conversation starts.
  *
@@ -97,6 +99,8 @@ export class PedelecChatElement extends ReactiveElement {
   /** The session's events that arrived before the view was loaded, replayed into it in order. */
   #early: Event[] = [];
   #reportedFailure = false;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #retries = 0;
   readonly #watch = { hostUpdated: () => this.#view?.sessionUpdated() };
   readonly #observer = new MutationObserver((records) => {
     this.#bind();
@@ -124,6 +128,8 @@ export class PedelecChatElement extends ReactiveElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
     this.#bind();
   }
 
@@ -191,6 +197,15 @@ export class PedelecChatElement extends ReactiveElement {
         }
         return null;
       });
+      // Without its view the panel is blank (no composer to type into): it tries again by itself, a
+      // few times, after the pause between imports — not only when an event arrives.
+      if (!module && !this.#view && this.isConnected && !this.#retry && this.#retries < VIEW_RETRIES) {
+        this.#retries++;
+        this.#retry = setTimeout(() => {
+          this.#retry = undefined;
+          this.requestUpdate();
+        }, VIEW_RETRY_MS + 100);
+      }
       if (module && !this.#view) {
         const view = (this.#view = new module.ChatView(this));
         for (const event of this.#early.splice(0)) view.event(event);
