@@ -118,6 +118,21 @@ async function started(el: PedelecSessionElement, sessionId = 's1'): Promise<Ped
   return p;
 }
 
+/** end(), with its end_session answered. */
+async function ended(el: PedelecSessionElement): Promise<void> {
+  const ending = el.end();
+  await answer('end_session');
+  await ending;
+}
+
+/** restart() after the old session is gone: approval, then create_session answered with `sessionId`. */
+async function restarted(el: PedelecSessionElement, sessionId: string): Promise<PedelecSession> {
+  const restarting = el.restart();
+  await answer('get_approval_status', APPROVED());
+  await answer('create_session', { sessionId });
+  return restarting;
+}
+
 /** Starts a user turn on a started element; `outcome` settles with the turn ('done' or the error). */
 async function openTurn(el: PedelecSessionElement, sessionId = 's1', text = 'hi'): Promise<{ outcome: Promise<any> }> {
   const outcome = el.sendText(text).then(
@@ -460,9 +475,7 @@ describe('<pedelec-session>', () => {
       expect(await turn).to.equal('done');
       check('idle');
 
-      const ending = el.end();
-      await answer('end_session');
-      await ending;
+      await ended(el);
       check('ended');
 
       expect(statuses.map((e) => e.detail.status)).to.deep.equal(['starting', 'idle', 'running', 'waiting_tool_result', 'running', 'idle', 'ended']);
@@ -708,9 +721,7 @@ describe('<pedelec-session>', () => {
       const el = await fixture<PedelecSessionElement>(persisted());
       await started(el);
       expect(sessionStorage.getItem(persistKeyFor('chat'))).to.not.equal(null);
-      const ending = el.end();
-      await answer('end_session');
-      await ending;
+      await ended(el);
       expect(sessionStorage.getItem(persistKeyFor('chat'))).to.equal(null);
     });
 
@@ -879,13 +890,8 @@ describe('<pedelec-session>', () => {
     it('end(): restart() also makes sendText() work again', async () => {
       const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
       await started(el, 's1');
-      const ending = el.end();
-      await answer('end_session');
-      await ending;
-      const restarting = el.restart();
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's2' });
-      await restarting;
+      await ended(el);
+      await restarted(el, 's2');
       await openTurn(el, 's2');
     });
 
@@ -1650,9 +1656,7 @@ describe('<pedelec-session>', () => {
     it('a failed start after end() leaves session null', async () => {
       const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
       await started(el, 's1');
-      const ending = el.end();
-      await answer('end_session');
-      await ending;
+      await ended(el);
       const again = el.start().catch((error: PedelecError) => error);
       await answer('get_approval_status', APPROVED());
       await refuse('create_session', { code: 'PROVIDER_UNAVAILABLE', message: 'not now' });
@@ -1769,13 +1773,8 @@ describe('<pedelec-session>', () => {
         proto.setItem = setItem;
       });
       await started(el, 's1');
-      const ending = el.end();
-      await answer('end_session');
-      await ending;
-      const restarting = el.restart();
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's2' });
-      expect((await restarting).sessionId).to.equal('s2');
+      await ended(el);
+      expect((await restarted(el, 's2')).sessionId).to.equal('s2');
     });
 
     it('bridge-timeout-ms set after the client exists applies to the next start', async () => {
@@ -1819,9 +1818,7 @@ describe('<pedelec-session>', () => {
       await started(el, 's1');
       expect(sessionStorage.getItem(persistKeyFor('chat'))).to.not.equal(null);
       el.removeAttribute('persist');
-      const ending = el.end();
-      await answer('end_session');
-      await ending;
+      await ended(el);
       expect(sessionStorage.getItem(persistKeyFor('chat'))).to.equal(null);
     });
 

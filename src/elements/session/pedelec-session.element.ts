@@ -405,10 +405,13 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       this.#toolbox.setTools(this.#built.tools.map((t) => t.tool));
       this.#toolbox.validateArgs = !this.novalidate;
     }
-    if (this.#_session) {
-      const change = this.#staleness.check(this.#currentManifest, this.#config());
-      if (change) this.#emit(new PedelecToolsChangedEvent(change));
-    }
+    this.#reportStale();
+  }
+
+  /** One `pedelec-tools-changed` per new difference from what the session was created with (none without a session). */
+  #reportStale(): void {
+    const change = this.#staleness.check(this.#currentManifest, this.#config());
+    if (change) this.#emit(new PedelecToolsChangedEvent(change));
   }
 
   /** Registered members in shadow-including tree order; any the walk cannot see (closed roots) last. */
@@ -785,8 +788,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     ];
     this.#setStatus(session.getStatus());
     // Changed while it was being created: stale from the start.
-    const change = this.#staleness.check(this.#currentManifest, this.#config());
-    if (change) this.#emit(new PedelecToolsChangedEvent(change));
+    this.#reportStale();
   }
 
   /** Whether the element has a session that goes on: not ended, and not being ended by a teardown. */
