@@ -11,8 +11,8 @@ export class PedelecChatDeltaEvent extends SessionEvent<PedelecChatDeltaDetail> 
   declare readonly detail: PedelecChatDeltaDetail;
 }
 
-declare global {
-  interface HTMLElementEventMap {
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
     'pedelec-chat-delta': PedelecChatDeltaEvent;
   }
 }

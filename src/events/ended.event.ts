@@ -10,8 +10,8 @@ export class PedelecEndedEvent extends SessionEvent<PedelecEndedDetail> {
   declare readonly detail: PedelecEndedDetail;
 }
 
-declare global {
-  interface HTMLElementEventMap {
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
     'pedelec-ended': PedelecEndedEvent;
   }
 }

@@ -19,8 +19,8 @@ export class PedelecErrorEvent extends SessionEvent<PedelecErrorDetail> {
   }
 }
 
-declare global {
-  interface HTMLElementEventMap {
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
     'pedelec-error': PedelecErrorEvent;
   }
 }

@@ -21,3 +21,15 @@ export abstract class SessionEvent<TDetail> extends PedelecEvent<TDetail> {
     super((new.target as unknown as { eventName: string }).eventName, detail);
   }
 }
+
+/**
+ * Every event the kit fires, by name: each event module adds its own. They all bubble, so a
+ * listener on the document (or on a shadow root around the session) gets them typed too.
+ */
+export interface PedelecEventMap {}
+
+declare global {
+  interface HTMLElementEventMap extends PedelecEventMap {}
+  interface DocumentEventMap extends PedelecEventMap {}
+  interface ShadowRootEventMap extends PedelecEventMap {}
+}

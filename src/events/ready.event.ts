@@ -10,8 +10,8 @@ export class PedelecReadyEvent extends SessionEvent<PedelecReadyDetail> {
   declare readonly detail: PedelecReadyDetail;
 }
 
-declare global {
-  interface HTMLElementEventMap {
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
     'pedelec-ready': PedelecReadyEvent;
   }
 }

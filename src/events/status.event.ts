@@ -16,8 +16,8 @@ export class PedelecStatusEvent extends SessionEvent<PedelecStatusDetail> {
   declare readonly detail: PedelecStatusDetail;
 }
 
-declare global {
-  interface HTMLElementEventMap {
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
     'pedelec-status': PedelecStatusEvent;
   }
 }

@@ -56,8 +56,8 @@ export class PedelecToolCallEvent extends PedelecEvent<PedelecToolCallDetail> {
   }
 }
 
-declare global {
-  interface HTMLElementEventMap {
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
     'pedelec-tool-call': PedelecToolCallEvent;
   }
 }

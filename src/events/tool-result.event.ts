@@ -21,8 +21,8 @@ export class PedelecToolResultEvent extends SessionEvent<PedelecToolResultDetail
   declare readonly detail: PedelecToolResultDetail;
 }
 
-declare global {
-  interface HTMLElementEventMap {
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
     'pedelec-tool-result': PedelecToolResultEvent;
   }
 }

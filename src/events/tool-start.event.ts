@@ -10,8 +10,8 @@ export class PedelecToolStartEvent extends SessionEvent<PedelecToolStartDetail> 
   declare readonly detail: PedelecToolStartDetail;
 }
 
-declare global {
-  interface HTMLElementEventMap {
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
     'pedelec-tool-start': PedelecToolStartEvent;
   }
 }

@@ -12,8 +12,8 @@ export class PedelecToolsChangedEvent extends SessionEvent<PedelecToolsChangedDe
   declare readonly detail: PedelecToolsChangedDetail;
 }
 
-declare global {
-  interface HTMLElementEventMap {
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
     'pedelec-tools-changed': PedelecToolsChangedEvent;
   }
 }

@@ -11,8 +11,8 @@ export class PedelecTurnEvent extends SessionEvent<PedelecTurnDetail> {
   declare readonly detail: PedelecTurnDetail;
 }
 
-declare global {
-  interface HTMLElementEventMap {
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
     'pedelec-turn': PedelecTurnEvent;
   }
 }

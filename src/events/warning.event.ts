@@ -11,8 +11,8 @@ export class PedelecWarningEvent extends SessionEvent<PedelecWarningDetail> {
   declare readonly detail: PedelecWarningDetail;
 }
 
-declare global {
-  interface HTMLElementEventMap {
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
     'pedelec-warning': PedelecWarningEvent;
   }
 }

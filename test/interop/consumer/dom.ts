@@ -1,5 +1,5 @@
 // README "TypeScript" (plain DOM): one import registers the elements and brings their types —
-// `HTMLElementTagNameMap` for the tags, `HTMLElementEventMap` for the events.
+// `HTMLElementTagNameMap` for the tags, `HTMLElementEventMap` (and the document's) for the events.
 import 'pedelec-elements/define.js';
 import type { InvokeResult, PedelecSessionElement, PedelecToolCallEvent, PedelecToolElement } from 'pedelec-elements';
 
@@ -14,6 +14,10 @@ export async function snippet(): Promise<void> {
   tool.addEventListener('pedelec-tool-call', (event) => event.respondWith({ value }));
   session.addEventListener('pedelec-tools-changed', (event) => console.log(event.detail.removed));
   session.addEventListener('pedelec-tool-result', (event) => console.log(event.detail.tool, event.detail.ok, event.detail.durationMs));
+  // The events bubble: a listener on the document (or a shadow root) gets them typed too.
+  document.addEventListener('pedelec-error', (event) => console.log(event.detail.error.code));
+  const root = document.createElement('div').attachShadow({ mode: 'open' });
+  root.addEventListener('pedelec-status', (event) => console.log(event.detail.status));
 
   const created = document.createElement('pedelec-tool');
   created.name = 'get_counter';
@@ -38,6 +42,8 @@ export function mistakes(session: PedelecSessionElement, tool: PedelecToolElemen
   tool.addEventListener('pedelec-nope', (e) => e.detail.x);
   // @ts-expect-error a known event's detail is typed: `pedelec-tool-call` has no `nope`
   tool.addEventListener('pedelec-tool-call', (e) => e.detail.nope);
+  // @ts-expect-error on the document too, a known event's detail is typed
+  document.addEventListener('pedelec-tool-result', (e) => e.detail.nope);
   // @ts-expect-error `status` is read-only (an output)
   session.status = 'idle';
   // @ts-expect-error `sessionId` is read-only (use the session-id attribute to resume)
