@@ -52,7 +52,8 @@ export type PedelecEventContext = {
   eventReceivedAt?: number;
   turnId?: string;
   turnStartedAt?: number;
-  turnKind?: TurnKind;
+  /** `local` (ours): a tool call made with `<pedelec-session>.invoke()`, and its tool events. */
+  turnKind?: TurnKind | 'local';
   source: 'core' | 'sdk';
   type?: 'chat_delta' | 'tool_call' | 'status_changed' | 'sdk_status_changed' | 'error' | 'sdk_error' | 'ended' | 'sdk_ended';
 };
@@ -64,15 +65,13 @@ export type ChatEventContext = PedelecEventContext & {
   eventReceivedAt: number;
 };
 
-export type ToolCallContext = Omit<PedelecEventContext, 'turnKind'> & {
+export type ToolCallContext = PedelecEventContext & {
   type: 'tool_call';
   toolRequestId: string;
   tool: string;
   turnId: string;
   turnStartedAt: number;
   eventReceivedAt: number;
-  /** `local` for calls made with `<pedelec-session>.invoke()`. */
-  turnKind?: TurnKind | 'local';
   /**
    * (ours) Aborts at the deadline, when the session ends or the bridge disconnects. A getter on the
    * context's prototype, made on first read: `{ ...ctx }` does not copy it.

@@ -226,7 +226,12 @@ function contextTyping(
   // @ts-expect-error turnId is optional on the base context
   const baseTurn: string = base.turnId;
   const providerFields: [string, string, boolean, string | null] = [info.name, info.code, info.available, info.error];
-  return [type, toolRequestId, toolName, turnId, turnStartedAt, eventReceivedAt, signal, deadline, always, baseTurn, providerFields];
+  // A tool context is an event context (a helper that logs any context takes it), `local` included.
+  const asEventContext: PedelecEventContext = tool;
+  const localKind: PedelecEventContext['turnKind'] = 'local';
+  // @ts-expect-error no other turn kinds
+  const otherKind: PedelecEventContext['turnKind'] = 'agent';
+  return [type, toolRequestId, toolName, turnId, turnStartedAt, eventReceivedAt, signal, deadline, always, baseTurn, providerFields, asEventContext, localKind, otherKind];
 }
 
 // ───────────── Runtime ─────────────
