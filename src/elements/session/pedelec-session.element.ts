@@ -396,6 +396,13 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     }
 
     for (const built of this.#built.tools) for (const warning of built.tool.warnings) this.#warn(warning);
+    // A member this copy of the kit cannot read: another copy defined its tag (a page loading the
+    // kit twice, one copy per tag). Said, not dropped silently.
+    for (const member of members) {
+      if (!(member instanceof PedelecToolElement || member instanceof PedelecGuidanceElement)) {
+        this.#warn(pedelecError('FOREIGN_ELEMENT', `<${member.localName}> is from another copy of pedelec-elements: ignored`));
+      }
+    }
 
     const guidance = this.#resolveGuidance(members.filter((member) => member instanceof PedelecGuidanceElement));
     const tools = this.#built.tools.map((t) => t.tool.manifest);
