@@ -24,8 +24,11 @@ export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
  * element lifecycle races (properties set before upgrade, restart/end while starting), a bridge change
  * cutting off a running session, storage that throws, persist records, deep or noisy arg markup, a
  * chat left blank when its view failed to load.
+ * Raised again the same day (CDN +68 B): start(), invoke() and `manifest` use what the page wrote in
+ * the same task (`el.tools = […]; el.start()` sent the old tools), and another copy's tools are
+ * warned about instead of dropped silently.
  */
-export const SIZE_RATCHET = Object.freeze({ cdn: 21_936, core: 10_552 });
+export const SIZE_RATCHET = Object.freeze({ cdn: 22_072, core: 10_552 });
 
 export const CDN_FILE = 'cdn/pedelec-elements.js';
 export const CORE_ENTRY = 'dist/core/index.js';

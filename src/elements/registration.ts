@@ -25,6 +25,18 @@ let connectedMembers = 0;
 /** Whether any member is connected (and so may need to announce itself again to a new session). */
 export const anyMemberConnected = (): boolean => connectedMembers > 0;
 
+const memberships = new WeakMap<Element, Membership>();
+
+/**
+ * Whether a member may have changed in this task without its session knowing yet: a property set
+ * (Lit reports it in the member's update, a microtask later) or a mutation its observer has not
+ * delivered (reported to the session now).
+ */
+export function changePending(member: Element): boolean {
+  memberships.get(member)?.flush();
+  return !!(member as { isUpdatePending?: boolean }).isUpdatePending;
+}
+
 export class RegisterEvent extends Event {
   static readonly eventName = 'pedelec-register';
   owner: SessionOwner | null = null;
@@ -62,6 +74,7 @@ export class Membership implements ReactiveController {
     this.#member = member;
     this.#watch = watch;
     member.addController(this);
+    memberships.set(member, this);
   }
 
   hostConnected(): void {
@@ -93,16 +106,24 @@ export class Membership implements ReactiveController {
   }
 
   /**
-   * Whether the member's children or attributes changed since the last call — reported by the
-   * observer or still pending in it — so a cached reading of them is stale. Taking the records means the observer will not report them, so
-   * the session is told here instead. Always true while disconnected (nothing is observed then).
+   * Reports the mutations still pending in the observer now, not a microtask later: the session
+   * learns of a change made in this task (taken records are never delivered, so it is told here).
    */
-  takeChanges(): boolean {
-    if (!this.#member.isConnected || !this.#observer) return true;
-    if (this.#observer.takeRecords().length) {
+  flush(): void {
+    if (this.#observer?.takeRecords().length) {
       this.#dirty = true;
       this.changed();
     }
+  }
+
+  /**
+   * Whether the member's children or attributes changed since the last call — reported by the
+   * observer or still pending in it — so a cached reading of them is stale. Always true while
+   * disconnected (nothing is observed then).
+   */
+  takeChanges(): boolean {
+    if (!this.#member.isConnected || !this.#observer) return true;
+    this.flush();
     const dirty = this.#dirty;
     this.#dirty = false;
     return dirty;

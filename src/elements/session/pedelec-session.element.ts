@@ -33,7 +33,7 @@ import { PedelecToolsChangedEvent } from '../../events/tools-changed.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
 import { PedelecWarningEvent } from '../../events/warning.event.js';
 import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
-import { anyMemberConnected, RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
+import { anyMemberConnected, changePending, RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
 import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
 import { acquireClient, releaseClient } from './client-pool.js';
@@ -263,7 +263,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   }
   /** The skills manifest this element would send now (undefined: no tools and no guidance). */
   get manifest(): SerializableSkillsManifest | undefined {
-    if (this.#rebuildQueued) this.#rebuild();
+    this.#upToDate();
     return this.#currentManifest;
   }
   get fallback(): GenericToolHandler | null {
@@ -370,6 +370,17 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     };
     visit(this);
     return found;
+  }
+
+  /**
+   * Builds now if anything the build reads may have changed in this task: a build is queued, or a
+   * property of this element or of a member is set (Lit reports it a microtask later), or a member's
+   * mutations are not delivered yet. So start(), invoke() and `manifest` use what the page just wrote.
+   */
+  #upToDate(): void {
+    let pending = this.isUpdatePending;
+    for (const member of this.#members) pending = changePending(member) || pending;
+    if (pending || this.#rebuildQueued) this.#rebuild();
   }
 
   #queueRebuild(): void {
@@ -508,7 +519,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
    * rejects: `error` is exactly what the agent would have received.
    */
   invoke(name: string, args: unknown, options: { signal?: AbortSignal } = {}): Promise<InvokeResult> {
-    if (this.#rebuildQueued) this.#rebuild();
+    this.#upToDate();
     const id = `local_${++this.#localCount}`;
     const session = this.#_session;
     const timeoutMs = this.#toolbox.tools.get(name)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
@@ -691,7 +702,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     this.#endedByPage = false;
     // An ended session is not kept while a new one starts (nor after a failed start).
     if (this.#_session) this.#dropSession();
-    if (this.#rebuildQueued) this.#rebuild();
+    this.#upToDate();
     const fail = (error: PedelecError): never => {
       this.#setStatus('error');
       this.#error(error);

@@ -119,7 +119,8 @@ export class PedelecToolElement extends ReactiveElement {
 
   #read(): ToolDeclaration {
     const name = this.name;
-    const source = readSchema(this, this.schema, this.argsSchema);
+    // `undefined` too is no schema attribute: a framework unbinding `schema` sets it.
+    const source = readSchema(this, this.schema ?? null, this.argsSchema);
     if (!source.ok) return { ...source, name };
     const definition: Record<string, unknown> = { name, description: this.description ?? '', argsSchema: source.schema };
     const timeout = this.timeoutMs;
