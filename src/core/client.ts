@@ -304,7 +304,7 @@ export class Pedelec {
   async getSettings(): Promise<PedelecSettings> {
     const result = await this.request('get_settings');
     const { defaultProvider, defaultModels } = fieldsOf(result);
-    if (!(defaultProvider === null || isText(defaultProvider)) || !isObject(defaultModels) || !Object.values(defaultModels).every((m) => typeof m === 'string')) {
+    if (!(defaultProvider === null || isText(defaultProvider)) || !isObject(defaultModels) || !Object.entries(defaultModels).every(([code, m]) => code && typeof m === 'string')) {
       throw protocolError('get_settings response had invalid shape');
     }
     return { defaultProvider, defaultModels: { ...defaultModels } };
@@ -345,7 +345,8 @@ export class Pedelec {
     return {
       available,
       extension: { available: installed },
-      approval: { approved, origin: status?.origin ?? this.#origin },
+      // The page's origin stands in only where no extension answered for it.
+      approval: { approved, origin: status?.installed ? status.origin : (status?.origin ?? this.#origin) },
       // Not yet approved: Desktop as the extension sees it; approved: whether the probe succeeded.
       desktop: { available: approved ? available : !!status?.installed && status.appConnected, launchAttempted: !!status?.installed },
       ...(error && { error }),

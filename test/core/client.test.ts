@@ -1035,6 +1035,8 @@ describe('Pedelec client: getSettings', () => {
     ['defaultModels null', { defaultProvider: 'codex', defaultModels: null }],
     ['defaultModels an array', { defaultProvider: 'codex', defaultModels: ['gpt-5'] }],
     ['a non-string model', { defaultProvider: 'codex', defaultModels: { codex: 5 } }],
+    // Codes are non-empty strings (bridge-protocol.md §2), as keys of defaultModels too.
+    ['an empty provider code in defaultModels', { defaultProvider: 'codex', defaultModels: { codex: 'gpt-5', '': 'x' } }],
   ] as const) {
     it(`a result with ${label} → SDK_PROTOCOL_ERROR "get_settings response had invalid shape"`, async () => {
       const c = client();
@@ -1153,6 +1155,25 @@ describe('Pedelec client: checkAvailability', () => {
       expect(types()).to.deep.equal(['get_approval_status']);
     });
   }
+
+  // Only a missing extension's status falls back to the page's origin; an installed one's origin is
+  // reported as the extension gave it, null included.
+  it('installed with origin null → approval.origin null, approved or not (no page-origin fallback)', async () => {
+    const c = client();
+    const p = c.checkAvailability();
+    fake.respond({ installed: true, approved: false, origin: null, appConnected: false });
+    expect((await p).approval).to.deep.equal({ approved: false, origin: null });
+    const q = c.checkAvailability();
+    fake.respond({ installed: true, approved: true, origin: null, appConnected: true }, fake.last('get_approval_status'));
+    await flush();
+    fake.respond({ defaultProvider: null, defaultModels: {} }, fake.last('get_settings'));
+    expect(await q).to.deep.equal({
+      available: true,
+      extension: { available: true },
+      approval: { approved: true, origin: null },
+      desktop: { available: true, launchAttempted: true },
+    });
+  });
 
   it('approved → probes get_settings right after the status (microtasks only); success → available (appConnected ignored)', async () => {
     const c = client();
