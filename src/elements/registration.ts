@@ -27,15 +27,8 @@ export const anyMemberConnected = (): boolean => connectedMembers > 0;
 
 const memberships = new WeakMap<Element, Membership>();
 
-/**
- * Whether a member may have changed in this task without its session knowing yet: a property set
- * (Lit reports it in the member's update, a microtask later) or a mutation its observer has not
- * delivered (reported to the session now).
- */
-export function changePending(member: Element): boolean {
-  memberships.get(member)?.flush();
-  return !!(member as { isUpdatePending?: boolean }).isUpdatePending;
-}
+/** Tells a member's session now of the mutations its observer would deliver a microtask later. */
+export const flushChanges = (member: Element): void => memberships.get(member)?.flush();
 
 export class RegisterEvent extends Event {
   static readonly eventName = 'pedelec-register';

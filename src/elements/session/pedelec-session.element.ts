@@ -1,4 +1,4 @@
-import { ReactiveElement, css, type PropertyValues } from '@lit/reactive-element';
+import { ReactiveElement, css, type PropertyDeclaration } from '@lit/reactive-element';
 import {
   normalizeError,
   pedelecError,
@@ -33,7 +33,7 @@ import { PedelecToolsChangedEvent } from '../../events/tools-changed.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
 import { PedelecWarningEvent } from '../../events/warning.event.js';
 import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
-import { anyMemberConnected, changePending, RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
+import { anyMemberConnected, flushChanges, RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
 import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
 import { acquireClient, releaseClient } from './client-pool.js';
@@ -327,8 +327,11 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     return root;
   }
 
-  protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('tools') || changed.has('guidance') || changed.has('extensionId') || CONFIG_KEYS.some((k) => changed.has(k))) this.#queueRebuild();
+  override requestUpdate(name?: PropertyKey, oldValue?: unknown, options?: PropertyDeclaration): void {
+    super.requestUpdate(name, oldValue, options);
+    // What the build reads: queued now, not in this element's update a microtask later, so a
+    // start() or `manifest` read in this task sees it. (Connecting queues a build anyway.)
+    if (this.isConnected && (name === 'tools' || name === 'extensionId' || CONFIG_KEYS.includes(name as never))) this.#queueRebuild();
   }
 
   // ───────────────────────────── members ─────────────────────────────
@@ -373,14 +376,13 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   }
 
   /**
-   * Builds now if anything the build reads may have changed in this task: a build is queued, or a
-   * property of this element or of a member is set (Lit reports it a microtask later), or a member's
-   * mutations are not delivered yet. So start(), invoke() and `manifest` use what the page just wrote.
+   * Runs the queued build now, after taking the members' undelivered mutations (an arg's attribute
+   * or the guidance text changed in this task): start(), invoke() and `manifest` use what the page
+   * just wrote. Property changes queue the build as they happen (requestUpdate).
    */
   #upToDate(): void {
-    let pending = this.isUpdatePending;
-    for (const member of this.#members) pending = changePending(member) || pending;
-    if (pending || this.#rebuildQueued) this.#rebuild();
+    this.#members.forEach(flushChanges);
+    if (this.#rebuildQueued) this.#rebuild();
   }
 
   #queueRebuild(): void {

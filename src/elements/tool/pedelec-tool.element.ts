@@ -1,4 +1,4 @@
-import { ReactiveElement, type PropertyDeclaration, type PropertyValues } from '@lit/reactive-element';
+import { ReactiveElement, type PropertyDeclaration } from '@lit/reactive-element';
 import { hideDeclaration } from '../hidden.js';
 import type { ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
 import { Membership, type SessionOwner } from '../registration.js';
@@ -70,9 +70,6 @@ export class PedelecToolElement extends ReactiveElement {
   // <pedelec-arg> children and an inline JSON script are part of the declaration.
   readonly #membership = new Membership(this, { childList: true, subtree: true, attributeFilter: DECLARATION_ATTRIBUTES, characterData: true });
   #reason: string | null = null;
-  #announced = false;
-  /** A session has read the declaration (a build ran). */
-  #consulted = false;
 
   constructor() {
     super();
@@ -105,7 +102,6 @@ export class PedelecToolElement extends ReactiveElement {
    * object as last time while nothing it is read from has changed.
    */
   declaration(): ToolDeclaration {
-    this.#consulted = true;
     if (this.#membership.takeChanges()) readings.delete(this);
     let declared = readings.get(this);
     if (!declared) readings.set(this, (declared = this.#read()));
@@ -113,8 +109,12 @@ export class PedelecToolElement extends ReactiveElement {
   }
 
   override requestUpdate(name?: PropertyKey, oldValue?: unknown, options?: PropertyDeclaration): void {
-    if (name !== 'handler') readings.delete(this);
     super.requestUpdate(name, oldValue, options);
+    // Anything but a new handler changes the tool: the session hears of it now, not in this
+    // element's update a microtask later, so a start() or `manifest` read in this task sees it.
+    // (Lit's own call from its constructor has no name and comes before the fields exist.)
+    if (name !== 'handler') readings.delete(this);
+    if (name !== undefined && name !== 'handler') this.#membership.changed();
   }
 
   #read(): ToolDeclaration {
@@ -142,16 +142,4 @@ export class PedelecToolElement extends ReactiveElement {
     this.#membership.reregister();
   }
 
-  protected override updated(changed: PropertyValues<this>): void {
-    // The first update reports nothing new: joining the session already queued a build, which reads
-    // the current properties — unless that build has run already, and properties set before the
-    // upgrade (which Lit puts back only now, dropping the reading taken without them) changed it.
-    // And a new handler is never a tool change.
-    if (!this.#announced) {
-      this.#announced = true;
-      if (!this.#consulted || readings.has(this)) return;
-    }
-    if (changed.size === 1 && changed.has('handler')) return;
-    this.#membership.changed();
-  }
 }
