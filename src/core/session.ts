@@ -530,6 +530,10 @@ export class PedelecSession<TToolName extends string = string> {
 }
 
 
+/** What a call still running at its deadline gets: Core stops waiting for it then. */
+export const toolTimeout = (tool: string, toolRequestId: string): PedelecError =>
+  pedelecError('TOOL_TIMEOUT', `Tool ${tool} passed its deadline`, { tool, toolRequestId });
+
 /**
  * The context handed to a tool handler. Its `AbortController` and deadline timer are created only
  * if the handler reads `ctx.signal` (most never do), and the timer is cleared when the call settles.
@@ -550,7 +554,7 @@ export function toolCallContext(
       // Timers overflow past 2^31-1 ms (~24.8 days) and fire at once: a later deadline re-arms.
       const arm = () => {
         const remaining = deadline - Date.now();
-        if (remaining <= 0) signalled.abort(pedelecError('TOOL_TIMEOUT', `Tool ${tool} passed its deadline`, { tool, toolRequestId }));
+        if (remaining <= 0) signalled.abort(toolTimeout(tool, toolRequestId));
         else if (!settled) timer = setTimeout(arm, Math.min(remaining, 2 ** 31 - 1));
       };
       if (abortedWith) controller.abort(abortedWith);

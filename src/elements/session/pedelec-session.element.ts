@@ -20,7 +20,7 @@ import {
 } from '../../core/index.js';
 import { canonicalJson } from '../../core/json.js';
 import { monotonic } from '../../core/protocol.js';
-import { toolCallContext } from '../../core/session.js';
+import { toolCallContext, toolTimeout } from '../../core/session.js';
 import { PedelecChatDeltaEvent } from '../../events/chat-delta.event.js';
 import { PedelecEndedEvent } from '../../events/ended.event.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
@@ -551,18 +551,23 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     const outcome = this.#toolbox.run({ tool: name, args, ctx, local: true, abort });
     if (!(outcome instanceof Promise)) return Promise.resolve(finish(outcome));
     // A handler still running at the deadline: the agent would get Core's TOOL_TIMEOUT then, so this
-    // call does too (the handler's signal aborts with it).
-    const { signal: deadline } = ctx;
+    // call does too (the handler's signal aborts with it). Its own timer: an abort (the caller's
+    // signal, the tool or the element going) clears the context's deadline timer.
     return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout>;
       const done = (settled: ToolOutcome) => {
-        deadline.removeEventListener('abort', timedOut);
+        clearTimeout(timer);
         resolve(finish(settled));
       };
-      const timedOut = () => {
-        const error = deadline.reason as PedelecError;
-        if (error.code === 'TOOL_TIMEOUT') done({ ok: false, result: { error }, error, reportToPage: false });
+      const arm = () => {
+        const left = startedAt + timeoutMs - Date.now();
+        if (left > 0) return void (timer = setTimeout(arm, Math.min(left, 2 ** 31 - 1)));
+        const error = toolTimeout(name, id);
+        abort(error);
+        this.#running.delete(ctx); // its handler may never answer
+        done({ ok: false, result: { error }, error, reportToPage: false });
       };
-      deadline.addEventListener('abort', timedOut);
+      arm();
       outcome.then(done);
     });
   }
@@ -799,11 +804,17 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     this.#dropSession();
     this.#_session = session;
     this.#staleness.take(manifest, config);
+    // Errors stay subscribed after the element lets the session go (restart): an ended session only
+    // reports results that could not be delivered any more, and those are said, not lost.
+    session.onError((error, context) => this.#emit(new PedelecErrorEvent({ error, context })));
     this.#unsubscribe = [
       session.onStatus((status, context) => this.#setStatus(status, context)),
       session.onChat((text, context) => this.#emit(new PedelecChatDeltaEvent({ text, context }))),
-      session.onError((error, context) => this.#emit(new PedelecErrorEvent({ error, context }))),
-      session.onEnded((context) => this.#emit(new PedelecEndedEvent({ context }))),
+      session.onEnded((context) => {
+        // Its running calls were aborted and forgotten by the session: their handlers may never answer.
+        for (const ctx of this.#running.keys()) if (ctx.sessionId === session.sessionId && ctx.turnKind !== 'local') this.#running.delete(ctx);
+        this.#emit(new PedelecEndedEvent({ context }));
+      }),
       session.onTurn((turn) => this.#emit(new PedelecTurnEvent(turn))),
     ];
     this.#setStatus(session.getStatus());
