@@ -136,7 +136,10 @@ export class AssetStore {
     if ((sizeBytes as number) > this.options.maxBytes) {
       throw new DevCoreError('ASSET_TOO_LARGE', `Assets are limited to ${this.options.maxBytes} bytes`, { sizeBytes, limit: this.options.maxBytes });
     }
-    if (mimeType !== undefined && typeof mimeType !== 'string') throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string');
+    // It becomes the download's Content-Type: a value no HTTP header can carry would fail every download.
+    if (mimeType !== undefined && (typeof mimeType !== 'string' || /[^\t\x20-\x7e]/.test(mimeType))) {
+      throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string of printable ASCII (a Content-Type)');
+    }
     const path = targetPath === undefined ? `/${filename}` : targetPath;
     if (!isAssetPath(path)) throw new DevCoreError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path });
     const ticket = this.issue('upload', sessionId, path, sizeBytes as number, mimeType || 'application/octet-stream');

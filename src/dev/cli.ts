@@ -6,6 +6,7 @@
  */
 import { HELP, parseCli } from './args.js';
 import { DevCoreError } from './errors.js';
+import { isLoopbackHost } from './security.js';
 import { packageVersion, startDevCore, type DevCore } from './server.js';
 
 /** If stopping hangs (a stuck socket), exit anyway after this long. */
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
     `  Bridge:    ${core.bridgeUrl}`,
     `  Inspector: ${core.inspectorUrl}`,
   ];
-  if (options.allowRemote) lines.push(`  Warning: listening on ${options.host}, reachable from other machines.`);
+  if (options.allowRemote && !isLoopbackHost(core.host)) lines.push(`  Warning: listening on ${core.host}, reachable from other machines.`);
   lines.push('Press Ctrl+C to stop.');
   console.log(lines.join('\n'));
   stop(); // a signal that came during start-up

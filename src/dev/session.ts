@@ -268,9 +268,10 @@ export class DevSession {
     if (isPlainObject(callArgs) && Object.hasOwn(callArgs, 'timeoutMs') && !Object.hasOwn(declared, 'timeoutMs')) {
       const { timeoutMs: asked, ...rest } = callArgs;
       callArgs = rest;
-      if (isPositiveInteger(asked)) timeoutMs = asked;
+      // Extend, never shorten: a tool's own deadline is what its handler was written for.
+      if (isPositiveInteger(asked)) timeoutMs = Math.max(timeoutMs, asked);
     }
-    if (isPositiveInteger(options?.timeoutMs)) timeoutMs = options.timeoutMs;
+    if (isPositiveInteger(options?.timeoutMs)) timeoutMs = Math.max(timeoutMs, options.timeoutMs);
     timeoutMs = Math.min(timeoutMs, MAX_TIMER_MS);
 
     const problems = tool.validate(callArgs);

@@ -168,3 +168,28 @@ test('an upload whose path needs a folder where a file is gets 409 ASSET_PATH_CO
   assert.equal(response.status, 409);
   assert.equal((await response.json()).error.code, 'ASSET_PATH_CONFLICT');
 });
+
+// dev-core.md Safety: malformed input gets "an error response … never a crash"; assets: downloads
+// are served with the declared type. A mimeType no HTTP header can carry is accepted at upload and
+// then makes every download of that asset fail with a bare 500 (no CORS headers, so the page cannot
+// even read why) and an internal-error report.
+test('a mimeType that cannot be an HTTP header value is refused at create_asset_upload, or downloads still work', async (t) => {
+  const bugs = [];
+  const core = await startCore(t, { onBug: (error) => bugs.push(String(error)) });
+  const page = await BridgeClient.open(t, core);
+  const sessionId = await createSession(page);
+  const upload = await page.request('create_asset_upload', { sessionId, filename: 'a.txt', sizeBytes: 2, mimeType: 'text/plain\r\nX-Injected: 1' });
+  if (!upload.ok) {
+    assert.equal(upload.error.code, 'INVALID_INPUT');
+    return;
+  }
+  const put = await rawHttp(core, new URL(upload.result.uploadUrl).pathname, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${upload.result.token}`, 'Content-Length': '2' },
+    body: 'hi',
+  });
+  assert.equal(put.status, 201, put.body);
+  const ticket = await page.ok('create_asset_download', { sessionId, path: '/a.txt' });
+  const got = await rawHttp(core, new URL(ticket.downloadUrl).pathname, { headers: { Authorization: `Bearer ${ticket.token}`, Origin: 'http://localhost:5173' } });
+  assert.deepEqual({ status: got.status, bugs }, { status: 200, bugs: [] }, got.body);
+});

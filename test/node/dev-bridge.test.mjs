@@ -261,7 +261,7 @@ test('a session is reachable only from the connection and channel that created o
   assert.ok(a.since(fromA).every((m) => m.sessionId !== sessionB));
 });
 
-test('script rules: first match wins, templating reads results, timeoutMs in args extends one call and is stripped', async (t) => {
+test('script rules: first match wins, templating reads results, timeoutMs in args is stripped', async (t) => {
   const { parseScript } = await import('../../dist/dev/index.js');
   const script = parseScript({
     rules: [
@@ -270,12 +270,13 @@ test('script rules: first match wins, templating reads results, timeoutMs in arg
         steps: [{ say: 'Counting…' }, { call: 'update_counter', args: { delta: 1 } }, { say: 'Now {{result.value}} (asked for {{match.1}}).' }],
       },
       { match: { regex: 'count' }, steps: [{ say: 'never reached for "count by"' }] },
-      { match: { regex: 'slow' }, steps: [{ call: 'slow', args: { timeoutMs: 40, note: '{{text}}' } }, { say: 'slow said {{result.error.code}}' }] },
+      // Shorter than the tool's own 40 ms: stripped, and the tool's deadline stands.
+      { match: { regex: 'slow' }, steps: [{ call: 'slow', args: { timeoutMs: 20, note: '{{text}}' } }, { say: 'slow said {{result.error.code}}' }] },
     ],
   });
   const core = await startCore(t, { script });
   const page = await BridgeClient.open(t, core);
-  const slow = { name: 'slow', description: 'Slow.', argsSchema: { type: 'object', properties: { note: { type: 'string' } } } };
+  const slow = { name: 'slow', description: 'Slow.', argsSchema: { type: 'object', properties: { note: { type: 'string' } } }, timeoutMs: 40 };
   const sessionId = await createSession(page, { skills: skills(slow) });
 
   let from = page.mark();
@@ -291,6 +292,28 @@ test('script rules: first match wins, templating reads results, timeoutMs in arg
   const slowCall = await page.until((m) => m.type === 'tool_call', { from });
   assert.deepEqual(slowCall.args, { note: 'slow please' }, 'timeoutMs is not part of the args the page sees');
   const events = await page.turnEnd(sessionId, from);
-  assert.ok(Date.now() - started < 2000, 'the 40 ms per-call timeout applied, not the default 60 s');
+  assert.ok(Date.now() - started < 2000, "the tool's 40 ms timeout applied, not the default 60 s");
   assert.equal(chatText(events), 'slow said TOOL_TIMEOUT');
+});
+
+// bridge-protocol.md §3: "an agent may also *extend* one call by passing a `timeoutMs` argument".
+test('an agent timeoutMs argument extends a call; it never shortens the tool’s own timeoutMs', async (t) => {
+  const core = await startCore(t);
+  const page = await BridgeClient.open(t, core);
+  const slow = { name: 'slow', description: 'Answers slowly.', argsSchema: { type: 'object' }, timeoutMs: 5000 };
+  const quick = { name: 'quick', description: 'Has a short deadline.', argsSchema: { type: 'object' }, timeoutMs: 30 };
+  const sessionId = await createSession(page, { skills: skills(slow, quick) });
+  // The scripted agent passes the args as given: `timeoutMs: 1` must not cut slow's 5 s to 1 ms, and
+  // `timeoutMs: 5000` gives quick's one call 5 s instead of 30 ms.
+  for (const text of ['/call slow {"timeoutMs": 1}', '/call quick {"timeoutMs": 5000}']) {
+    const from = page.mark();
+    await page.ok('send_text', { sessionId, text });
+    const call = await page.until((m) => m.type === 'tool_call' && m.sessionId === sessionId, { from });
+    await delay(200);
+    const after = page.since(from).filter((m) => m.seq > call.seq);
+    assert.deepEqual(after, [], `${text}: the call was given up: ${JSON.stringify(after).slice(0, 300)}`);
+    const submitted = await page.request('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { ok: true } });
+    assert.equal(submitted.ok, true, JSON.stringify(submitted.error));
+    await page.turnEnd(sessionId, from);
+  }
 });

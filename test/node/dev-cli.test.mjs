@@ -8,7 +8,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BridgeClient, createSession } from './dev-helpers.mjs';
+import { BridgeClient, createSession, delay } from './dev-helpers.mjs';
 
 const CLI = fileURLToPath(new URL('../../dist/dev/cli.js', import.meta.url));
 const LIMIT_MS = 10_000;
@@ -138,4 +138,27 @@ test('flags parse into options; --allow-origin takes several URLs, repeated or c
   assert.deepEqual(parseCli([]), { kind: 'start', options: {} });
   assert.throws(() => parseCli(['--allow-origin']), /argument missing/);
   assert.throws(() => parseCli(['stray']), /Unexpected argument/);
+});
+
+// dev-core.md Running: a non-loopback --host is refused unless --allow-remote "is also given".
+// With the default (loopback) host, --allow-remote exposes nothing, yet the banner warns
+// "listening on undefined, reachable from other machines".
+test('--allow-remote with the default loopback host prints no "reachable from other machines" warning naming undefined', async (t) => {
+  const cli = fileURLToPath(new URL('../../dist/dev/cli.js', import.meta.url));
+  const child = spawn(process.execPath, [cli, '--port', '0', '--allow-remote'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  for (let i = 0; i < 100 && !stdout.includes('Press Ctrl+C'); i++) await delay(50);
+  child.kill('SIGTERM');
+  await Promise.race([exited, delay(5000)]);
+  assert.match(stdout, /Press Ctrl\+C/);
+  assert.doesNotMatch(stdout, /undefined/);
+  assert.doesNotMatch(stdout, /reachable from other machines/);
 });
