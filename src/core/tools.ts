@@ -105,6 +105,8 @@ function checkTool(entry: unknown, index: number, owned?: boolean): CheckedTool 
   } catch {
     throw fail('argsSchema must be serializable');
   }
+  // What is sent is the clone: a toJSON or a getter may have made it something else.
+  if ((clone as { type?: unknown } | null)?.type !== 'object') throw fail('argsSchema must describe an object');
   return { name, manifest: { name, description, argsSchema: clone, ...(timeoutMs !== undefined && { timeoutMs }) }, handler };
 }
 

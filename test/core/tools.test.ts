@@ -279,6 +279,15 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
       }
     });
 
+    it('rejects an argsSchema whose JSON clone (what is sent) is not an object node (toJSON, getters)', async () => {
+      const viaToJson = { type: 'object', properties: {}, toJSON: () => ({ type: 'string' }) };
+      let reads = 0;
+      const viaGetter = { get type() { return reads++ === 0 ? 'object' : 'string'; }, properties: {} };
+      for (const argsSchema of [viaToJson, viaGetter, { type: 'object', toJSON: () => 'object' }]) {
+        await expectInvalid(skillsOf(counterTool({ argsSchema })), 'tool argsSchema must describe an object');
+      }
+    });
+
     it('rejects an argsSchema that JSON cannot clone (BigInt, cycle)', async () => {
       await expectInvalid(skillsOf(counterTool({ argsSchema: { type: 'object', default: { n: 10n } } })), 'tool argsSchema must be serializable');
       const cyclic: Record<string, unknown> = { type: 'object', properties: {} };
