@@ -1635,6 +1635,23 @@ describe('<pedelec-session>', () => {
       expect(postedOf('send_text')).to.deep.equal([]);
     });
 
+    it('start(), end(), start() while starting (a React StrictMode effect and its cleanup): the last call wins, one live session', async () => {
+      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const first = el.start();
+      const ending = el.end();
+      const second = el.start();
+      expect(second).to.equal(first);
+      await answer('get_approval_status', APPROVED());
+      await answer('create_session', { sessionId: 's1' });
+      expect((await second).sessionId).to.equal('s1');
+      expect((await soon(ending)).settled, 'end() settles').to.equal(true);
+      expect(postedOf('end_session'), 'the end was taken back').to.deep.equal([]);
+      expect(el.session?.getStatus()).to.equal('idle');
+      const refused = await soon(el.sendText('still here'));
+      expect(refused.error?.code, 'sendText() is not refused').to.equal(undefined);
+      expect(postedOf('send_text').map((m) => m.text)).to.deep.equal(['still here']);
+    });
+
     it('two persisted sessions with one key inside shadow roots are refused too', async () => {
       const tag = uniqueTag('persist-host');
       customElements.define(

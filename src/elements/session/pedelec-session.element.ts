@@ -162,6 +162,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   readonly #members = new Set<Element>();
   #scriptBridge: string | undefined;
   #rebuildQueued = false;
+  /** The start that end() will end once it has created its session (unless start() is called again). */
+  #endWhenStarted: Promise<PedelecSession> | null = null;
   #built: ToolBuild = { tools: [], byName: new Map(), invalid: [], disabled: new Set() };
   #reported = new Map<Element | null | string, string>();
   #warned = new Set<string>();
@@ -585,7 +587,15 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   /** Creates (or, with `persist` / `session-id`, resumes) the agent session. While starting, returns the same promise. */
   start(): Promise<PedelecSession> {
     if (this.#live()) return Promise.resolve(this.#_session!);
-    if (this.#starting) return this.#starting;
+    if (this.#starting) {
+      // start() after end() while starting (a React StrictMode effect, its cleanup, the effect again):
+      // the latest call wins, and the session being created is kept.
+      if (this.#endWhenStarted === this.#starting) {
+        this.#endWhenStarted = null;
+        this.#endedByPage = false;
+      }
+      return this.#starting;
+    }
     const starting = this.#doStart();
     this.#starting = starting;
     const clear = () => {
@@ -618,8 +628,14 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     // While starting: the session being created is ended as soon as it exists.
     if (!session && starting) {
       this.#endedByPage = true;
+      this.#endWhenStarted = starting;
       return starting.then(
-        () => this.end(),
+        () => {
+          if (this.#endWhenStarted === starting) {
+            this.#endWhenStarted = null;
+            return this.end();
+          }
+        },
         () => {},
       );
     }
