@@ -2,7 +2,7 @@
 // (in-DOM, exactly the markup of demo/vue/index.html, as a CDN user writes it) and with the compiled
 // string template. `:handler.prop` sets the property; `@pedelec-tool-call` listens to the event.
 import { expect } from '@open-wc/testing';
-import type { App } from 'vue';
+import { createApp, type App } from 'vue';
 import 'pedelec-elements/define.js';
 import { createCounterApp, createInDomCounterApp } from '../../demo/vue/app.js';
 import { installFakeChrome, proveCounterApp, toolNamed, uninstallFakeChrome, waitFor, type FakePort } from './harness.js';
@@ -48,6 +48,40 @@ describe('Vue 3', () => {
       app = createInDomCounterApp();
       app.mount(host);
       await proveCounterApp(host, fake, () => host.querySelector('output.counter')?.textContent);
+    });
+  });
+
+  // The Vue typings accept props by camelCase name (README "Vue"): each must reach the element, bound
+  // either way, as Vue sets a property when the element has one and an attribute otherwise.
+  describe('bindings by camelCase and kebab-case name', () => {
+    function mount(template: string): void {
+      app = createApp({ template });
+      app.config.compilerOptions.isCustomElement = (tag) => tag.startsWith('pedelec-');
+      app.config.warnHandler = (message) => {
+        throw new Error(`Vue warned: ${message}`);
+      };
+      app.mount(host);
+    }
+    const SCHEMA = {
+      s: { type: 'string', minLength: 2, maxLength: 5 },
+      list: { type: 'array', minItems: 1, maxItems: 3, uniqueItems: true, items: { type: 'string' } },
+    };
+
+    for (const [how, args] of [
+      ['camelCase', `<pedelec-arg name="s" :minLength="2" :maxLength="5"></pedelec-arg><pedelec-arg name="list" type="array" items="string" :minItems="1" :maxItems="3" :uniqueItems="true"></pedelec-arg>`],
+      ['kebab-case', `<pedelec-arg name="s" :min-length="2" :max-length="5"></pedelec-arg><pedelec-arg name="list" type="array" items="string" :min-items="1" :max-items="3" :unique-items="true"></pedelec-arg>`],
+    ]) {
+      it(`<pedelec-arg> keywords bound by ${how} name reach the schema`, async () => {
+        mount(`<pedelec-session><pedelec-tool name="t" description="d">${args}</pedelec-tool></pedelec-session>`);
+        const session = host.querySelector('pedelec-session')!;
+        const manifest = await waitFor(() => session.manifest, 'the manifest');
+        expect(manifest.tools[0]!.argsSchema.properties).to.deep.equal(SCHEMA);
+      });
+    }
+
+    it('session-id (kebab-case: the sessionId property is read-only) reaches the attribute', async () => {
+      mount(`<pedelec-session provider="codex" :session-id="'old-1'"></pedelec-session>`);
+      expect(host.querySelector('pedelec-session')!.getAttribute('session-id')).to.equal('old-1');
     });
   });
 

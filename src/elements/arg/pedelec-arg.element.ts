@@ -34,7 +34,7 @@ export class PedelecArgElement extends HTMLElement {
   connectedCallback(): void {
     // Properties set before the upgrade (a framework binding, a script that ran before the kit) are
     // plain own properties that hide the accessors: move them into the attributes they stand for.
-    for (const key of ['name', 'type', 'required', 'description'] as const) {
+    for (const key of ['name', 'type', 'required', 'description', ...KEYWORD_PROPERTIES.map(([property]) => property)] as const) {
       if (!Object.hasOwn(this, key)) continue;
       const value = this[key] as never;
       delete this[key];
@@ -72,4 +72,35 @@ export class PedelecArgElement extends HTMLElement {
     if (value == null) this.removeAttribute('description');
     else this.setAttribute('description', value);
   }
+
+  /** Views of `min-length` … `unique-items` (as written; set: any value, null removes it). */
+  declare minLength: string | null;
+  declare maxLength: string | null;
+  declare minItems: string | null;
+  declare maxItems: string | null;
+  declare uniqueItems: string | null;
+}
+
+/**
+ * The keyword attributes whose camelCase name differs: Vue binds `:minLength` as a property when the
+ * element has one and as an attribute (`minlength`, which nothing reads) when not.
+ */
+const KEYWORD_PROPERTIES = [
+  ['minLength', 'min-length'],
+  ['maxLength', 'max-length'],
+  ['minItems', 'min-items'],
+  ['maxItems', 'max-items'],
+  ['uniqueItems', 'unique-items'],
+] as const;
+for (const [property, attribute] of KEYWORD_PROPERTIES) {
+  Object.defineProperty(PedelecArgElement.prototype, property, {
+    get(this: Element) {
+      return this.getAttribute(attribute);
+    },
+    set(this: Element, value: unknown) {
+      if (value == null) this.removeAttribute(attribute);
+      else this.setAttribute(attribute, String(value));
+    },
+    configurable: true,
+  });
 }
