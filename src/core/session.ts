@@ -91,6 +91,11 @@ export class PedelecSession<TToolName extends string = string> {
     return this.#status;
   }
 
+  /** @internal Whether a turn is in progress (a failed request ends it without changing the status). */
+  get turnActive(): boolean {
+    return !!this.#turn;
+  }
+
   // ───────────────────────────── listeners ─────────────────────────────
 
   onChat(listener: (text: string, ctx: ChatEventContext) => void): () => void {

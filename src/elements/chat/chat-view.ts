@@ -65,7 +65,8 @@ export class ChatView {
     const s = this.#host.boundSession;
     // Bound again after missing events (detached meanwhile, as tab panels do): a turn that ended
     // while the chat was away is over here too.
-    if (!BUSY.includes(s?.status as string)) this.#transcript.settle();
+    // Not while detached: put back in the same task (a portal, a dialog), it has missed nothing.
+    if (this.#host.isConnected && !BUSY.includes(s?.status as string)) this.#transcript.settle();
     if (s) {
       customElements.whenDefined(SESSION_TAG).then(() => {
         if (this.#host.boundSession === s) this.#check();
@@ -144,7 +145,10 @@ export class ChatView {
   }
 
   get #busy(): boolean {
-    return BUSY.includes(this.#host.boundSession?.status as string);
+    const s = this.#host.boundSession;
+    // A failed send_text or prepare ends its turn without changing the status (sdk-api.md): running
+    // counts as busy only while a turn is in progress.
+    return s?.status === 'starting' || (BUSY.includes(s?.status as string) && !!s?.session?.turnActive);
   }
 
   /** Sends the composer's text. While a turn runs the text stays where it is (`SESSION_BUSY` is no error). */
@@ -154,13 +158,17 @@ export class ChatView {
     const text = input.value.trim();
     if (!s || !text || this.#busy) return;
     input.value = '';
-    const rows = this.#transcript.entries.length;
+    const transcript = this.#transcript;
+    const rows = transcript.entries.length;
     // A bridge that went away (a dev Core restarted, say) is reconnected by restart(), explicitly.
     const sent = s.client?.unavailableReason ? s.restart().then(() => s.sendText(text)) : s.sendText(text);
     sent.catch((error: PedelecError) => {
+      // The chat has moved on to another conversation: this failure belongs to the old one.
+      if (this.#transcript !== transcript) return;
       // A message that never became a turn (busy, or no session could start) is given back, so the
-      // user can send it again as the availability line says; one that was sent stays in the log.
-      if (!this.#transcript.entries.slice(rows).some((e) => e.kind === 'user' && e.text === text) && !input.value) input.value = text;
+      // user can send it again as the availability line says — before what they typed meanwhile; one
+      // that was sent stays in the log.
+      if (!transcript.entries.slice(rows).some((e) => e.kind === 'user' && e.text === text)) input.value = input.value ? `${text}\n${input.value}` : text;
       if (error?.code === 'SESSION_BUSY') {
         // Not an error: the turn in progress goes on.
       } else if (error !== this.#shown) {
