@@ -4,3 +4,7 @@ import './define/pedelec-tool.js';
 import './define/pedelec-arg.js';
 import './define/pedelec-guidance.js';
 import './define/pedelec-chat.js';
+
+// The events' types (HTMLElementEventMap, DocumentEventMap…) come with this entry too: its typings
+// reach every event module through this type.
+export type { PedelecEventMap } from './events/index.js';

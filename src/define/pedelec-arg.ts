@@ -12,3 +12,7 @@ declare global {
     'pedelec-arg': PedelecArgElement;
   }
 }
+
+// The events' types (HTMLElementEventMap, DocumentEventMap…) come with this entry too: its typings
+// reach every event module through this type.
+export type { PedelecEventMap } from '../events/index.js';

@@ -10,3 +10,7 @@ declare global {
     'pedelec-chat': PedelecChatElement;
   }
 }
+
+// The events' types (HTMLElementEventMap, DocumentEventMap…) come with this entry too: its typings
+// reach every event module through this type.
+export type { PedelecEventMap } from '../events/index.js';

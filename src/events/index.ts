@@ -1,4 +1,4 @@
-export { PedelecEvent } from './pedelec-event.js';
+export { PedelecEvent, type PedelecEventMap } from './pedelec-event.js';
 export * from './tool-call.event.js';
 export * from './tool-start.event.js';
 export * from './tool-result.event.js';
