@@ -653,7 +653,7 @@ describe('<pedelec-chat>', () => {
       const { chat } = await mountChat();
       await available();
       await update(chat);
-      expect(note(chat).hidden).to.equal(true);
+      expect(note(chat).textContent).to.equal('');
       expect(note(chat).getAttribute('role')).to.equal('status');
     });
 
@@ -661,7 +661,7 @@ describe('<pedelec-chat>', () => {
       uninstallFakeChrome(); // no chrome.runtime at all: no extension
       fake = installFakeChrome({ noConnect: true });
       const { chat } = await mountChat();
-      await waitUntil(() => !note(chat).hidden, 'a note');
+      await waitUntil(() => note(chat).textContent !== '', 'a note');
       expect(note(chat).textContent).to.equal('Install the Pedelec browser extension, then reload this page.');
     });
 
@@ -678,7 +678,7 @@ describe('<pedelec-chat>', () => {
       await answer('create_session', { sessionId: 's1' });
       await started;
       await update(chat);
-      expect(note(chat).hidden, 'approved: nothing left to do').to.equal(true);
+      expect(note(chat).textContent, 'approved: nothing left to do').to.equal('');
     });
 
     it('Desktop unavailable → open the Desktop app', async () => {
@@ -703,7 +703,7 @@ describe('<pedelec-chat>', () => {
       await available(APPROVED, noProvider);
       await answer('get_settings', SETTINGS);
       await update(other.chat);
-      expect(note(other.chat).hidden).to.equal(true);
+      expect(note(other.chat).textContent).to.equal('');
       other.session.sendText('hi').catch(() => {});
       await answer('get_approval_status', APPROVED);
       await answer('get_settings', noProvider);
@@ -714,7 +714,7 @@ describe('<pedelec-chat>', () => {
 
     it('dev Core unreachable → start pedelec-dev', async () => {
       const { chat } = await mountChat('provider="scripted" bridge="ws://127.0.0.1:1/bridge"');
-      await waitUntil(() => !note(chat).hidden, 'a note', { timeout: 5000 });
+      await waitUntil(() => note(chat).textContent !== '', 'a note', { timeout: 5000 });
       expect(note(chat).textContent).to.equal('The development Core is not reachable: start it with `npx -p pedelec-elements pedelec-dev`, then send your message again.');
     });
 
@@ -722,7 +722,7 @@ describe('<pedelec-chat>', () => {
       uninstallFakeChrome();
       fake = installFakeChrome({ noConnect: true });
       const { session, chat } = await mountChat('provider="scripted"');
-      await waitUntil(() => !note(chat).hidden, 'a note');
+      await waitUntil(() => note(chat).textContent !== '', 'a note');
       expect(note(chat).textContent).to.equal('Install the Pedelec browser extension, then reload this page.');
       session.bridge = 'ws://127.0.0.1:1/bridge';
       await waitUntil(() => note(chat).textContent!.includes('pedelec-dev'), 'the dev Core note', { timeout: 5000 });
@@ -730,7 +730,7 @@ describe('<pedelec-chat>', () => {
 
     it('a bridge refused by the rules → its reason', async () => {
       const { chat } = await mountChat('provider="scripted" bridge="ws://example.com/bridge"');
-      await waitUntil(() => !note(chat).hidden, 'a note');
+      await waitUntil(() => note(chat).textContent !== '', 'a note');
       expect(note(chat).textContent).to.match(/^bridge attribute may only name a loopback host/);
     });
   });

@@ -42,6 +42,8 @@ export class ChatView {
   #note = '';
   /** The bridge the note is about: page scripts often set the session's `bridge` after connection. */
   #checked = '';
+  /** Counts availability checks: only the latest one may set the line. */
+  #checks = 0;
   #shown: PedelecError | null = null;
   #md = new WeakMap<ChatEntry, [string, Node | string]>();
   #stick = true;
@@ -80,11 +82,19 @@ export class ChatView {
     if (s && bridgeOf(s) !== this.#checked) this.#check();
   }
 
+  /** The agent is reachable (a session is ready, a reply streams in): no advice, and no check still out may give one. */
+  #reached(): void {
+    this.#checks++;
+    this.#note = '';
+  }
+
   /** Asks the session what is missing and turns the answer into guidance (never rejects). */
   async #check(): Promise<void> {
     const s = this.#host.boundSession;
     if (!s?.checkAvailability) return;
     const bridge = (this.#checked = bridgeOf(s));
+    // Only the latest check speaks, and none that started before the agent was reached.
+    const id = ++this.#checks;
     const a: PedelecAvailability = await s.checkAvailability();
     const error = a.error;
     let note =
@@ -94,9 +104,16 @@ export class ChatView {
       : !a.extension.available ? SAY.extension
       : !a.approval.approved ? error?.message ?? SAY.approve
       : SAY.desktop;
-    // Availability does not tell whether a default provider is set: ask, unless the session names one.
-    if (!note && !s.provider) note = await s.client?.getSettings().then((x) => (x.defaultProvider ? '' : SAY.provider), () => '') ?? '';
-    if (s === this.#host.boundSession && bridge === this.#checked) {
+    // Availability does not tell whether a default provider is set and available: ask, unless the
+    // session names one.
+    const client = s.client;
+    if (!note && !s.provider && client) {
+      note = await client
+        .getSettings()
+        .then(async (x) => (x.defaultProvider && (await client.listProviders()).some((p) => p.code === x.defaultProvider && p.available) ? '' : SAY.provider))
+        .catch(() => '');
+    }
+    if (s === this.#host.boundSession && bridge === this.#checked && id === this.#checks) {
       this.#note = note;
       this.#host.requestUpdate();
     }
@@ -112,6 +129,7 @@ export class ChatView {
         break;
       case 'pedelec-chat-delta':
         t.delta(d.text);
+        this.#reached();
         break;
       case 'pedelec-tool-start':
         if (!d.local) t.toolStart(d.context.toolRequestId, d.tool);
@@ -126,7 +144,7 @@ export class ChatView {
         t.settle();
         break;
       case 'pedelec-ready':
-        this.#note = '';
+        this.#reached();
         break;
       case 'pedelec-error': {
         // Declaration problems (`event.element`) are for the page's developer, not the person chatting.
@@ -279,7 +297,7 @@ export class ChatView {
     // Kept on few lines: Lit ships template text as written.
     render(
       html`<div part="log" role="log" aria-label="Conversation" tabindex="0" @scroll=${this.#onScroll}>${entries.length ? entries.map((e) => this.#row(e)) : html`<slot name="empty"></slot>`}</div>
-<p part="availability" role="status" ?hidden=${!note}>${note}</p>
+<p part="availability" role="status">${note}</p>
 <form part="composer" @submit=${this.#onSubmit}><textarea part="input" aria-label="Message" rows="2" placeholder="Message the agent…" @keydown=${this.#onKey} @focus=${this.#onFocus}></textarea><button part="send" aria-disabled=${this.#busy}>Send</button></form>`,
       this.#root,
     );

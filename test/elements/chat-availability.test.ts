@@ -1,0 +1,171 @@
+/**
+ * <pedelec-chat> against elements.md / README, found in an accessibility and availability review;
+ * each test failed before its fix: the availability line says only what is still true (a late or
+ * stale check never speaks, a working reply clears it, an unavailable default provider is named),
+ * its live region exists before its text, and the visually hidden prefixes stay inside the panel.
+ */
+import { expect, fixture, html } from '@open-wc/testing';
+import '../../src/define.js';
+import type { PedelecChatElement, PedelecSessionElement } from '../../src/index.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
+
+let fake: FakePort;
+let answered: Set<string>;
+const keyOf = (m: Posted) => `${m.channelId}|${m.requestId}`;
+const APPROVED = { installed: true, approved: true, origin: location.origin, appConnected: true };
+const SETTINGS = { defaultProvider: 'codex', defaultModels: { codex: 'm' } };
+
+const settle = async (n = 40) => { for (let i = 0; i < n; i++) await Promise.resolve(); };
+async function request(type: string): Promise<Posted> {
+  for (let i = 0; i < 50; i++) {
+    const found = fake.posted.find((m) => m.type === type && !answered.has(keyOf(m)));
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  throw new Error(`no ${type} request; posted: ${fake.posted.map((m) => m.type).join(', ') || 'nothing'}`);
+}
+async function reply(type: string, ok: boolean, value: unknown): Promise<void> {
+  const req = await request(type);
+  answered.add(keyOf(req));
+  if (ok) fake.respond(value, req);
+  else fake.fail(value, req);
+  await settle();
+}
+const answer = (type: string, result: unknown = {}) => reply(type, true, result);
+const refuse = (type: string, error: unknown) => reply(type, false, error);
+let seq = 0;
+function core(type: string, fields: Record<string, unknown> = {}, sessionId = 's1'): void {
+  fake.event(sessionId, type, { seq: ++seq, ...fields });
+}
+async function mountChat(attrs = 'provider="codex" model="m"'): Promise<{ session: PedelecSessionElement; chat: PedelecChatElement }> {
+  const host = await fixture<HTMLDivElement>(html`<div></div>`);
+  host.innerHTML = `<pedelec-session ${attrs}><pedelec-chat></pedelec-chat></pedelec-session>`;
+  const chat = host.querySelector('pedelec-chat')!;
+  await chat.updateComplete;
+  return { session: host.querySelector('pedelec-session')!, chat };
+}
+const shadow = (chat: Element) => (chat as PedelecChatElement).shadowRoot!;
+const note = (chat: Element) => shadow(chat).querySelector<HTMLElement>('[part=availability]')!;
+const input = (chat: Element) => shadow(chat).querySelector('textarea')!;
+const update = async (chat: Element) => { await settle(); await (chat as PedelecChatElement).updateComplete; };
+
+describe('<pedelec-chat> availability line and accessibility', () => {
+  beforeEach(() => {
+    fake = installFakeChrome();
+    answered = new Set();
+  });
+  afterEach(async () => {
+    for (const el of Array.from(document.querySelectorAll('pedelec-session'))) el.remove();
+    await settle();
+    for (const req of fake.posted.filter((m) => m.type === 'end_session' && !answered.has(keyOf(m)))) {
+      answered.add(keyOf(req));
+      fake.respond({}, req);
+    }
+    await settle();
+    fake.disconnect();
+    await settle();
+    uninstallFakeChrome();
+  });
+
+  it('a check that answers after the session became ready does not put back a stale "open Desktop" line', async () => {
+    const { session, chat } = await mountChat();
+    await answer('get_approval_status', APPROVED); // the chat's check; its get_settings probe is still out
+    const started = session.start(); // the user sends / autostart: Desktop is up by now
+    await answer('get_approval_status', APPROVED);
+    await answer('create_session', { sessionId: 's1' });
+    await started;
+    await update(chat);
+    expect(note(chat).textContent, 'ready: nothing to do').to.equal('');
+    // The earlier probe times out only now.
+    await refuse('get_settings', { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' });
+    await update(chat);
+    expect(note(chat).textContent, 'the session is live').to.equal('');
+  });
+
+  it('a turn that works clears an "open Desktop" line left by a bridge error', async () => {
+    const { session, chat } = await mountChat();
+    await answer('get_approval_status', APPROVED);
+    await answer('get_settings', SETTINGS);
+    const started = session.start();
+    await answer('get_approval_status', APPROVED);
+    await answer('create_session', { sessionId: 's1' });
+    await started;
+    // Desktop went away: a transport-wide error; the chat checks and says what to do.
+    fake.emit({ channelId: fake.posted[0]!.channelId, type: 'error', error: { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' } });
+    await answer('get_approval_status', APPROVED);
+    await refuse('get_settings', { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' });
+    await update(chat);
+    expect(note(chat).textContent).to.equal('Open the Pedelec Desktop app, then send your message again.');
+    // Desktop is back (the extension relaunched it); the user sends again, as the line said, and it works.
+    input(chat).value = 'again';
+    input(chat).dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+    await answer('send_text');
+    core('chat_delta', { text: 'Here you go' });
+    core('status_changed', { status: 'idle' });
+    await update(chat);
+    expect(note(chat).textContent, 'the agent answered: nothing left to do').to.equal('');
+  });
+
+  it('a re-check on focus does not clear "choose a provider" while the default provider is still unavailable', async () => {
+    const providers = [{ name: 'Codex', code: 'codex', available: false, error: 'not signed in' }];
+    /** Answers every pending check request the way Pedelec is set up: default provider set, but unavailable. */
+    const pedelec = async () => {
+      for (let i = 0; i < 20; i++) {
+        const out = fake.posted.find((m) => ['get_approval_status', 'get_settings', 'list_providers'].includes(m.type) && !answered.has(keyOf(m)));
+        if (out) await answer(out.type, out.type === 'get_approval_status' ? APPROVED : out.type === 'get_settings' ? SETTINGS : providers);
+        else await new Promise((r) => setTimeout(r, 0));
+      }
+    };
+    const { session, chat } = await mountChat(''); // no provider: the user's default
+    await pedelec();
+    const started = session.start().catch((e) => e);
+    await pedelec();
+    expect((await started).code).to.equal('DEFAULT_PROVIDER_UNAVAILABLE');
+    await update(chat);
+    const say = "Choose an AI provider in Pedelec's settings, then send your message again.";
+    expect(note(chat).textContent).to.equal(say);
+    // The user comes back to the field; nothing was changed in Pedelec.
+    input(chat).focus();
+    await pedelec();
+    await update(chat);
+    expect(note(chat).textContent, 'the default provider is still unavailable').to.equal(say);
+  });
+
+  it('the availability live region is in the accessibility tree before its text arrives', async () => {
+    const { chat } = await mountChat();
+    await update(chat);
+    const line = note(chat);
+    // Still empty (the check is out): a polite status region is announced only if it was rendered
+    // before its content changed.
+    const before = getComputedStyle(line).display;
+    await answer('get_approval_status', { installed: true, approved: false, origin: location.origin, appConnected: true });
+    await update(chat);
+    expect(line.textContent).to.contain('approve');
+    expect(before, 'role=status was display:none (hidden) until the text was put in').to.not.equal('none');
+  });
+
+  it('the visually hidden "You:"/"Agent:" prefixes do not make the page scroll', async () => {
+    const { session, chat } = await mountChat();
+    await answer('get_approval_status', APPROVED);
+    await answer('get_settings', SETTINGS);
+    const started = session.start();
+    await answer('get_approval_status', APPROVED);
+    await answer('create_session', { sessionId: 's1' });
+    await started;
+    const page = document.scrollingElement!;
+    await update(chat);
+    const height = page.scrollHeight;
+    for (let i = 0; i < 60; i++) {
+      const turn = session.sendText(`question ${i}`).catch((e) => e);
+      await answer('send_text');
+      core('chat_delta', { text: `answer ${i}` });
+      core('status_changed', { status: 'idle' });
+      await turn;
+    }
+    await update(chat);
+    await new Promise(requestAnimationFrame);
+    const log = shadow(chat).querySelector<HTMLElement>('[part=log]')!;
+    expect(log.scrollHeight, 'the log itself scrolls').to.be.greaterThan(log.clientHeight * 3);
+    expect(page.scrollHeight, 'the page grew with the hidden prefixes of the whole transcript').to.be.at.most(height + 2);
+  });
+});
