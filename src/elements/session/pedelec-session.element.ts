@@ -164,6 +164,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #rebuildQueued = false;
   /** The start that end() will end once it has created its session (unless start() is called again). */
   #endWhenStarted: Promise<PedelecSession> | null = null;
+  /** The next start creates (restart()), whatever `session-id` says. */
+  #fresh = false;
   #built: ToolBuild = { tools: [], byName: new Map(), invalid: [], disabled: new Set() };
   #reported = new Map<Element | null | string, string>();
   #warned = new Set<string>();
@@ -586,7 +588,11 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** Creates (or, with `persist` / `session-id`, resumes) the agent session. While starting, returns the same promise. */
   start(): Promise<PedelecSession> {
-    if (this.#live()) return Promise.resolve(this.#_session!);
+    if (this.#live()) {
+      // After an end() that failed, the session still runs: start() makes it usable again.
+      this.#endedByPage = false;
+      return Promise.resolve(this.#_session!);
+    }
     if (this.#starting) {
       // start() after end() while starting (a React StrictMode effect, its cleanup, the effect again):
       // the latest call wins, and the session being created is kept.
@@ -671,6 +677,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       releaseClient(this, this.#_client);
       this.#_client = null;
     }
+    // A fresh session, without history: not the one `session-id` names again.
+    this.#fresh = true;
     return this.start();
   }
 
@@ -712,17 +720,34 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     if (!this.persist) return null;
     const config = this.#bridgeConfig();
     if ('code' in config) return null;
-    return persistKey(bridgeKey(config), this.id || (globalThis.location?.pathname ?? ''));
+    // The bridge as given (spec: `pedelec-elements:v1:<bridge or 'ext:'+extensionId>:<id or path>`).
+    return persistKey(config.kind === 'websocket' ? this.bridge!.trim() : bridgeKey(config), this.id || (globalThis.location?.pathname ?? ''));
   }
 
-  /** Deletes the record of the running session (under the key it was written with) and the current key's. */
+  /**
+   * Deletes the record of the running session (under the key it was written with) and the current
+   * key's. A recorded session this page never resumed (end() or restart() before any start) is ended:
+   * it was made to outlive its page, and nothing else would end it.
+   */
   #forgetRecord(): void {
-    for (const key of new Set([this.#recordKey, this.#storageKey()])) if (key) deleteRecord(key);
+    for (const key of new Set([this.#recordKey, this.#storageKey()])) {
+      const record = key && readRecord(key);
+      if (record && record.sessionId !== this.#_session?.sessionId) this.#endRecorded(record.sessionId);
+      if (key) deleteRecord(key);
+    }
     this.#recordKey = null;
+  }
+
+  /** Ends a recorded session this element does not hold (best effort: it may be gone already). */
+  #endRecorded(sessionId: string): void {
+    const client = this.#ensureClient();
+    if (!('code' in client)) client.resumeSession(sessionId).then((old) => old.end()).catch(() => {});
   }
 
   async #doStart(): Promise<PedelecSession> {
     this.#endedByPage = false;
+    const fresh = this.#fresh;
+    this.#fresh = false;
     // An ended session is not kept while a new one starts (nor after a failed start).
     if (this.#_session) this.#dropSession();
     this.#upToDate();
@@ -773,7 +798,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       const record = key ? readRecord(key) : null;
       // Only a record of the same manifest is resumed, with its provider and model.
       const current = record?.manifestHash === manifestHash ? record : null;
-      const resumeId = current ? current.sessionId : this.getAttribute('session-id');
+      const resumeId = current ? current.sessionId : fresh ? null : this.getAttribute('session-id');
       if (resumeId) {
         try {
           session = await client.resumeSession(resumeId, { provider: current?.provider ?? this.provider ?? '', model: current?.model ?? this.model ?? undefined, skills }, wiring);
@@ -782,10 +807,11 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
           // Gone, or not ours any more: start fresh below.
         }
       }
-      if (record && !(resumed && resumeId === record.sessionId)) {
-        // A record that was not resumed (tools changed, or resume refused): end its session, which
-        // was created to outlive the page and would otherwise run on in Core.
-        client.resumeSession(record.sessionId).then((old) => old.end()).catch(() => {});
+      // A record that was not resumed (tools changed, or resume refused): end its session, which was
+      // created to outlive the page and would otherwise run on in Core. Not when the resume failed
+      // because the element was removed (its client closed under it): teardown keeps persisted sessions.
+      if (record && !(resumed && resumeId === record.sessionId) && !removed()) {
+        this.#endRecorded(record.sessionId);
         deleteRecord(key!);
       }
       // No provider: the user's default, and a model only makes sense with a provider.
