@@ -5,7 +5,8 @@ type SocketLike = {
   readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
-  addEventListener(type: string, listener: (event: { data?: unknown }) => void): void;
+  // `any`: the browser's event classes and the `ws` package's (which declare no `data` on most) fit.
+  addEventListener(type: string, listener: (event: any) => void): void;
 };
 type SocketConstructor = new (url: string) => SocketLike;
 

@@ -3,12 +3,16 @@
 import type { MemoryPeer } from 'pedelec-elements/transports';
 import { Pedelec } from 'pedelec-elements/core';
 import { createMemoryPair, websocketTransport } from 'pedelec-elements/transports';
+import WebSocket from 'ws';
 
 const dev = new Pedelec({ transport: websocketTransport('ws://127.0.0.1:7717/bridge') });
 const { transport, peer } = createMemoryPair(); // peer plays the extension
 const local = new Pedelec({ transport });
 
-export const clients: Pedelec[] = [dev, local];
+// README: in Node before 22 (no global WebSocket), pass the `ws` package's class.
+const fromNode = new Pedelec({ transport: websocketTransport('ws://127.0.0.1:7717/bridge', WebSocket) });
+
+export const clients: Pedelec[] = [dev, local, fromNode];
 export const extensionSide: MemoryPeer = peer;
 
 // @ts-expect-error the transports are no longer exported by the core entry
