@@ -271,6 +271,20 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
     expect(session.status).to.equal('idle');
   });
 
+  it('checkAvailability() sees a Core that came back, without a session and without reconnecting the element', async () => {
+    const { session } = await counterSession(bridgeOf(devCore.restartable, 'probe'));
+    expect((await session.checkAvailability()).available).to.equal(true);
+    const client = session.client!;
+    const restarted = (await (await fetch('/__pedelec-dev/restart')).json()) as { port: number };
+    expect(restarted.port).to.equal(devCore.restartable.port);
+    await until(() => client.unavailableReason !== null, 'the page to notice the dropped connection');
+    // The element's client stays down (restart() is the explicit reconnect), but the check asks anew:
+    // the chat's availability line then clears when the user comes back to the field.
+    const again = await session.checkAvailability();
+    expect(again.available, JSON.stringify(again.error)).to.equal(true);
+    expect(session.client).to.equal(client);
+  });
+
   it('the Core going away mid-turn, a tool call running: the turn rejects, the signal aborts, the late result goes nowhere; restart() works', async () => {
     const counter = track(await counterSession(bridgeOf(devCore.restartable, 'midturn')));
     const { session } = counter;

@@ -109,6 +109,30 @@ describe('<pedelec-chat> edges', () => {
     await turn;
   });
 
+  it('a tool row settled as failed when its turn ended stays failed when the handler answers late', async () => {
+    const { session, chat } = await mountChat();
+    const tool = document.createElement('pedelec-tool') as HTMLElement & { handler: unknown };
+    tool.setAttribute('name', 'slow');
+    tool.setAttribute('description', 'Takes a while.');
+    let finish!: (value: unknown) => void;
+    tool.handler = () => new Promise((resolve) => (finish = resolve));
+    session.prepend(tool);
+    await available();
+    await start(session);
+    const turn = session.sendText('go').catch((e) => e);
+    await answer('send_text');
+    core('tool_call', { toolRequestId: 't1', tool: 'slow', args: {} });
+    await update(chat);
+    // Core gave up on the call (TOOL_TIMEOUT to the agent) and the turn ended.
+    core('status_changed', { status: 'idle' });
+    await turn;
+    await update(chat);
+    expect(transcript(chat)).to.deep.equal(['user: go', 'failed: slow: failed']);
+    finish({ late: true });
+    await update(chat);
+    expect(transcript(chat)[1], 'the late result never reached the agent').to.equal('failed: slow: failed');
+  });
+
   it('after a send_text request fails (the SDK leaves the status at running, as sdk-api.md says), the user can send again', async () => {
     const { session, chat } = await mountChat();
     await available();

@@ -41,6 +41,15 @@ if (token) {
   sessionStorage.setItem(TOKEN_KEY, token);
   history.replaceState(null, '', location.pathname + location.search);
 }
+// A new URL pasted into this tab (pedelec-dev restarted: a new token) changes only the fragment, which
+// does not reload the page: take the token and start over with it.
+addEventListener('hashchange', () => {
+  const next = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (!next) return;
+  sessionStorage.setItem(TOKEN_KEY, next);
+  history.replaceState(null, '', location.pathname + location.search);
+  location.reload();
+});
 
 function connect() {
   if (!token) {
@@ -336,7 +345,14 @@ function controlFor(node, required) {
 
 function showCallResult(message) {
   const box = $('call-result');
-  if (message.ok) {
+  // The agent got a result, but an error result (denied, invalid args, timed out…) is a failure.
+  const failure = message.ok ? message.result?.error : message.error;
+  if (message.ok && typeof failure?.code === 'string') {
+    box.replaceChildren(
+      el('p', { class: 'failed' }, `Failed in ${message.durationMs.toFixed(1)} ms: ${failure.code}: ${failure.message ?? ''}`),
+      el('pre', {}, JSON.stringify(message.result, null, 2)),
+    );
+  } else if (message.ok) {
     box.replaceChildren(
       el('p', { class: 'ok' }, `Result in ${message.durationMs.toFixed(1)} ms:`),
       el('pre', {}, JSON.stringify(message.result, null, 2)),

@@ -30,7 +30,9 @@ export class Transcript {
 
   toolResult(id: string, ok: boolean, ms: number): void {
     for (const e of this.entries) {
-      if (e.kind === 'tool' && e.id === id) {
+      // Only a row still running: one settled as failed when its turn ended stays failed (Core
+      // stopped waiting; a late result never reached the agent).
+      if (e.kind === 'tool' && e.id === id && e.state === 'running') {
         e.state = ok ? 'done' : 'failed';
         e.ms = ms;
       }

@@ -1,4 +1,4 @@
-import { Pedelec, extensionTransport, type PedelecOptions } from '../../core/index.js';
+import { Pedelec, extensionTransport, type PedelecAvailability, type PedelecOptions } from '../../core/index.js';
 import { websocketTransport } from '../../core/transports/websocket.js';
 import { bridgeKey, type BridgeConfig } from './bridge.js';
 
@@ -41,6 +41,15 @@ export function acquireClient(holder: object, config: BridgeConfig, bridgeTimeou
   }
   entry.holders.add(holder);
   return entry.client;
+}
+
+/**
+ * Asks a connection of its own, closed again after: for a bridge whose shared client went away, which
+ * stays down until a holder restarts (nothing reconnects on its own), to learn whether it is back.
+ */
+export function probeAvailability(config: BridgeConfig, bridgeTimeoutMs: number | undefined): Promise<PedelecAvailability> {
+  const client = create(config, bridgeTimeoutMs);
+  return client.checkAvailability().finally(() => client.disconnect());
 }
 
 /** Gives a client back; the last holder closes its connection. */

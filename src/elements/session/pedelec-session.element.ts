@@ -36,7 +36,7 @@ import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js'
 import { anyMemberConnected, flushChanges, RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
 import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
-import { acquireClient, releaseClient } from './client-pool.js';
+import { acquireClient, probeAvailability, releaseClient } from './client-pool.js';
 import { deleteRecord, hashText, persistKey, readRecord, writeRecord } from './persist.js';
 import type { PedelecElementStatus } from './status.js';
 import { CONFIG_KEYS, Staleness, type SessionConfig } from './staleness.js';
@@ -694,6 +694,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
         error: client,
       });
     }
+    // A client whose bridge went away stays down until restart(), the explicit reconnect. With no
+    // session on it, ask a new connection whether the bridge is back (a dev Core restarted, say).
+    const config = this.#bridgeConfig();
+    if (client.unavailableReason && !this.#live() && !('code' in config)) return probeAvailability(config, this.bridgeTimeoutMs);
     return client.checkAvailability();
   }
 
