@@ -1,9 +1,9 @@
 // README "The core SDK" → Transports: the two ports that left the core entry, imported from their
 // own entry, `pedelec-elements/transports`, and handed to a core client.
 import type { MemoryPeer } from 'pedelec-elements/transports';
+import WebSocket from 'ws';
 import { Pedelec } from 'pedelec-elements/core';
 import { createMemoryPair, websocketTransport } from 'pedelec-elements/transports';
-import WebSocket from 'ws';
 
 const dev = new Pedelec({ transport: websocketTransport('ws://127.0.0.1:7717/bridge') });
 const { transport, peer } = createMemoryPair(); // peer plays the extension
