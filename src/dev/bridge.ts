@@ -27,6 +27,8 @@ export type BridgeDeps = {
   defaultToolTimeoutMs: number;
   /** Unexpected exceptions (bugs) go here; pages only see `INTERNAL_ERROR`. */
   reportBug(error: unknown): void;
+  /** A page with more than this waiting to be sent to it is not reading: it is closed (1008). */
+  maxBufferedBytes: number;
 };
 
 type Request = { channelId: string; requestId: string; type: string } & Record<string, unknown>;
@@ -180,6 +182,12 @@ export class BridgeConnection implements EventSink {
     const text = frameText(message, (error) =>
       type === 'response' ? { channelId, type, requestId, ok: false, error } : { channelId, type: 'error', sessionId, seq, error, source: 'core' },
     );
+    // Events cannot be dropped, and a turn does not wait for the page to read: a page that stops
+    // reading would make the Core buffer without bound (a 150-byte `/tools` streams the manifest back).
+    if (this.socket.bufferedAmount + text.length > this.deps.maxBufferedBytes) {
+      this.socket.close(1008, 'not reading: too much is waiting to be sent');
+      return;
+    }
     this.socket.send(text);
     this.deps.log.record('out', this.id, this.origin, text, message);
   }

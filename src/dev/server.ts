@@ -154,6 +154,8 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     strictProviders,
     defaultToolTimeoutMs: options.defaultToolTimeoutMs ?? 60_000,
     reportBug,
+    // Two of the largest frames a page may send: room for any one reply, not for a page that stopped reading.
+    maxBufferedBytes: 2 * (options.maxFrameBytes ?? MAX_FRAME_BYTES),
   };
   const hub = new InspectorHub({
     token: inspectorToken,

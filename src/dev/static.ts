@@ -93,7 +93,12 @@ export function staticHandler(root: string, headers: Record<string, string> = {}
 
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    req.url = '/' + relative(realRoot, file).split(sep).map(encodeURIComponent).join('/');
+    // sirv decodes with decodeURI, which leaves reserved characters (@ + ; , = & $ :) encoded: pass
+    // them as they are (encodeURI), so the file sirv looks up is exactly the one checked here — not a
+    // sibling literally named `logo%402x.txt`. A name with `?` or `#` cannot be passed at all.
+    const served = relative(realRoot, file).split(sep);
+    if (served.some((name) => /[?#]/.test(name))) return plain(res, 404, 'Not found');
+    req.url = '/' + served.map(encodeURI).join('/');
     serve(req, res, () => plain(res, 404, 'Not found'));
   };
 }

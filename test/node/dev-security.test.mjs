@@ -5,7 +5,7 @@ import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { BridgeClient, PAGE_ORIGIN, closeOf, createSession, rawHttp, startCore, tryUpgrade } from './dev-helpers.mjs';
+import { BridgeClient, PAGE_ORIGIN, closeOf, createSession, rawHttp, skills, startCore, tryUpgrade } from './dev-helpers.mjs';
 
 /** The server still answers a fresh page: the check that follows every refusal. */
 async function stillServes(t, core) {
@@ -244,4 +244,72 @@ test('the message log keeps its own copy of a cut frame, not the whole frame (bo
   assert.equal(log.recent().length, 24);
   assert.ok(log.recent().every((entry) => entry.truncated && entry.text.length === 16 * 1024));
   assert.ok(grown < 32 * MiB, `heap grew by ${(grown / MiB).toFixed(1)} MiB`);
+});
+
+// dev-core.md Safety: static serving cannot leave its folder (symlinks); the file checked is the file served.
+test('static: the file that was checked is the file that is served (names with @ + ; , = & $ : #)', async (t) => {
+  const base = await mkdtemp(join(tmpdir(), 'pedelec-r14-static-'));
+  t.after(() => rm(base, { recursive: true, force: true }));
+  const site = join(base, 'site');
+  await mkdir(site);
+  await writeFile(join(base, 'secret.txt'), 'SECRET outside the served folder');
+  await writeFile(join(site, 'logo@2x.txt'), 'inside');
+  // A second entry whose *literal* name is the percent-encoded form of the first, pointing outside.
+  await symlink(join(base, 'secret.txt'), join(site, 'logo%402x.txt'));
+  const core = await startCore(t, { serveDir: site });
+
+  const response = await rawHttp(core, '/logo@2x.txt', { headers: { Host: `127.0.0.1:${core.port}` } });
+  assert.doesNotMatch(response.body, /SECRET/, 'a symlink out of the folder was served');
+  assert.equal(response.status, 200);
+  assert.equal(response.body, 'inside');
+});
+
+// dev-core.md Safety: never a crash — a page that stops reading is closed rather than buffered for without bound.
+test('static: the file that was checked is the file that is served (names with @ + ; , = & $ : #)', async (t) => {
+  const base = await mkdtemp(join(tmpdir(), 'pedelec-r14-static-'));
+  t.after(() => rm(base, { recursive: true, force: true }));
+  const site = join(base, 'site');
+  await mkdir(site);
+  await writeFile(join(base, 'secret.txt'), 'SECRET outside the served folder');
+  await writeFile(join(site, 'logo@2x.txt'), 'inside');
+  // A second entry whose *literal* name is the percent-encoded form of the first, pointing outside.
+  await symlink(join(base, 'secret.txt'), join(site, 'logo%402x.txt'));
+  const core = await startCore(t, { serveDir: site });
+
+  const response = await rawHttp(core, '/logo@2x.txt', { headers: { Host: `127.0.0.1:${core.port}` } });
+  assert.doesNotMatch(response.body, /SECRET/, 'a symlink out of the folder was served');
+  assert.equal(response.status, 200);
+  assert.equal(response.body, 'inside');
+});
+
+test('bridge: a page that stops reading cannot make the Core buffer without bound (slow consumer)', { timeout: 60_000 }, async (t) => {
+  const core = await startCore(t);
+  // One tool with a 1 MiB description: every `/tools` (a ~150-byte request) streams ~1 MiB back.
+  const word = 'a'.repeat(4000);
+  const description = Array.from({ length: 256 }, () => word).join(' ');
+  const big = { name: 'big', description, argsSchema: { type: 'object', properties: {} } };
+  const reader = await BridgeClient.open(t, core);
+  const sessionId = await createSession(reader, { skills: skills(big) });
+  // A second connection of the same origin drives the turns; the first one stops reading.
+  const driver = await BridgeClient.open(t, core);
+  await driver.ok('resume_session', { sessionId });
+  let closedByServer = null;
+  reader.socket.once('close', (code) => (closedByServer = code));
+  reader.socket._socket.pause();
+  const TURNS = 40;
+  for (let i = 0; i < TURNS; i++) {
+    const from = driver.mark();
+    await driver.ok('send_text', { sessionId, text: '/tools' });
+    await driver.turnEnd(sessionId, from);
+  }
+  // Count what the server kept for the reader: everything it delivers once the reader reads again.
+  let bytes = 0;
+  reader.socket.on('message', (data) => (bytes += data.length));
+  reader.socket._socket.resume();
+  const deadline = Date.now() + 20_000;
+  while (closedByServer === null && reader.messages.filter((m) => m.type === 'status_changed' && m.status === 'idle').length < TURNS && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  t.diagnostic(`delivered ${(bytes / 2 ** 20).toFixed(1)} MiB to a socket that read nothing for ${TURNS} turns; closed by server: ${closedByServer}`);
+  assert.ok(closedByServer !== null || bytes < 16 * 2 ** 20, `the Core held ${(bytes / 2 ** 20).toFixed(1)} MiB for a page that did not read`);
 });
