@@ -45,6 +45,10 @@ const tt = (globalThis as { trustedTypes?: TrustedTypesFactory }).trustedTypes;
 let policy: Policy | null = null;
 try {
   policy = tt ? tt.createPolicy('pedelec-elements', { createHTML: sanitize }) : { createHTML: sanitize };
+  // DOMPurify parses through a policy of its own, `dompurify`; where it could not create it (not
+  // allowed, or already taken by the page's own DOMPurify without 'allow-duplicates') it returns ''
+  // for everything: plain text then, not blank replies.
+  if (tt && sanitize('<p>x</p>') === '') policy = null;
 } catch {
   // The page's CSP does not allow our policy: render plain text rather than fail.
 }

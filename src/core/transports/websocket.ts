@@ -20,7 +20,14 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
   return () => {
     const Impl = WebSocketImpl ?? (globalThis as { WebSocket?: SocketConstructor }).WebSocket;
     if (!Impl) throw new Error('WebSocket is unavailable');
-    const socket = new Impl(url);
+    let socket: SocketLike;
+    try {
+      socket = new Impl(url);
+    } catch {
+      // Firefox refuses a URL the page's CSP (connect-src) blocks in the constructor: a socket that
+      // never opens, so the port reports BRIDGE_UNAVAILABLE as for any Core it cannot reach.
+      socket = { readyState: 3, send() {}, close() {}, addEventListener: (type, listener) => type === 'close' && queueMicrotask(() => listener({})) };
+    }
     const on = (type: string, listener: (event: { data?: unknown }) => void) => socket.addEventListener(type, listener);
     const [onMessage, emitMessage] = portEvent<unknown>();
     const [onDisconnect, emitDisconnect] = portEvent<unknown>();
@@ -62,7 +69,7 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
       }
       emitMessage(message);
     });
-    on('close', () => {
+    const onClose = () => {
       if (closed) return;
       closed = true;
       queue = null;
@@ -70,10 +77,14 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
         ? pedelecError('EXTENSION_DISCONNECTED', `Development Core at ${url} disconnected.`)
         : pedelecError('BRIDGE_UNAVAILABLE', `Development Core not reachable at ${url}`, { url });
       emitDisconnect(port);
+    };
+    on('close', onClose);
+    // 'error' is followed by 'close' — except where the page's CSP (connect-src) blocks the socket:
+    // Chromium then fires only 'error', with the socket already CLOSED. (A listener also keeps some
+    // environments from reporting the event as unhandled.)
+    on('error', () => {
+      if (socket.readyState === 3) onClose();
     });
-    // 'error' is always followed by 'close', which carries the reason; nothing to do here, but a
-    // listener keeps some environments from reporting the event as unhandled.
-    on('error', () => {});
     return port;
   };
 }
