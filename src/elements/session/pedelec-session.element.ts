@@ -354,8 +354,11 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     queueMicrotask(() => {
       if (this.#members.has(member)) return;
       const { name } = member as PedelecToolElement;
-      for (const call of this.#running.values()) {
-        if (call.element === member) call.abort(pedelecError('TOOL_UNAVAILABLE', `Tool ${name ?? ''} was removed from the page`, { tool: name }));
+      for (const [ctx, call] of this.#running) {
+        if (call.element !== member) continue;
+        call.abort(pedelecError('TOOL_UNAVAILABLE', `Tool ${name ?? ''} was removed from the page`, { tool: name }));
+        // Not kept for a handler that ignores its signal: that would hold the removed element.
+        this.#running.delete(ctx);
       }
     });
     this.#queueRebuild();
@@ -412,12 +415,16 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       if (reported.get(problem.element ?? `js:${problem.name}`) !== problem.error.message) this.#error(problem.error, problem.element);
     }
 
-    for (const built of this.#built.tools) for (const warning of built.tool.warnings) this.#warn(warning);
+    // Warnings of this build; one the previous build gave already is not repeated, and one whose tool
+    // went is forgotten (a session whose tools come and go keeps no key per name it ever saw).
+    const warned = this.#warned;
+    this.#warned = new Set();
+    for (const built of this.#built.tools) for (const warning of built.tool.warnings) this.#warn(warning, warned);
     // A member this copy of the kit cannot read: another copy defined its tag (a page loading the
     // kit twice, one copy per tag). Said, not dropped silently.
     for (const member of members) {
       if (!(member instanceof PedelecToolElement || member instanceof PedelecGuidanceElement)) {
-        this.#warn(pedelecError('FOREIGN_ELEMENT', `<${member.localName}> is from another copy of pedelec-elements: ignored`));
+        this.#warn(pedelecError('FOREIGN_ELEMENT', `<${member.localName}> is from another copy of pedelec-elements: ignored`), warned);
       }
     }
 
@@ -461,10 +468,11 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     return attribute ?? children.map((g) => g.text).filter(Boolean).join('\n\n');
   }
 
-  #warn(warning: PedelecError): void {
+  #warn(warning: PedelecError, before: Set<string>): void {
     const key = `${warning.code}:${warning.message}`;
     if (this.#warned.has(key)) return;
     this.#warned.add(key);
+    if (before.has(key)) return;
     if (this.debug) console.warn(`[pedelec] ${warning.message}`);
     this.#emit(new PedelecWarningEvent({ warning }));
   }
@@ -588,6 +596,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** Creates (or, with `persist` / `session-id`, resumes) the agent session. While starting, returns the same promise. */
   start(): Promise<PedelecSession> {
+    // Removed from the page: nothing would ever end a session made now, nor give its client back.
+    if (!this.isConnected && this.#teardowns > 0) return Promise.reject(sessionEnded(this.#_session?.sessionId));
     if (this.#live()) {
       // After an end() that failed, the session still runs: start() makes it usable again.
       this.#endedByPage = false;
@@ -698,7 +708,15 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     // session on it, ask a new connection whether the bridge is back (a dev Core restarted, say).
     const config = this.#bridgeConfig();
     if (client.unavailableReason && !this.#live() && !('code' in config)) return probeAvailability(config, this.bridgeTimeoutMs);
-    return client.checkAvailability();
+    return client.checkAvailability().finally(() => this.#releaseIfGone());
+  }
+
+  /** A removed element that took a client for a check or a cleanup gives it back (teardown ran already). */
+  #releaseIfGone(): void {
+    const client = this.#_client;
+    if (!client || this.isConnected || this.#_session || this.#starting) return;
+    releaseClient(this, client);
+    this.#_client = null;
   }
 
   #bridgeConfig(): BridgeConfig | PedelecError {
@@ -745,7 +763,13 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   /** Ends a recorded session this element does not hold (best effort: it may be gone already). */
   #endRecorded(sessionId: string): void {
     const client = this.#ensureClient();
-    if (!('code' in client)) client.resumeSession(sessionId).then((old) => old.end()).catch(() => {});
+    if (!('code' in client)) {
+      client
+        .resumeSession(sessionId)
+        .then((old) => old.end())
+        .catch(() => {})
+        .then(() => this.#releaseIfGone());
+    }
   }
 
   async #doStart(): Promise<PedelecSession> {
