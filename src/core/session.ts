@@ -30,8 +30,12 @@ export interface SessionBridge {
 type Turn = {
   /** What every context of the turn carries. */
   ctx: { turnId: string; turnStartedAt: number; turnKind: TurnKind };
-  /** Set when the turn finished without error (a `done`/`idle` may come before the request's failure). */
-  succeeded?: boolean;
+  /**
+   * Whether the request's own failure, should it come after the turn finished, is still to be
+   * reported: the turn finished cleanly (a `done`/`idle` may come first), or on `status_changed:
+   * error`, which reports nothing by itself.
+   */
+  unreported?: boolean;
   /** Settles whoever waits for the turn: resolves, or rejects with `error`. */
   finish(error?: PedelecError): void;
 };
@@ -76,6 +80,8 @@ export class PedelecSession<TToolName extends string = string> {
   /** Tool calls by `toolRequestId`: how to abort one still running, `null` once answered. */
   #calls = new Map<string, ((reason: PedelecError) => void) | null>();
   #listeners: Record<string, Set<Listener>> = {};
+  /** Status changes waiting while status listeners run (see #setStatus). */
+  #statusQueue: unknown[][] | null = null;
 
   /** @internal Sessions are made by `Pedelec`; construct one yourself only in tests. */
   constructor(bridge: SessionBridge, init: { sessionId: string; provider: string; model: string | undefined; toolbox: Toolbox }) {
@@ -130,7 +136,10 @@ export class PedelecSession<TToolName extends string = string> {
 
   /** A listener that throws must not break the session: its error becomes a warning, not a crash. */
   #emit(kind: string, ...args: unknown[]): void {
-    for (const fn of [...(this.#listeners[kind] ?? [])]) {
+    const set = this.#listeners[kind];
+    for (const fn of [...(set ?? [])]) {
+      // One unsubscribed by an earlier listener of this emit is not called any more.
+      if (!set!.has(fn)) continue;
       try {
         fn(...args);
       } catch (thrown) {
@@ -161,13 +170,17 @@ export class PedelecSession<TToolName extends string = string> {
       if (this.#preparing) return this.#preparing;
       if (this.#turn) throw this.#busy();
       if (this.#prepared) return Promise.resolve();
-      const preparing = (this.#preparing = this.#runTurn('prepare', 'prepare_session', {}, 'PREPARE_FAILED').then(() => {
+      // In flight before the turn's first callbacks run (its `turn` event, status `running`), so a
+      // listener calling sendText() or prepare() there waits for it or shares it.
+      let run!: (turn: Promise<void>) => void;
+      const preparing = (this.#preparing = new Promise<void>((resolve) => (run = resolve)).then(() => {
         this.#prepared = true;
       }));
       const settled = () => {
         if (this.#preparing === preparing) this.#preparing = null;
       };
       preparing.then(settled, settled);
+      run(this.#runTurn('prepare', 'prepare_session', {}, 'PREPARE_FAILED'));
       return preparing;
     });
   }
@@ -190,7 +203,7 @@ export class PedelecSession<TToolName extends string = string> {
       // Emitted while the turn is still active, so the error's context carries it; a turn that
       // already finished cleanly still reports the failed request (one that failed on an error event
       // has reported that error already).
-      if (this.#turn === turn || turn.succeeded) this.#emitError(error, undefined, undefined, turn);
+      if (this.#turn === turn || turn.unreported) this.#emitError(error, undefined, undefined, turn);
       this.#finishTurn(error, turn);
       throw error;
     });
@@ -199,10 +212,10 @@ export class PedelecSession<TToolName extends string = string> {
   }
 
   /** Clears the turn (when it still is the current one); with an error, rejects whoever waits for it. */
-  #finishTurn(error?: PedelecError, turn = this.#turn): void {
+  #finishTurn(error?: PedelecError, turn = this.#turn, unreported = !error): void {
     if (turn && this.#turn === turn) {
       this.#turn = null;
-      turn.succeeded = !error;
+      turn.unreported = unreported;
       turn.finish(error);
     }
   }
@@ -256,7 +269,7 @@ export class PedelecSession<TToolName extends string = string> {
       else {
         this.#setStatus(next, receivedAt);
         if (next === 'idle') this.#finishTurn();
-        else if (next === 'error') this.#finishTurn(this.#error('SESSION_ERROR', 'Pedelec session error'));
+        else if (next === 'error') this.#finishTurn(this.#error('SESSION_ERROR', 'Pedelec session error'), this.#turn, true);
       }
     } else if (type === 'error') this.#fail(normalizeError(message.error, 'SESSION_ERROR', 'Pedelec session error'), receivedAt);
   }
@@ -513,7 +526,15 @@ export class PedelecSession<TToolName extends string = string> {
     const previousStatus = this.#status;
     if (status === previousStatus) return;
     this.#status = status;
-    this.#emit('status', status, { ...this.#ctx('status_changed', receivedAt), status, previousStatus });
+    const args = [status, { ...this.#ctx('status_changed', receivedAt), status, previousStatus }];
+    // A change made by a status listener reaches every listener after the current change, in order.
+    if (this.#statusQueue) return void this.#statusQueue.push(args);
+    const queue = (this.#statusQueue = [args]);
+    try {
+      for (let next; (next = queue.shift()); ) this.#emit('status', ...next);
+    } finally {
+      this.#statusQueue = null;
+    }
   }
 
   /** `turn`: the turn the error belongs to, when not the current one (a late failure of a finished turn). */
