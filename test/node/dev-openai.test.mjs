@@ -383,7 +383,8 @@ test('a tool call streamed in fragments reaches the page; its result goes back t
   assert.deepEqual(messages.at(-2), {
     role: 'assistant',
     content: 'Let me count. ',
-    tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'update_counter', arguments: '{"delta": 2}' } }],
+    // The arguments as JSON (re-serialized: endpoints that parse the history need valid JSON there).
+    tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'update_counter', arguments: '{"delta":2}' } }],
   });
   assert.deepEqual(messages.at(-1), { role: 'tool', tool_call_id: 'call_abc', content: '{"value":3}' });
 });

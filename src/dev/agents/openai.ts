@@ -140,7 +140,8 @@ class CallAssembler {
 
   constructor(private readonly names: ToolNameMap) {}
 
-  add(piece: unknown): void {
+  /** `position`: the piece's place in its chunk's `tool_calls` (a second whole call there is a new call). */
+  add(piece: unknown, position = 0): void {
     if (!isObject(piece)) return;
     const id = typeof piece.id === 'string' && piece.id !== '' ? piece.id : undefined;
     const index = typeof piece.index === 'number' && Number.isInteger(piece.index) && piece.index >= 0 ? piece.index : undefined;
@@ -152,7 +153,7 @@ class CallAssembler {
       // A new id at an index in use: another call, not more of that one.
       if (current && id !== undefined && current.id !== '' && current.id !== id) key = undefined;
     } else if (id !== undefined) key = [...this.calls].find(([, c]) => c.id === id)?.[0];
-    else key = this.last;
+    else if (position === 0) key = this.last;
     key ??= this.calls.size;
     if (index !== undefined) this.byIndex.set(index, key);
     this.last = key;
@@ -270,10 +271,17 @@ class OpenAISession implements AgentSession {
         this.history.push({ role: 'assistant', content: reply.text });
         return;
       }
+      // Arguments go back as JSON whatever the model sent: endpoints such as Ollama's and vLLM's parse
+      // every call in the history and refuse the whole request (and every later turn) otherwise. A
+      // call whose arguments were not JSON is answered with a tool error below.
+      const parsed = reply.calls.map((c) => parseArguments(c.arguments));
       const assistant: ChatMessage = {
         role: 'assistant',
         content: reply.text === '' ? null : reply.text,
-        tool_calls: reply.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: reply.calls.map((c, i) => {
+          const args = parsed[i]!;
+          return { id: c.id, type: 'function', function: { name: c.name, arguments: args.ok ? JSON.stringify(args.value) : '{}' } };
+        }),
       };
       if (round === MAX_ROUNDS) {
         // Keep the history valid (every call answered) for the next turn, without running more calls.
@@ -290,14 +298,13 @@ class OpenAISession implements AgentSession {
       // The round goes into the history only once every call has its result, so a turn that fails
       // half-way leaves a history the endpoint still accepts.
       const results: ChatMessage[] = [];
-      for (const call of reply.calls) results.push({ role: 'tool', tool_call_id: call.id, content: await this.runCall(call, ctx) });
+      for (const [i, call] of reply.calls.entries()) results.push({ role: 'tool', tool_call_id: call.id, content: await this.runCall(call, parsed[i]!, ctx) });
       this.history.push(assistant, ...results);
     }
   }
 
   /** Runs one call on the page (or answers it here when its arguments are not JSON); the tool message content. */
-  private async runCall(call: AssembledCall, ctx: TurnContext): Promise<string> {
-    const args = parseArguments(call.arguments);
+  private async runCall(call: AssembledCall, args: ReturnType<typeof parseArguments>, ctx: TurnContext): Promise<string> {
     if (!args.ok) {
       return JSON.stringify({
         error: {
@@ -499,7 +506,7 @@ class OpenAISession implements AgentSession {
           text += delta.content;
           ctx.say(delta.content);
         }
-        if (Array.isArray(delta.tool_calls)) for (const piece of delta.tool_calls) calls.add(piece);
+        if (Array.isArray(delta.tool_calls)) delta.tool_calls.forEach((piece, position) => calls.add(piece, position));
       }
       if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') finished = true;
     };

@@ -18,16 +18,27 @@ function sample(node: unknown): unknown {
   if (Object.hasOwn(n, 'default')) return n.default;
   if (Array.isArray(n.enum) && n.enum.length > 0) return n.enum[0];
   if (Array.isArray(n.oneOf) && n.oneOf.length > 0) return sample(n.oneOf[0]);
+  const num = (key: string) => (typeof n[key] === 'number' && Number.isFinite(n[key]) ? (n[key] as number) : undefined);
   switch (n.type) {
-    case 'string':
-      return 'text';
+    case 'string': {
+      // Within the lengths (a pattern it cannot know about).
+      const text = 'text'.padEnd(num('minLength') ?? 0, 'x');
+      return text.slice(0, Math.max(num('maxLength') ?? text.length, num('minLength') ?? 0));
+    }
     case 'integer':
-    case 'number':
-      return typeof n.minimum === 'number' && n.minimum > 1 ? n.minimum : 1;
+    case 'number': {
+      // 1 when allowed, else the nearest bound (an integer rounded into range).
+      const min = num('minimum');
+      const max = num('maximum');
+      let value = 1;
+      if (min !== undefined && value < min) value = n.type === 'integer' ? Math.ceil(min) : min;
+      if (max !== undefined && value > max) value = n.type === 'integer' ? Math.floor(max) : max;
+      return value;
+    }
     case 'boolean':
       return true;
     case 'array':
-      return [];
+      return Array.from({ length: Math.min(num('minItems') ?? 0, 100) }, () => sample(n.items));
     case 'object':
       return sampleArgs(n);
     default:
