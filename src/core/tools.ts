@@ -237,7 +237,13 @@ export class Toolbox {
     const unavailable = hooks.unavailable?.(tool);
     if (unavailable) return kitError(unavailable);
     const declared = this.tools.get(tool);
-    const errors = this.validateArgs && declared?.validate(args);
+    let errors;
+    try {
+      errors = this.validateArgs && declared?.validate(args);
+    } catch (thrown) {
+      // Args from page code (invoke()) may throw when read — a getter, a revoked Proxy; an agent's never do.
+      errors = [{ path: '', message: `args: could not be read (${normalizeError(thrown, 'TOOL_ARGS_INVALID', 'it threw').message})` }];
+    }
     if (errors) return kitError(pedelecError('TOOL_ARGS_INVALID', errors[0]!.message, { errors }));
     const named = this.named.get(tool);
     if (named) return settle(() => named(args, ctx));

@@ -496,7 +496,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #unavailable(tool: string): PedelecError | null {
     // Only tools that were sent to Core, or are declared here but disabled, are unavailable; others go
     // to named/generic handlers.
-    if (!(this.#staleness.sent(tool) || this.#built.disabled.has(tool)) || this.#built.byName.has(tool)) return null;
+    // While starting, what is being sent counts as sent (the toolbox already holds it).
+    const sent = this.#staleness.sent(tool) || (!!this.#starting && this.#toolbox.tools.has(tool));
+    if (!(sent || this.#built.disabled.has(tool)) || this.#built.byName.has(tool)) return null;
     return pedelecError('TOOL_UNAVAILABLE', `Tool ${tool} is no longer available on this page`, { tool });
   }
 
@@ -511,7 +513,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #inlineHandler(tool: string): ToolSpecificHandler | undefined {
     const built = this.#built.byName.get(tool);
     if (built?.element) return built.element.handler;
-    return built?.definition?.handler ?? this.#toolbox.tools.get(tool)?.handler;
+    // The current definition's handler only: a tool whose handler the page took away has none (the
+    // toolbox may still hold an earlier definition's, cached by its data).
+    return built?.definition?.handler;
   }
 
   #toolStarted(call: ToolCall): void {

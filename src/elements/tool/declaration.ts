@@ -93,11 +93,13 @@ export function argNode(arg: Element, level = 2): Node {
   }
 
   const children = level < MAX_READ_DEPTH ? argChildren(arg) : [];
-  if (type === 'object' && children.length > 0) Object.assign(node, objectFromArgs(children, level + 1));
-  if (type === 'array') {
-    const items = arg.getAttribute('items');
-    if (children.length > 0) node.items = { type: 'object', ...objectFromArgs(children, level + 2) };
-    else if (items !== null) node.items = { type: items };
+  const items = arg.getAttribute('items');
+  if (type === 'array' && children.length > 0) node.items = { type: 'object', ...objectFromArgs(children, level + 2) };
+  else {
+    // On any other type kept as written, like every keyword: the check warns about them exactly as
+    // for the same JSON (a forgotten type="object" is said, not silently dropped).
+    if (children.length > 0) Object.assign(node, objectFromArgs(children, level + 1));
+    if (items !== null) node.items = { type: items };
   }
   return node;
 }

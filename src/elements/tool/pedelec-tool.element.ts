@@ -124,8 +124,9 @@ export class PedelecToolElement extends ReactiveElement {
     if (!source.ok) return { ...source, name };
     const definition: Record<string, unknown> = { name, description: this.description ?? '', argsSchema: source.schema };
     const timeout = this.timeoutMs;
-    if (timeout !== null && timeout !== undefined && timeout !== '') {
-      const n = Number(timeout);
+    if (timeout !== null && timeout !== undefined) {
+      // An empty value (timeout-ms="", a bare timeout-ms) is a bad one, not "no timeout".
+      const n = typeof timeout === 'string' && timeout.trim() === '' ? NaN : Number(timeout);
       definition.timeoutMs = Number.isNaN(n) ? timeout : n;
     }
     return { ok: true, definition: definition as ToolDefinition, owned: source.owned };
