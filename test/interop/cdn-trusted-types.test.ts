@@ -6,6 +6,9 @@
  */
 import { expect } from '@esm-bundle/chai';
 
+type Violation = { directive: string; blocked: string; sample: string };
+type Win = Window & typeof globalThis & { cspViolations: Violation[]; DOMPurify?: { sanitize(html: string): string } };
+
 async function until<T>(probe: () => T, ms = 3000): Promise<T | undefined> {
   const end = Date.now() + ms;
   for (;;) {
@@ -35,7 +38,7 @@ function mountChat(win: Win, markdown: boolean) {
   session.append(chat);
   win.document.body.append(session);
   const errors: string[] = [];
-  chat.addEventListener('pedelec-error', (e) => errors.push((e as CustomEvent).detail.error.code));
+  chat.addEventListener('pedelec-error', (e) => errors.push(e.detail.error.code));
   const say = (text: string) => session.dispatchEvent(new win.CustomEvent('pedelec-chat-delta', { detail: { text } }));
   return { chat, say, errors };
 }
