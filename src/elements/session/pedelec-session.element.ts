@@ -166,6 +166,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #endWhenStarted: Promise<PedelecSession> | null = null;
   /** The next start creates (restart()), whatever `session-id` says. */
   #fresh = false;
+  /** Counts end() calls: an end() while restart() ends the old session stops the restart. */
+  #ends = 0;
+  /** Status events waiting while status listeners run (see #setStatus). */
+  #statusQueue: PedelecStatusEvent[] | null = null;
   #built: ToolBuild = { tools: [], byName: new Map(), invalid: [], disabled: new Set() };
   #reported = new Map<Element | null | string, string>();
   #warned = new Set<string>();
@@ -644,6 +648,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   end(): Promise<void> {
     const session = this.#_session;
     const starting = this.#starting;
+    this.#ends++;
     this.#forgetRecord();
     // While starting: the session being created is ended as soon as it exists.
     if (!session && starting) {
@@ -659,9 +664,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
         () => {},
       );
     }
-    if (!session) return Promise.resolve();
     this.#endedByPage = true;
-    return session.end();
+    // No session (never started, or its start failed): still ended, so sendText() does not start one.
+    return session ? session.end() : Promise.resolve();
   }
 
   /**
@@ -675,6 +680,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   }
 
   async #doRestart(): Promise<PedelecSession> {
+    const ends = this.#ends;
     if (this.#starting) await this.#starting.catch(() => {});
     const old = this.#_session;
     this.#forgetRecord();
@@ -683,8 +689,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       await old.end().catch(() => {});
       old.detach(sessionEnded(old.sessionId));
     }
-    // Removed from the page meanwhile: nothing to start for (teardown released the client).
-    if (!this.isConnected) throw sessionEnded(old?.sessionId);
+    // Removed from the page meanwhile (teardown released the client), or ended by the page: the
+    // latest call wins, nothing is started.
+    if (!this.isConnected || this.#ends !== ends) throw sessionEnded(old?.sessionId);
     this.#dropSession();
     if (this.#_client?.unavailableReason) {
       // The explicit reconnect: start() acquires a new client for the bridge as configured now.
@@ -881,14 +888,16 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     // Errors stay subscribed after the element lets the session go (restart): an ended session only
     // reports results that could not be delivered any more, and those are said, not lost.
     session.onError((error, context) => this.#emit(new PedelecErrorEvent({ error, context })));
+    // So does its end (it fires once): a status listener may start the next session at `ended`, which
+    // lets this one go before the session reports its end.
+    session.onEnded((context) => {
+      // Its running calls were aborted and forgotten by the session: their handlers may never answer.
+      for (const ctx of this.#running.keys()) if (ctx.sessionId === session.sessionId && ctx.turnKind !== 'local') this.#running.delete(ctx);
+      this.#emit(new PedelecEndedEvent({ context }));
+    });
     this.#unsubscribe = [
       session.onStatus((status, context) => this.#setStatus(status, context)),
       session.onChat((text, context) => this.#emit(new PedelecChatDeltaEvent({ text, context }))),
-      session.onEnded((context) => {
-        // Its running calls were aborted and forgotten by the session: their handlers may never answer.
-        for (const ctx of this.#running.keys()) if (ctx.sessionId === session.sessionId && ctx.turnKind !== 'local') this.#running.delete(ctx);
-        this.#emit(new PedelecEndedEvent({ context }));
-      }),
       session.onTurn((turn) => this.#emit(new PedelecTurnEvent(turn))),
     ];
     this.#setStatus(session.getStatus());
@@ -969,6 +978,14 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     this.#_status = next;
     this.setAttribute('status', next);
     this.#showState(previousStatus, next);
-    this.#emit(new PedelecStatusEvent(context ? { status: next, previousStatus, context } : { status: next, previousStatus }));
+    const event = new PedelecStatusEvent(context ? { status: next, previousStatus, context } : { status: next, previousStatus });
+    // A change made by a status listener (start() at `ended`) reaches every listener after this one.
+    if (this.#statusQueue) return void this.#statusQueue.push(event);
+    const queue = (this.#statusQueue = [event]);
+    try {
+      for (let e; (e = queue.shift()); ) this.#emit(e);
+    } finally {
+      this.#statusQueue = null;
+    }
   }
 }
