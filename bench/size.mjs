@@ -3,12 +3,15 @@
 //
 // - cdn: the CDN main file as built (`npm run build`); lazily loaded chunks are not counted.
 // - core: the core entry bundled alone, as `esbuild dist/core/index.js --bundle --minify --format=esm`.
-// - lit: bare Lit (LitElement + html + css) bundled the same way: the yardstick.
+// - lit: bare Lit (LitElement + html + css) bundled the same way: the yardstick — twice, since "the
+//   same way" differs: with esbuild for the core entry (`lit`), and through the CDN build's own rollup
+//   plugins (node-resolve, terser) for the CDN main file (`litCdn`).
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { rollup } from 'rollup';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -64,6 +67,22 @@ async function minifiedBundle(entry, root) {
   return result.outputFiles[0].contents;
 }
 
+/** `contents` built as the CDN main file is: rollup with rollup.config.mjs's plugins, in memory. */
+async function cdnPipelineBundle(contents, root) {
+  const { default: config } = await import(pathToFileURL(join(root, 'rollup.config.mjs')).href);
+  const id = 'virtual:bare-lit';
+  const bundle = await rollup({
+    input: id,
+    plugins: [{ name: 'bare-lit', resolveId: (source) => (source === id ? id : null), load: (source) => (source === id ? contents : null) }, ...config.plugins],
+    onwarn(warning) {
+      throw new Error(`rollup: ${warning.message}`);
+    },
+  });
+  const { output } = await bundle.generate({ format: 'es' });
+  await bundle.close();
+  return output[0].code;
+}
+
 function missing(what, path) {
   return new Error(`${path} is missing: ${what} is measured after \`npm run build\` (npm test and npm run bench build first).`);
 }
@@ -82,7 +101,10 @@ export async function measureSizes({ root = ROOT, lit = true } = {}) {
     core: compressedSizes(await minifiedBundle(CORE_ENTRY, root)),
   };
   sizes.cdn.staticImports = staticImports(readFileSync(cdnPath, 'utf8'));
-  if (lit) sizes.lit = compressedSizes(await minifiedBundle({ contents: BARE_LIT }, root));
+  if (lit) {
+    sizes.lit = compressedSizes(await minifiedBundle({ contents: BARE_LIT }, root));
+    sizes.litCdn = compressedSizes(await cdnPipelineBundle(BARE_LIT, root));
+  }
   sizes.chunks = readdirSync(join(root, 'cdn'))
     .filter((name) => name.endsWith('.js') && `cdn/${name}` !== CDN_FILE)
     .map((name) => ({ file: `cdn/${name}`, ...compressedSizes(readFileSync(join(root, 'cdn', name))) }));

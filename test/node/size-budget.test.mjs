@@ -54,3 +54,24 @@ test('a generous budget passes, and the sizes are plausible', async () => {
     assert.ok(raw > gzip && gzip > 0 && brotli > 0, `${key}: raw ${raw}, gzip ${gzip}, brotli ${brotli}`);
   }
 });
+
+// benchmarks.md `bundle`: each file against bare Lit "bundled the same way" — the CDN file through the
+// CDN build (rollup + terser), the core entry with esbuild.
+test('the CDN file is compared with bare Lit built by the CDN pipeline, the core with esbuild-built Lit', async () => {
+  const { summarizeBundle } = await import('../../bench/lib/report.mjs');
+  const measured = await measureSizes();
+  const summary = summarizeBundle(measured);
+  assert.ok(measured.litCdn.gzip > 4000 && measured.litCdn.gzip < 8000, `bare Lit through the CDN build: ${measured.litCdn.gzip} B`);
+  assert.equal(summary.cdn.gzipVsLit, measured.cdn.gzip / measured.litCdn.gzip);
+  assert.equal(summary.core.gzipVsLit, measured.core.gzip / measured.lit.gzip);
+});
+
+// Issue 8: every figure with median, min and max.
+test('declare "ms per tool" has a median, a min and a max', async () => {
+  const { summarizeDeclare, tableRows } = await import('../../bench/lib/report.mjs');
+  const runs = (ms) => ({ ms, connectMs: [1, 1, 1, 1, 1], buildMs: [1, 1, 1, 1, 1], builds: [1, 1, 1, 1, 1] });
+  const declare = summarizeDeclare({ results: [{ n: 1000, ...runs([50, 60, 70, 80, 90]) }, { n: 2000, ...runs([100, 120, 140, 160, 180]) }] });
+  const row = tableRows({ declare }).find((r) => r[1].startsWith('N = 1 000') && r[2] === 'ms per tool');
+  assert.deepEqual([row[3], row[4], row[5]].map((cell) => cell !== ''), [true, true, true], JSON.stringify(row));
+  assert.equal(declare.results[0].msPerTool.min, 0.05);
+});
