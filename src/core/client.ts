@@ -230,10 +230,11 @@ export class Pedelec {
 
     let { provider, model } = input as { provider?: string; model?: string };
     if (provider === undefined || model === undefined) {
-      const { defaultProvider, defaultModels } = await this.getSettings();
+      // Held for approval like create_session: they wait as long as it may (the element's 65 s).
+      const { defaultProvider, defaultModels } = await this.getSettings(wiring.requestTimeoutMs);
       if (provider === undefined) {
         if (defaultProvider === null) throw pedelecError('DEFAULT_PROVIDER_NOT_SET', 'No default provider is set in Pedelec.');
-        if (!(await this.listProviders()).find((p) => p.code === defaultProvider)?.available) {
+        if (!(await this.listProviders(wiring.requestTimeoutMs)).find((p) => p.code === defaultProvider)?.available) {
           throw pedelecError('DEFAULT_PROVIDER_UNAVAILABLE', `The default provider ${defaultProvider} is not available.`, { provider: defaultProvider });
         }
         provider = defaultProvider;
@@ -288,8 +289,8 @@ export class Pedelec {
   // ───────────────────────────── information ─────────────────────────────
 
   /** The providers Desktop knows, validated; extra fields are dropped. */
-  async listProviders(): Promise<ProviderInfo[]> {
-    const result = await this.request('list_providers');
+  async listProviders(/** @internal */ timeoutMs?: number): Promise<ProviderInfo[]> {
+    const result = await this.request('list_providers', {}, timeoutMs);
     if (!Array.isArray(result)) throw protocolError('list_providers response was not an array');
     return result.map((p: unknown) => {
       const { name, code, available, error } = fieldsOf(p);
@@ -301,8 +302,8 @@ export class Pedelec {
   }
 
   /** The user's default provider and models — and nothing else the extension may include. */
-  async getSettings(): Promise<PedelecSettings> {
-    const result = await this.request('get_settings');
+  async getSettings(/** @internal */ timeoutMs?: number): Promise<PedelecSettings> {
+    const result = await this.request('get_settings', {}, timeoutMs);
     const { defaultProvider, defaultModels } = fieldsOf(result);
     if (!(defaultProvider === null || isText(defaultProvider)) || !isObject(defaultModels) || !Object.entries(defaultModels).every(([code, m]) => code && typeof m === 'string')) {
       throw protocolError('get_settings response had invalid shape');
