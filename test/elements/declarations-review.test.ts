@@ -50,6 +50,18 @@ describe('declarations: markup kept as the equivalent JSON', () => {
     expect(warningPaths(warnings, 'by_args')).to.include('argsSchema.properties.filter.properties');
   });
 
+  it('an enum that starts like a JSON array but is not JSON is malformed (INVALID_INPUT at its path), not split on commas', async () => {
+    const host = await mountHost();
+    const errors = record<PedelecErrorEvent>(host, 'pedelec-error');
+    host.innerHTML = `<pedelec-session>
+      <pedelec-tool name="t" description="d"><pedelec-arg name="mode" enum="['fast','exact']"></pedelec-arg></pedelec-tool>
+    </pedelec-session>`;
+    await nextTask();
+    const tool = host.querySelector('pedelec-tool') as PedelecToolElement;
+    expect(tool.invalidReason ?? '(null: accepted)').to.contain('argsSchema.properties.mode.enum');
+    expect(errors.map((e) => (e.detail.error.details as { path?: string }).path)).to.deep.equal(['argsSchema.properties.mode.enum']);
+  });
+
   it('timeout-ms="" (or a bare timeout-ms) is a bad timeout-ms, not "no timeout"', async () => {
     const host = await mountHost();
     const errors = record<PedelecErrorEvent>(host, 'pedelec-error');

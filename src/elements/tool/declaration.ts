@@ -48,11 +48,9 @@ const number: Reader = (t) => {
 };
 // For strings, a default that is not JSON is the literal text (default="hello").
 const jsonOrText: Reader = (t) => jsonOr(t, t);
-// A JSON array, or comma-separated for strings; anything else is reported by the check with its path.
-const enumValues: Reader = (t, type) => {
-  const parsed = t.trim().startsWith('[') ? jsonOr(t, NOT_JSON) : NOT_JSON;
-  return parsed !== NOT_JSON ? parsed : type === 'string' ? t.split(',').map((s) => s.trim()) : t;
-};
+// A JSON array, or comma-separated for strings; anything else is reported by the check with its path
+// — text that starts like an array but is not JSON too (`['a','b']` is not a list of two quoted names).
+const enumValues: Reader = (t, type) => (t.trim().startsWith('[') ? jsonOr(t, t) : type === 'string' ? t.split(',').map((s) => s.trim()) : t);
 
 /** `<pedelec-arg>` attributes and the keywords they set, in this order. */
 const KEYWORDS: ReadonlyArray<[attribute: string, keyword: string, read: Reader]> = [
