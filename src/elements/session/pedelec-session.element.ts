@@ -484,12 +484,13 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   // ───────────────────────────── staleness ─────────────────────────────
 
   #config(): SessionConfig {
+    const bridge = this.#bridgeConfig();
     return {
       provider: this.provider ?? '',
       model: this.model ?? '',
       guidance: this.#currentManifest?.guidance ?? '',
-      // The extension id chooses the bridge too, when no bridge URL is set.
-      bridge: this.bridge || (this.extensionId ? `ext:${this.extensionId}` : ''),
+      // The bridge as it is used: parsed (a blank attribute is the extension, whose id then counts).
+      bridge: 'code' in bridge ? (this.bridge ?? '') : bridgeKey(bridge),
       novalidate: String(this.novalidate),
     };
   }
@@ -840,7 +841,7 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       const resumeId = current ? current.sessionId : fresh ? null : this.getAttribute('session-id');
       if (resumeId) {
         try {
-          session = await client.resumeSession(resumeId, { provider: current?.provider ?? this.provider ?? '', model: current?.model ?? this.model ?? undefined, skills }, wiring);
+          session = await client.resumeSession(resumeId, { provider: current?.provider ?? config.provider, model: current?.model ?? (config.model || undefined), skills }, wiring);
           resumed = true;
         } catch {
           // Gone, or not ours any more: start fresh below.
@@ -855,7 +856,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       }
       // No provider: the user's default, and a model only makes sense with a provider.
       session ??= await client.createSession(
-        { provider: this.provider || undefined, model: (this.provider && this.model) || undefined, skills, autoEndOnDisconnect: !this.persist } as CreateSessionInput,
+        // What was taken when the start began (a change during the approval wait is a later change).
+        { provider: config.provider || undefined, model: (config.provider && config.model) || undefined, skills, autoEndOnDisconnect: !this.persist } as CreateSessionInput,
         wiring,
       );
     } catch (error) {

@@ -45,9 +45,10 @@ export class Staleness {
     const snapshot = this.#snapshot;
     if (!snapshot) return null;
     const now = toolTexts(manifest);
-    const added = [...now.keys()].filter((n) => !snapshot.tools.has(n));
-    const removed = [...snapshot.tools.keys()].filter((n) => !now.has(n));
-    const changed = [...now.keys()].filter((n) => snapshot.tools.has(n) && snapshot.tools.get(n) !== now.get(n));
+    // Sorted: the same difference in another tool order is the same report.
+    const added = [...now.keys()].filter((n) => !snapshot.tools.has(n)).sort();
+    const removed = [...snapshot.tools.keys()].filter((n) => !now.has(n)).sort();
+    const changed = [...now.keys()].filter((n) => snapshot.tools.has(n) && snapshot.tools.get(n) !== now.get(n)).sort();
     const configChanged = CONFIG_KEYS.filter((k) => config[k] !== snapshot.config[k]);
     const signature = JSON.stringify([added, removed, changed, configChanged]);
     if (signature === this.#reported) return null;
