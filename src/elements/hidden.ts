@@ -16,18 +16,26 @@ const HIDE = `${GUIDANCE_TAG},${TOOL_TAG},${ARG_TAG}{display:none!important}`;
 const hostHidden = css`:host{display:none!important}`;
 /** One sheet per document (a constructed sheet belongs to the document it was made for); null: unsupported. */
 const sheets = new WeakMap<Document, CSSStyleSheet | null>();
+/** The same for the hidden shadow roots' `:host` rule: an element may live in another (iframe) document. */
+const hostSheets = new WeakMap<Document, CSSStyleSheet | null>();
+
+/** `doc`'s constructed sheet holding `rule`, made once per document (null where unsupported). */
+function sheetIn(cache: WeakMap<Document, CSSStyleSheet | null>, doc: Document, rule: string): CSSStyleSheet | null {
+  let sheet = cache.get(doc);
+  if (sheet === undefined) {
+    const Sheet = doc.defaultView?.CSSStyleSheet;
+    sheet = Sheet && 'adoptedStyleSheets' in doc ? new Sheet() : null;
+    sheet?.replaceSync(rule);
+    cache.set(doc, sheet);
+  }
+  return sheet;
+}
 const checked = new WeakSet<Document>();
 
 /** Adopts the hiding stylesheet into `doc` unless it is there; false where adopted sheets are unsupported. */
 export function hideDeclarationsIn(doc: Document | undefined = globalThis.document): boolean {
   if (!doc) return false;
-  let sheet = sheets.get(doc);
-  if (sheet === undefined) {
-    const Sheet = doc.defaultView?.CSSStyleSheet;
-    sheet = Sheet && 'adoptedStyleSheets' in doc ? new Sheet() : null;
-    sheet?.replaceSync(HIDE);
-    sheets.set(doc, sheet);
-  }
+  const sheet = sheetIn(sheets, doc, HIDE);
   if (!sheet) return false;
   // Checked once per task, not per element: a thousand tools connect in one.
   if (checked.has(doc)) return true;
@@ -45,5 +53,10 @@ export function hideDeclaration(element: HTMLElement, own = false): void {
   const root = element.getRootNode();
   const inDocument = root.nodeType === Node.DOCUMENT_NODE;
   if (inDocument && hideDeclarationsIn(root as Document) && !own) return;
-  if ((inDocument || 'host' in root) && !element.shadowRoot) adoptStyles(element.attachShadow({ mode: 'open' }), [hostHidden]);
+  if (!(inDocument || 'host' in root)) return;
+  // On every connection: the element may have moved into another document since its root was made.
+  const shadow = element.shadowRoot ?? element.attachShadow({ mode: 'open' });
+  const sheet = sheetIn(hostSheets, element.ownerDocument, ':host{display:none!important}');
+  if (!sheet) adoptStyles(shadow, [hostHidden]);
+  else if (!shadow.adoptedStyleSheets.includes(sheet)) shadow.adoptedStyleSheets = [...shadow.adoptedStyleSheets, sheet];
 }
