@@ -12,19 +12,29 @@
  *   `createHTML` is the sanitizer itself (DOMPurify needs `dompurify` allowed too).
  */
 import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
+import { Marked, type Token, type Tokens } from 'marked';
 
 type Policy = { createHTML(input: string): string };
 type TrustedTypesFactory = { createPolicy(name: string, rules: { createHTML(input: string): string }): Policy };
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** Marks the images inside a link: they become their alt text, not a link of their own inside it. */
+const markImages = (tokens: Token[] = []): void =>
+  tokens.forEach((t) => (t.type === 'image' ? ((t as Token & { inLink?: boolean }).inLink = true) : markImages((t as { tokens?: Token[] }).tokens)));
+
 const marked = new Marked({
   gfm: true,
   breaks: true,
   renderer: {
     html: ({ text }) => escape(text),
-    image: ({ href, text }) => `<a href="${escape(href)}">${escape(text || href)}</a>`,
+    // A link nested in a link would be split by the parser: `[![badge](img)](target)` stays one link to its target.
+    image: (t) => ((t as Tokens.Image & { inLink?: boolean }).inLink ? escape(t.text || t.href) : `<a href="${escape(t.href)}">${escape(t.text || t.href)}</a>`),
+    // No form controls: a task list's state as text.
+    checkbox: ({ checked }) => (checked ? '☑ ' : '☐ '),
+  },
+  walkTokens(token) {
+    if (token.type === 'link') markImages(token.tokens);
   },
 });
 

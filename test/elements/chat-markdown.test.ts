@@ -123,6 +123,23 @@ describe('<pedelec-chat markdown>', () => {
     expect(agentRows(chat)[0]!.textContent!.endsWith('x'.repeat(30))).to.equal(true);
   });
 
+  // Found in review: a linked image (the usual badge) was split into an empty link and a link to the
+  // image; a task list lost which items are done (its inputs are stripped).
+  it('a linked image stays one link to its target, with the alt text', async () => {
+    const { renderMarkdown } = await import('../../src/markdown.js');
+    const div = document.createElement('div');
+    div.append(renderMarkdown('[![build status](https://img.example/badge.svg)](https://ci.example/run/1)'));
+    expect([...div.querySelectorAll('a')].map((a) => [a.getAttribute('href'), a.textContent])).to.deep.equal([['https://ci.example/run/1', 'build status']]);
+  });
+
+  it('a task list keeps which items are done, as text (no form controls)', async () => {
+    const { renderMarkdown } = await import('../../src/markdown.js');
+    const div = document.createElement('div');
+    div.append(renderMarkdown('- [x] done\n- [ ] todo'));
+    expect([...div.querySelectorAll('li')].map((li) => li.textContent!.trim())).to.deep.equal(['☑ done', '☐ todo']);
+    expect(div.querySelector('input')).to.equal(null);
+  });
+
   describe('XSS corpus', () => {
     const FLAG = '__pedelecXss';
     const set = `window.${FLAG}=1`;
