@@ -37,9 +37,10 @@ export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
  * after a failed send, its availability line accurate and announced, its tool rows right after a late
  * result; a check that sees a restarted Core; a CSP-blocked dev bridge fails at once; Markdown falls
  * back to text when DOMPurify cannot parse; core turns: failures after status 'error' reported,
- * prepare() in flight from its first callback, status listeners in order.
+ * prepare() in flight from its first callback, status listeners in order. Then (CDN 22 532 → 22 602 B):
+ * declarations hidden in other (iframe) documents' shadow roots, where they threw and showed.
  */
-export const SIZE_RATCHET = Object.freeze({ cdn: 22_560, core: 10_710 });
+export const SIZE_RATCHET = Object.freeze({ cdn: 22_680, core: 10_710 });
 
 export const CDN_FILE = 'cdn/pedelec-elements.js';
 export const CORE_ENTRY = 'dist/core/index.js';
