@@ -50,6 +50,23 @@ export function portEvent<T>(): [event: Required<PortEvent<(value: T) => void>>,
 }
 
 /** `<prefix>_<Date.now()>_<random>`; crypto.randomUUID when the platform has it. */
+/**
+ * Delivers items one at a time, in order: an item raised while one is being delivered (a listener
+ * that changes the status again) waits until that delivery is over, so every listener sees the same order.
+ */
+export function inOrder<T>(deliver: (item: T) => void): (item: T) => void {
+  let queue: T[] | null = null;
+  return (item) => {
+    if (queue) return void queue.push(item);
+    queue = [item];
+    try {
+      for (let next; (next = queue.shift()) !== undefined; ) deliver(next);
+    } finally {
+      queue = null;
+    }
+  };
+}
+
 export const randomId = (prefix: string): string =>
   `${prefix}_${Date.now()}_${globalThis.crypto?.randomUUID?.() ?? Math.random().toString(36).slice(2)}`;
 

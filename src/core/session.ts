@@ -4,7 +4,7 @@
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import { fieldsOf, isText, type JsonValue } from './json.js';
-import { randomId } from './protocol.js';
+import { inOrder, randomId } from './protocol.js';
 import { Toolbox, type GenericToolHandler, type ToolCall, type ToolOutcome, type ToolSpecificHandler } from './tools.js';
 import type {
   ChatEventContext,
@@ -80,8 +80,8 @@ export class PedelecSession<TToolName extends string = string> {
   /** Tool calls by `toolRequestId`: how to abort one still running, `null` once answered. */
   #calls = new Map<string, ((reason: PedelecError) => void) | null>();
   #listeners: Record<string, Set<Listener>> = {};
-  /** Status changes waiting while status listeners run (see #setStatus). */
-  #statusQueue: unknown[][] | null = null;
+  /** Status events, in order even when a status listener changes the status again. */
+  #emitStatus = inOrder((args: unknown[]) => this.#emit('status', ...args));
 
   /** @internal Sessions are made by `Pedelec`; construct one yourself only in tests. */
   constructor(bridge: SessionBridge, init: { sessionId: string; provider: string; model: string | undefined; toolbox: Toolbox }) {
@@ -526,15 +526,7 @@ export class PedelecSession<TToolName extends string = string> {
     const previousStatus = this.#status;
     if (status === previousStatus) return;
     this.#status = status;
-    const args = [status, { ...this.#ctx('status_changed', receivedAt), status, previousStatus }];
-    // A change made by a status listener reaches every listener after the current change, in order.
-    if (this.#statusQueue) return void this.#statusQueue.push(args);
-    const queue = (this.#statusQueue = [args]);
-    try {
-      for (let next; (next = queue.shift()); ) this.#emit('status', ...next);
-    } finally {
-      this.#statusQueue = null;
-    }
+    this.#emitStatus([status, { ...this.#ctx('status_changed', receivedAt), status, previousStatus }]);
   }
 
   /** `turn`: the turn the error belongs to, when not the current one (a late failure of a finished turn). */

@@ -19,7 +19,7 @@ import {
   type ToolSpecificHandler,
 } from '../../core/index.js';
 import { canonicalJson } from '../../core/json.js';
-import { monotonic } from '../../core/protocol.js';
+import { inOrder, monotonic } from '../../core/protocol.js';
 import { toolCallContext, toolTimeout } from '../../core/session.js';
 import { PedelecChatDeltaEvent } from '../../events/chat-delta.event.js';
 import { PedelecEndedEvent } from '../../events/ended.event.js';
@@ -168,8 +168,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #fresh = false;
   /** Counts end() calls: an end() while restart() ends the old session stops the restart. */
   #ends = 0;
-  /** Status events waiting while status listeners run (see #setStatus). */
-  #statusQueue: PedelecStatusEvent[] | null = null;
+  /** Status events, in order even when a status listener starts or ends the session again. */
+  #emitStatus = inOrder((event: PedelecStatusEvent) => this.#emit(event));
   #built: ToolBuild = { tools: [], byName: new Map(), invalid: [], disabled: new Set() };
   #reported = new Map<Element | null | string, string>();
   #warned = new Set<string>();
@@ -765,9 +765,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
    */
   #forgetRecord(): void {
     for (const key of new Set([this.#recordKey, this.#storageKey()])) {
-      const record = key && readRecord(key);
+      if (!key) continue;
+      const record = readRecord(key);
       if (record && record.sessionId !== this.#_session?.sessionId) this.#endRecorded(record.sessionId);
-      if (key) deleteRecord(key);
+      deleteRecord(key);
     }
     this.#recordKey = null;
   }
@@ -980,14 +981,6 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     this.#_status = next;
     this.setAttribute('status', next);
     this.#showState(previousStatus, next);
-    const event = new PedelecStatusEvent(context ? { status: next, previousStatus, context } : { status: next, previousStatus });
-    // A change made by a status listener (start() at `ended`) reaches every listener after this one.
-    if (this.#statusQueue) return void this.#statusQueue.push(event);
-    const queue = (this.#statusQueue = [event]);
-    try {
-      for (let e; (e = queue.shift()); ) this.#emit(e);
-    } finally {
-      this.#statusQueue = null;
-    }
+    this.#emitStatus(new PedelecStatusEvent(context ? { status: next, previousStatus, context } : { status: next, previousStatus }));
   }
 }
