@@ -6,7 +6,7 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecErrorEvent, PedelecSessionElement, PedelecToolElement } from '../../src/index.js';
-import { approvedStatus, flush, installFakeChrome, nextTask, uninstallFakeChrome, type FakePort, type Posted } from './helpers.js';
+import { approvedStatus, flush, installFakeChrome, uninstallFakeChrome, replier, type FakePort, type Posted } from './helpers.js';
 
 let fake: FakePort;
 beforeEach(() => {
@@ -17,17 +17,10 @@ afterEach(() => {
   uninstallFakeChrome();
 });
 
-const answered = new Set<Posted>();
-/** Answers the first unanswered request of `type`, waiting for it to be posted (bounded). */
+const replies = replier(() => fake);
+/** Answers the first unanswered request of `type` (waiting for it, bounded), then lets the page react. */
 async function answer(type: string, result: unknown = {}): Promise<Posted> {
-  let request: Posted | undefined;
-  for (let i = 0; i < 200 && !request; i++) {
-    request = fake.posted.find((m) => m.type === type && !answered.has(m));
-    if (!request) await (i < 150 ? Promise.resolve() : nextTask());
-  }
-  if (!request) throw new Error(`no ${type} posted; posted: ${fake.posted.map((m) => m.type).join(', ')}`);
-  answered.add(request);
-  fake.respond(result, request);
+  const request = await replies.answer(type, result);
   await flush(20);
   return request;
 }

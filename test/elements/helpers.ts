@@ -144,3 +144,30 @@ export async function endSession(session: PedelecSessionElement, fake: FakePort)
   if (request) fake.respond({}, request);
   await ending;
 }
+
+/**
+ * Answers the page's requests by type, each once, for tests that drive a whole sequence. `request`
+ * waits (bounded: microtasks, then tasks) for the first unanswered request of `type` (and `where`);
+ * `answer` / `refuse` respond to it; `answered` holds what was answered (add one answered by hand).
+ * `port` gives the fake port installed now (tests install a fresh one each).
+ */
+export function replier(port: () => FakePort) {
+  const answered = new WeakSet<Posted>();
+  const request = async (type: string, where?: (m: Posted) => boolean): Promise<Posted> => {
+    for (let i = 0; i < 400; i++) {
+      const found = port().posted.find((m) => m.type === type && !answered.has(m) && (!where || where(m)));
+      if (found) return found;
+      await (i < 300 ? Promise.resolve() : nextTask());
+    }
+    throw new Error(`no ${type} request; posted: ${port().posted.map((m) => m.type).join(', ')}`);
+  };
+  const reply =
+    (how: 'respond' | 'fail') =>
+    async (type: string, value: unknown = {}, where?: (m: Posted) => boolean): Promise<Posted> => {
+      const req = await request(type, where);
+      answered.add(req);
+      port()[how](value, req);
+      return req;
+    };
+  return { request, answer: reply('respond'), refuse: reply('fail'), answered };
+}

@@ -7,36 +7,16 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecSessionElement, PedelecSession } from '../../src/index.js';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../core/fake-chrome.js';
+import { replier } from './helpers.js';
 
 let fake: FakePort;
-let answered: Set<string>;
-const keyOf = (m: Posted) => `${m.channelId}|${m.requestId}`;
 const APPROVED = () => ({ installed: true, approved: true, origin: location.origin, appConnected: true });
 const postedOf = (type: string) => fake.posted.filter((m) => m.type === type);
 const settle = async (n = 40) => {
   for (let i = 0; i < n; i++) await Promise.resolve();
 };
-async function request(type: string, where?: (m: Posted) => boolean): Promise<Posted> {
-  for (let i = 0; i < 400; i++) {
-    const found = fake.posted.find((m) => m.type === type && !answered.has(keyOf(m)) && (!where || where(m)));
-    if (found) return found;
-    await (i < 300 ? Promise.resolve() : new Promise((r) => setTimeout(r, 0)));
-  }
-  throw new Error(`no ${type} request; posted: ${fake.posted.map((m) => m.type).join(', ')}`);
-}
-async function answer(type: string, result: unknown = {}, where?: (m: Posted) => boolean): Promise<Posted> {
-  const req = await request(type, where);
-  answered.add(keyOf(req));
-  fake.respond(result, req);
-  return req;
-}
-async function refuse(type: string, error: unknown, where?: (m: Posted) => boolean): Promise<Posted> {
-  const req = await request(type, where);
-  answered.add(keyOf(req));
-  fake.fail(error, req);
-  return req;
-}
+const { request, answer, refuse, answered } = replier(() => fake);
 async function started(el: PedelecSessionElement, sessionId = 's1'): Promise<PedelecSession> {
   const p = el.start();
   await answer('get_approval_status', APPROVED());
@@ -47,13 +27,12 @@ async function started(el: PedelecSessionElement, sessionId = 's1'): Promise<Ped
 describe('<pedelec-session> persist, resume and restart', () => {
   beforeEach(() => {
     fake = installFakeChrome();
-    answered = new Set();
     sessionStorage.clear();
   });
   afterEach(async () => {
     for (const el of Array.from(document.querySelectorAll('pedelec-session'))) el.remove();
     await settle();
-    for (const req of postedOf('end_session').filter((m) => !answered.has(keyOf(m)))) fake.respond({}, req);
+    for (const req of postedOf('end_session').filter((m) => !answered.has(m))) fake.respond({}, req);
     await settle();
     fake.disconnect();
     await settle();
@@ -94,7 +73,7 @@ describe('<pedelec-session> persist, resume and restart', () => {
     await settle();
     expect(postedOf('send_text'), 'spec: sendText rejects SESSION_ENDED only until start()').to.have.length(1);
     const req = postedOf('send_text')[0]!;
-    answered.add(keyOf(req));
+    answered.add(req);
     fake.respond({}, req);
     fake.event('s1', 'status_changed', { seq: 1, status: 'idle' });
     expect(await sent).to.equal(undefined);
@@ -115,7 +94,6 @@ describe('<pedelec-session> persist, resume and restart', () => {
     fake.disconnect();
     uninstallFakeChrome();
     fake = installFakeChrome();
-    answered = new Set();
     expect(JSON.parse(sessionStorage.getItem(KEY)!).sessionId).to.equal('s1');
   }
 

@@ -7,38 +7,17 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import { PedelecSessionElement, type PedelecEndedEvent, type PedelecStatusEvent } from '../../src/index.js';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../core/fake-chrome.js';
+import { replier } from './helpers.js';
 
 let fake: FakePort;
-let answered: Set<string>;
-const keyOf = (m: Posted) => `${m.channelId}|${m.requestId}`;
 const APPROVED = () => ({ installed: true, approved: true, origin: location.origin, appConnected: true });
 const postedOf = (type: string) => fake.posted.filter((m) => m.type === type);
 
 async function settle(times = 60): Promise<void> {
   for (let i = 0; i < times; i++) await Promise.resolve();
 }
-async function request(type: string): Promise<Posted> {
-  for (let i = 0; i < 40; i++) {
-    const found = fake.posted.find((m) => m.type === type && !answered.has(keyOf(m)));
-    if (found) return found;
-    await settle(20);
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  throw new Error(`no ${type} request; posted: ${fake.posted.map((m) => m.type).join(', ')}`);
-}
-async function answer(type: string, result: unknown = {}): Promise<Posted> {
-  const req = await request(type);
-  answered.add(keyOf(req));
-  fake.respond(result, req);
-  return req;
-}
-async function refuse(type: string, error: unknown): Promise<Posted> {
-  const req = await request(type);
-  answered.add(keyOf(req));
-  fake.fail(error, req);
-  return req;
-}
+const { answer, refuse, answered } = replier(() => fake);
 function coreEvent(sessionId: string, type: string, fields: Record<string, unknown> = {}): void {
   fake.emit({ channelId: fake.posted[fake.posted.length - 1]?.channelId, type, sessionId, ...fields });
 }
@@ -67,13 +46,12 @@ async function outcomeOf(p: Promise<unknown>): Promise<string> {
 describe('<pedelec-session> end, restart and status listeners', () => {
   beforeEach(() => {
     fake = installFakeChrome();
-    answered = new Set();
     sessionStorage.clear();
   });
   afterEach(async () => {
     for (const el of Array.from(document.querySelectorAll('pedelec-session'))) el.remove();
     await settle();
-    for (const req of postedOf('end_session').filter((m) => !answered.has(keyOf(m)))) fake.respond({}, req);
+    for (const req of postedOf('end_session').filter((m) => !answered.has(m))) fake.respond({}, req);
     await settle();
     fake.disconnect();
     await settle();
