@@ -7,32 +7,25 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecChatElement, PedelecSessionElement } from '../../src/index.js';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../core/fake-chrome.js';
+import { replier } from './helpers.js';
 
 let fake: FakePort;
-let answered: Set<string>;
-const keyOf = (m: Posted) => `${m.channelId}|${m.requestId}`;
 const APPROVED = { installed: true, approved: true, origin: location.origin, appConnected: true };
 const SETTINGS = { defaultProvider: 'codex', defaultModels: { codex: 'm' } };
 
 const settle = async (n = 40) => { for (let i = 0; i < n; i++) await Promise.resolve(); };
-async function request(type: string): Promise<Posted> {
-  for (let i = 0; i < 50; i++) {
-    const found = fake.posted.find((m) => m.type === type && !answered.has(keyOf(m)));
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  throw new Error(`no ${type} request; posted: ${fake.posted.map((m) => m.type).join(', ') || 'nothing'}`);
-}
-async function reply(type: string, ok: boolean, value: unknown): Promise<void> {
-  const req = await request(type);
-  answered.add(keyOf(req));
-  if (ok) fake.respond(value, req);
-  else fake.fail(value, req);
+const replies = replier(() => fake);
+const { answered } = replies;
+/** Answers (or refuses) the first unanswered request of `type`, then lets the chat react. */
+async function answer(type: string, result: unknown = {}): Promise<void> {
+  await replies.answer(type, result);
   await settle();
 }
-const answer = (type: string, result: unknown = {}) => reply(type, true, result);
-const refuse = (type: string, error: unknown) => reply(type, false, error);
+async function refuse(type: string, error: unknown): Promise<void> {
+  await replies.refuse(type, error);
+  await settle();
+}
 let seq = 0;
 function core(type: string, fields: Record<string, unknown> = {}, sessionId = 's1'): void {
   fake.event(sessionId, type, { seq: ++seq, ...fields });
@@ -52,13 +45,12 @@ const update = async (chat: Element) => { await settle(); await (chat as Pedelec
 describe('<pedelec-chat> availability line and accessibility', () => {
   beforeEach(() => {
     fake = installFakeChrome();
-    answered = new Set();
   });
   afterEach(async () => {
     for (const el of Array.from(document.querySelectorAll('pedelec-session'))) el.remove();
     await settle();
-    for (const req of fake.posted.filter((m) => m.type === 'end_session' && !answered.has(keyOf(m)))) {
-      answered.add(keyOf(req));
+    for (const req of fake.posted.filter((m) => m.type === 'end_session' && !answered.has(m))) {
+      answered.add(req);
       fake.respond({}, req);
     }
     await settle();
@@ -111,7 +103,7 @@ describe('<pedelec-chat> availability line and accessibility', () => {
     /** Answers every pending check request the way Pedelec is set up: default provider set, but unavailable. */
     const pedelec = async () => {
       for (let i = 0; i < 20; i++) {
-        const out = fake.posted.find((m) => ['get_approval_status', 'get_settings', 'list_providers'].includes(m.type) && !answered.has(keyOf(m)));
+        const out = fake.posted.find((m) => ['get_approval_status', 'get_settings', 'list_providers'].includes(m.type) && !answered.has(m));
         if (out) await answer(out.type, out.type === 'get_approval_status' ? APPROVED : out.type === 'get_settings' ? SETTINGS : providers);
         else await new Promise((r) => setTimeout(r, 0));
       }

@@ -5,31 +5,26 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecChatElement, PedelecSessionElement } from '../../src/index.js';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../core/fake-chrome.js';
+import { replier } from './helpers.js';
 
 let fake: FakePort;
-let answered: Set<string>;
-const keyOf = (m: Posted) => `${m.channelId}|${m.requestId}`;
 const APPROVED = { installed: true, approved: true, origin: location.origin, appConnected: true };
 const SETTINGS = { defaultProvider: 'codex', defaultModels: { codex: 'm' } };
 
 const settle = async (times = 40) => { for (let i = 0; i < times; i++) await Promise.resolve(); };
-async function request(type: string): Promise<Posted> {
-  for (let i = 0; i < 50; i++) {
-    const found = fake.posted.find((m) => m.type === type && !answered.has(keyOf(m)));
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  throw new Error(`no ${type} request; posted: ${fake.posted.map((m) => m.type).join(', ') || 'nothing'}`);
-}
-async function reply(type: string, how: 'respond' | 'fail', value: unknown): Promise<void> {
-  const req = await request(type);
-  answered.add(keyOf(req));
-  fake[how](value, req);
+const replies = replier(() => fake);
+const { answered } = replies;
+/** Answers (or refuses) the first unanswered request of `type`, then lets the chat react. */
+async function answer(type: string, result: unknown = {}): Promise<void> {
+  await replies.answer(type, result);
   await settle();
 }
-const answer = (type: string, result: unknown = {}) => reply(type, 'respond', result);
-const refuse = (type: string, error: unknown) => reply(type, 'fail', error);
+async function refuse(type: string, error: unknown): Promise<void> {
+  await replies.refuse(type, error);
+  await settle();
+}
+const request = replies.request;
 async function available(): Promise<void> {
   await answer('get_approval_status', APPROVED);
   await answer('get_settings', SETTINGS);
@@ -64,13 +59,12 @@ async function mountChat(): Promise<{ session: PedelecSessionElement; chat: Pede
 describe('<pedelec-chat> edges', () => {
   beforeEach(() => {
     fake = installFakeChrome();
-    answered = new Set();
   });
   afterEach(async () => {
     for (const el of Array.from(document.querySelectorAll('pedelec-session'))) el.remove();
     await settle();
-    for (const req of fake.posted.filter((m) => m.type === 'end_session' && !answered.has(keyOf(m)))) {
-      answered.add(keyOf(req));
+    for (const req of fake.posted.filter((m) => m.type === 'end_session' && !answered.has(m))) {
+      answered.add(req);
       fake.respond({}, req);
     }
     await settle();
