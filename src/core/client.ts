@@ -4,7 +4,8 @@
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import { fieldsOf, hasOwn, isObject, isText } from './json.js';
-import { APPROVAL_HELD_REQUESTS, monotonic, randomId, type BridgePort } from './protocol.js';
+import { watchPageActivity } from './page-activity.js';
+import { APPROVAL_HELD_REQUESTS, monotonic, PEDELEC_PROTOCOL_VERSION, randomId, type BridgePort } from './protocol.js';
 import { PedelecSession, type SessionBridge } from './session.js';
 import { normalizeSkills, Toolbox, type NormalizedSkills, type SkillsInput, type ToolDefinition, type ToolNameOf } from './tools.js';
 import { chromeRuntime, extensionTransport } from './transports/extension.js';
@@ -14,8 +15,14 @@ import type { ApprovalStatus, PedelecAvailability, PedelecOptions, PedelecSettin
  * What `createSession` takes. A union, so that `model` without `provider` is a compile error.
  */
 export type CreateSessionInput<TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]> =
-  | { provider?: undefined; model?: undefined; skills?: SkillsInput<TTools>; autoEndOnDisconnect?: boolean }
-  | { provider: ProviderCode; model?: string; skills?: SkillsInput<TTools>; autoEndOnDisconnect?: boolean };
+  | ({ provider?: undefined; model?: undefined; skills?: SkillsInput<TTools>; autoEndOnDisconnect?: boolean } & EffortInput)
+  | ({ provider: ProviderCode; model?: string; skills?: SkillsInput<TTools>; autoEndOnDisconnect?: boolean } & EffortInput);
+
+/**
+ * (ours) Passed through to a current Desktop as given (it checks them): `effortLevel` picks one of the
+ * provider's effort profiles, `effort` goes with an explicit `model`.
+ */
+type EffortInput = { effortLevel?: string; effort?: string };
 
 /** (ours) Options for `resumeSession`: what Core does not return, and the page's handlers. */
 export type ResumeSessionOptions<TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]> = {
@@ -61,6 +68,14 @@ export class Pedelec {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #due = 0;
   #sessions = new Map<string, PedelecSession<string>>();
+  /**
+   * Snapshots for sessions this client has no handle for yet: the extension may send a session's
+   * snapshot before the create/resume response that makes its handle. Kept only while such a
+   * request is in flight (`#subscribing` counts them), and handed to the handle when it is made.
+   */
+  #earlySnapshots = new Map<string, [message: Record<string, unknown>, receivedAt: number]>();
+  #subscribing = 0;
+  #stopWatchingActivity: () => void = () => {};
   #warnedOnce = new Set<string>();
   #bridge: SessionBridge = {
     request: (type, payload) => this.request(type, payload),
@@ -87,6 +102,21 @@ export class Pedelec {
       this.#port = port;
     } catch {
       this.#failure = UNAVAILABLE();
+      return;
+    }
+    // The current protocol's handshake: without it, an extension flags the page's SDK as outdated and
+    // may open its popup. A 0.1.x extension refuses both messages with responses that match no
+    // request (empty ids), which are ignored like any other.
+    this.#post({ type: 'sdk_hello', sdkVersion: PEDELEC_PROTOCOL_VERSION });
+    this.#stopWatchingActivity = watchPageActivity((active) => this.#post({ type: 'page_activity', active }));
+  }
+
+  /** Posts a message that is not a request (no answer expected). Best effort: a port that cannot take it fails the next request. */
+  #post(message: Record<string, unknown>): void {
+    try {
+      this.#port?.postMessage(message);
+    } catch {
+      // Said by the first request posted after it.
     }
   }
 
@@ -171,7 +201,9 @@ export class Pedelec {
           : keepError(error, pedelecError('SDK_TRANSPORT_ERROR', 'SDK transport request failed', error)),
       );
     } else if (typeof sessionId === 'string') {
-      this.#sessions.get(sessionId)?.handleEvent(message, receivedAt);
+      const session = this.#sessions.get(sessionId);
+      if (session) session.handleEvent(message, receivedAt);
+      else if (type === 'session_snapshot' && this.#subscribing > 0) this.#earlySnapshots.set(sessionId, [message, receivedAt]);
     } else if (type === 'error' && sessionId == null) {
       // A transport-wide error, broadcast to every SDK port: every live session's turn fails. Only
       // one that names no session: an error with a malformed session id is garbage, and ignored.
@@ -185,6 +217,7 @@ export class Pedelec {
 
   #handleDisconnect(port: BridgePort): void {
     if (this.#failure) return;
+    this.#stopWatchingActivity();
     const lastError = port.error ?? chromeRuntime()?.lastError;
     const error = (this.#failure = keepError(lastError, DISCONNECTED(lastError)));
     [...this.#pending.keys()].forEach((requestId) => this.#settle(requestId, false, error));
@@ -226,6 +259,13 @@ export class Pedelec {
     } catch (error) {
       throw normalizeError(error, 'INVALID_INPUT', 'createSession input is invalid');
     }
+    const effort: EffortInput = {};
+    for (const key of ['effortLevel', 'effort'] as const) {
+      const value = (input as EffortInput)[key];
+      if (value === undefined) continue;
+      if (typeof value !== 'string') throw invalidInput(`${key} must be a string`);
+      effort[key] = value;
+    }
     skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
 
     let { provider, model } = input as { provider?: string; model?: string };
@@ -239,17 +279,36 @@ export class Pedelec {
         }
         provider = defaultProvider;
       }
-      // Own keys only: a provider code such as "constructor" must not find Object.prototype's.
+      // Own keys only: a provider code such as "constructor" must not find Object.prototype's. A
+      // current extension has no default models: no model is sent, and Desktop's profile chooses.
       model = hasOwn(defaultModels, provider) ? defaultModels[provider] : undefined;
     }
-    const result = await this.request<Record<string, unknown> | undefined>(
+    const created = this.request<Record<string, unknown> | undefined>(
       'create_session',
-      { input: { provider, model, skills: skills?.manifest, autoEndOnDisconnect: input.autoEndOnDisconnect !== false } },
+      {
+        input: { provider, model, skills: skills?.manifest, autoEndOnDisconnect: input.autoEndOnDisconnect !== false, ...effort },
+        callerSdkVersion: PEDELEC_PROTOCOL_VERSION,
+      },
       wiring.requestTimeoutMs,
     );
-    const sessionId = result?.sessionId;
-    if (!isText(sessionId)) throw protocolError('create_session response did not include sessionId');
-    return this.#adopt(sessionId, provider, model, skills, wiring, true);
+    return this.#subscribe(created, (result) => {
+      const sessionId = result?.sessionId;
+      if (!isText(sessionId)) throw protocolError('create_session response did not include sessionId');
+      return this.#adopt(sessionId, provider!, model, skills, wiring, true);
+    });
+  }
+
+  /**
+   * Waits for a create or resume response and makes the handle from it. Meanwhile, snapshots of
+   * sessions this client does not know yet are kept, so the new handle gets its own.
+   */
+  async #subscribe<R, T>(response: Promise<R>, adopt: (result: R) => T): Promise<T> {
+    this.#subscribing++;
+    try {
+      return adopt(await response);
+    } finally {
+      if (--this.#subscribing === 0) this.#earlySnapshots.clear();
+    }
   }
 
   /** Re-attaches to a session this origin created earlier (e.g. with `autoEndOnDisconnect: false`). */
@@ -266,8 +325,11 @@ export class Pedelec {
       throw normalizeError(error, 'INVALID_INPUT', 'resumeSession options are invalid');
     }
     skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
-    const id = (await this.request<Record<string, unknown> | undefined>('resume_session', { sessionId }, wiring.requestTimeoutMs))?.sessionId;
-    return this.#adopt(isText(id) ? id : sessionId, options.provider ?? '', options.model, skills, wiring, !!skills);
+    const resumed = this.request<Record<string, unknown> | undefined>('resume_session', { sessionId }, wiring.requestTimeoutMs);
+    return this.#subscribe(resumed, (result) => {
+      const id = result?.sessionId;
+      return this.#adopt(isText(id) ? id : sessionId, options.provider ?? '', options.model, skills, wiring, !!skills);
+    });
   }
 
   /** The handle for a session: the one this client holds for that id (`replaceHandlers`: with the new tools), or a new one. */
@@ -282,7 +344,12 @@ export class Pedelec {
     let session = this.#sessions.get(sessionId);
     const toolbox = session?.toolbox ?? wiring.toolbox ?? new Toolbox(this.#options.validateArgs !== false);
     if (!session || replaceHandlers) toolbox.setTools(skills?.tools ?? []);
-    if (!session) this.#sessions.set(sessionId, (session = new PedelecSession<string>(this.#bridge, { sessionId, provider, model, toolbox })));
+    if (!session) {
+      this.#sessions.set(sessionId, (session = new PedelecSession<string>(this.#bridge, { sessionId, provider, model, toolbox })));
+      const early = this.#earlySnapshots.get(sessionId);
+      this.#earlySnapshots.delete(sessionId);
+      if (early) session.handleEvent(...early);
+    }
     return session;
   }
 
@@ -304,7 +371,8 @@ export class Pedelec {
   /** The user's default provider and models — and nothing else the extension may include. */
   async getSettings(/** @internal */ timeoutMs?: number): Promise<PedelecSettings> {
     const result = await this.request('get_settings', {}, timeoutMs);
-    const { defaultProvider, defaultModels } = fieldsOf(result);
+    const { defaultProvider, defaultModels = {} } = fieldsOf(result);
+    // `defaultModels` is optional: current extensions no longer send it.
     if (!(defaultProvider === null || isText(defaultProvider)) || !isObject(defaultModels) || !Object.entries(defaultModels).every(([code, m]) => code && typeof m === 'string')) {
       throw protocolError('get_settings response had invalid shape');
     }

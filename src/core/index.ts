@@ -20,7 +20,7 @@ export type {
   ToolSpecificHandler,
   ToolboxHooks,
 } from './tools.js';
-export { PEDELEC_EXTENSION_ID, PORT_NAME } from './protocol.js';
+export { PEDELEC_EXTENSION_ID, PEDELEC_PROTOCOL_VERSION, PORT_NAME } from './protocol.js';
 export type { BridgePort, PortEvent, PortFactory } from './protocol.js';
 export { extensionTransport } from './transports/extension.js';
 export { isPedelecError, normalizeError, pedelecError } from './errors.js';

@@ -9,6 +9,12 @@ export const PEDELEC_EXTENSION_ID = 'ogccgaminlphbkeghldidiiimajfdpag';
 /** The name every SDK port is opened with. */
 export const PORT_NAME = 'pedelec-sdk-external';
 
+/**
+ * The version of the Pedelec protocol this kit implements, sent in the `sdk_hello` handshake (an
+ * extension that hears none, or an older major.minor than its own, flags the page as outdated).
+ */
+export const PEDELEC_PROTOCOL_VERSION = '0.4.6';
+
 /** Requests the extension may hold while its popup asks the user to approve the origin. */
 export const APPROVAL_HELD_REQUESTS: ReadonlySet<string> = new Set([
   'get_settings',
@@ -49,7 +55,6 @@ export function portEvent<T>(): [event: Required<PortEvent<(value: T) => void>>,
   return [{ addListener: (fn) => void set.add(fn), removeListener: (fn) => void set.delete(fn) }, (value) => set.forEach((fn) => fn(value))];
 }
 
-/** `<prefix>_<Date.now()>_<random>`; crypto.randomUUID when the platform has it. */
 /**
  * Delivers items one at a time, in order: an item raised while one is being delivered (a listener
  * that changes the status again) waits until that delivery is over, so every listener sees the same order.
@@ -67,6 +72,7 @@ export function inOrder<T>(deliver: (item: T) => void): (item: T) => void {
   };
 }
 
+/** `<prefix>_<Date.now()>_<random>`; crypto.randomUUID when the platform has it. */
 export const randomId = (prefix: string): string =>
   `${prefix}_${Date.now()}_${globalThis.crypto?.randomUUID?.() ?? Math.random().toString(36).slice(2)}`;
 

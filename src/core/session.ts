@@ -3,21 +3,26 @@
  * (spec/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`.
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
-import { fieldsOf, isText, type JsonValue } from './json.js';
+import { fieldsOf, isObject, isText, type JsonValue } from './json.js';
 import { inOrder, randomId } from './protocol.js';
 import { Toolbox, type GenericToolHandler, type ToolCall, type ToolOutcome, type ToolSpecificHandler } from './tools.js';
 import type {
+  ArtifactEventContext,
   ChatEventContext,
+  ChatMessageEventContext,
   EndedEventContext,
   ErrorEventContext,
   PedelecEventContext,
   PedelecSessionStatus,
+  ProviderArtifact,
   ReadAssetType,
   SandboxAsset,
   StatusEventContext,
   ToolCallContext,
   TurnEvent,
   TurnKind,
+  UsageEventContext,
+  UsageInfo,
 } from './types.js';
 
 /** What a session needs from its client; keeps the session testable and the client private. */
@@ -30,6 +35,12 @@ export interface SessionBridge {
 type Turn = {
   /** What every context of the turn carries. */
   ctx: { turnId: string; turnStartedAt: number; turnKind: TurnKind };
+  /**
+   * The turn's id on the wire (current protocol): sent with its request, carried by its events and by
+   * the `operation_completed` that finishes it. Undefined only for a turn taken over from a snapshot
+   * that named no operation.
+   */
+  operationId: string | undefined;
   /**
    * Whether the request's own failure, should it come after the turn finished, is still to be
    * reported: the turn finished cleanly (a `done`/`idle` may come first), or on `status_changed:
@@ -46,6 +57,8 @@ const STATUSES = ['idle', 'running', 'waiting_tool_result', 'ended', 'error'];
 const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 const noop = () => {};
+/** A tool call from a snapshot, waiting for a handler to be registered (see #takeOverPendingCall). */
+type ParkedCall = { toolRequestId: string; tool: string; args: unknown; receivedAt: number };
 const isCount = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
 const shapeError = (type: string) => protocolError(`${type} response had an invalid shape`);
 /** Whatever a session request failed with, as an error with that request's fallbacks. */
@@ -58,6 +71,17 @@ const failed = (failure: unknown, type: string, code = `${type.toUpperCase()}_FA
  */
 export const isAssetPath = (path: unknown): path is `/${string}` =>
   typeof path === 'string' && /^(\/(?!\.\.?(\/|$))[^/\\\x00-\x1f]+)+$/.test(path);
+
+/** A `provider_artifact`'s artifact: its path must be a valid asset path; other fields are kept when well typed. */
+function readArtifact(value: unknown): ProviderArtifact | null {
+  if (!isObject(value) || !isAssetPath(value.path)) return null;
+  const artifact: ProviderArtifact = { path: value.path };
+  for (const key of ['id', 'provider', 'name', 'mimeType', 'kind', 'source'] as const) {
+    if (typeof value[key] === 'string') artifact[key] = value[key];
+  }
+  if (isCount(value.sizeBytes)) artifact.sizeBytes = value.sizeBytes;
+  return artifact;
+}
 
 export class PedelecSession<TToolName extends string = string> {
   readonly sessionId: string;
@@ -79,6 +103,18 @@ export class PedelecSession<TToolName extends string = string> {
   #uploading = false;
   /** Tool calls by `toolRequestId`: how to abort one still running, `null` once answered. */
   #calls = new Map<string, ((reason: PedelecError) => void) | null>();
+  /**
+   * The current protocol: the session has seen an operation-aware event (a `session_snapshot`, or
+   * any event carrying an `operationId`). Its turns then finish only on their `operation_completed`;
+   * before, `done` or `status_changed: idle` finishes them (0.1.x).
+   */
+  #operationAware = false;
+  /** What the fragments (`chat_delta`) of the current assistant message delivered so far. */
+  #messageDelivered = '';
+  /** Operations whose events were ignored (and warned about) during the current turn. */
+  #foreignOperations = new Set<string>();
+  #parked: ParkedCall | null = null;
+  #usage: UsageInfo | undefined;
   #listeners: Record<string, Set<Listener>> = {};
   /** Status events, in order even when a status listener changes the status again. */
   #emitStatus = inOrder((args: unknown[]) => this.#emit('status', ...args));
@@ -102,10 +138,31 @@ export class PedelecSession<TToolName extends string = string> {
     return !!this.#turn;
   }
 
+  /** (ours) The session's token usage as Core last reported it (`usage_updated`, snapshots); undefined until then. */
+  get usage(): UsageInfo | undefined {
+    return this.#usage;
+  }
+
   // ───────────────────────────── listeners ─────────────────────────────
 
+  /**
+   * Pieces of the agent's reply, in order: every character of each assistant message exactly once,
+   * whether the provider streams fragments, sends whole messages, or both.
+   */
   onChat(listener: (text: string, ctx: ChatEventContext) => void): () => void {
     return this.#on('chat', listener);
+  }
+  /** (ours) Each whole assistant message, once it is complete (current Pedelec only). */
+  onChatMessage(listener: (text: string, ctx: ChatMessageEventContext) => void): () => void {
+    return this.#on('chatMessage', listener);
+  }
+  /** (ours) Core reported the session's token usage. */
+  onUsage(listener: (usage: UsageInfo, ctx: UsageEventContext) => void): () => void {
+    return this.#on('usage', listener);
+  }
+  /** (ours) The provider produced a file; read it with `readAsset(artifact.path, 'file')`. */
+  onArtifact(listener: (artifact: ProviderArtifact, ctx: ArtifactEventContext) => void): () => void {
+    return this.#on('artifact', listener);
   }
   onStatus(listener: (status: PedelecSessionStatus, ctx: StatusEventContext) => void): () => void {
     return this.#on('status', listener);
@@ -125,7 +182,10 @@ export class PedelecSession<TToolName extends string = string> {
   /** The handler for one tool; the latest registration for a name wins. */
   onTool<TArgs = unknown, TResult = unknown>(toolName: TToolName, handler: ToolSpecificHandler<TArgs, TResult>): () => void;
   onTool(name: any, handler?: any): () => void {
-    return this.toolbox.onTool(name, handler);
+    const off = this.toolbox.onTool(name, handler);
+    // A call taken over from a snapshot may have been waiting for exactly this handler.
+    this.#runParked();
+    return off;
   }
 
   #on(kind: string, listener: Listener): () => void {
@@ -191,14 +251,16 @@ export class PedelecSession<TToolName extends string = string> {
    */
   #runTurn(kind: TurnKind, type: string, payload: { text?: string }, failCode?: string): Promise<void> {
     const turnId = randomId('turn');
-    const turn = (this.#turn = { ctx: { turnId, turnStartedAt: Date.now(), turnKind: kind } } as Turn);
+    const operationId = randomId('op');
+    const turn = (this.#turn = { ctx: { turnId, turnStartedAt: Date.now(), turnKind: kind }, operationId } as Turn);
+    this.#newTurnState();
     const finished = new Promise<void>((resolve, reject) => {
       turn.finish = (error) => (error ? reject(error) : resolve());
     });
     // The payload carries the turn's text, when it has one.
     this.#emit('turn', { turnId, kind, ...payload }, this.#ctx());
     this.#setStatus('running');
-    const request = this.#request(type, payload).then(noop, (failure: unknown) => {
+    const request = this.#request(type, { ...payload, operationId }).then(noop, (failure: unknown) => {
       const error = failed(failure, type, failCode);
       // Emitted while the turn is still active, so the error's context carries it; a turn that
       // already finished cleanly still reports the failed request (one that failed on an error event
@@ -245,33 +307,172 @@ export class PedelecSession<TToolName extends string = string> {
   /** @internal Routed here by the client: one session-addressed message from the bridge. */
   handleEvent(message: Record<string, any>, receivedAt: number): void {
     if (this.#ended) return;
-    const { seq, type, status, text, toolRequestId, tool } = message;
+    const { seq, type, status, text, toolRequestId, tool, operationId } = message;
     if (isCount(seq)) {
-      if (seq <= this.#lastSeq) return; // the extension may route one event twice
-      this.#lastSeq = seq;
+      // The extension may route one event twice. A snapshot is state, not an event to replay: taken
+      // whatever its seq (a recovery's snapshot may repeat the last seq seen).
+      if (seq <= this.#lastSeq && type !== 'session_snapshot') return;
+      this.#lastSeq = Math.max(seq, this.#lastSeq);
     }
-    const turn = this.#turn;
+    if (isText(operationId)) this.#operationAware = true;
     // An SDK error about a message that did arrive: the one SDK-made event that keeps eventReceivedAt.
     const malformed = (what: string) => this.#emitError(protocolError(`${type} ${what}`), receivedAt, true);
-    if (type === 'chat_delta' || type === 'tool_call') {
-      if (!turn) malformed('arrived outside of a turn');
-      else if (type === 'tool_call') {
-        if (isText(toolRequestId) && typeof tool === 'string') this.#toolCall(toolRequestId, tool, message.args, receivedAt);
-        else malformed('had no toolRequestId or tool');
-      } else if (typeof text !== 'string') malformed('had no text');
-      // A prepare turn's words are not the user's conversation.
-      else if (turn.ctx.turnKind !== 'prepare') this.#emit('chat', text, this.#ctx('chat_delta', receivedAt));
-    } else if (type === 'status_changed' || type === 'done' || type === 'ended') {
-      // `done` finishes the turn as `status_changed: idle` does; `ended` is final either way.
-      const next = type === 'done' ? 'idle' : type === 'ended' ? type : status;
-      if (!STATUSES.includes(next)) malformed('had an unknown status');
-      else if (next === 'ended') this.#markEnded(receivedAt);
-      else {
-        this.#setStatus(next, receivedAt);
-        if (next === 'idle') this.#finishTurn();
-        else if (next === 'error') this.#finishTurn(this.#error('SESSION_ERROR', 'Pedelec session error'), this.#turn, true);
+    switch (type) {
+      case 'chat_delta':
+      case 'chat_message':
+      case 'tool_call': {
+        const turn = this.#turn;
+        if (isText(operationId) && operationId !== turn?.operationId) this.#ignoreForeign(type, operationId);
+        else if (!turn) malformed('arrived outside of a turn');
+        else if (type === 'tool_call') {
+          if (isText(toolRequestId) && typeof tool === 'string') this.#toolCall(toolRequestId, tool, message.args, receivedAt);
+          else malformed('had no toolRequestId or tool');
+        } else if (typeof text !== 'string') malformed('had no text');
+        // A prepare turn's words are not the user's conversation.
+        else if (turn.ctx.turnKind !== 'prepare') this.#chat(type, text, receivedAt);
+        return;
       }
-    } else if (type === 'error') this.#fail(normalizeError(message.error, 'SESSION_ERROR', 'Pedelec session error'), receivedAt);
+      case 'status_changed':
+      case 'done':
+      case 'ended': {
+        // `done` reports `idle` as `status_changed: idle` does; `ended` is final either way.
+        const next = type === 'done' ? 'idle' : type === 'ended' ? type : status;
+        if (!STATUSES.includes(next)) malformed('had an unknown status');
+        else if (next === 'ended') this.#markEnded(receivedAt);
+        else {
+          this.#setStatus(next, receivedAt);
+          // An operation-aware session's turn finishes on its operation_completed alone.
+          if (next === 'idle' && !this.#operationAware) this.#finishTurn();
+          else if (next === 'error') this.#finishTurn(this.#error('SESSION_ERROR', 'Pedelec session error'), this.#turn, true);
+        }
+        return;
+      }
+      case 'operation_completed':
+        this.#operationAware = true;
+        this.#completeOperation(message, receivedAt);
+        return;
+      case 'session_snapshot':
+        this.#operationAware = true;
+        if (isObject(message.snapshot)) this.#applySnapshot(message.snapshot, receivedAt);
+        else malformed('had no snapshot');
+        return;
+      case 'usage_updated':
+        if (isCount(message.totalTokens)) this.#setUsage(message.totalTokens, receivedAt);
+        else malformed('had no totalTokens');
+        return;
+      case 'provider_artifact': {
+        const artifact = readArtifact(message.artifact);
+        if (artifact) this.#emit('artifact', artifact, this.#ctx('provider_artifact', receivedAt));
+        else malformed('had no artifact with a valid path');
+        return;
+      }
+      case 'error':
+        this.#fail(normalizeError(message.error, 'SESSION_ERROR', 'Pedelec session error'), receivedAt);
+        return;
+      // Unknown event types are ignored: newer extensions add some.
+    }
+  }
+
+  /**
+   * The reply's text through the one delta channel, each character once: fragments as they come; of a
+   * whole message, whatever its fragments did not deliver (all of it when none came). Fragments that do
+   * not match the start of their message have delivered what they could: the message then adds nothing
+   * (`onChatMessage` has it whole).
+   */
+  #chat(type: 'chat_delta' | 'chat_message', text: string, receivedAt: number): void {
+    let piece = text;
+    if (type === 'chat_delta') this.#messageDelivered += text;
+    else {
+      const delivered = this.#messageDelivered;
+      piece = text.startsWith(delivered) ? text.slice(delivered.length) : '';
+      this.#messageDelivered = '';
+    }
+    if (piece) this.#emit('chat', piece, this.#ctx('chat_delta', receivedAt));
+    if (type === 'chat_message') this.#emit('chatMessage', text, this.#ctx('chat_message', receivedAt));
+  }
+
+  /** What each turn starts with: no message begun, no operation ignored yet. */
+  #newTurnState(): void {
+    this.#messageDelivered = '';
+    this.#foreignOperations.clear();
+  }
+
+  /** An event of another operation than the running turn's (another page's, or one that ended): ignored, said once. */
+  #ignoreForeign(type: string, operationId: string): void {
+    if (this.#foreignOperations.has(operationId)) return;
+    this.#foreignOperations.add(operationId);
+    this.#bridge.warn(
+      pedelecError('FOREIGN_OPERATION', `Ignored ${type} of operation ${operationId}: it is not this page's running turn`, {
+        sessionId: this.sessionId,
+        operationId,
+        type,
+      }),
+    );
+  }
+
+  /** `operation_completed` (or a snapshot's `lastCompletedOperation`): finishes the running turn if it is that operation. */
+  #completeOperation(operation: Record<string, any>, receivedAt: number): void {
+    const turn = this.#turn;
+    // Another operation's, or the running turn's after an error event already finished it.
+    if (!turn || !isText(operation.operationId) || operation.operationId !== turn.operationId) return;
+    if (operation.success !== false) return this.#finishTurn();
+    const error = normalizeError(operation.error, 'SESSION_ERROR', 'Pedelec session error');
+    this.#emitError(error, receivedAt);
+    this.#finishTurn(error);
+  }
+
+  /**
+   * A `session_snapshot` (sent on every subscribe: create, resume, recovery): the status and usage;
+   * a turn that finished unseen; a turn still running that this page did not start (after a reload
+   * with `persist`), taken over; and the tool call Core waits for, run as if it had just arrived.
+   */
+  #applySnapshot(snapshot: Record<string, any>, receivedAt: number): void {
+    const { status, usage, activeOperation, lastCompletedOperation, pendingToolRequest } = snapshot;
+    if (isCount(usage?.totalTokens)) this.#setUsage(usage.totalTokens, receivedAt);
+    if (isObject(lastCompletedOperation)) this.#completeOperation(lastCompletedOperation, receivedAt);
+    const pending = isObject(pendingToolRequest) && isText(pendingToolRequest.toolRequestId) && typeof pendingToolRequest.tool === 'string' ? pendingToolRequest : null;
+    if (!this.#turn && (isObject(activeOperation) || pending)) {
+      const operation = isObject(activeOperation) ? activeOperation : pending!;
+      this.#turn = {
+        ctx: { turnId: randomId('turn'), turnStartedAt: receivedAt, turnKind: operation.operationKind === 'prepare' ? 'prepare' : 'user' },
+        operationId: isText(operation.operationId) ? operation.operationId : undefined,
+        finish: noop, // nobody on this page waits for it
+      };
+      this.#newTurnState();
+    }
+    if (status === 'ended') return this.#markEnded(receivedAt);
+    if (STATUSES.includes(status)) this.#setStatus(status, receivedAt);
+    // Calls still running that Core no longer waits for: their results would be refused.
+    for (const [id, abort] of this.#calls) {
+      if (!abort || id === pending?.toolRequestId) continue;
+      this.#calls.set(id, null);
+      abort(pedelecError('TOOL_REQUEST_NOT_PENDING', 'Pedelec no longer waits for this tool call', { toolRequestId: id }));
+    }
+    if (this.#parked && this.#parked.toolRequestId !== pending?.toolRequestId) this.#parked = null;
+    if (pending && !this.#calls.has(pending.toolRequestId)) {
+      this.#parked = { toolRequestId: pending.toolRequestId, tool: pending.tool, args: pending.args, receivedAt };
+      this.#runParked();
+    }
+  }
+
+  /**
+   * Runs the call taken over from a snapshot once something can answer it: a declared tool (an
+   * inline handler, or a `<pedelec-tool>`), a named handler or the generic one. A page that resumes
+   * with the core SDK registers its handlers after `resumeSession()` resolves.
+   */
+  #runParked(): void {
+    const parked = this.#parked;
+    if (!parked || !this.#turn || this.#ended) return;
+    const { toolbox } = this;
+    if (!(toolbox.tools.has(parked.tool) || toolbox.named.has(parked.tool) || toolbox.generic)) return;
+    this.#parked = null;
+    this.#toolCall(parked.toolRequestId, parked.tool, parked.args, parked.receivedAt);
+  }
+
+  #setUsage(totalTokens: number, receivedAt: number): void {
+    const usage = { totalTokens };
+    this.#usage = usage;
+    this.#emit('usage', usage, this.#ctx('usage_updated', receivedAt));
   }
 
   /**
@@ -307,6 +508,7 @@ export class PedelecSession<TToolName extends string = string> {
   #markEnded(receivedAt?: number): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#parked = null;
     this.#setStatus('ended', receivedAt);
     // onEnded runs before the pending turn is rejected, so its context still carries the turn.
     this.#emit('ended', this.#ctx('ended', receivedAt));

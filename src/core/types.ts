@@ -7,6 +7,10 @@ export type ProviderCode = 'codex' | 'antigravity' | 'opencode' | 'cursor' | 'cl
 
 export type ProviderInfo = { name: string; code: ProviderCode; available: boolean; error: string | null };
 
+/**
+ * The user's defaults. Current extensions send no per-provider models (Desktop's effort profiles
+ * choose): `defaultModels` is then `{}`.
+ */
 export type PedelecSettings = { defaultProvider: ProviderCode | null; defaultModels: { [code: string]: string } };
 
 export type ApprovalStatus = { installed: boolean; approved: boolean; origin: string | null; appConnected: boolean };
@@ -55,7 +59,18 @@ export type PedelecEventContext = {
   /** `local` (ours): a tool call made with `<pedelec-session>.invoke()`, and its tool events. */
   turnKind?: TurnKind | 'local';
   source: 'core' | 'sdk';
-  type?: 'chat_delta' | 'tool_call' | 'status_changed' | 'sdk_status_changed' | 'error' | 'sdk_error' | 'ended' | 'sdk_ended';
+  type?:
+    | 'chat_delta'
+    | 'chat_message'
+    | 'tool_call'
+    | 'status_changed'
+    | 'sdk_status_changed'
+    | 'error'
+    | 'sdk_error'
+    | 'ended'
+    | 'sdk_ended'
+    | 'usage_updated'
+    | 'provider_artifact';
 };
 
 export type ChatEventContext = PedelecEventContext & {
@@ -64,6 +79,36 @@ export type ChatEventContext = PedelecEventContext & {
   turnStartedAt: number;
   eventReceivedAt: number;
 };
+
+/** (ours) A whole assistant message (`onChatMessage`). */
+export type ChatMessageEventContext = PedelecEventContext & {
+  type: 'chat_message';
+  turnId: string;
+  turnStartedAt: number;
+  eventReceivedAt: number;
+};
+
+/** (ours) The session's token usage, as Core reports it. */
+export type UsageInfo = { totalTokens: number };
+
+export type UsageEventContext = PedelecEventContext & { type: 'usage_updated'; eventReceivedAt: number };
+
+/**
+ * (ours) A file the provider produced in the session's sandbox; read it with
+ * `session.readAsset(artifact.path, 'file')`. Fields other than `path` are kept when Core sends them.
+ */
+export type ProviderArtifact = {
+  path: `/${string}`;
+  id?: string;
+  provider?: string;
+  name?: string;
+  mimeType?: string;
+  sizeBytes?: number;
+  kind?: string;
+  source?: string;
+};
+
+export type ArtifactEventContext = PedelecEventContext & { type: 'provider_artifact'; eventReceivedAt: number };
 
 export type ToolCallContext = PedelecEventContext & {
   type: 'tool_call';

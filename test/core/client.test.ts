@@ -4,7 +4,7 @@
  * fake Chrome port of ./fake-chrome.ts.
  */
 import { expect } from '@open-wc/testing';
-import { Pedelec, PEDELEC_EXTENSION_ID } from '../../src/core/index.js';
+import { Pedelec, PEDELEC_EXTENSION_ID, PEDELEC_PROTOCOL_VERSION } from '../../src/core/index.js';
 import type { PedelecOptions, PedelecSession } from '../../src/core/index.js';
 import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from './fake-chrome.js';
 import { rejection, track, type Tracked } from './promises.js';
@@ -302,7 +302,11 @@ describe('Pedelec client: posted messages', () => {
     [
       'createSession({provider, model})',
       (c) => c.createSession({ provider: 'codex', model: 'gpt-5' }),
-      { type: 'create_session', input: { provider: 'codex', model: 'gpt-5', skills: undefined, autoEndOnDisconnect: true } },
+      {
+        type: 'create_session',
+        input: { provider: 'codex', model: 'gpt-5', skills: undefined, autoEndOnDisconnect: true },
+        callerSdkVersion: PEDELEC_PROTOCOL_VERSION,
+      },
     ],
     ['resumeSession(id)', (c) => c.resumeSession('s9'), { type: 'resume_session', sessionId: 's9' }],
     ['request(type, payload)', (c) => c.request('list_assets', { sessionId: 's9' }), { type: 'list_assets', sessionId: 's9' }],
@@ -727,6 +731,7 @@ describe('Pedelec client: createSession', () => {
       type: 'create_session',
       requestId: msg.requestId,
       input: { provider: 'codex', model: 'gpt-5', skills: undefined, autoEndOnDisconnect: true },
+      callerSdkVersion: PEDELEC_PROTOCOL_VERSION,
     });
     expect(Object.keys(msg.input).sort()).to.deep.equal(['autoEndOnDisconnect', 'model', 'provider', 'skills']);
     expect('skills' in msg.input).to.equal(true);
@@ -1031,7 +1036,6 @@ describe('Pedelec client: getSettings', () => {
     ['missing defaultProvider', { defaultModels: {} }],
     ['a numeric defaultProvider', { defaultProvider: 1, defaultModels: {} }],
     ['an empty defaultProvider', { defaultProvider: '', defaultModels: {} }],
-    ['missing defaultModels', { defaultProvider: 'codex' }],
     ['defaultModels null', { defaultProvider: 'codex', defaultModels: null }],
     ['defaultModels an array', { defaultProvider: 'codex', defaultModels: ['gpt-5'] }],
     ['a non-string model', { defaultProvider: 'codex', defaultModels: { codex: 5 } }],

@@ -7,8 +7,14 @@ type Listener = (message: unknown) => void;
 export type Posted = Record<string, any>;
 
 export interface FakePort {
-  /** Everything the page posted, in order, exactly as handed to postMessage. */
+  /**
+   * Every request the page posted, in order, exactly as handed to postMessage. The handshake
+   * messages of the current protocol (`sdk_hello`, `page_activity`), which are not requests (no
+   * `requestId`), are in `handshake` instead.
+   */
   posted: Posted[];
+  /** The `sdk_hello` and `page_activity` messages the page posted, in order. */
+  handshake: Posted[];
   /** The arguments `chrome.runtime.connect` was called with. */
   connectArgs: unknown[] | null;
   /** Delivers a message to the page (synchronously, like a listener call). */
@@ -32,6 +38,7 @@ export function installFakeChrome(opts: { connectThrows?: boolean; noConnect?: b
   const runtime: Record<string, unknown> = {};
   const fake: FakePort = {
     posted: [],
+    handshake: [],
     connectArgs: null,
     throwOnPost: undefined,
     disconnectCalls: 0,
@@ -65,7 +72,8 @@ export function installFakeChrome(opts: { connectThrows?: boolean; noConnect?: b
     name: 'pedelec-sdk-external',
     postMessage(message: Posted) {
       if (fake.throwOnPost !== undefined) throw fake.throwOnPost;
-      fake.posted.push(message);
+      const handshake = message?.type === 'sdk_hello' || message?.type === 'page_activity';
+      (handshake ? fake.handshake : fake.posted).push(message);
     },
     onMessage: { addListener: (fn: Listener) => messageListeners.push(fn) },
     onDisconnect: { addListener: (fn: Listener) => disconnectListeners.push(fn) },

@@ -198,14 +198,15 @@ describe('PedelecSession: fields and status', () => {
 // ───────────────────────────── sendText ─────────────────────────────
 
 describe('PedelecSession.sendText', () => {
-  it('posts send_text { sessionId, text } before returning', async () => {
+  it('posts send_text { sessionId, text, operationId } before returning', async () => {
     const { session, client } = await open();
     const before = fake.posted.length;
     track(session.sendText('Hi there'));
     expect(fake.posted.length).to.equal(before + 1);
     const msg = fake.last();
-    expect(Object.keys(msg).sort()).to.deep.equal(['channelId', 'requestId', 'sessionId', 'text', 'type']);
+    expect(Object.keys(msg).sort()).to.deep.equal(['channelId', 'operationId', 'requestId', 'sessionId', 'text', 'type']);
     expect(msg).to.include({ channelId: client.channelId, type: 'send_text', sessionId: 's1', text: 'Hi there' });
+    expect(msg.operationId).to.match(/^op_\d+_/);
   });
 
   it('sets status running synchronously: sdk_status_changed, source sdk, no eventReceivedAt', async () => {
@@ -489,7 +490,7 @@ describe('PedelecSession.prepare', () => {
     const prepared = track(session.prepare());
     const msg = fake.last();
     expect(msg).to.include({ type: 'prepare_session', sessionId: 's1' });
-    expect(Object.keys(msg).sort()).to.deep.equal(['channelId', 'requestId', 'sessionId', 'type']);
+    expect(Object.keys(msg).sort()).to.deep.equal(['channelId', 'operationId', 'requestId', 'sessionId', 'type']);
     expect(rec.status).to.have.length(1);
     expect(rec.status[0].ctx).to.include({ type: 'sdk_status_changed', source: 'sdk', status: 'running', turnKind: 'prepare' });
     fake.respond({}, msg);

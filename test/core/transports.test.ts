@@ -139,7 +139,7 @@ describe('createMemoryPair', () => {
     peer.postMessage({ channelId, type: 'status_changed', sessionId: 'm1', seq: 3, status: 'idle' });
     await turn;
     expect(chat).to.deep.equal(['Hel', 'lo']);
-    expect(seen.map((m) => m.type)).to.deep.equal(['list_providers', 'create_session', 'send_text']);
+    expect(seen.map((m) => m.type)).to.deep.equal(['sdk_hello', 'page_activity', 'list_providers', 'create_session', 'send_text']);
   });
 
   it('peer.disconnect() rejects the client’s pending requests with EXTENSION_DISCONNECTED', async () => {
@@ -297,9 +297,9 @@ describe('websocketTransport (fake WebSocket)', () => {
     const p = track(c.listProviders());
     expect(socket.sent).to.deep.equal([]);
     socket.open();
-    expect(socket.sent).to.have.length(1);
-    const msg = JSON.parse(socket.sent[0]!);
-    expect(msg.type).to.equal('list_providers');
+    // The handshake first (it was posted at construction), then the request.
+    expect(socket.sent.map((frame) => JSON.parse(frame).type)).to.deep.equal(['sdk_hello', 'page_activity', 'list_providers']);
+    const msg = JSON.parse(socket.sent[2]!);
     socket.fire('message', {
       data: JSON.stringify({ channelId: msg.channelId, type: 'response', requestId: msg.requestId, ok: true, result: [{ name: 'Scripted', code: 'scripted', available: true, error: null }] }),
     });

@@ -282,3 +282,18 @@ export async function until(done: () => boolean, what: string): Promise<void> {
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/**
+ * Waits until the page is quiet: no request unanswered, and nothing more posted across a task
+ * boundary. `unanswered() === 0` alone can hold between two steps of a multi-step method (the next
+ * request goes out a few microtasks after the previous answer). Bounded; throws naming `what`.
+ */
+export async function quiet(core: AutoCore, what: string): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    await until(() => core.unanswered() === 0, what);
+    const posted = core.posted.length;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (core.posted.length === posted && core.unanswered() === 0) return;
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

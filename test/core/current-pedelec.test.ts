@@ -1,0 +1,486 @@
+/**
+ * The current Pedelec protocol (spec/current-pedelec.md), one rule per test, against a fake port that
+ * answers the way today's extension and Desktop Core do: the handshake, settings without
+ * `defaultModels`, `operationId` per turn, whole `chat_message`s, `operation_completed`,
+ * `session_snapshot`, foreign operations, usage and artifacts. The 0.1.x behaviour stays covered by
+ * client.test.ts and session.test.ts.
+ */
+import { expect } from '@open-wc/testing';
+import { Pedelec, PEDELEC_PROTOCOL_VERSION, type PedelecError, type PedelecSession } from '../../src/core/index.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from './fake-chrome.js';
+import { rejection, track } from './promises.js';
+
+let fake: FakePort;
+let clients: Pedelec[] = [];
+let warnings: PedelecError[] = [];
+
+beforeEach(() => {
+  fake = installFakeChrome();
+  warnings = [];
+});
+afterEach(() => {
+  clients.forEach((c) => c.disconnect());
+  clients = [];
+  uninstallFakeChrome();
+});
+
+function client(): Pedelec {
+  const c = new Pedelec({ onWarning: (w) => warnings.push(w) });
+  clients.push(c);
+  return c;
+}
+
+/** What a 0.1.x extension answers to each handshake message: a refusal that matches no request. */
+const LEGACY_REFUSAL = { channelId: '', type: 'response', requestId: '', ok: false, error: { code: 'SDK_PROTOCOL_ERROR', message: 'requestId is required' } };
+
+/** A session as today's Core makes one: created, then its snapshot (status idle). */
+async function currentSession(sessionId = 's1'): Promise<{ client: Pedelec; session: PedelecSession }> {
+  const c = client();
+  const created = c.createSession({ provider: 'codex', model: 'm' });
+  fake.respond({ sessionId }, fake.last('create_session'));
+  const session = await created;
+  fake.event(sessionId, 'session_snapshot', { seq: 1, snapshot: { status: 'idle', latestSeq: 0 } });
+  return { client: c, session };
+}
+
+/** Starts a user turn and returns it with the operationId its request carried (the request answered). */
+function userTurn(session: PedelecSession, text = 'hi'): { turn: ReturnType<typeof track<void>>; operationId: string } {
+  const turn = track(session.sendText(text));
+  const request = fake.last('send_text');
+  fake.respond({}, request);
+  return { turn, operationId: request.operationId };
+}
+
+/** The end of a turn as today's Core sends it: idle, then the operation's completion. */
+function completeTurn(sessionId: string, operationId: string, seq: number): void {
+  fake.event(sessionId, 'status_changed', { seq, status: 'idle', operationId });
+  fake.event(sessionId, 'operation_completed', { seq: seq + 1, operationId, operationKind: 'user', success: true });
+}
+
+/** Lets every pending promise callback run (a task boundary: no time passes that a test depends on). */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve));
+
+const toolResults = (): Posted[] => fake.posted.filter((m) => m.type === 'submit_tool_result');
+
+describe('current Pedelec: the handshake', () => {
+  it('sdk_hello with the protocol version, then page_activity, right after connecting — before any request, without ids', () => {
+    client();
+    expect(fake.handshake.map((m) => m.type)).to.deep.equal(['sdk_hello', 'page_activity']);
+    expect(fake.handshake[0]).to.deep.equal({ type: 'sdk_hello', sdkVersion: PEDELEC_PROTOCOL_VERSION });
+    expect(Object.keys(fake.handshake[1]!).sort()).to.deep.equal(['active', 'type']);
+    expect(fake.handshake[1]!.active).to.be.a('boolean');
+    expect(fake.posted).to.have.length(0);
+    expect(PEDELEC_PROTOCOL_VERSION).to.equal('0.4.6');
+  });
+
+  it('page_activity again when the window gets focus, and when the page is hidden', () => {
+    client();
+    fake.handshake.length = 0;
+    window.dispatchEvent(new Event('focus'));
+    expect(fake.handshake).to.deep.equal([{ type: 'page_activity', active: true }]);
+    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+    try {
+      document.dispatchEvent(new Event('visibilitychange'));
+      // Hidden once is said once.
+      document.dispatchEvent(new Event('visibilitychange'));
+    } finally {
+      delete (document as { visibilityState?: unknown }).visibilityState;
+    }
+    expect(fake.handshake).to.deep.equal([
+      { type: 'page_activity', active: true },
+      { type: 'page_activity', active: false },
+    ]);
+  });
+
+  it('a client that disconnected stops reporting page activity', () => {
+    const c = client();
+    c.disconnect();
+    fake.handshake.length = 0;
+    window.dispatchEvent(new Event('focus'));
+    expect(fake.handshake).to.deep.equal([]);
+  });
+
+  it("a 0.1.x extension's refusals of the handshake are ignored: no warning, no error, requests unaffected", async () => {
+    const c = client();
+    const settings = c.getSettings();
+    fake.emit(LEGACY_REFUSAL);
+    fake.emit({ ...LEGACY_REFUSAL });
+    fake.respond({ defaultProvider: 'codex', defaultModels: { codex: 'gpt-5' } }, fake.last('get_settings'));
+    expect(await settings).to.deep.equal({ defaultProvider: 'codex', defaultModels: { codex: 'gpt-5' } });
+    expect(warnings).to.deep.equal([]);
+  });
+});
+
+describe('current Pedelec: settings without defaultModels (profile mode)', () => {
+  it('getSettings() accepts { defaultProvider } alone: defaultModels is {}', async () => {
+    const c = client();
+    const settings = c.getSettings();
+    fake.respond({ defaultProvider: 'codex' });
+    expect(await settings).to.deep.equal({ defaultProvider: 'codex', defaultModels: {} });
+  });
+
+  it('createSession() resolves the default provider and sends no model', async () => {
+    const c = client();
+    const created = c.createSession();
+    fake.respond({ defaultProvider: 'codex' }, fake.last('get_settings'));
+    await nextTask();
+    fake.respond([{ name: 'Codex', code: 'codex', available: true, error: null, isDefault: true }], fake.last('list_providers'));
+    await nextTask();
+    const request = fake.last('create_session');
+    // On the wire (JSON, as a Chrome port carries it) there is no model at all.
+    expect(JSON.parse(JSON.stringify(request)).input).to.deep.equal({ provider: 'codex', autoEndOnDisconnect: true });
+    fake.respond({ sessionId: 's1' }, request);
+    const session = await created;
+    expect(session.provider).to.equal('codex');
+    expect(session.model).to.equal(undefined);
+  });
+
+  it('createSession({ provider }) sends no model either', async () => {
+    const c = client();
+    const created = c.createSession({ provider: 'claude' });
+    fake.respond({ defaultProvider: 'codex' }, fake.last('get_settings'));
+    await nextTask();
+    const request = fake.last('create_session');
+    expect(JSON.parse(JSON.stringify(request)).input).to.deep.equal({ provider: 'claude', autoEndOnDisconnect: true });
+    expect(request.callerSdkVersion).to.equal(PEDELEC_PROTOCOL_VERSION);
+    fake.respond({ sessionId: 's1' }, request);
+    await created;
+  });
+
+  it('effortLevel and effort are passed through as given; a non-string is INVALID_INPUT', async () => {
+    const c = client();
+    track(c.createSession({ provider: 'codex', effortLevel: 'high' }));
+    fake.respond({ defaultProvider: 'codex' }, fake.last('get_settings'));
+    await nextTask();
+    expect(fake.last('create_session').input).to.include({ provider: 'codex', effortLevel: 'high' });
+    const error = await rejection(c.createSession({ provider: 'codex', effort: 3 as unknown as string }));
+    expect(error).to.include({ code: 'INVALID_INPUT', message: 'effort must be a string' });
+  });
+});
+
+describe('current Pedelec: turns', () => {
+  it('send_text and prepare_session carry an operationId, a new one per turn', async () => {
+    const { session } = await currentSession();
+    const first = userTurn(session);
+    completeTurn('s1', first.operationId, 2);
+    await first.turn.promise;
+    const second = userTurn(session);
+    expect(first.operationId).to.be.a('string').and.not.equal(second.operationId);
+    completeTurn('s1', second.operationId, 4);
+    await second.turn.promise;
+    const prepared = session.prepare();
+    const request = fake.last('prepare_session');
+    expect(request.operationId).to.be.a('string').and.not.equal(second.operationId);
+    fake.respond({}, request);
+    fake.event('s1', 'operation_completed', { seq: 6, operationId: request.operationId, operationKind: 'prepare', success: true });
+    await prepared;
+  });
+
+  it('an operation-aware session finishes a turn on its operation_completed, not on idle', async () => {
+    const { session } = await currentSession();
+    const { turn, operationId } = userTurn(session);
+    fake.event('s1', 'status_changed', { seq: 2, status: 'idle', operationId });
+    await nextTask();
+    expect(turn.state).to.equal('pending');
+    expect(session.getStatus()).to.equal('idle');
+    fake.event('s1', 'operation_completed', { seq: 3, operationId, operationKind: 'user', success: true });
+    await turn.promise;
+    expect(turn.state).to.equal('fulfilled');
+  });
+
+  it('any event carrying an operationId makes a session operation-aware (no snapshot seen)', async () => {
+    const c = client();
+    const created = c.createSession({ provider: 'codex', model: 'm' });
+    fake.respond({ sessionId: 's1' }, fake.last('create_session'));
+    const session = await created;
+    const { turn, operationId } = userTurn(session);
+    fake.event('s1', 'chat_delta', { seq: 1, operationId, text: 'Hi' });
+    fake.event('s1', 'status_changed', { seq: 2, status: 'idle' });
+    await nextTask();
+    expect(turn.state).to.equal('pending');
+    fake.event('s1', 'operation_completed', { seq: 3, operationId, operationKind: 'user', success: true });
+    await turn.promise;
+  });
+
+  it('operation_completed with success: false rejects the turn with its error, reported once with the turn', async () => {
+    const { session } = await currentSession();
+    const errors: Array<{ error: PedelecError; turnId?: string }> = [];
+    session.onError((error, ctx) => errors.push({ error, turnId: ctx.turnId }));
+    const { turn, operationId } = userTurn(session);
+    fake.event('s1', 'operation_completed', { seq: 2, operationId, operationKind: 'user', success: false, error: { code: 'THREAD_BUSY', message: 'busy' } });
+    const error = await rejection(turn.promise);
+    expect(error).to.include({ code: 'THREAD_BUSY', message: 'busy' });
+    expect(errors).to.have.length(1);
+    expect(errors[0]!.error.code).to.equal('THREAD_BUSY');
+    expect(errors[0]!.turnId).to.be.a('string');
+  });
+
+  it("another operation's operation_completed leaves the running turn running", async () => {
+    const { session } = await currentSession();
+    const { turn, operationId } = userTurn(session);
+    fake.event('s1', 'operation_completed', { seq: 2, operationId: 'op_other', operationKind: 'user', success: true });
+    await nextTask();
+    expect(turn.state).to.equal('pending');
+    completeTurn('s1', operationId, 3);
+    await turn.promise;
+  });
+
+  it('an error event still rejects the turn at once; the completion that follows is ignored', async () => {
+    const { session } = await currentSession();
+    const errors: PedelecError[] = [];
+    session.onError((error) => errors.push(error));
+    const { turn, operationId } = userTurn(session);
+    fake.event('s1', 'error', { seq: 2, operationId, error: { code: 'PROVIDER_UNAVAILABLE', message: 'down' } });
+    fake.event('s1', 'operation_completed', { seq: 3, operationId, operationKind: 'user', success: false, error: { code: 'PROVIDER_UNAVAILABLE', message: 'down' } });
+    expect((await rejection(turn.promise)).code).to.equal('PROVIDER_UNAVAILABLE');
+    expect(errors.map((e) => e.code)).to.deep.equal(['PROVIDER_UNAVAILABLE']);
+  });
+});
+
+describe('current Pedelec: the reply reaches the delta channel exactly once', () => {
+  async function replyWith(events: Array<[type: string, text: string]>): Promise<{ deltas: string[]; messages: string[] }> {
+    const { session } = await currentSession();
+    const deltas: string[] = [];
+    const messages: string[] = [];
+    session.onChat((text) => deltas.push(text));
+    session.onChatMessage((text) => messages.push(text));
+    const { turn, operationId } = userTurn(session);
+    let seq = 2;
+    for (const [type, text] of events) fake.event('s1', type, { seq: seq++, operationId, text });
+    completeTurn('s1', operationId, seq);
+    await turn.promise;
+    return { deltas, messages };
+  }
+
+  it('fragments only (a 0.1.x-style stream): each fragment once', async () => {
+    const { deltas, messages } = await replyWith([
+      ['chat_delta', 'Hel'],
+      ['chat_delta', 'lo'],
+    ]);
+    expect(deltas).to.deep.equal(['Hel', 'lo']);
+    expect(messages).to.deep.equal([]);
+  });
+
+  it('the whole message only (a provider that does not stream): all of it once', async () => {
+    const { deltas, messages } = await replyWith([['chat_message', 'Hello there']]);
+    expect(deltas).to.deep.equal(['Hello there']);
+    expect(messages).to.deep.equal(['Hello there']);
+  });
+
+  it('fragments, then the whole message: nothing twice', async () => {
+    const { deltas, messages } = await replyWith([
+      ['chat_delta', 'Hel'],
+      ['chat_delta', 'lo'],
+      ['chat_message', 'Hello'],
+    ]);
+    expect(deltas).to.deep.equal(['Hel', 'lo']);
+    expect(messages).to.deep.equal(['Hello']);
+  });
+
+  it('fragments that stopped early: the message delivers the rest', async () => {
+    const { deltas } = await replyWith([
+      ['chat_delta', 'Hel'],
+      ['chat_message', 'Hello world'],
+    ]);
+    expect(deltas.join('')).to.equal('Hello world');
+    expect(deltas).to.deep.equal(['Hel', 'lo world']);
+  });
+
+  it('two messages in one turn: each counted on its own', async () => {
+    const { deltas, messages } = await replyWith([
+      ['chat_delta', 'Sure.'],
+      ['chat_message', 'Sure.'],
+      ['chat_message', 'Done.'],
+    ]);
+    expect(deltas).to.deep.equal(['Sure.', 'Done.']);
+    expect(messages).to.deep.equal(['Sure.', 'Done.']);
+  });
+
+  it('fragments that do not match their message add nothing more (the whole message is still offered)', async () => {
+    const { deltas, messages } = await replyWith([
+      ['chat_delta', 'Hi there'],
+      ['chat_message', 'Hello there'],
+    ]);
+    expect(deltas).to.deep.equal(['Hi there']);
+    expect(messages).to.deep.equal(['Hello there']);
+  });
+
+  it("a prepare turn's messages reach neither channel", async () => {
+    const { session } = await currentSession();
+    const seen: string[] = [];
+    session.onChat((text) => seen.push(text));
+    session.onChatMessage((text) => seen.push(text));
+    const prepared = session.prepare();
+    const request = fake.last('prepare_session');
+    fake.respond({}, request);
+    fake.event('s1', 'chat_message', { seq: 2, operationId: request.operationId, text: 'warming up' });
+    fake.event('s1', 'operation_completed', { seq: 3, operationId: request.operationId, operationKind: 'prepare', success: true });
+    await prepared;
+    expect(seen).to.deep.equal([]);
+  });
+});
+
+describe('current Pedelec: events of another operation', () => {
+  it('chat and tool calls of a foreign operation are ignored, with one warning per operation', async () => {
+    const { session } = await currentSession();
+    const chat: string[] = [];
+    session.onChat((text) => chat.push(text));
+    session.onTool('t', () => 'ran');
+    const { turn, operationId } = userTurn(session);
+    fake.event('s1', 'chat_delta', { seq: 2, operationId: 'op_foreign', text: 'not yours' });
+    fake.event('s1', 'chat_message', { seq: 3, operationId: 'op_foreign', text: 'not yours' });
+    fake.event('s1', 'tool_call', { seq: 4, operationId: 'op_foreign', toolRequestId: 'r1', tool: 't', args: {} });
+    expect(chat).to.deep.equal([]);
+    expect(toolResults()).to.deep.equal([]);
+    expect(warnings.map((w) => w.code)).to.deep.equal(['FOREIGN_OPERATION']);
+    expect(warnings[0]!.details).to.include({ sessionId: 's1', operationId: 'op_foreign', type: 'chat_delta' });
+    completeTurn('s1', operationId, 5);
+    await turn.promise;
+  });
+});
+
+describe('current Pedelec: session_snapshot', () => {
+  it('sets the status (core-sourced) and the usage', async () => {
+    const c = client();
+    const created = c.createSession({ provider: 'codex', model: 'm' });
+    fake.respond({ sessionId: 's1' }, fake.last('create_session'));
+    const session = await created;
+    const statuses: Array<{ status: string; source: string }> = [];
+    session.onStatus((status, ctx) => statuses.push({ status, source: ctx.source }));
+    fake.event('s1', 'session_snapshot', { seq: 5, snapshot: { status: 'running', latestSeq: 4, usage: { totalTokens: 120 } } });
+    expect(statuses).to.deep.equal([{ status: 'running', source: 'core' }]);
+    expect(session.usage).to.deep.equal({ totalTokens: 120 });
+  });
+
+  it('is taken even when its seq repeats the last one seen (a recovery)', async () => {
+    const { session } = await currentSession();
+    fake.event('s1', 'status_changed', { seq: 7, status: 'running' });
+    fake.event('s1', 'session_snapshot', { seq: 7, snapshot: { status: 'idle', latestSeq: 7 } });
+    expect(session.getStatus()).to.equal('idle');
+  });
+
+  it('after a resume, the pending tool request runs once its handler is registered, and the taken-over turn completes', async () => {
+    const c = client();
+    const resumed = c.resumeSession('s1');
+    fake.respond({ sessionId: 's1' }, fake.last('resume_session'));
+    const session = await resumed;
+    const chat: string[] = [];
+    session.onChat((text) => chat.push(text));
+    fake.event('s1', 'session_snapshot', {
+      seq: 9,
+      snapshot: {
+        status: 'waiting_tool_result',
+        latestSeq: 8,
+        activeOperation: { operationId: 'op_before_reload', operationKind: 'user' },
+        pendingToolRequest: { toolRequestId: 'r7', tool: 'update_counter', args: { delta: 2 }, operationId: 'op_before_reload' },
+      },
+    });
+    // No handler yet: nothing is answered (TOOL_HANDLER_NOT_FOUND would be wrong: the page is still starting).
+    expect(toolResults()).to.deep.equal([]);
+    const seen: Array<{ args: unknown; toolRequestId: string; turnId: string }> = [];
+    session.onTool('update_counter', (args, ctx) => {
+      seen.push({ args, toolRequestId: ctx.toolRequestId, turnId: ctx.turnId });
+      return { value: 2 };
+    });
+    expect(seen).to.have.length(1);
+    expect(seen[0]).to.deep.include({ args: { delta: 2 }, toolRequestId: 'r7' });
+    expect(toolResults()).to.have.length(1);
+    expect(toolResults()[0]).to.include({ sessionId: 's1', toolRequestId: 'r7' });
+    expect(toolResults()[0]!.result).to.deep.equal({ value: 2 });
+    // The rest of that turn reaches this page, and its completion ends it here too.
+    fake.event('s1', 'chat_message', { seq: 10, operationId: 'op_before_reload', text: 'Counter is 2.' });
+    fake.event('s1', 'status_changed', { seq: 11, status: 'idle', operationId: 'op_before_reload' });
+    fake.event('s1', 'operation_completed', { seq: 12, operationId: 'op_before_reload', operationKind: 'user', success: true });
+    expect(chat).to.deep.equal(['Counter is 2.']);
+    const next = userTurn(session, 'again');
+    completeTurn('s1', next.operationId, 13);
+    await next.turn.promise;
+  });
+
+  it('a snapshot that arrives before the resume response still reaches the new handle', async () => {
+    const c = client();
+    const handled: unknown[] = [];
+    const resumed = c.resumeSession('s1', {
+      skills: {
+        guidance: '',
+        tools: [{ name: 'ping', description: 'Ping.', argsSchema: { type: 'object', properties: {} }, handler: (args) => (handled.push(args), 'pong') }],
+      },
+    });
+    fake.event('s1', 'session_snapshot', {
+      seq: 3,
+      snapshot: { status: 'waiting_tool_result', latestSeq: 2, pendingToolRequest: { toolRequestId: 'r1', tool: 'ping', args: {}, operationId: 'op_1' } },
+    });
+    fake.respond({ sessionId: 's1' }, fake.last('resume_session'));
+    const session = await resumed;
+    expect(session.getStatus()).to.equal('waiting_tool_result');
+    expect(handled).to.deep.equal([{}]);
+    expect(toolResults().map((m) => m.result)).to.deep.equal(['pong']);
+  });
+
+  it('a snapshot for an unknown session, with no create or resume in flight, is ignored', async () => {
+    const c = client();
+    fake.event('s9', 'session_snapshot', { seq: 1, snapshot: { status: 'running', latestSeq: 0 } });
+    const resumed = c.resumeSession('s9');
+    fake.respond({ sessionId: 's9' }, fake.last('resume_session'));
+    expect((await resumed).getStatus()).to.equal('idle');
+  });
+
+  it('a running call that the latest snapshot no longer lists is not submitted: its signal aborts and the page is told', async () => {
+    const { session } = await currentSession();
+    const errors: PedelecError[] = [];
+    session.onError((error) => errors.push(error));
+    let finish!: (value: unknown) => void;
+    let signal!: AbortSignal;
+    session.onTool('slow', (_args, ctx) => {
+      signal = ctx.signal;
+      return new Promise((resolve) => (finish = resolve));
+    });
+    const { turn, operationId } = userTurn(session);
+    fake.event('s1', 'tool_call', { seq: 2, operationId, toolRequestId: 'r1', tool: 'slow', args: {} });
+    fake.event('s1', 'session_snapshot', { seq: 3, snapshot: { status: 'running', latestSeq: 2, activeOperation: { operationId, operationKind: 'user' } } });
+    expect(signal.aborted).to.equal(true);
+    expect((signal.reason as PedelecError).code).to.equal('TOOL_REQUEST_NOT_PENDING');
+    finish('late');
+    await nextTask();
+    expect(toolResults()).to.deep.equal([]);
+    expect(errors.map((e) => e.code)).to.deep.equal(['SUBMIT_TOOL_RESULT_FAILED']);
+    expect((errors[0]!.details as { cause: PedelecError }).cause.code).to.equal('TOOL_REQUEST_NOT_PENDING');
+    completeTurn('s1', operationId, 4);
+    await turn.promise;
+  });
+
+  it("a snapshot whose lastCompletedOperation is the running turn's finishes it (its completion was missed)", async () => {
+    const { session } = await currentSession();
+    const { turn, operationId } = userTurn(session);
+    fake.event('s1', 'session_snapshot', {
+      seq: 4,
+      snapshot: { status: 'idle', latestSeq: 3, lastCompletedOperation: { operationId, operationKind: 'user', success: true } },
+    });
+    await turn.promise;
+    expect(turn.state).to.equal('fulfilled');
+  });
+});
+
+describe('current Pedelec: usage and artifacts', () => {
+  it('usage_updated sets session.usage and calls onUsage with a core-sourced context', async () => {
+    const { session } = await currentSession();
+    const seen: Array<{ totalTokens: number; type?: string; source: string }> = [];
+    session.onUsage((usage, ctx) => seen.push({ ...usage, type: ctx.type, source: ctx.source }));
+    fake.event('s1', 'usage_updated', { seq: 2, totalTokens: 42 });
+    expect(session.usage).to.deep.equal({ totalTokens: 42 });
+    expect(seen).to.deep.equal([{ totalTokens: 42, type: 'usage_updated', source: 'core' }]);
+  });
+
+  it('provider_artifact calls onArtifact with its fields; one without a valid path is a protocol error', async () => {
+    const { session } = await currentSession();
+    const artifacts: unknown[] = [];
+    const errors: PedelecError[] = [];
+    session.onArtifact((artifact) => artifacts.push(artifact));
+    session.onError((error) => errors.push(error));
+    const artifact = { id: 'a1', provider: 'codex', path: '/out/report.md', name: 'report.md', mimeType: 'text/markdown', sizeBytes: 12, kind: 'file', source: 'agent' };
+    fake.event('s1', 'provider_artifact', { seq: 2, operationId: 'op_x', artifact });
+    fake.event('s1', 'provider_artifact', { seq: 3, artifact: { path: '../etc/passwd' } });
+    expect(artifacts).to.deep.equal([artifact]);
+    expect(errors.map((e) => [e.code, e.message])).to.deep.equal([['SDK_PROTOCOL_ERROR', 'provider_artifact had no artifact with a valid path']]);
+  });
+});
