@@ -8,7 +8,9 @@
  */
 import type { PedelecChatElement, PedelecSessionElement, PedelecToolElement } from './elements/index.js';
 import type {
+  PedelecArtifactEvent,
   PedelecChatDeltaEvent,
+  PedelecChatMessageEvent,
   PedelecEndedEvent,
   PedelecErrorEvent,
   PedelecReadyEvent,
@@ -18,6 +20,7 @@ import type {
   PedelecToolStartEvent,
   PedelecToolsChangedEvent,
   PedelecTurnEvent,
+  PedelecUsageEvent,
   PedelecWarningEvent,
 } from './events/index.js';
 
@@ -53,6 +56,9 @@ export interface PedelecSessionEvents {
   'pedelec-ready': PedelecReadyEvent;
   'pedelec-status': PedelecStatusEvent;
   'pedelec-chat-delta': PedelecChatDeltaEvent;
+  'pedelec-chat-message': PedelecChatMessageEvent;
+  'pedelec-usage': PedelecUsageEvent;
+  'pedelec-artifact': PedelecArtifactEvent;
   'pedelec-error': PedelecErrorEvent;
   'pedelec-ended': PedelecEndedEvent;
   'pedelec-tools-changed': PedelecToolsChangedEvent;

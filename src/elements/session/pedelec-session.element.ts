@@ -21,7 +21,9 @@ import {
 import { canonicalJson } from '../../core/json.js';
 import { inOrder, monotonic } from '../../core/protocol.js';
 import { toolCallContext, toolTimeout } from '../../core/session.js';
+import { PedelecArtifactEvent } from '../../events/artifact.event.js';
 import { PedelecChatDeltaEvent } from '../../events/chat-delta.event.js';
+import { PedelecChatMessageEvent } from '../../events/chat-message.event.js';
 import { PedelecEndedEvent } from '../../events/ended.event.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import { PedelecReadyEvent } from '../../events/ready.event.js';
@@ -31,6 +33,7 @@ import { PedelecToolResultEvent } from '../../events/tool-result.event.js';
 import { PedelecToolStartEvent } from '../../events/tool-start.event.js';
 import { PedelecToolsChangedEvent } from '../../events/tools-changed.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
+import { PedelecUsageEvent } from '../../events/usage.event.js';
 import { PedelecWarningEvent } from '../../events/warning.event.js';
 import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
 import { anyMemberConnected, flushChanges, RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
@@ -114,7 +117,10 @@ class ObservedToolbox extends Toolbox {
  * @fires {PedelecTurnEvent} pedelec-turn - A turn starts, whoever started it.
  * @fires {PedelecReadyEvent} pedelec-ready - The agent session exists (created or resumed).
  * @fires {PedelecStatusEvent} pedelec-status - `status` changed.
- * @fires {PedelecChatDeltaEvent} pedelec-chat-delta - A piece of the agent's reply.
+ * @fires {PedelecChatDeltaEvent} pedelec-chat-delta - A piece of the agent's reply: every character of it once, in order.
+ * @fires {PedelecChatMessageEvent} pedelec-chat-message - A whole assistant message, once complete (current Pedelec).
+ * @fires {PedelecUsageEvent} pedelec-usage - Core reported the session's token usage.
+ * @fires {PedelecArtifactEvent} pedelec-artifact - The provider produced a file in the session's sandbox.
  * @fires {PedelecErrorEvent} pedelec-error - A failure the page can act on (stable `code`).
  * @fires {PedelecEndedEvent} pedelec-ended - The agent session ended.
  * @fires {PedelecToolsChangedEvent} pedelec-tools-changed - Tools or configuration changed after start.
@@ -901,6 +907,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     this.#unsubscribe = [
       session.onStatus((status, context) => this.#setStatus(status, context)),
       session.onChat((text, context) => this.#emit(new PedelecChatDeltaEvent({ text, context }))),
+      session.onChatMessage((text, context) => this.#emit(new PedelecChatMessageEvent({ text, context }))),
+      session.onUsage((usage, context) => this.#emit(new PedelecUsageEvent({ usage, context }))),
+      session.onArtifact((artifact, context) => this.#emit(new PedelecArtifactEvent({ artifact, context }))),
       session.onTurn((turn) => this.#emit(new PedelecTurnEvent(turn))),
     ];
     this.#setStatus(session.getStatus());
