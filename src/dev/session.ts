@@ -40,6 +40,9 @@ export type SessionSummary = {
   provider: string;
   agent: string;
   model: string | undefined;
+  /** What the page asked for in `create_session` (absent when it gave none). */
+  effortLevel?: string | undefined;
+  effort?: string | undefined;
   autoEndOnDisconnect: boolean;
   status: SessionStatus;
   routes: number;
@@ -205,6 +208,8 @@ export class DevSession {
       provider: this.provider,
       agent: this.agentCode,
       model: this.model,
+      effortLevel: this.info.effortLevel,
+      effort: this.info.effort,
       autoEndOnDisconnect: this.autoEndOnDisconnect,
       status: this.status,
       routes: this.routes.size,
