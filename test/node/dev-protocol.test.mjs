@@ -571,6 +571,14 @@ test('/artifact with a name that is not a plain file name is explained, and noth
   events = await plainTurn(page, sessionId, '/artifact');
   assert.match(messageText(events), /Give the file a name/);
   assert.deepEqual(await page.ok('list_assets', { sessionId }), { assets: [] });
+
+  // A file the page uploaded where the artifacts folder would go: a conflict, explained the same way.
+  const ticket = await page.ok('create_asset_upload', { sessionId, filename: 'artifacts', sizeBytes: 1, mimeType: 'text/plain' });
+  const uploaded = await fetch(ticket.uploadUrl, { method: 'PUT', headers: { Authorization: `Bearer ${ticket.token}` }, body: 'x' });
+  assert.equal(uploaded.status, 201);
+  events = await plainTurn(page, sessionId, '/artifact notes.txt hi');
+  assert.match(messageText(events), /could not publish notes\.txt: ASSET_PATH_CONFLICT/);
+  assert.deepEqual((await page.ok('list_assets', { sessionId })).assets.map((a) => a.path), ['/artifacts']);
 });
 
 test('the scripted agent\'s help mentions /artifact', async (t) => {

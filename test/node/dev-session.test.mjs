@@ -10,10 +10,10 @@ import { protocolProfile } from '../../dist/dev/protocol.js';
 import { skills } from './dev-helpers.mjs';
 
 /** A session with a hand-made agent and one route collecting its events; the 0.1 protocol unless told. */
-function harness(turn, { protocol = protocolProfile('0.1') } = {}) {
+function harness(turn, { protocol = protocolProfile('0.1'), prepare } = {}) {
   const events = [];
   const sink = { id: 'sink', sendEvent: (m) => events.push(m) };
-  const agent = { code: 'fake', name: 'Fake', defaultModel: 'fake-1', openSession: () => ({ turn }) };
+  const agent = { code: 'fake', name: 'Fake', defaultModel: 'fake-1', openSession: () => ({ turn, prepare }) };
   const session = new DevSession(
     { origin: 'http://localhost:1', provider: 'codex', model: 'm', agent, autoEndOnDisconnect: true, skills: checkSkills(skills()), defaultToolTimeoutMs: 1000, protocol },
     { changed() {}, ended() {} },
@@ -150,4 +150,35 @@ test('current: parallel tool calls still reach the page one at a time, each with
   ]);
   assert.equal(completed.operationKind, 'user');
   assert.ok(events.every((m) => m.operationId === 'op_p'));
+});
+
+test('current: a prepare turn\'s say()s go out like a user turn\'s: fragments, then the whole message, then the end', async () => {
+  const { session, events } = harness(async () => {}, {
+    protocol: protocolProfile('current'),
+    prepare: async (ctx) => {
+      ctx.say('Warming ');
+      ctx.say('up.');
+    },
+  });
+  session.reserveTurn('prepare', '', 'op_warm')();
+  const completed = await until(events, (m) => m.type === 'operation_completed');
+  assert.deepEqual(shape(events), ['running', 'chat_delta', 'chat_delta', 'chat_message', 'usage_updated', 'idle', 'operation_completed']);
+  assert.equal(events.find((m) => m.type === 'chat_message').text, 'Warming up.');
+  assert.deepEqual([completed.operationKind, completed.success], ['prepare', true]);
+  assert.ok(events.every((m) => m.operationId === 'op_warm'));
+});
+
+test('without an asset store, publishArtifact rejects with ARTIFACTS_UNAVAILABLE and the turn goes on', async () => {
+  let rejection;
+  const { session, events } = harness(
+    async (_text, ctx) => {
+      rejection = await ctx.publishArtifact('a.txt', 'x').catch((error) => error);
+      ctx.say('done');
+    },
+    { protocol: protocolProfile('current') },
+  );
+  session.reserveTurn('user', 'go', 'op_a')();
+  await until(events, (m) => m.type === 'operation_completed');
+  assert.equal(rejection.code, 'ARTIFACTS_UNAVAILABLE');
+  assert.ok(!events.some((m) => m.type === 'provider_artifact'));
 });
