@@ -9,18 +9,20 @@ import { DEV_AGENT_CODES } from './agents/index.js';
 import { loadScriptFile } from './agents/script.js';
 import { APPROVAL_MODES, type ApprovalMode } from './approval.js';
 import { DevCoreError } from './errors.js';
+import { PROTOCOL_NAMES, type ProtocolName } from './protocol.js';
 import { parseOriginPattern } from './security.js';
 import type { DevCoreOptions } from './server.js';
 
 export const USAGE =
   'Usage: pedelec-dev [--port N] [--host 127.0.0.1] [--allow-remote] [--allow-origin URL…] ' +
   '[--agent scripted|operator|openai] [--base-url URL] [--model NAME] [--script FILE] [--serve DIR] [--approval auto|prompt|deny] ' +
-  '[--strict-providers]';
+  '[--strict-providers] [--protocol current|0.1] [--no-fragments]';
 
 export const HELP = `${USAGE}
 
 The development Core for pedelec-elements: speaks the Pedelec bridge protocol over WebSocket at
-/bridge, so <pedelec-session bridge="ws://127.0.0.1:7717/bridge"> works without the extension.
+/bridge, so <pedelec-session bridge="ws://127.0.0.1:7717/bridge"> works without the extension. It
+speaks today's protocol (as the current extension and Desktop do) unless --protocol 0.1 is given.
 
   --port N            port to listen on (default 7717; 0 picks a free one)
   --host H            address to bind (default 127.0.0.1; non-loopback needs --allow-remote)
@@ -35,6 +37,10 @@ The development Core for pedelec-elements: speaks the Pedelec bridge protocol ov
   --serve DIR         serve DIR at / (npm start serves demo/)
   --approval MODE     auto (default): allowed origins are approved; prompt: the inspector asks; deny
   --strict-providers  refuse provider codes other than scripted, operator, openai
+  --protocol P        current (default): today's Pedelec protocol (session_snapshot, chat_message,
+                      operation_completed, operationId on turn events); 0.1: the SDK 0.1 protocol
+  --no-fragments      replies come as whole chat_message events only, no chat_delta (a provider that
+                      does not stream); needs --protocol current
   -h, --help          show this help
   -v, --version       print the version
 
@@ -83,6 +89,8 @@ export function parseCli(argv: readonly string[]): CliCommand {
         serve: { type: 'string' },
         approval: { type: 'string' },
         'strict-providers': { type: 'boolean' },
+        protocol: { type: 'string' },
+        'no-fragments': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -149,5 +157,13 @@ export function parseCli(argv: readonly string[]): CliCommand {
     options.approval = v.approval as ApprovalMode;
   }
   if (v['strict-providers']) options.strictProviders = true;
+  if (v.protocol !== undefined) {
+    if (!(PROTOCOL_NAMES as readonly string[]).includes(v.protocol)) fail(`--protocol ${v.protocol}: expected ${PROTOCOL_NAMES.join(' or ')}`);
+    options.protocol = v.protocol as ProtocolName;
+  }
+  if (v['no-fragments']) {
+    if (options.protocol === '0.1') fail('--no-fragments needs --protocol current: a 0.1 page sees a reply only through its chat_delta fragments');
+    options.fragments = false;
+  }
   return { kind: 'start', options };
 }

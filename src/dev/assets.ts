@@ -11,7 +11,7 @@
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
@@ -144,6 +144,45 @@ export class AssetStore {
     if (!isAssetPath(path)) throw new DevCoreError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path });
     const ticket = this.issue('upload', sessionId, path, sizeBytes as number, mimeType || 'application/octet-stream');
     return { uploadId: ticket.id, uploadUrl: `${this.options.baseUrl()}/assets/upload/${ticket.id}`, token: ticket.token.toString('hex') };
+  }
+
+  /**
+   * Stores a file an agent made (a published artifact) in the session's folder, where `list_assets`
+   * and `create_asset_download` find it like an upload. It is written beside the folder and renamed
+   * into place, as uploads are, so a download never sees half a file.
+   */
+  async writeFile(sessionId: string, path: string, content: Buffer, mimeType: string): Promise<AssetEntry> {
+    if (!isAssetPath(path)) throw new DevCoreError('ASSET_PATH_INVALID', 'not a valid asset path', { path });
+    if (content.length > this.options.maxBytes) {
+      throw new DevCoreError('ASSET_TOO_LARGE', `Assets are limited to ${this.options.maxBytes} bytes`, { sizeBytes: content.length, limit: this.options.maxBytes });
+    }
+    // It becomes the download's Content-Type (see createUpload).
+    if (/[^\t\x20-\x7e]/.test(mimeType)) throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string of printable ASCII (a Content-Type)');
+    if (!this.options.sessionAlive(sessionId)) throw new DevCoreError('SESSION_ENDED', 'The session has ended', { sessionId });
+    const target = await this.fileOf(sessionId, path);
+    const partial = join(await this.base(), 'partial', randomUUID());
+    try {
+      await mkdir(dirname(partial), { recursive: true });
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(partial, content);
+      const existing = await stat(target).catch(() => null);
+      if (existing?.isDirectory()) throw new DevCoreError('ASSET_PATH_CONFLICT', `${path} is a folder`);
+      await rename(partial, target);
+    } catch (thrown) {
+      await rm(partial, { force: true }).catch(() => {});
+      if (thrown instanceof DevCoreError) throw thrown;
+      const onTheWay = ['ENOTDIR', 'EEXIST'].includes((thrown as NodeJS.ErrnoException)?.code ?? '');
+      if (onTheWay) throw new DevCoreError('ASSET_PATH_CONFLICT', `${path}: a folder on the way is a file`);
+      throw new DevCoreError('ASSET_WRITE_FAILED', `${path} could not be stored`);
+    }
+    // The session may have ended while the file was written: its folder is gone, and must stay gone.
+    if (!this.options.sessionAlive(sessionId)) {
+      await this.dropSession(sessionId);
+      throw new DevCoreError('SESSION_ENDED', 'The session has ended', { sessionId });
+    }
+    this.mimeTypes.set(`${sessionId}\u0000${path}`, mimeType);
+    const info = await stat(target);
+    return { name: assetName(path), path, sizeBytes: info.size, modifiedAt: Math.floor(info.mtimeMs) };
   }
 
   async createDownload(sessionId: string, path: unknown): Promise<Record<string, unknown>> {

@@ -1,9 +1,12 @@
 /**
  * One page connection on `/bridge`: JSON text frames carrying exactly the page-level protocol
- * (bridge-protocol.md §2). Every request gets one response; nothing a page sends can crash the server
- * or reach another page's session. Frames that cannot be matched to a request (not JSON, no
- * `requestId`) get a response with `requestId: null`, which a client ignores — the same as the real
- * extension's unmatchable refusals — so one bad frame does not cost the page its connection.
+ * (bridge-protocol.md §2, with today's additions of current-pedelec.md when `deps.protocol` says so).
+ * Every request gets one response; nothing a page sends can crash the server or reach another page's
+ * session. Frames that cannot be matched to a request (not JSON, no `requestId`) get a response with
+ * `requestId: null`, which a client ignores — the same as the real extension's unmatchable refusals —
+ * so one bad frame does not cost the page its connection. The exception is today's SDK handshake
+ * (`sdk_hello`, `page_activity`): notifications that today's extension takes silently and a 0.1
+ * extension refuses in its own words.
  */
 import { randomUUID } from 'node:crypto';
 import { WebSocket, type RawData } from 'ws';
@@ -14,6 +17,7 @@ import type { AssetStore } from './assets.js';
 import { DevCoreError, frameText, toWireError } from './errors.js';
 import { checkSkills } from './manifest.js';
 import type { MessageLog } from './message-log.js';
+import { HANDSHAKE_TYPES, LEGACY_HANDSHAKE_REFUSAL, operationIdFor, type ProtocolProfile } from './protocol.js';
 import type { SessionRegistry } from './registry.js';
 import type { EventSink } from './session.js';
 
@@ -25,6 +29,8 @@ export type BridgeDeps = {
   log: MessageLog;
   strictProviders: boolean;
   defaultToolTimeoutMs: number;
+  /** What the protocol mode changes (protocol.ts). */
+  protocol: ProtocolProfile;
   /** Unexpected exceptions (bugs) go here; pages only see `INTERNAL_ERROR`. */
   reportBug(error: unknown): void;
   /** A page with more than this waiting to be sent to it is not reading: it is closed (1008). */
@@ -45,6 +51,14 @@ function requireString(req: Request, key: string): string {
   return value;
 }
 
+/** An optional string of `create_session`'s input (`null` counts as absent, as for `model`). */
+function optionalString(input: Record<string, unknown>, key: string): string | undefined {
+  const value = input[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new DevCoreError('INVALID_INPUT', `input.${key} must be a string`);
+  return value;
+}
+
 const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   [
     'get_approval_status',
@@ -55,52 +69,72 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   [
     'get_settings',
     function () {
-      return this.deps.agents.settings();
+      const { defaultProvider, defaultModels } = this.deps.agents.settings();
+      return this.deps.protocol.settingsHaveDefaultModels ? { defaultProvider, defaultModels } : { defaultProvider };
     },
   ],
   [
     'list_providers',
     function () {
-      return this.deps.agents.providers();
+      const providers = this.deps.agents.providers();
+      if (!this.deps.protocol.providersHaveIsDefault) return providers;
+      return providers.map((p) => ({ ...p, isDefault: p.code === this.deps.agents.selectedCode }));
     },
   ],
   [
     'create_session',
-    function (req) {
+    function (req, after) {
       const input = req.input;
       if (!isPlainObject(input)) throw new DevCoreError('INVALID_INPUT', 'input must be an object');
-      const { provider, model } = input;
+      // A top-level `callerSdkVersion` (today's SDK) is informational: nothing depends on it.
+      const { provider } = input;
       if (typeof provider !== 'string' || provider === '') throw new DevCoreError('INVALID_INPUT', 'input.provider must be a non-empty string');
-      if (model !== undefined && model !== null && typeof model !== 'string') throw new DevCoreError('INVALID_INPUT', 'input.model must be a string');
+      const model = optionalString(input, 'model');
+      const effortLevel = optionalString(input, 'effortLevel');
+      const effort = optionalString(input, 'effort');
+      if (this.deps.protocol.checksModelChoice) {
+        // Today's Core: a model is named (explicit mode) or an effort profile chooses one, not both.
+        if (model !== undefined && model.trim() === '') throw new DevCoreError('INVALID_INPUT', 'input.model must not be blank; leave it out to use the default');
+        if (model !== undefined && effortLevel !== undefined) {
+          throw new DevCoreError('INVALID_INPUT', 'input.model and input.effortLevel cannot be combined: give effort with an explicit model');
+        }
+      }
       const skills = checkSkills(input.skills);
       const agent = this.deps.agents.resolve(provider, this.deps.strictProviders);
       const session = this.deps.registry.create(
         {
           origin: this.origin,
           provider,
-          model: typeof model === 'string' ? model : agent.defaultModel,
+          model: model ?? agent.defaultModel,
+          effortLevel,
+          effort,
           agent,
           autoEndOnDisconnect: input.autoEndOnDisconnect !== false,
           skills,
           defaultToolTimeoutMs: this.deps.defaultToolTimeoutMs,
+          protocol: this.deps.protocol,
+          writeAsset: (sessionId, path, content, mimeType) => this.deps.assets.writeFile(sessionId, path, content, mimeType),
         },
         this,
         req.channelId,
       );
+      after.push(() => session.sendSnapshot(this, req.channelId));
       return { sessionId: session.id };
     },
   ],
   [
     'resume_session',
-    function (req) {
+    function (req, after) {
       const session = this.deps.registry.resume(req.sessionId, this, req.channelId, this.origin);
+      after.push(() => session.sendSnapshot(this, req.channelId));
       return { sessionId: session.id };
     },
   ],
   [
     'prepare_session',
     function (req, after) {
-      after.push(this.deps.registry.forRoute(req.sessionId, this, req.channelId).reserveTurn('prepare', ''));
+      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+      after.push(session.reserveTurn('prepare', '', operationIdFor(this.deps.protocol, req.operationId)));
       return {};
     },
   ],
@@ -109,7 +143,7 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
     function (req, after) {
       const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
       if (typeof req.text !== 'string') throw new DevCoreError('INVALID_INPUT', 'text must be a string');
-      after.push(session.reserveTurn('user', req.text));
+      after.push(session.reserveTurn('user', req.text, operationIdFor(this.deps.protocol, req.operationId)));
       return {};
     },
   ],
@@ -154,6 +188,9 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
 export class BridgeConnection implements EventSink {
   readonly id = `conn_${randomUUID().slice(0, 8)}`;
   private closed = false;
+  /** From the page's `sdk_hello` and latest `page_activity` (today's SDK), shown when the connection closes. */
+  private sdkVersion: string | null = null;
+  private pageActive: boolean | null = null;
 
   constructor(
     private readonly socket: WebSocket,
@@ -164,7 +201,9 @@ export class BridgeConnection implements EventSink {
     socket.on('message', (data, isBinary) => this.onFrame(data, isBinary));
     socket.on('close', (code, reason) => {
       this.closed = true;
-      deps.log.record('info', this.id, origin, `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`);
+      const page = [this.sdkVersion !== null && `SDK ${this.sdkVersion}`, this.pageActive !== null && `page ${this.pageActive ? 'active' : 'inactive'}`];
+      const about = page.filter(Boolean).join(', ');
+      deps.log.record('info', this.id, origin, `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})${about ? ` — ${about}` : ''}`);
       deps.registry.detach(this);
     });
     // 'error' (e.g. an oversized frame) is always followed by 'close', which does the cleanup.
@@ -219,8 +258,10 @@ export class BridgeConnection implements EventSink {
       return this.respond(undefined, null, { error: new DevCoreError('INVALID_MESSAGE', 'A request must be a JSON object') });
     }
     const { channelId, requestId, type } = message;
+    const hasRequestId = typeof requestId === 'string' && requestId !== '';
+    if (!hasRequestId && typeof type === 'string' && HANDSHAKE_TYPES.has(type)) return this.onHandshake(message);
     const channel = typeof channelId === 'string' && channelId !== '' ? channelId : undefined;
-    if (!channel || typeof requestId !== 'string' || requestId === '' || typeof type !== 'string') {
+    if (!channel || !hasRequestId || typeof type !== 'string') {
       return this.respond(channel, typeof requestId === 'string' ? requestId : null, {
         error: new DevCoreError('INVALID_MESSAGE', 'A request needs non-empty string channelId and requestId, and a string type'),
       });
@@ -240,6 +281,20 @@ export class BridgeConnection implements EventSink {
       return;
     }
     this.run(handler, req);
+  }
+
+  /**
+   * `sdk_hello` / `page_activity`: today's extension keeps them to itself (no answer); a 0.1 extension
+   * refuses them as frames without a requestId, with a response nobody can match — which a page must
+   * be able to live with, so the 0.1 mode sends exactly that.
+   */
+  private onHandshake(message: Record<string, unknown>): void {
+    if (!this.deps.protocol.acceptsHandshake) return this.send({ ...LEGACY_HANDSHAKE_REFUSAL, error: { ...LEGACY_HANDSHAKE_REFUSAL.error } });
+    if (message.type === 'sdk_hello' && typeof message.sdkVersion === 'string') {
+      // Kept for the whole connection: a page's oversized string is not.
+      this.sdkVersion = message.sdkVersion.length <= 100 ? message.sdkVersion : '(too long to show)';
+    }
+    if (message.type === 'page_activity' && typeof message.active === 'boolean') this.pageActive = message.active;
   }
 
   private run(handler: Handler, req: Request): void {

@@ -45,8 +45,14 @@ async function main(): Promise<void> {
 
   core = await startDevCore(options);
   const agent = options.agent ?? 'scripted';
+  const settings = [
+    `agent: ${agent}`,
+    `approval: ${options.approval ?? 'auto'}`,
+    `protocol: ${options.protocol ?? 'current'}${options.fragments === false ? ' (no fragments)' : ''}`,
+    ...(options.strictProviders ? ['strict providers'] : []),
+  ];
   const lines = [
-    `pedelec-dev ${packageVersion()} — agent: ${agent}, approval: ${options.approval ?? 'auto'}${options.strictProviders ? ', strict providers' : ''}`,
+    `pedelec-dev ${packageVersion()} — ${settings.join(', ')}`,
     `  Page:      ${core.url}/${options.serveDir ? '' : '  (pass --serve DIR to serve your pages)'}`,
     `  Bridge:    ${core.bridgeUrl}`,
     `  Inspector: ${core.inspectorUrl}`,

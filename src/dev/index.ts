@@ -5,7 +5,8 @@
 export { startDevCore, DEFAULT_PORT, MAX_FRAME_BYTES, type DevCore, type DevCoreOptions } from './server.js';
 export { parseCli, USAGE } from './args.js';
 export { DevCoreError } from './errors.js';
+export { PROTOCOL_NAMES, type ProtocolName } from './protocol.js';
 export { loadScriptFile, parseScript, type ScriptRules } from './agents/script.js';
 export { AgentError, DEV_AGENT_CODES, OperatorDesk } from './agents/index.js';
-export type { AgentSession, AgentSessionInfo, DevAgent, TurnContext } from './agents/types.js';
+export type { AgentSession, AgentSessionInfo, DevAgent, PublishedArtifact, TurnContext } from './agents/types.js';
 export { pieces } from './agents/stream.js';

@@ -18,6 +18,7 @@ import { BridgeConnection } from './bridge.js';
 import { DevCoreError } from './errors.js';
 import { InspectorHub } from './inspector.js';
 import { MessageLog } from './message-log.js';
+import { protocolProfile, type ProtocolName } from './protocol.js';
 import { SessionRegistry } from './registry.js';
 import { DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './security.js';
 import { staticHandler, type StaticHandler } from './static.js';
@@ -38,6 +39,13 @@ export type DevCoreOptions = {
   serveDir?: string;
   approval?: ApprovalMode;
   strictProviders?: boolean;
+  /** The Pedelec protocol spoken on the bridge: today's (`current`, the default) or SDK 0.1's (`0.1`). */
+  protocol?: ProtocolName;
+  /**
+   * `false` simulates a provider that does not stream: no `chat_delta`, each assistant message only as
+   * one `chat_message`. Default `true`. Needs the `current` protocol (0.1 pages would see no reply).
+   */
+  fragments?: boolean;
   /** Where agents read their configuration (API keys stay on the server). Defaults to `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
   /** Told about unexpected exceptions (bugs); the page only ever sees `INTERNAL_ERROR`. */
@@ -128,6 +136,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   const hosts = new HostAllowList(remote ? [host] : []);
   const approval = options.approval ?? 'auto';
   const strictProviders = options.strictProviders ?? false;
+  const protocol = protocolProfile(options.protocol ?? 'current', { fragments: options.fragments });
   const reportBug = options.onBug ?? ((error: unknown) => console.error('pedelec-dev: internal error:', error));
 
   const desk = new OperatorDesk();
@@ -152,6 +161,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     assets,
     log,
     strictProviders,
+    protocol,
     defaultToolTimeoutMs: options.defaultToolTimeoutMs ?? 60_000,
     reportBug,
     // Two of the largest frames a page may send: room for any one reply, not for a page that stopped reading.
@@ -164,7 +174,15 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     approvals,
     desk,
     log,
-    info: () => ({ version: packageVersion(), agent: agents.selectedCode, approval, strictProviders, bridgeUrl: `${baseUrl.replace(/^http/, 'ws')}/bridge` }),
+    info: () => ({
+      version: packageVersion(),
+      agent: agents.selectedCode,
+      approval,
+      strictProviders,
+      protocol: protocol.name,
+      fragments: protocol.chatFragments,
+      bridgeUrl: `${baseUrl.replace(/^http/, 'ws')}/bridge`,
+    }),
   });
 
   const bridgeSockets = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? MAX_FRAME_BYTES });

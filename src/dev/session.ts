@@ -7,13 +7,24 @@
  * `waiting_tool_result` then `tool_call`, `running` again once the result is in, and finally `idle`.
  * No `done` is ever sent: the page's SDK finishes a turn on either, so sending both would let a stale
  * one finish the page's *next* turn early.
+ *
+ * With today's protocol (current-pedelec.md, `ProtocolProfile.operations`) a turn is an operation:
+ * every event of the turn carries its `operationId`; each assistant message also goes out whole as a
+ * `chat_message` (before a tool call's `waiting_tool_result`, and at the end); the end is
+ * `usage_updated`, then `idle` immediately followed by `operation_completed` — or, for a failed turn,
+ * the `error` event then `operation_completed` with `success: false`. A page that subscribes (create or
+ * resume) gets a `session_snapshot` of where the session stands, so a reloaded page can answer a tool
+ * call that was sent to the page it replaced.
  */
 import { randomUUID } from 'node:crypto';
-import { pedelecError } from '../core/errors.js';
+import { extname } from 'node:path';
+import { pedelecError, type PedelecError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
-import type { AgentSession, AgentSessionInfo, DevAgent, TurnContext } from './agents/types.js';
+import type { AssetEntry } from './assets.js';
+import type { AgentSession, AgentSessionInfo, DevAgent, PublishedArtifact, TurnContext } from './agents/types.js';
 import { DevCoreError, toWireError } from './errors.js';
 import type { CheckedTool, SkillsManifest } from './manifest.js';
+import { protocolProfile, type ProtocolProfile } from './protocol.js';
 
 export type SessionStatus = 'idle' | 'running' | 'waiting_tool_result' | 'error' | 'ended';
 
@@ -29,6 +40,9 @@ export type SessionSummary = {
   provider: string;
   agent: string;
   model: string | undefined;
+  /** What the page asked for in `create_session` (absent when it gave none). */
+  effortLevel?: string | undefined;
+  effort?: string | undefined;
   autoEndOnDisconnect: boolean;
   status: SessionStatus;
   routes: number;
@@ -41,22 +55,69 @@ export type SessionParams = {
   origin: string | null;
   provider: string;
   model: string | undefined;
+  /** `create_session`'s `input.effortLevel` / `input.effort`, handed to the agent as they came. */
+  effortLevel?: string | undefined;
+  effort?: string | undefined;
   agent: DevAgent;
   autoEndOnDisconnect: boolean;
   skills: { manifest: SkillsManifest | undefined; tools: Map<string, CheckedTool> };
   defaultToolTimeoutMs: number;
+  /** The protocol spoken to the session's pages; today's when absent. */
+  protocol?: ProtocolProfile;
+  /** Stores a published artifact in the session's asset folder; without it, publishing fails. */
+  writeAsset?: (sessionId: string, path: string, content: Buffer, mimeType: string) => Promise<AssetEntry>;
 };
 
-type Turn = { kind: 'user' | 'prepare'; done: boolean; queue: Promise<void> };
-type PendingCall = { tool: string; settle(how: 'answered' | 'timed_out', result: JsonValue): void; cancel(reason: unknown): void };
+type OperationKind = 'user' | 'prepare';
+
+type Turn = {
+  kind: OperationKind;
+  /** The page's id for this turn (or one made by the Core); `undefined` when the protocol has no operations. */
+  operationId: string | undefined;
+  done: boolean;
+  /** Tool calls and artifact writes of the turn, one after another; the turn ends once they are all done. */
+  queue: Promise<void>;
+  /** The assistant message so far: the text said since the last `chat_message`. */
+  message: string;
+};
+
+/** A tool call waiting for the page, as `session_snapshot.pendingToolRequest` shows it. */
+type ToolRequest = { toolRequestId: string; tool: string; args: unknown; operationId: string | undefined };
+type PendingCall = { request: ToolRequest; settle(how: 'answered' | 'timed_out', result: JsonValue): void; cancel(reason: unknown): void };
+type CompletedOperation = { operationId: string; operationKind: OperationKind; success: boolean; error?: PedelecError };
 
 /** setTimeout's ceiling; a longer wait would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 /** How many answered/timed-out request ids a session remembers to explain a late or repeated result. */
 const SETTLED_MEMORY = 512;
 
+/** The folder of the asset store where published artifacts go. */
+const ARTIFACT_FOLDER = '/artifacts';
+/** A Content-Type for the common kinds of text an agent writes; anything else is plain text. */
+const ARTIFACT_TYPES: Readonly<Record<string, string>> = {
+  '.json': 'application/json',
+  '.md': 'text/markdown',
+  '.csv': 'text/csv',
+  '.html': 'text/html',
+  '.svg': 'image/svg+xml',
+};
+
 const noop = () => {};
 const routeKey = (sink: EventSink, channelId: string) => `${sink.id}\u0000${channelId}`;
+
+/** The length of a value's JSON text, for the token estimate; 0 for what cannot be serialized (too deep). */
+function jsonLength(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** A plain file name: no folder, nothing a path could misread. */
+function isArtifactName(name: unknown): name is string {
+  return typeof name === 'string' && name !== '' && name !== '.' && name !== '..' && name.length <= 255 && !/[/\\\x00-\x1f]/.test(name);
+}
 
 function errorResult(code: string, message: string, details?: unknown): JsonValue {
   return { error: pedelecError(code, message, details) as unknown as JsonValue };
@@ -86,11 +147,23 @@ export class DevSession {
   private seq = 0;
   private ended = false;
   private turn: Turn | null = null;
+  private lastCompleted: CompletedOperation | null = null;
+  /**
+   * Characters of the conversation so far, for the token estimate of `usage_updated`: the user's texts,
+   * the assistant's text, and the JSON of every tool call's args and of every result the agent got back
+   * from the page (or its timeout). Tokens are estimated as ceil(characters / 4) (UTF-16 code units): a
+   * deterministic running figure, not any real tokenizer's.
+   */
+  private conversationChars = 0;
+  /** The last `usage_updated` total; `undefined` until the first turn has ended. */
+  private totalTokens: number | undefined = undefined;
   private readonly routes = new Map<string, { sink: EventSink; channelId: string }>();
   private readonly pending = new Map<string, PendingCall>();
   private readonly settled = new Map<string, 'answered' | 'timed_out'>();
   private readonly tools: Map<string, CheckedTool>;
   private readonly defaultToolTimeoutMs: number;
+  private readonly protocol: ProtocolProfile;
+  private readonly writeAsset: SessionParams['writeAsset'];
   private readonly stop = new AbortController();
   private readonly agentSession: AgentSession;
 
@@ -105,12 +178,16 @@ export class DevSession {
     this.autoEndOnDisconnect = params.autoEndOnDisconnect;
     this.tools = params.skills.tools;
     this.defaultToolTimeoutMs = params.defaultToolTimeoutMs;
+    this.protocol = params.protocol ?? protocolProfile('current');
+    this.writeAsset = params.writeAsset;
     this.info = Object.freeze({
       sessionId: this.id,
       provider: this.provider,
       model: this.model,
       origin: this.origin,
       skills: params.skills.manifest,
+      effortLevel: params.effortLevel,
+      effort: params.effort,
     });
     this.agentSession = params.agent.openSession(this.info);
   }
@@ -131,6 +208,8 @@ export class DevSession {
       provider: this.provider,
       agent: this.agentCode,
       model: this.model,
+      effortLevel: this.info.effortLevel,
+      effort: this.info.effort,
       autoEndOnDisconnect: this.autoEndOnDisconnect,
       status: this.status,
       routes: this.routes.size,
@@ -177,10 +256,33 @@ export class DevSession {
     }
   }
 
-  private setStatus(status: SessionStatus): void {
+  /** An event of a turn: it carries the turn's operationId when the protocol has operations. */
+  private turnEvent(turn: Turn, type: string, fields: Record<string, unknown>): void {
+    this.emit(type, turn.operationId === undefined ? fields : { operationId: turn.operationId, ...fields });
+  }
+
+  private setStatus(turn: Turn, status: SessionStatus): void {
     this.status = status;
-    this.emit('status_changed', { status });
+    this.turnEvent(turn, 'status_changed', { status });
     this.hooks.changed(this);
+  }
+
+  /**
+   * Sends one route (a page that just created or resumed the session, after its response) where the
+   * session stands. It takes the next seq like any event — the page drops events whose seq is not above
+   * the last it saw, so a snapshot that reused the next event's seq would cost the page that event.
+   */
+  sendSnapshot(sink: EventSink, channelId: string): void {
+    if (!this.protocol.operations || this.ended || !this.hasRoute(sink, channelId)) return;
+    const latestSeq = this.seq;
+    const seq = ++this.seq;
+    const pending = this.pending.values().next().value as PendingCall | undefined;
+    const snapshot: Record<string, unknown> = { status: this.status, latestSeq };
+    if (this.totalTokens !== undefined) snapshot.usage = { totalTokens: this.totalTokens };
+    if (this.turn?.operationId !== undefined) snapshot.activeOperation = { operationId: this.turn.operationId, operationKind: this.turn.kind };
+    if (this.lastCompleted) snapshot.lastCompletedOperation = { ...this.lastCompleted };
+    if (pending) snapshot.pendingToolRequest = { ...pending.request };
+    sink.sendEvent({ channelId, type: 'session_snapshot', sessionId: this.id, seq, snapshot });
   }
 
   // ───────────────────────────── turns ─────────────────────────────
@@ -190,18 +292,19 @@ export class DevSession {
    * that starts it. The caller answers the request first, so the page sees the response before the
    * turn's first event.
    */
-  reserveTurn(kind: 'user' | 'prepare', text: string): () => void {
+  reserveTurn(kind: OperationKind, text: string, operationId?: string): () => void {
     if (this.ended) throw new DevCoreError('THREAD_NOT_FOUND', 'The session has ended', { sessionId: this.id });
     if (this.turn) {
       throw new DevCoreError('THREAD_BUSY', 'A turn is already running in this session; wait for it to end', { sessionId: this.id });
     }
-    const turn: Turn = { kind, done: false, queue: Promise.resolve() };
+    const turn: Turn = { kind, operationId, done: false, queue: Promise.resolve(), message: '' };
     this.turn = turn;
     return () => void this.runTurn(turn, text);
   }
 
   private async runTurn(turn: Turn, text: string): Promise<void> {
-    this.setStatus('running');
+    this.conversationChars += text.length;
+    this.setStatus(turn, 'running');
     const ctx = this.turnContext(turn);
     let failure: unknown = undefined;
     let failed = false;
@@ -217,17 +320,42 @@ export class DevSession {
     turn.done = true;
     if (this.turn === turn) this.turn = null;
     if (this.ended) return;
+    this.sendMessage(turn);
+    this.reportUsage(turn);
     if (!failed) {
-      this.setStatus('idle');
+      // Back to back, in this order, as today's Core does; a 0.1 page finishes its turn on the idle.
+      this.setStatus(turn, 'idle');
+      this.completeOperation(turn, { success: true });
       return;
     }
-    // An error event ends the turn on the page by itself; an `idle` after it could arrive after the
+    // An error event ends the turn on a 0.1 page by itself; an `idle` after it could arrive after the
     // page has already started its next turn and finish that one early, so none is sent.
     const error = toWireError(failure);
     const source = (failure as { source?: unknown })?.source === 'provider' ? 'provider' : 'core';
     this.status = 'error';
-    this.emit('error', { error, source, provider: this.provider });
+    this.turnEvent(turn, 'error', { error, source, provider: this.provider });
+    this.completeOperation(turn, { success: false, error });
     this.hooks.changed(this);
+  }
+
+  /** The assistant message said since the last one, whole, as `chat_message` (today's protocol). */
+  private sendMessage(turn: Turn): void {
+    if (!this.protocol.chatMessages || turn.message === '') return;
+    const text = turn.message;
+    turn.message = '';
+    this.turnEvent(turn, 'chat_message', { text });
+  }
+
+  private reportUsage(turn: Turn): void {
+    if (!this.protocol.operations) return;
+    this.totalTokens = Math.ceil(this.conversationChars / 4);
+    this.turnEvent(turn, 'usage_updated', { totalTokens: this.totalTokens });
+  }
+
+  private completeOperation(turn: Turn, outcome: { success: boolean; error?: PedelecError }): void {
+    if (turn.operationId === undefined) return;
+    this.lastCompleted = { operationId: turn.operationId, operationKind: turn.kind, success: outcome.success, ...(outcome.error && { error: outcome.error }) };
+    this.turnEvent(turn, 'operation_completed', { operationKind: turn.kind, success: outcome.success, ...(outcome.error && { error: outcome.error }) });
   }
 
   private turnContext(turn: Turn): TurnContext {
@@ -237,7 +365,9 @@ export class DevSession {
       signal: this.stop.signal,
       say: (text: string) => {
         if (turn.done || this.ended || typeof text !== 'string' || text === '') return;
-        this.emit('chat_delta', { text });
+        this.conversationChars += text.length;
+        if (this.protocol.chatMessages) turn.message += text;
+        if (this.protocol.chatFragments) this.turnEvent(turn, 'chat_delta', { text });
       },
       callTool: (name: string, args?: unknown, options?: { timeoutMs?: number }) => {
         // One call at a time, in order: the page's status has room for a single pending call.
@@ -245,7 +375,37 @@ export class DevSession {
         turn.queue = call.then(noop, noop);
         return call;
       },
+      publishArtifact: (name: string, content: string, mimeType?: string) => {
+        // In the same queue as tool calls: the turn waits for the file, and events keep the agent's order.
+        const publish = turn.queue.then(() => this.publishArtifact(turn, name, content, mimeType));
+        turn.queue = publish.then(noop, noop);
+        return publish;
+      },
     };
+  }
+
+  private async publishArtifact(turn: Turn, name: unknown, content: unknown, mimeType: unknown): Promise<PublishedArtifact> {
+    if (turn.done || this.ended) throw this.endedReason();
+    if (!isArtifactName(name)) throw new DevCoreError('INVALID_INPUT', 'An artifact name must be a plain file name (no "/")', { name });
+    if (typeof content !== 'string') throw new DevCoreError('INVALID_INPUT', 'An artifact\'s content must be a string');
+    if (mimeType !== undefined && typeof mimeType !== 'string') throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string');
+    if (!this.writeAsset) throw new DevCoreError('ARTIFACTS_UNAVAILABLE', 'This session has no asset folder to publish into');
+    const type = mimeType || ARTIFACT_TYPES[extname(name).toLowerCase()] || 'text/plain';
+    const path = `${ARTIFACT_FOLDER}/${name}`;
+    const entry = await this.writeAsset(this.id, path, Buffer.from(content, 'utf8'), type);
+    const artifact: PublishedArtifact = {
+      id: `artifact_${randomUUID()}`,
+      provider: this.provider,
+      path,
+      name,
+      mimeType: type,
+      sizeBytes: entry.sizeBytes,
+      kind: 'file',
+      source: 'agent',
+    };
+    // 0.1 has no such event: the file is there all the same, for list_assets and downloads.
+    if (this.protocol.operations && !turn.done) this.turnEvent(turn, 'provider_artifact', { artifact });
+    return artifact;
   }
 
   private callTool(turn: Turn, name: unknown, args: unknown, options?: { timeoutMs?: number }): Promise<JsonValue> {
@@ -288,13 +448,16 @@ export class DevSession {
           errorResult('TOOL_TIMEOUT', `Tool ${toolName} did not answer within ${timeoutMs} ms`, { tool: toolName, toolRequestId, timeoutMs }),
         );
       }, timeoutMs);
+      // Nothing here watches the session's routes: a call outlives the page it was sent to, so the page
+      // that resumes a persistent session (after a reload) can still answer it.
       const call: PendingCall = {
-        tool: toolName,
+        request: { toolRequestId, tool: toolName, args: callArgs, operationId: turn.operationId },
         settle: (how, result) => {
           if (!this.pending.delete(toolRequestId)) return;
           clearTimeout(timer);
           this.remember(toolRequestId, how);
-          if (!this.ended) this.setStatus('running');
+          this.conversationChars += jsonLength(result);
+          if (!this.ended) this.setStatus(turn, 'running');
           resolve(result);
         },
         cancel: (reason) => {
@@ -304,8 +467,11 @@ export class DevSession {
         },
       };
       this.pending.set(toolRequestId, call);
-      this.setStatus('waiting_tool_result');
-      this.emit('tool_call', { toolRequestId, tool: toolName, args: callArgs });
+      this.conversationChars += jsonLength(callArgs);
+      // The message said before the call is complete: the page gets it whole before the call.
+      this.sendMessage(turn);
+      this.setStatus(turn, 'waiting_tool_result');
+      this.turnEvent(turn, 'tool_call', { toolRequestId, tool: toolName, args: callArgs });
     });
   }
 

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BridgeClient, PAGE_ORIGIN, chatText, createSession, delay, skills, startCore, twoPages } from './dev-helpers.mjs';
 
-test('approval status, settings and providers have the Core shapes', async (t) => {
-  const core = await startCore(t);
+test('0.1: approval status, settings and providers have the 0.1 Core shapes', async (t) => {
+  const core = await startCore(t, { protocol: '0.1' });
   const page = await BridgeClient.open(t, core);
   assert.deepEqual(await page.ok('get_approval_status'), { installed: true, approved: true, origin: PAGE_ORIGIN, appConnected: true });
   assert.deepEqual(await page.ok('get_settings'), { defaultProvider: 'scripted', defaultModels: { scripted: 'scripted' } });
@@ -32,8 +32,8 @@ test('a response echoes channelId and requestId; an unknown type is refused and 
   assert.equal((await page.request('get_settings')).ok, true);
 });
 
-test('a full turn: response first, then running, deltas, waiting_tool_result, tool_call, running, idle — never done', async (t) => {
-  const core = await startCore(t);
+test('0.1: a full turn: response first, then running, deltas, waiting_tool_result, tool_call, running, idle — never done', async (t) => {
+  const core = await startCore(t, { protocol: '0.1' });
   const page = await BridgeClient.open(t, core);
   const sessionId = await createSession(page);
   assert.match(sessionId, /^session_/);
@@ -91,8 +91,8 @@ test('one turn at a time: THREAD_BUSY while a turn runs, accepted again after id
   assert.equal((await page.request('send_text', { sessionId, text: 'again' })).ok, true);
 });
 
-test('prepare_session runs a prepare turn: running then idle', async (t) => {
-  const core = await startCore(t);
+test('0.1: prepare_session runs a prepare turn: running then idle', async (t) => {
+  const core = await startCore(t, { protocol: '0.1' });
   const page = await BridgeClient.open(t, core);
   const sessionId = await createSession(page);
   const from = page.mark();

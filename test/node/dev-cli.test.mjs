@@ -105,6 +105,10 @@ test('start-up mistakes fail at once with exit code 1 and a message naming the p
     [['--serve', join(dir, 'nope')], /--serve .*not a folder/],
     [['--allow-origin', 'localhost:5173'], /--allow-origin localhost:5173/],
     [['--frobnicate'], /Unknown option '--frobnicate'/],
+    [['--protocol', '0.4'], /--protocol 0\.4: expected current or 0\.1/],
+    [['--protocol'], /argument missing/],
+    [['--protocol', '0.1', '--no-fragments'], /--no-fragments needs --protocol current/],
+    [['--no-fragments', '--protocol', '0.1'], /--no-fragments needs --protocol current/],
   ];
   for (const [args, message] of cases) {
     // `--port 0` first, so a case's own --port (the last one wins) is the one checked.
@@ -120,6 +124,40 @@ test('--help prints the usage line and exits 0', async (t) => {
   const cli = run(t, ['--help']);
   assert.equal((await cli.exit()).code, 0);
   assert.match(cli.out.stdout, /^Usage: pedelec-dev \[--port N\]/);
+  assert.match(cli.out.stdout, /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\]$/m);
+  assert.match(cli.out.stdout, /^ {2}--protocol P {8}current \(default\)/m);
+  assert.match(cli.out.stdout, /^ {2}--no-fragments {6}replies come as whole chat_message events only/m);
+});
+
+test('the banner names the protocol; --protocol 0.1 speaks 0.1 and --no-fragments sends whole messages only', async (t) => {
+  for (const [args, banner, check] of [
+    [[], /agent: scripted, approval: auto, protocol: current\n/, async (page) => assert.deepEqual(await page.ok('get_settings'), { defaultProvider: 'scripted' })],
+    [
+      ['--protocol', '0.1'],
+      /agent: scripted, approval: auto, protocol: 0\.1\n/,
+      async (page) => assert.deepEqual(await page.ok('get_settings'), { defaultProvider: 'scripted', defaultModels: { scripted: 'scripted' } }),
+    ],
+    [
+      ['--no-fragments', '--strict-providers'],
+      /agent: scripted, approval: auto, protocol: current \(no fragments\), strict providers\n/,
+      async (page) => {
+        const sessionId = await createSession(page);
+        const from = page.mark();
+        await page.ok('send_text', { sessionId, text: 'hello' });
+        const events = await page.turnEnd(sessionId, from);
+        assert.ok(events.some((m) => m.type === 'chat_message') && !events.some((m) => m.type === 'chat_delta'));
+      },
+    ],
+  ]) {
+    const cli = run(t, ['--port', '0', ...args]);
+    const urls = await cli.started();
+    assert.match(cli.out.stdout, banner, args.join(' '));
+    const page = await BridgeClient.open(t, { bridgeUrl: urls.bridgeUrl });
+    await check(page);
+    await page.close();
+    cli.child.kill('SIGTERM');
+    assert.equal((await cli.exit()).code, 0);
+  }
 });
 
 test('flags parse into options; --allow-origin takes several URLs, repeated or comma-separated', async () => {
@@ -136,6 +174,10 @@ test('flags parse into options; --allow-origin takes several URLs, repeated or c
     agent: 'operator',
   });
   assert.deepEqual(parseCli([]), { kind: 'start', options: {} });
+  assert.deepEqual(parseCli(['--protocol', '0.1']), { kind: 'start', options: { protocol: '0.1' } });
+  assert.deepEqual(parseCli(['--protocol', 'current', '--no-fragments']), { kind: 'start', options: { protocol: 'current', fragments: false } });
+  assert.deepEqual(parseCli(['--no-fragments']), { kind: 'start', options: { fragments: false } });
+  assert.throws(() => parseCli(['--protocol', 'latest']), (error) => error.code === 'INVALID_OPTION' && /--protocol latest/.test(error.message));
   assert.throws(() => parseCli(['--allow-origin']), /argument missing/);
   assert.throws(() => parseCli(['stray']), /Unexpected argument/);
 });

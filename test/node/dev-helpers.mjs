@@ -92,9 +92,13 @@ export class BridgeClient {
     });
   }
 
-  /** Waits for the end of a turn of `sessionId` (idle or error) after `from`, and returns the turn's events. */
+  /**
+   * Waits for the end of a turn of `sessionId` after `from`, and returns the turn's events: with today's
+   * protocol the turn's `operation_completed` (which follows `idle`, or the `error` event), with 0.1
+   * (events without operationId) its `idle` or `error`.
+   */
   async turnEnd(sessionId, from) {
-    await this.until((m) => m.sessionId === sessionId && ((m.type === 'status_changed' && m.status === 'idle') || m.type === 'error'), { from });
+    await this.until((m) => m.sessionId === sessionId && endsTurn(m), { from });
     return this.since(from).filter((m) => m.type !== 'response');
   }
 
@@ -106,8 +110,20 @@ export class BridgeClient {
   }
 }
 
-/** The chat text of a list of events. */
+/** The last event of a turn, in either protocol (see `turnEnd`). */
+export function endsTurn(m) {
+  if (m.type === 'operation_completed') return true;
+  return m.operationId === undefined && ((m.type === 'status_changed' && m.status === 'idle') || m.type === 'error');
+}
+
+/** The chat text of a list of events, from its `chat_delta` fragments. */
 export const chatText = (events) => events.filter((m) => m.type === 'chat_delta').map((m) => m.text).join('');
+
+/** The chat text of a list of events, from its whole `chat_message`s (today's protocol). */
+export const messageText = (events) => events.filter((m) => m.type === 'chat_message').map((m) => m.text).join('');
+
+/** Event types in order, a status change shown as its status. */
+export const shapeOf = (events) => events.map((m) => (m.type === 'status_changed' ? m.status : m.type));
 
 /** A skills manifest with a counter tool (and any extra tools). */
 export function skills(...extra) {

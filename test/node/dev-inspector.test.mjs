@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
-import { BridgeClient, PAGE_ORIGIN, chatText, createSession, rawHttp, startCore } from './dev-helpers.mjs';
+import { BridgeClient, PAGE_ORIGIN, chatText, createSession, messageText, rawHttp, startCore } from './dev-helpers.mjs';
 
 async function openInspector(t, core) {
   const socket = new WebSocket(`ws://127.0.0.1:${core.port}/inspector/socket?token=${core.inspectorToken}`, { origin: core.url });
@@ -106,7 +106,9 @@ test('the operator agent: the page speaks, the operator replies, calls a tool (r
   inspector.sendRaw({ type: 'operator_end_turn', sessionId });
   const events = await page.turnEnd(sessionId, from);
   assert.equal(chatText(events), 'On it. ');
-  assert.equal(events.at(-1).status, 'idle');
+  assert.equal(messageText(events), 'On it. ', 'the operator\'s message, whole, before the tool call');
+  assert.deepEqual(events.at(-1), { ...events.at(-1), type: 'operation_completed', operationKind: 'user', success: true });
+  assert.equal(events.at(-2).status, 'idle');
   await inspector.until((m) => m.type === 'turn_closed' && m.sessionId === sessionId, { from: iFrom });
 });
 

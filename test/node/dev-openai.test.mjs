@@ -121,9 +121,12 @@ const status = (code, body, headers = {}) => (_req, res) => {
 
 // ───────────────────────────── the page side ─────────────────────────────
 
+// These tests are about the agent and assert the event sequences of the 0.1 protocol; the agent under
+// today's protocol (chat_message, operation_completed) is covered in dev-protocol.test.mjs.
 async function setup(t, { env = {}, sessionInput = {} } = {}) {
   const fake = await fakeEndpoint(t);
   const core = await startCore(t, {
+    protocol: '0.1',
     agent: 'openai',
     env: { PEDELEC_DEV_BASE_URL: fake.baseUrl, PEDELEC_DEV_MODEL: 'test-model', PEDELEC_DEV_API_KEY: KEY, ...env },
   });
@@ -252,7 +255,7 @@ test('--base-url and --model set the agent environment; there is no flag for the
 
 test('list_providers: openai is available with a base URL and a model; otherwise it says what to set, never the key', async (t) => {
   const fake = await fakeEndpoint(t);
-  let core = await startCore(t, { env: { PEDELEC_DEV_BASE_URL: fake.baseUrl, PEDELEC_DEV_MODEL: 'm1', PEDELEC_DEV_API_KEY: KEY } });
+  let core = await startCore(t, { protocol: '0.1', env: { PEDELEC_DEV_BASE_URL: fake.baseUrl, PEDELEC_DEV_MODEL: 'm1', PEDELEC_DEV_API_KEY: KEY } });
   let page = await BridgeClient.open(t, core);
   let openai = (await page.ok('list_providers')).find((p) => p.code === 'openai');
   assert.deepEqual(openai, { name: 'OpenAI-compatible endpoint', code: 'openai', available: true, error: null });
@@ -548,7 +551,7 @@ test('endpoint failures end the turn with their code and source "provider"', asy
       server.close(() => resolve(port));
     });
   });
-  const core = await startCore(t, { agent: 'openai', env: { PEDELEC_DEV_BASE_URL: `http://127.0.0.1:${port}/v1`, PEDELEC_DEV_MODEL: 'm' } });
+  const core = await startCore(t, { protocol: '0.1', agent: 'openai', env: { PEDELEC_DEV_BASE_URL: `http://127.0.0.1:${port}/v1`, PEDELEC_DEV_MODEL: 'm' } });
   const page2 = await BridgeClient.open(t, core);
   const session2 = await createSession(page2, { provider: 'openai' });
   const events = await turn(page2, session2, 'hello');

@@ -6,14 +6,16 @@ import assert from 'node:assert/strict';
 import { AgentError } from '../../dist/dev/index.js';
 import { DevSession } from '../../dist/dev/session.js';
 import { checkSkills } from '../../dist/dev/manifest.js';
+import { protocolProfile } from '../../dist/dev/protocol.js';
 import { skills } from './dev-helpers.mjs';
 
-function harness(turn) {
+/** A session with a hand-made agent and one route collecting its events; the 0.1 protocol unless told. */
+function harness(turn, { protocol = protocolProfile('0.1'), prepare } = {}) {
   const events = [];
   const sink = { id: 'sink', sendEvent: (m) => events.push(m) };
-  const agent = { code: 'fake', name: 'Fake', defaultModel: 'fake-1', openSession: () => ({ turn }) };
+  const agent = { code: 'fake', name: 'Fake', defaultModel: 'fake-1', openSession: () => ({ turn, prepare }) };
   const session = new DevSession(
-    { origin: 'http://localhost:1', provider: 'codex', model: 'm', agent, autoEndOnDisconnect: true, skills: checkSkills(skills()), defaultToolTimeoutMs: 1000 },
+    { origin: 'http://localhost:1', provider: 'codex', model: 'm', agent, autoEndOnDisconnect: true, skills: checkSkills(skills()), defaultToolTimeoutMs: 1000, protocol },
     { changed() {}, ended() {} },
   );
   session.addRoute(sink, 'chan');
@@ -34,7 +36,7 @@ const until = (events, predicate) => waitFor(() => events.find(predicate), JSON.
 
 const shape = (events) => events.map((m) => (m.type === 'status_changed' ? m.status : m.type));
 
-test('an AgentError ends the turn with one error event carrying source and provider, and no idle', async () => {
+test('0.1: an AgentError ends the turn with one error event carrying source and provider, and no idle', async () => {
   const { session, events } = harness(async (_text, ctx) => {
     ctx.say('Thinking');
     throw new AgentError('PROVIDER_AUTH_FAILED', 'The endpoint refused the API key', { source: 'provider', details: { status: 401 } });
@@ -59,7 +61,7 @@ test('an unexpected exception in an agent is a core-sourced INTERNAL_ERROR', asy
   assert.equal(error.source, 'core');
 });
 
-test('parallel tool calls reach the page one at a time, in call order', async () => {
+test('0.1: parallel tool calls reach the page one at a time, in call order', async () => {
   let results;
   const { session, events } = harness(async (_text, ctx) => {
     results = await Promise.all([ctx.callTool('update_counter', { delta: 1 }), ctx.callTool('update_counter', { delta: 2 }), ctx.callTool('nope', {})]);
@@ -102,4 +104,81 @@ test('ending the session aborts the agent, rejects its pending call, and silence
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(events.length, before, 'nothing after end, not even ended, to the page that ended it');
   assert.throws(() => session.reserveTurn('user', 'x'), (error) => error.code === 'THREAD_NOT_FOUND');
+});
+
+test('current: an AgentError ends the turn with the error event, then operation_completed carrying the same error', async () => {
+  const { session, events } = harness(
+    async (_text, ctx) => {
+      ctx.say('Thinking');
+      throw new AgentError('PROVIDER_AUTH_FAILED', 'The endpoint refused the API key', { source: 'provider', details: { status: 401 } });
+    },
+    { protocol: protocolProfile('current') },
+  );
+  session.reserveTurn('user', 'hi', 'op_1')();
+  const completed = await until(events, (m) => m.type === 'operation_completed');
+  assert.deepEqual(shape(events), ['running', 'chat_delta', 'chat_message', 'usage_updated', 'error', 'operation_completed']);
+  const error = events.find((m) => m.type === 'error');
+  assert.equal(error.source, 'provider');
+  assert.deepEqual(completed, {
+    channelId: 'chan',
+    type: 'operation_completed',
+    sessionId: session.id,
+    seq: 6,
+    operationId: 'op_1',
+    operationKind: 'user',
+    success: false,
+    error: error.error,
+  });
+  assert.ok(events.every((m) => m.operationId === 'op_1'));
+});
+
+test('current: parallel tool calls still reach the page one at a time, each with the operationId', async () => {
+  const { session, events } = harness(
+    async (_text, ctx) => {
+      await Promise.all([ctx.callTool('update_counter', { delta: 1 }), ctx.callTool('update_counter', { delta: 2 })]);
+    },
+    { protocol: protocolProfile('current') },
+  );
+  session.reserveTurn('user', 'go', 'op_p')();
+  const first = await until(events, (m) => m.type === 'tool_call');
+  session.submitToolResult(first.toolRequestId, { value: 1 });
+  const second = await until(events, (m) => m.type === 'tool_call' && m.toolRequestId !== first.toolRequestId);
+  session.submitToolResult(second.toolRequestId, { value: 3 });
+  const completed = await until(events, (m) => m.type === 'operation_completed');
+  assert.deepEqual(shape(events), [
+    'running', 'waiting_tool_result', 'tool_call', 'running', 'waiting_tool_result', 'tool_call', 'running', 'usage_updated', 'idle', 'operation_completed',
+  ]);
+  assert.equal(completed.operationKind, 'user');
+  assert.ok(events.every((m) => m.operationId === 'op_p'));
+});
+
+test('current: a prepare turn\'s say()s go out like a user turn\'s: fragments, then the whole message, then the end', async () => {
+  const { session, events } = harness(async () => {}, {
+    protocol: protocolProfile('current'),
+    prepare: async (ctx) => {
+      ctx.say('Warming ');
+      ctx.say('up.');
+    },
+  });
+  session.reserveTurn('prepare', '', 'op_warm')();
+  const completed = await until(events, (m) => m.type === 'operation_completed');
+  assert.deepEqual(shape(events), ['running', 'chat_delta', 'chat_delta', 'chat_message', 'usage_updated', 'idle', 'operation_completed']);
+  assert.equal(events.find((m) => m.type === 'chat_message').text, 'Warming up.');
+  assert.deepEqual([completed.operationKind, completed.success], ['prepare', true]);
+  assert.ok(events.every((m) => m.operationId === 'op_warm'));
+});
+
+test('without an asset store, publishArtifact rejects with ARTIFACTS_UNAVAILABLE and the turn goes on', async () => {
+  let rejection;
+  const { session, events } = harness(
+    async (_text, ctx) => {
+      rejection = await ctx.publishArtifact('a.txt', 'x').catch((error) => error);
+      ctx.say('done');
+    },
+    { protocol: protocolProfile('current') },
+  );
+  session.reserveTurn('user', 'go', 'op_a')();
+  await until(events, (m) => m.type === 'operation_completed');
+  assert.equal(rejection.code, 'ARTIFACTS_UNAVAILABLE');
+  assert.ok(!events.some((m) => m.type === 'provider_artifact'));
 });

@@ -1,11 +1,14 @@
 // A web-test-runner plugin that runs the development Core (`pedelec-dev`) beside the browser tests
 // (TOOLCHAIN.md: start it in serverStart, stop it in serverStop, serve a tiny module with the ports).
 //
-// Three Cores, all in process on free loopback ports (port 0), all allowing the test server's origin:
-// - `main`: the default scripted agent, as `npx pedelec-dev` runs it;
+// Five Cores, all in process on free loopback ports (port 0), all allowing the test server's origin:
+// - `main`: the default scripted agent, as `npx pedelec-dev` runs it (today's protocol);
 // - `rules`: the scripted agent with a `--script` rules document (SCRIPT_RULES below);
 // - `restartable`: closed and started again on the same port by `GET /__pedelec-dev/restart`, which
-//   drops every connection it had (there is no way to drop a single one).
+//   drops every connection it had (there is no way to drop a single one);
+// - `legacy`: the 0.1 protocol (`--protocol 0.1`), as a 0.1.x extension speaks it;
+// - `whole`: today's protocol from a provider that does not stream (`--no-fragments`): replies arrive
+//   only as whole `chat_message`s, never as `chat_delta`.
 // Plus `closedPort`: a loopback port that was free a moment ago and that nothing listens on.
 //
 // Tests read all of this from the virtual module `/__pedelec-dev.js`. `GET /__pedelec-dev/connections`
@@ -136,10 +139,15 @@ export function devCorePlugin(options = {}) {
       cores.main = await start();
       cores.rules = await start({ script: parseScript(SCRIPT_RULES, 'test rules') });
       cores.restartable = await start();
+      cores.legacy = await start({ protocol: '0.1' });
+      cores.whole = await start({ fragments: false });
       closedPort = await closedLoopbackPort();
       watcher = watchConnections(cores.main);
       await watcher.ready;
-      options.log?.(`pedelec-dev for the browser tests: ${cores.main.url} (rules ${cores.rules.url}, restartable ${cores.restartable.url})`);
+      options.log?.(
+        `pedelec-dev for the browser tests: ${cores.main.url} (rules ${cores.rules.url}, restartable ${cores.restartable.url}, ` +
+          `legacy ${cores.legacy.url}, whole ${cores.whole.url})`,
+      );
     },
 
     async serverStop() {
@@ -155,6 +163,8 @@ export function devCorePlugin(options = {}) {
           ...describe(cores.main),
           rules: describe(cores.rules),
           restartable: describe(cores.restartable),
+          legacy: describe(cores.legacy),
+          whole: describe(cores.whole),
           closedPort,
           benchCalls: BENCH_CALLS,
         };

@@ -88,4 +88,4 @@ export class AgentDirectory {
 
 export { OperatorDesk } from './operator.js';
 export { AgentError } from './types.js';
-export type { AgentSession, AgentSessionInfo, DevAgent, TurnContext } from './types.js';
+export type { AgentSession, AgentSessionInfo, DevAgent, PublishedArtifact, TurnContext } from './types.js';

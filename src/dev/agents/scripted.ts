@@ -1,7 +1,8 @@
 /**
- * `scripted`: the default agent — local, deterministic, no network. It understands `/tools` and
- * `/call <tool> <json args>`, then the `--script` rules, and otherwise answers with a short note naming
- * the page's tools and how to call them. Every reply streams as several `chat_delta`s.
+ * `scripted`: the default agent — local, deterministic, no network. It understands `/tools`,
+ * `/call <tool> <json args>` and `/artifact <name> <text…>` (publishes a file), then the `--script`
+ * rules, and otherwise answers with a short note naming the page's tools and how to call them. Every
+ * reply streams as several `chat_delta`s.
  */
 import type { JsonValue } from '../../core/json.js';
 import type { ToolManifest } from '../manifest.js';
@@ -10,6 +11,8 @@ import { streamText } from './stream.js';
 import type { AgentSession, DevAgent, TurnContext } from './types.js';
 
 const CALL = /^\/call\s+(\S+)\s*([\s\S]*)$/;
+const ARTIFACT = /^\/artifact(?:\s+(\S+)\s?([\s\S]*))?$/;
+const ARTIFACT_HINT = 'Type /artifact <name> <text> to have me publish a file.';
 
 /** A sample value for a schema node, so the help text shows a call that would pass validation. */
 function sample(node: unknown): unknown {
@@ -84,6 +87,9 @@ class ScriptedSession implements AgentSession {
     const call = CALL.exec(message);
     if (call) return this.slashCall(ctx, call[1], call[2].trim());
 
+    const artifact = ARTIFACT.exec(message);
+    if (artifact) return this.slashArtifact(ctx, artifact[1], artifact[2] ?? '');
+
     for (const rule of this.script?.rules ?? []) {
       const match = rule.regex.exec(text);
       if (!match) continue;
@@ -117,6 +123,20 @@ class ScriptedSession implements AgentSession {
     await streamText(ctx, describeResult(tool, result));
   }
 
+  /** `/artifact <name> <text…>`: publishes the text as a file; a refused name is explained, not thrown. */
+  private async slashArtifact(ctx: TurnContext, name: string | undefined, content: string): Promise<void> {
+    if (name === undefined) return streamText(ctx, `Give the file a name and its text: /artifact notes.txt Hello from the agent`);
+    let published;
+    try {
+      published = await ctx.publishArtifact(name, content);
+    } catch (error) {
+      if (ctx.signal.aborted) return;
+      const { code, message } = error as { code?: string; message?: string };
+      return streamText(ctx, `I could not publish ${name}: ${code ?? 'ERROR'} — ${message ?? String(error)}`);
+    }
+    await streamText(ctx, `Published ${published.name} (${published.sizeBytes} bytes, ${published.mimeType}) at ${published.path}.`);
+  }
+
   private toolList(tools: readonly ToolManifest[]): string {
     if (tools.length === 0) return 'This page gives me no tools.';
     const lines = tools.map((t) => `- ${t.name}: ${t.description} Example: ${exampleCall(t)}`);
@@ -125,9 +145,12 @@ class ScriptedSession implements AgentSession {
 
   private help(tools: readonly ToolManifest[]): string {
     const intro = "I'm the scripted development agent: I follow commands, not conversation.";
-    if (tools.length === 0) return `${intro} This page gives me no tools, so there is nothing for me to call yet.`;
+    if (tools.length === 0) return `${intro} This page gives me no tools, so there is nothing for me to call yet. ${ARTIFACT_HINT}`;
     const names = tools.map((t) => t.name).join(', ');
-    return `${intro} This page gives me these tools: ${names}. Type /tools to see them, or /call <tool> <json args> to call one, e.g. ${exampleCall(tools[0])}`;
+    return (
+      `${intro} This page gives me these tools: ${names}. Type /tools to see them, or /call <tool> <json args> to call one, ` +
+      `e.g. ${exampleCall(tools[0])}. ${ARTIFACT_HINT}`
+    );
   }
 }
 

@@ -20,7 +20,25 @@ export interface AgentSessionInfo {
   readonly origin: string | null;
   /** The page's tool manifest as sent in `create_session` (already checked), or `undefined`. */
   readonly skills: SkillsManifest | undefined;
+  /** `input.effortLevel` of `create_session` (profile mode), passed through unchecked beyond "a string". */
+  readonly effortLevel?: string | undefined;
+  /** `input.effort` of `create_session` (explicit mode, beside `model`), passed through likewise. */
+  readonly effort?: string | undefined;
 }
+
+/** A file an agent published with {@link TurnContext.publishArtifact}: the `artifact` of `provider_artifact`. */
+export type PublishedArtifact = {
+  readonly id: string;
+  /** The session's provider code (what the page asked for). */
+  readonly provider: string;
+  /** Where the page reads it: `create_asset_download` with this path (`/artifacts/<name>`). */
+  readonly path: string;
+  readonly name: string;
+  readonly mimeType: string;
+  readonly sizeBytes: number;
+  readonly kind: 'file';
+  readonly source: 'agent';
+};
 
 /**
  * One turn's handle. Everything the agent does to the page goes through here, so the server can keep
@@ -32,7 +50,11 @@ export interface TurnContext {
   readonly kind: 'user' | 'prepare';
   /** Aborted when the session ends (end_session, auto-end on disconnect, server stop). */
   readonly signal: AbortSignal;
-  /** Streams one piece of reply text to the page (one `chat_delta`). Empty strings are skipped. */
+  /**
+   * Streams one piece of reply text to the page (one `chat_delta`). Empty strings are skipped. With
+   * today's protocol the pieces also add up to the assistant message, sent whole as one `chat_message`
+   * at the next tool call and at the end of the turn.
+   */
   say(text: string): void;
   /**
    * Calls a tool of the page and resolves with its result — the page's JSON value, or an error result
@@ -42,6 +64,14 @@ export interface TurnContext {
    * are queued and reach the page one at a time, in call order. `timeoutMs` extends this one call.
    */
   callTool(name: string, args?: unknown, options?: { timeoutMs?: number }): Promise<JsonValue>;
+  /**
+   * Publishes a file: writes `content` (UTF-8) to `/artifacts/<name>` in the session's asset folder —
+   * readable by the page through `create_asset_download` — and, with today's protocol, tells the page
+   * with a `provider_artifact` event. `name` is a plain file name (no `/`); `mimeType` defaults from
+   * its extension (`text/plain` otherwise). Rejects with a `{ code, message }` error when the name,
+   * type or size is refused or the session has ended. Queued with the turn's tool calls, in order.
+   */
+  publishArtifact(name: string, content: string, mimeType?: string): Promise<PublishedArtifact>;
 }
 
 /** Per-session agent state (e.g. a conversation history). */

@@ -84,7 +84,9 @@ function handle(message) {
   switch (message.type) {
     case 'hello': {
       const s = message.server;
-      $('server-info').textContent = `pedelec-dev ${s.version} · agent ${s.agent} · approval ${s.approval}${s.strictProviders ? ' · strict providers' : ''} · bridge ${s.bridgeUrl}`;
+      // A Core from before the protocol option sends no `protocol`: say nothing rather than guess.
+      const protocol = s.protocol ? ` · protocol ${s.protocol}${s.fragments === false ? ' (no fragments)' : ''}` : '';
+      $('server-info').textContent = `pedelec-dev ${s.version} · agent ${s.agent} · approval ${s.approval}${protocol}${s.strictProviders ? ' · strict providers' : ''} · bridge ${s.bridgeUrl}`;
       state.sessions = new Map(message.sessions.map((x) => [x.sessionId, x]));
       state.turns = new Map(message.turns.map((t) => [t.sessionId, t]));
       state.approvals = new Map(message.approvals.map((p) => [p.id, p]));
@@ -204,6 +206,8 @@ function renderFacts() {
     ['Provider asked', s.provider],
     ['Served by', s.agent],
     ['Model', s.model ?? '—'],
+    ...(typeof s.effortLevel === 'string' ? [['Effort level', s.effortLevel]] : []),
+    ...(typeof s.effort === 'string' ? [['Effort', s.effort]] : []),
     ['Status', s.status],
     ['Connections', String(s.routes)],
     ['Ends on disconnect', s.autoEndOnDisconnect ? 'yes' : 'no (persistent)'],
