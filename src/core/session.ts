@@ -430,6 +430,11 @@ export class PedelecSession<TToolName extends string = string> {
     const { status, usage, activeOperation, lastCompletedOperation, pendingToolRequest } = snapshot;
     if (isCount(usage?.totalTokens)) this.#setUsage(usage.totalTokens, receivedAt);
     if (isObject(lastCompletedOperation)) this.#completeOperation(lastCompletedOperation, receivedAt);
+    // A turn this page started that the snapshot knows nothing of: Core made the snapshot before the
+    // turn's request reached it (the create response and the snapshot, then sendText at once). Its
+    // status (`idle`) is older than the turn's.
+    const turn = this.#turn;
+    if (turn && turn.operationId !== undefined && activeOperation?.operationId !== turn.operationId) return;
     const pending = isObject(pendingToolRequest) && isText(pendingToolRequest.toolRequestId) && typeof pendingToolRequest.tool === 'string' ? pendingToolRequest : null;
     if (!this.#turn && (isObject(activeOperation) || pending)) {
       const operation = isObject(activeOperation) ? activeOperation : pending!;

@@ -352,6 +352,20 @@ describe('current Pedelec: session_snapshot', () => {
     expect(session.usage).to.deep.equal({ totalTokens: 120 });
   });
 
+  it("a snapshot made before the running turn's request reached Core leaves that turn and its status alone", async () => {
+    const c = client();
+    const created = c.createSession({ provider: 'codex', model: 'm' });
+    fake.respond({ sessionId: 's1' }, fake.last('create_session'));
+    const session = await created;
+    // sendText at once, before the snapshot that followed the create response was read.
+    const { turn, operationId } = userTurn(session);
+    fake.event('s1', 'session_snapshot', { seq: 1, snapshot: { status: 'idle', latestSeq: 0 } });
+    expect(session.getStatus()).to.equal('running');
+    fake.event('s1', 'status_changed', { seq: 2, status: 'running', operationId });
+    completeTurn('s1', operationId, 3);
+    await turn.promise;
+  });
+
   it('is taken even when its seq repeats the last one seen (a recovery)', async () => {
     const { session } = await currentSession();
     fake.event('s1', 'status_changed', { seq: 7, status: 'running' });

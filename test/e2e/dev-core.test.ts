@@ -11,6 +11,7 @@ import { expect } from '@open-wc/testing';
 import '../../src/define.js';
 import type {
   PedelecChatDeltaEvent,
+  PedelecChatMessageEvent,
   PedelecErrorEvent,
   PedelecSessionElement,
   PedelecStatusEvent,
@@ -27,6 +28,10 @@ type DevCores = DevCoreInfo & {
   rules: DevCoreInfo;
   /** Closed and started again on the same port by `GET /__pedelec-dev/restart`. */
   restartable: DevCoreInfo;
+  /** `--protocol 0.1`: fragments only, `done`-less turns that end on `idle`, no snapshots. */
+  legacy: DevCoreInfo;
+  /** `--no-fragments`: replies only as whole `chat_message`s, as from a provider that does not stream. */
+  whole: DevCoreInfo;
   /** A loopback port nothing listens on. */
   closedPort: number;
   /** How many tool calls the `bench` rule makes in one turn. */
@@ -143,6 +148,32 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
     expect(text(deltas)).to.contain('update_counter returned {"value":-3}');
     expect(session.status).to.equal('idle');
   });
+
+  for (const [label, core, fragments] of [
+    ['protocol 0.1 (fragments only)', () => devCore.legacy, true],
+    ['a provider that sends no fragments (whole messages only)', () => devCore.whole, false],
+  ] as const) {
+    it(`runs a full turn with ${label}: the tool is called and the whole reply arrives once`, async () => {
+      const { session, calls } = track(await counterSession(bridgeOf(core(), 'variant')));
+      const deltas = record<PedelecChatDeltaEvent>(session, 'pedelec-chat-delta');
+      const messages = record<PedelecChatMessageEvent>(session, 'pedelec-chat-message');
+      await session.sendText('/call update_counter {"delta":3}');
+      expect(calls).to.deep.equal([{ delta: 3 }]);
+      expect(text(deltas)).to.equal('Calling update_counter with {"delta":3}…\nupdate_counter returned {"value":3}');
+      if (fragments) {
+        expect(deltas.length).to.be.greaterThan(2);
+        expect(messages).to.have.length(0);
+      } else {
+        // One piece per whole message: the one before the tool call, and the one after.
+        expect(deltas.map((e) => e.detail.text)).to.deep.equal(messages.map((e) => e.detail.text));
+        expect(messages).to.have.length(2);
+      }
+      expect(session.status).to.equal('idle');
+      await session.sendText('/call update_counter {"delta":1}');
+      expect(calls).to.have.length(2);
+      expect(session.status).to.equal('idle');
+    });
+  }
 
   it('/tools lists the declared tools with an example call', async () => {
     const { session, calls } = track(await counterSession(bridgeOf(devCore, 'tools')));

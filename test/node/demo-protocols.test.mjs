@@ -1,0 +1,164 @@
+// The demo against `pedelec-dev` in each protocol it speaks — today's Pedelec (fragments and whole
+// messages), today's with a provider that does not stream (whole messages only), and 0.1 (fragments
+// only) — in headless Chromium and Firefox, as a user drives it: a message typed in the chat makes the
+// agent call a declared tool, the page changes, the turn completes and the whole reply shows.
+// Then `persist` + reload: a page reloaded while Core waits for a tool call answers that call from the
+// new page (today's protocol: the resumed session's snapshot carries the call; 0.1 has no snapshot).
+// A browser that is not installed is skipped, unless REQUIRE_BROWSERS (as .ci/run sets) names it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+import { chromiumArgs, executableFor, firefoxPrefs } from '../../scripts/browsers.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const required = new Set((process.env.REQUIRE_BROWSERS ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+
+const VARIANTS = [
+  { name: "today's protocol", options: {} },
+  { name: "today's protocol, a provider that sends no fragments", options: { fragments: false } },
+  { name: 'protocol 0.1', options: { protocol: '0.1' } },
+];
+
+/** Starts pedelec-dev (the built one, in process) serving `serveDir`. */
+async function startCore(serveDir, options) {
+  assert.ok(existsSync(`${root}dist/dev/server.js`), 'dist/ is missing: npm test builds it first');
+  const { startDevCore } = await import(`${root}dist/dev/server.js`);
+  return startDevCore({ port: 0, serveDir, onBug: (error) => console.error('pedelec-dev bug:', error), ...options });
+}
+
+function launch(name, executablePath) {
+  return name === 'chromium'
+    ? puppeteer.launch({ executablePath, headless: true, args: chromiumArgs })
+    : puppeteer.launch({ browser: 'firefox', executablePath, headless: true, extraPrefsFirefox: firefoxPrefs });
+}
+
+/** A page whose errors fail the test. */
+async function openPage(browser, url) {
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  await page.goto(url, { waitUntil: 'load' });
+  return { page, problems };
+}
+
+/** Types `text` into the chat's composer and presses Enter, as a user does. */
+async function say(page, text) {
+  await page.waitForFunction(() => customElements.get('pedelec-chat') && document.querySelector('pedelec-chat')?.shadowRoot?.querySelector('textarea'));
+  await page.type('pedelec-chat >>> textarea', text);
+  await page.keyboard.press('Enter');
+}
+
+const chatText = () => document.querySelector('pedelec-chat').shadowRoot.textContent;
+
+for (const browserName of ['chromium', 'firefox']) {
+  const executablePath = executableFor(browserName);
+  const skip = !executablePath && !required.has(browserName) && `${browserName} is not installed`;
+
+  for (const { name, options } of VARIANTS) {
+    test(`the demo in ${browserName}, ${name}: a tool call from the chat changes the page; the whole reply shows`, { skip, timeout: 60_000 }, async () => {
+      assert.ok(executablePath, `${browserName} is required (REQUIRE_BROWSERS) but not installed`);
+      const core = await startCore(`${root}demo`, options);
+      const browser = await launch(browserName, executablePath);
+      try {
+        const { page, problems } = await openPage(browser, `${core.url}/`);
+        await say(page, '/call update_counter {"delta": 2}');
+        await page.waitForFunction(() => document.getElementById('counter').value === '2', { timeout: 15_000 });
+        // The turn completed (status idle), and the reply — which reports the handler's result — is whole.
+        await page.waitForFunction(() => document.getElementById('status').value === 'idle', { timeout: 15_000 });
+        const reply = await page.waitForFunction(
+          (expected) => document.querySelector('pedelec-chat').shadowRoot.textContent.includes(expected),
+          { timeout: 15_000 },
+          'update_counter returned {"value":2}',
+        );
+        assert.ok(reply);
+        const text = await page.evaluate(chatText);
+        assert.ok(text.includes('Calling update_counter with {"delta":2}…'), text);
+        // Exactly once: fragments and the whole message did not both land.
+        assert.equal(text.split('update_counter returned').length - 1, 1, text);
+        assert.deepEqual(problems, []);
+      } finally {
+        await browser.close();
+        await core.close();
+      }
+    });
+  }
+
+  for (const { name, options } of VARIANTS.filter((v) => v.options.protocol !== '0.1')) {
+    test(`persist + reload in ${browserName}, ${name}: the reloaded page answers the tool call Core was waiting for`, { skip, timeout: 60_000 }, async () => {
+      assert.ok(executablePath, `${browserName} is required (REQUIRE_BROWSERS) but not installed`);
+      const dir = mkdtempSync(join(tmpdir(), 'pedelec-persist-'));
+      writeFileSync(join(dir, 'index.html'), PERSIST_PAGE);
+      writeFileSync(join(dir, 'page.js'), PERSIST_SCRIPT);
+      const core = await startCore(dir, options);
+      const browser = await launch(browserName, executablePath);
+      try {
+        const { page, problems } = await openPage(browser, `${core.url}/`);
+        await say(page, '/call slow_lookup {"key":"answer"}');
+        // The first page received the call and leaves it unanswered…
+        await page.waitForFunction(() => document.getElementById('log').textContent.includes('asked answer'), { timeout: 15_000 });
+        // …and reloads before answering.
+        await page.reload({ waitUntil: 'load' });
+        await page.waitForFunction(() => document.getElementById('log').textContent.includes('answered answer'), { timeout: 15_000 });
+        // The turn went on from the new page: its reply reports the result this page gave.
+        await page.waitForFunction(
+          (expected) => document.querySelector('pedelec-chat').shadowRoot.textContent.includes(expected),
+          { timeout: 15_000 },
+          'slow_lookup returned {"value":42}',
+        );
+        await page.waitForFunction(() => document.querySelector('pedelec-session').status === 'idle', { timeout: 15_000 });
+        assert.equal(await page.evaluate(() => document.querySelector('pedelec-session').sessionId.startsWith('session_')), true);
+        assert.deepEqual(problems, []);
+      } finally {
+        await browser.close();
+        await core.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+}
+
+// A page with a persisted session and one tool. On its first load the handler never answers (the
+// user reloads first); after the reload it answers at once.
+const PERSIST_PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>persist + reload</title>
+    <link rel="icon" href="data:," />
+    <script type="module" src="/cdn/pedelec-elements.js"></script>
+    <script type="module" src="./page.js"></script>
+  </head>
+  <body>
+    <pedelec-session id="persisted" provider="scripted" persist>
+      <pedelec-tool name="slow_lookup" description="Look a value up by key (slow)." timeout-ms="30000">
+        <pedelec-arg name="key" type="string" required></pedelec-arg>
+      </pedelec-tool>
+      <pedelec-chat></pedelec-chat>
+    </pedelec-session>
+    <pre id="log"></pre>
+  </body>
+</html>
+`;
+
+const PERSIST_SCRIPT = `
+const session = document.querySelector('pedelec-session');
+session.bridge = 'ws://' + location.host + '/bridge';
+const log = (line) => (document.getElementById('log').textContent += line + '\\n');
+const reloaded = sessionStorage.getItem('reloaded') === 'yes';
+sessionStorage.setItem('reloaded', 'yes');
+document.querySelector('pedelec-tool').handler = ({ key }) => {
+  log('asked ' + key);
+  if (!reloaded) return new Promise(() => {});
+  log('answered ' + key);
+  return { value: 42 };
+};
+// The reloaded page resumes its persisted session at once (nothing typed yet).
+if (reloaded) session.start();
+`;
