@@ -23,7 +23,7 @@ export default {
     // first one's inlining made possible.
     terser({ ecma: 2022, module: true, compress: { passes: 2 }, format: { comments: false } }),
   ],
-  onwarn(warning, warn) {
+  onwarn(warning) {
     // A warning in the CDN build is a defect: fail instead of scrolling past it.
     throw new Error(`rollup: ${warning.message}`);
   },

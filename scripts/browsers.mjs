@@ -61,3 +61,21 @@ export const firefoxPrefs = {
   'dom.min_background_timeout_value_without_budget_throttling': 0,
   'dom.timeout.enable_budget_timer_throttling': false,
 };
+
+/** The browsers this run tests in: both, or those `BROWSERS` names (`BROWSERS=chromium`: the quick tier). */
+export const selectedBrowsers = process.env.BROWSERS
+  ? process.env.BROWSERS.split(',').map((s) => s.trim()).filter(Boolean)
+  : Object.keys(browsers);
+
+/** Browsers that must not be skipped for being absent (`.ci/run` sets REQUIRE_BROWSERS=chromium,firefox). */
+export const requiredBrowsers = new Set((process.env.REQUIRE_BROWSERS ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+
+/**
+ * Why a Node test that drives `name` is skipped — not selected, or not installed (unless required) —
+ * or false. A required browser that is missing is not skipped: the test fails saying so.
+ */
+export function skipBrowser(name) {
+  if (!selectedBrowsers.includes(name)) return `${name} is not selected (BROWSERS=${process.env.BROWSERS})`;
+  if (!executableFor(name) && !requiredBrowsers.has(name)) return `${name} is not installed`;
+  return false;
+}

@@ -2,16 +2,14 @@
 // message saying what to install — unless REQUIRE_BROWSERS (set by .ci/run) names it: then it fails.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { browsers, executableFor } from './browsers.mjs';
+import { browsers, executableFor, requiredBrowsers, selectedBrowsers } from './browsers.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const configs = { chromium: 'web-test-runner.config.mjs', firefox: 'web-test-runner.firefox.config.mjs' };
-const required = new Set((process.env.REQUIRE_BROWSERS ?? '').split(',').map((s) => s.trim()).filter(Boolean));
-const only = process.env.BROWSERS ? process.env.BROWSERS.split(',').map((s) => s.trim()) : Object.keys(configs);
 const extraArgs = process.argv.slice(2); // e.g. --files test/core/client.test.ts
 
 let failed = false;
-for (const name of only) {
+for (const name of selectedBrowsers) {
   if (!configs[name]) {
     console.error(`test-browsers: unknown browser "${name}" (known: ${Object.keys(configs).join(', ')})`);
     process.exit(1);
@@ -19,7 +17,7 @@ for (const name of only) {
   const exe = executableFor(name);
   if (!exe) {
     const msg = `${name} not found: ${browsers[name].install}.`;
-    if (required.has(name)) {
+    if (requiredBrowsers.has(name)) {
       console.error(`test-browsers: FAIL — ${msg} REQUIRE_BROWSERS forbids skipping it.`);
       failed = true;
     } else {

@@ -110,7 +110,7 @@ export interface PedelecArgProps {
 }
 
 /** `<pedelec-guidance>`: its text content is the guidance; nothing else to bind. */
-export interface PedelecGuidanceProps {}
+export type PedelecGuidanceProps = Record<never, never>;
 
 /** `<pedelec-chat>`. */
 export interface PedelecChatProps {
@@ -134,7 +134,7 @@ export interface PedelecChatEvents {
 export interface PedelecElementTypes {
   'pedelec-session': { props: PedelecSessionProps; events: PedelecSessionEvents };
   'pedelec-tool': { props: PedelecToolProps; events: PedelecToolEvents };
-  'pedelec-arg': { props: PedelecArgProps; events: {} };
-  'pedelec-guidance': { props: PedelecGuidanceProps; events: {} };
+  'pedelec-arg': { props: PedelecArgProps; events: Record<never, never> };
+  'pedelec-guidance': { props: PedelecGuidanceProps; events: Record<never, never> };
   'pedelec-chat': { props: PedelecChatProps; events: PedelecChatEvents };
 }

@@ -70,6 +70,7 @@ const failed = (failure: unknown, type: string, code = `${type.toUpperCase()}_FA
  * control characters.
  */
 export const isAssetPath = (path: unknown): path is `/${string}` =>
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
   typeof path === 'string' && /^(\/(?!\.\.?(\/|$))[^/\\\x00-\x1f]+)+$/.test(path);
 
 /** A `provider_artifact`'s artifact: its path must be a valid asset path; other fields are kept when well typed. */
@@ -816,7 +817,9 @@ const MAKE_SIGNAL = Symbol('signal');
  * must work on a Proxy of the context, as frameworks make, and on objects inheriting from it.)
  */
 // Declaration merging: an instance has every field of a ToolCallContext; the class adds `signal`.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the class assigns every field it declares
 interface CallContext extends Omit<ToolCallContext, 'signal'> {}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 class CallContext {
   readonly [MAKE_SIGNAL]: () => AbortSignal;
 

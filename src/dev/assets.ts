@@ -47,6 +47,7 @@ export type AssetOptions = {
 
 /** `/`-rooted, single slashes, no empty/`.`/`..` segment, no `\` or control characters (sdk-api.md). */
 export function isAssetPath(path: unknown): path is string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
   if (typeof path !== 'string' || !/^\/[^/\\\x00-\x1f]+(\/[^/\\\x00-\x1f]+)*$/.test(path)) return false;
   return !path.split('/').some((s) => s === '.' || s === '..');
 }
@@ -129,6 +130,7 @@ export class AssetStore {
 
   createUpload(sessionId: string, request: Record<string, unknown>): { uploadId: string; uploadUrl: string; token: string } {
     const { filename, sizeBytes, mimeType, targetPath } = request;
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
     if (typeof filename !== 'string' || filename === '' || filename === '.' || filename === '..' || /[/\\\x00-\x1f]/.test(filename)) {
       throw new DevCoreError('INVALID_INPUT', 'filename must be a plain file name');
     }

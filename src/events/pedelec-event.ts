@@ -26,6 +26,7 @@ export abstract class SessionEvent<TDetail> extends PedelecEvent<TDetail> {
  * Every event the kit fires, by name: each event module adds its own. They all bubble, so a
  * listener on the document (or on a shadow root around the session) gets them typed too.
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging, one event module at a time
 export interface PedelecEventMap {}
 
 declare global {

@@ -6,7 +6,7 @@
 import { expect } from '@open-wc/testing';
 import { Pedelec, PEDELEC_EXTENSION_ID, PEDELEC_PROTOCOL_VERSION } from '../../src/core/index.js';
 import type { PedelecOptions, PedelecSession } from '../../src/core/index.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from './fake-chrome.js';
+import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from './fake-chrome.js';
 import { rejection, track, type Tracked } from './promises.js';
 
 // ───────────────────────────── helpers ─────────────────────────────

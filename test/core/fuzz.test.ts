@@ -74,7 +74,6 @@ describe('bridge fuzzing (fast-check)', () => {
 
     // Two live sessions; one that a fuzzed message ends is replaced (same id) before the next batch.
     const sessionErrors: PedelecError[] = [];
-    let replaced = 0;
     const open = async (id: string): Promise<PedelecSession<string>> => {
       const creating = c.createSession({ provider: 'codex', model: 'm' });
       fake.respond({ sessionId: id }, fake.last('create_session'));
@@ -213,8 +212,8 @@ describe('bridge fuzzing (fast-check)', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(message, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
         // Keep turns going: each live session is asked for one (SESSION_BUSY when one is running).
-        if (s1.getStatus() === 'ended') (s1 = await open('s1')), replaced++;
-        if (s2.getStatus() === 'ended') (s2 = await open('s2')), replaced++;
+        if (s1.getStatus() === 'ended') s1 = await open('s1');
+        if (s2.getStatus() === 'ended') s2 = await open('s2');
         for (const s of [s1, s2]) {
           const before = fake.posted.length;
           s.sendText('more').catch(() => {});

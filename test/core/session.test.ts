@@ -16,7 +16,7 @@ import type {
   StatusEventContext,
   ToolCallContext,
 } from '../../src/core/types.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from './fake-chrome.js';
+import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from './fake-chrome.js';
 import { rejection as rejectionOf } from './promises.js';
 
 // ───────────────────────────── helpers ─────────────────────────────

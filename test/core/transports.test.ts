@@ -8,7 +8,7 @@ import type { BridgePort } from '../../src/core/index.js';
 import { createMemoryPair, websocketTransport } from '../../src/transports.js';
 import type { MemoryPeer } from '../../src/transports.js';
 import { flush } from './fake-chrome.js';
-import { rejection, track, type Tracked } from './promises.js';
+import { rejection, track } from './promises.js';
 
 function thrownBy(fn: () => void): unknown {
   try {

@@ -64,6 +64,7 @@ const skills = {
 
 function seedToolNameOfExample() {
   const tools = [readPage, updateCounter] as const;
+  void tools;
   type AppToolName = ToolNameOf<typeof tools>;
   // With <TArgs, TResult> given explicitly TypeScript widens TName (no partial inference): the
   // spec documents this, so the union contains string; the literal still belongs to it.
@@ -249,6 +250,7 @@ export async function reviewedTypes(client: Pedelec, maybe: { provider: string }
   defineTool({ name: 'c', description: 'd', argsSchema: { type: 'object', properties: { c: choice } } });
   // readAsset with the type known only at run time.
   const read = await session.readAsset('/x', kind);
+  void read;
   const exact: Equal<typeof read, string | JsonValue | File> = true;
   void exact;
 }

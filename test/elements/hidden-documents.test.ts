@@ -6,7 +6,7 @@
  */
 import { expect } from '@open-wc/testing';
 import '../../src/define.js';
-import { installFakeChrome, mount, mountHost, nextTask, uninstallFakeChrome } from './helpers.js';
+import { installFakeChrome, mount, mountHost, uninstallFakeChrome } from './helpers.js';
 
 describe('declarations stay hidden in other documents', () => {
   beforeEach(() => installFakeChrome());

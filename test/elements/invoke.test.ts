@@ -25,7 +25,7 @@ afterEach(() => {
 const replies = replier(() => fake);
 /** Answers the first unanswered request of `type` (waiting for it, bounded), then lets the page react. */
 async function answer(type: string, result: unknown = {}): Promise<void> {
-  const request = await replies.answer(type, result);
+  await replies.answer(type, result);
   await flush(20);
 }
 

@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
-import { chromiumArgs, executableFor, firefoxPrefs } from '../../scripts/browsers.mjs';
+import { chromiumArgs, executableFor, firefoxPrefs, skipBrowser } from '../../scripts/browsers.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -25,7 +25,6 @@ test('scripts/build-demos.mjs bundles the Vue, Angular and React demos', () => {
   }
 });
 
-const required = new Set((process.env.REQUIRE_BROWSERS ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 const PAGES = ['/', '/cdn.html', '/react/', '/vue/', '/angular/'];
 
 /** Starts pedelec-dev serving demo/ on a free loopback port; resolves with its base URL and inspector URL. */
@@ -76,7 +75,7 @@ async function problemsOf(browser, url) {
 
 for (const name of ['chromium', 'firefox']) {
   const executablePath = executableFor(name);
-  const skip = !executablePath && !required.has(name) && `${name} is not installed`;
+  const skip = skipBrowser(name);
   test(`the demo pages and the inspector load with a clean console in ${name}`, { skip, timeout: 120_000 }, async () => {
     assert.ok(executablePath, `${name} is required (REQUIRE_BROWSERS) but not installed`);
     const { child, ready } = startDevCore();

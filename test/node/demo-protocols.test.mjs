@@ -12,10 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
-import { chromiumArgs, executableFor, firefoxPrefs } from '../../scripts/browsers.mjs';
+import { chromiumArgs, executableFor, firefoxPrefs, skipBrowser } from '../../scripts/browsers.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const required = new Set((process.env.REQUIRE_BROWSERS ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 
 const VARIANTS = [
   { name: "today's protocol", options: {} },
@@ -59,7 +58,7 @@ const chatText = () => document.querySelector('pedelec-chat').shadowRoot.textCon
 
 for (const browserName of ['chromium', 'firefox']) {
   const executablePath = executableFor(browserName);
-  const skip = !executablePath && !required.has(browserName) && `${browserName} is not installed`;
+  const skip = skipBrowser(browserName);
 
   for (const { name, options } of VARIANTS) {
     test(`the demo in ${browserName}, ${name}: a tool call from the chat changes the page; the whole reply shows`, { skip, timeout: 60_000 }, async () => {

@@ -56,6 +56,7 @@ export function installCounters(): Counters {
     const byKey = registry.get(this) ?? new Map<string, Map<AnyListener, AnyListener>>();
     const listeners = byKey.get(key) ?? new Map<AnyListener, AnyListener>();
     if (listeners.has(listener)) return; // a duplicate registration is a no-op in the platform too
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listener wrapper below needs the target it was added to
     const target = this;
     const once = typeof options === 'object' && options.once;
     const signal = typeof options === 'object' ? options.signal : undefined;

@@ -403,6 +403,7 @@ function matches(entry) {
 function previewOf(entry) {
   let text = entry.text;
   try {
+    // Left out of the preview: they have their own columns.
     const { channelId, type, sessionId, ...rest } = JSON.parse(entry.text);
     text = JSON.stringify(rest);
   } catch {

@@ -1,0 +1,64 @@
+// Lint for src/, test/, bench/, scripts/ and the inspector page's script (`npm run lint`, part of
+// `npm test`). Formatting is Prettier's (`.prettierrc.json`); nothing here overlaps it.
+import js from '@eslint/js';
+import litA11y from 'eslint-plugin-lit-a11y';
+import lit from 'eslint-plugin-lit';
+import noOnlyTests from 'eslint-plugin-no-only-tests';
+import wc from 'eslint-plugin-wc';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'cdn/', 'demo/', 'bench/results/', 'test/interop/consumer/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.{js,mjs,ts,tsx}'],
+    languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: { ...globals.browser } },
+    plugins: { 'no-only-tests': noOnlyTests },
+    rules: {
+      // A test focused with .only would silently skip the rest of the suite in CI.
+      'no-only-tests/no-only-tests': 'error',
+      // `_`-prefixed parameters and caught errors are deliberately unused; so are the siblings of a
+      // rest element (`const { a, ...rest } = x` to leave `a` out).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', caughtErrors: 'none', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+      // Messages from the bridge are untyped JSON, read defensively at run time (isObject, isText…):
+      // `any` there is checked where it is used, not trusted.
+      '@typescript-eslint/no-explicit-any': 'off',
+      // `interface A extends B {}` names a type (the event maps extend each other this way).
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
+      // `declare module 'react' { namespace JSX … }` is how React's JSX types are extended.
+      '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
+    },
+  },
+  // The elements: Lit and custom-element conventions, and accessible templates.
+  {
+    files: ['src/elements/**/*.ts', 'src/define/**/*.ts', 'src/*.ts'],
+    ...lit.configs['flat/recommended'],
+  },
+  {
+    files: ['src/elements/**/*.ts'],
+    ...wc.configs['flat/recommended'],
+    // Our elements extend Lit's bases, not HTMLElement directly.
+    settings: { wc: { elementBaseClasses: ['ReactiveElement', 'LitElement'] } },
+  },
+  { files: ['src/elements/**/*.ts'], ...litA11y.configs.recommended },
+  // Node-only code: the development Core, scripts, benchmarks, Node tests, the wtr configs.
+  {
+    files: ['src/dev/**/*.ts', 'scripts/**', 'bench/*.mjs', 'bench/lib/**', 'test/node/**', 'test/plugins/**', '*.mjs'],
+    languageOptions: { globals: { ...globals.node } },
+  },
+  // Tests poke at internals and build odd values on purpose.
+  {
+    files: ['test/**'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // chai's property assertions (`expect(x).to.exist`) and the type tests' `// @ts-expect-error
+      // ctx.seq;` are expressions on purpose.
+      '@typescript-eslint/no-unused-expressions': 'off',
+    },
+  },
+);
