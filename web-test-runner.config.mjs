@@ -18,7 +18,12 @@ export const baseConfig = {
   testFramework: { config: { timeout: 10000 } },
   testsFinishTimeout: 5 * 60 * 1000,
   middleware: [failOnce],
-  plugins: [cspPlugin(), esbuildPlugin({ ts: true, tsconfig: './tsconfig.json', target: 'es2021' }), devCorePlugin(), ...frameworkPlugins],
+  plugins: [
+    cspPlugin(),
+    esbuildPlugin({ ts: true, tsconfig: './tsconfig.json', target: 'es2021' }),
+    devCorePlugin(),
+    ...frameworkPlugins,
+  ],
   filterBrowserLogs: () => true,
 };
 

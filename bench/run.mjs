@@ -47,8 +47,10 @@ const { values: flags } = parseArgs({
   },
 });
 const selected = flags.only ? flags.only.split(',').map((s) => s.trim()) : ALL;
-for (const id of selected) if (!ALL.includes(id)) throw new Error(`unknown benchmark "${id}" (known: ${ALL.join(', ')})`);
-if (flags.profile && !BROWSER_BENCHES.includes(flags.profile)) throw new Error(`--profile takes one of ${BROWSER_BENCHES.join(', ')}`);
+for (const id of selected)
+  if (!ALL.includes(id)) throw new Error(`unknown benchmark "${id}" (known: ${ALL.join(', ')})`);
+if (flags.profile && !BROWSER_BENCHES.includes(flags.profile))
+  throw new Error(`--profile takes one of ${BROWSER_BENCHES.join(', ')}`);
 const runs = Number(flags.runs);
 if (!Number.isInteger(runs) || runs < 5) throw new Error('--runs must be an integer ≥ 5');
 
@@ -77,7 +79,12 @@ async function main() {
 
   const pages = selected.filter((id) => BROWSER_BENCHES.includes(id));
   // The load average says how busy the (shared, 2-core) machine was: read the figures with it.
-  let environment = { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, loadAverageAtStart: loadavg()[0] };
+  let environment = {
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    loadAverageAtStart: loadavg()[0],
+  };
   if (pages.length > 0) {
     const tmp = await mkdtemp(join(tmpdir(), 'pedelec-bench-'));
     let server = null;
@@ -100,13 +107,20 @@ async function main() {
         if (id === 'roundtrip') {
           const script = await writeEchoScript(tmp, { warmup: ROUNDTRIP_WARMUP_CALLS, roundtrip: ROUNDTRIP_CALLS });
           roundtripCore = await startDevCoreProcess(ROOT, script);
-          options.roundtrip = { bridgeUrl: roundtripCore.bridgeUrl, calls: ROUNDTRIP_CALLS, warmupCalls: ROUNDTRIP_WARMUP_CALLS, runs };
+          options.roundtrip = {
+            bridgeUrl: roundtripCore.bridgeUrl,
+            calls: ROUNDTRIP_CALLS,
+            warmupCalls: ROUNDTRIP_WARMUP_CALLS,
+            runs,
+          };
         }
         raw[id] = await runPage(chromium.browser, `${server.url}/${id}.html`, options[id], profileFor(id));
-        if (!raw[id].clock.crossOriginIsolated) console.warn(`bench: ${id}: the page is not cross-origin isolated; timer resolution is coarse`);
+        if (!raw[id].clock.crossOriginIsolated)
+          console.warn(`bench: ${id}: the page is not cross-origin isolated; timer resolution is coarse`);
         if (id === 'roundtrip') {
           await roundtripCore.stop();
-          if (/internal error/i.test(roundtripCore.output())) throw new Error(`pedelec-dev reported internal errors:\n${roundtripCore.output()}`);
+          if (/internal error/i.test(roundtripCore.output()))
+            throw new Error(`pedelec-dev reported internal errors:\n${roundtripCore.output()}`);
           roundtripCore = null;
         }
       }
@@ -126,7 +140,9 @@ async function main() {
   const targets = evaluateTargets(summary);
   const wallSeconds = (Date.now() - started) / 1000;
   const load = `load average ${environment.loadAverageAtStart.toFixed(1)} → ${environment.loadAverageAtEnd.toFixed(1)}`;
-  console.log(`\npedelec-elements benchmarks — ${environment.browser ?? 'Node only'}, Node ${environment.node}, ${environment.cpus} CPUs (${load}); ${runs} runs per figure\n`);
+  console.log(
+    `\npedelec-elements benchmarks — ${environment.browser ?? 'Node only'}, Node ${environment.node}, ${environment.cpus} CPUs (${load}); ${runs} runs per figure\n`,
+  );
   console.log(formatTable(tableRows(summary)));
   if (targets.length > 0) console.log(`\nTargets (issue 8; reported, not asserted):\n${formatTargets(targets)}`);
   for (const [id, result] of Object.entries(raw)) {
@@ -146,7 +162,17 @@ async function main() {
     environment,
     summary,
     targets,
-    raw: Object.fromEntries(Object.entries(raw).map(([id, r]) => [id, { ...r, profile: r.profile ? { path: r.profile.path, self: r.profile.top.functions, inclusive: r.profile.top.inclusive } : undefined }])),
+    raw: Object.fromEntries(
+      Object.entries(raw).map(([id, r]) => [
+        id,
+        {
+          ...r,
+          profile: r.profile
+            ? { path: r.profile.path, self: r.profile.top.functions, inclusive: r.profile.top.inclusive }
+            : undefined,
+        },
+      ]),
+    ),
   };
   await writeFile(join(resultsDir, 'latest.json'), `${JSON.stringify(out, null, 2)}\n`);
   console.log(`\nbench: wrote bench/results/latest.json — ${wallSeconds.toFixed(1)} s in all`);

@@ -53,7 +53,10 @@ export function compressedSizes(code) {
     raw: bytes.length,
     gzip: gzipSync(bytes, { level: 9 }).length,
     brotli: brotliCompressSync(bytes, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+        [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
     }).length,
   };
 }
@@ -74,7 +77,14 @@ async function cdnPipelineBundle(contents, root) {
   const id = 'virtual:bare-lit';
   const bundle = await rollup({
     input: id,
-    plugins: [{ name: 'bare-lit', resolveId: (source) => (source === id ? id : null), load: (source) => (source === id ? contents : null) }, ...config.plugins],
+    plugins: [
+      {
+        name: 'bare-lit',
+        resolveId: (source) => (source === id ? id : null),
+        load: (source) => (source === id ? contents : null),
+      },
+      ...config.plugins,
+    ],
     onwarn(warning) {
       throw new Error(`rollup: ${warning.message}`);
     },
@@ -85,7 +95,9 @@ async function cdnPipelineBundle(contents, root) {
 }
 
 function missing(what, path) {
-  return new Error(`${path} is missing: ${what} is measured after \`npm run build\` (npm test and npm run bench build first).`);
+  return new Error(
+    `${path} is missing: ${what} is measured after \`npm run build\` (npm test and npm run bench build first).`,
+  );
 }
 
 /**
@@ -119,12 +131,16 @@ export async function measureSizes({ root = ROOT, lit = true } = {}) {
  */
 export function staticImports(code) {
   const found = [];
-  for (const match of code.matchAll(/\bimport\s*(?:[\w$*{][^;"'()]*?\bfrom\s*)?["']([^"']+)["']/g)) found.push(match[1]);
+  for (const match of code.matchAll(/\bimport\s*(?:[\w$*{][^;"'()]*?\bfrom\s*)?["']([^"']+)["']/g))
+    found.push(match[1]);
   for (const match of code.matchAll(/\bexport\s*(?:\*|\{[^}]*\})\s*from\s*["']([^"']+)["']/g)) found.push(match[1]);
   return found;
 }
 
-const LABELS = { cdn: `${CDN_FILE} (CDN main file)`, core: `core entry (esbuild ${CORE_ENTRY} --bundle --minify --format=esm)` };
+const LABELS = {
+  cdn: `${CDN_FILE} (CDN main file)`,
+  core: `core entry (esbuild ${CORE_ENTRY} --bundle --minify --format=esm)`,
+};
 
 /**
  * Compares measured gzip -9 sizes with ceilings (`{ cdn?, core? }`, bytes). Returns `{ ok, lines,

@@ -5,7 +5,12 @@ import { existsSync } from 'node:fs';
 export const browsers = {
   chromium: {
     env: 'CHROME_PATH',
-    candidates: ['/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/google-chrome', '/usr/bin/chromium-browser'],
+    candidates: [
+      '/usr/lib/chromium/chromium',
+      '/usr/bin/chromium',
+      '/usr/bin/google-chrome',
+      '/usr/bin/chromium-browser',
+    ],
     install: 'apt-get install chromium (or set CHROME_PATH to a Chrome/Chromium binary)',
   },
   firefox: {
@@ -64,11 +69,18 @@ export const firefoxPrefs = {
 
 /** The browsers this run tests in: both, or those `BROWSERS` names (`BROWSERS=chromium`: the quick tier). */
 export const selectedBrowsers = process.env.BROWSERS
-  ? process.env.BROWSERS.split(',').map((s) => s.trim()).filter(Boolean)
+  ? process.env.BROWSERS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
   : Object.keys(browsers);
 
 /** Browsers that must not be skipped for being absent (`.ci/run` sets REQUIRE_BROWSERS=chromium,firefox). */
-export const requiredBrowsers = new Set((process.env.REQUIRE_BROWSERS ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+export const requiredBrowsers = new Set(
+  (process.env.REQUIRE_BROWSERS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 /**
  * Why a Node test that drives `name` is skipped — not selected, or not installed (unless required) —

@@ -27,7 +27,14 @@ run('tsc (dev Core) → dist/dev/', bin('tsc'), ['-p', 'tsconfig.dev.json']);
 cpSync(`${root}src/dev/inspector-page`, `${root}dist/dev/inspector-page`, { recursive: true });
 chmodSync(`${root}dist/dev/cli.js`, 0o755);
 run('rollup → cdn/', bin('rollup'), ['-c', 'rollup.config.mjs', '--silent']);
-run('cem → custom-elements.json', bin('cem'), ['analyze', '--litelement', '--globs', 'src/elements/**/*.ts', 'src/events/**/*.ts', '--quiet']);
+run('cem → custom-elements.json', bin('cem'), [
+  'analyze',
+  '--litelement',
+  '--globs',
+  'src/elements/**/*.ts',
+  'src/events/**/*.ts',
+  '--quiet',
+]);
 // The analyzer lists modules in the order the file system gives them: sorted by path, the manifest is
 // the same on every machine, and a build leaves the committed file unchanged.
 const manifestPath = `${root}custom-elements.json`;

@@ -27,7 +27,9 @@ const RULES = {
         { say: 'Sure — adding it and reading the counter.' },
         { call: 'add_todo', args: { text: '{{match.1}}' } },
         { call: 'get_counter', args: {} },
-        { say: 'Done:\n\n- **{{results.0.text}}** is item #{{results.0.id}} on your list\n- the counter is at **{{results.1.value}}**\n\nAnything else?' },
+        {
+          say: 'Done:\n\n- **{{results.0.text}}** is item #{{results.0.id}} on your list\n- the counter is at **{{results.1.value}}**\n\nAnything else?',
+        },
       ],
     },
   ],
@@ -46,10 +48,20 @@ const { startDevCore } = await import(serverModule.href);
 const { parseScript } = await import(scriptModule.href);
 
 mkdirSync(outDir, { recursive: true });
-const core = await startDevCore({ port: 0, host: '127.0.0.1', serveDir: `${root}demo`, script: parseScript(RULES, 'screenshot rules') });
+const core = await startDevCore({
+  port: 0,
+  host: '127.0.0.1',
+  serveDir: `${root}demo`,
+  script: parseScript(RULES, 'screenshot rules'),
+});
 let browser = null;
 try {
-  browser = await puppeteer.launch({ executablePath, headless: true, args: chromiumArgs, defaultViewport: { width: 900, height: 1000, deviceScaleFactor: 2 } });
+  browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: chromiumArgs,
+    defaultViewport: { width: 900, height: 1000, deviceScaleFactor: 2 },
+  });
   const page = await browser.newPage();
   page.on('pageerror', (error) => console.error('screenshot-chat: page error:', error.message));
   await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);

@@ -46,13 +46,18 @@ try {
   await field.press('Enter');
   await demo.waitForFunction(() => document.getElementById('counter').value === '2', { timeout: WAIT_MS });
   await demo.waitForFunction(
-    () => [...document.querySelectorAll('#activity li.ok')].some((li) => li.textContent.startsWith('update_counter → done')),
+    () =>
+      [...document.querySelectorAll('#activity li.ok')].some((li) =>
+        li.textContent.startsWith('update_counter → done'),
+      ),
     { timeout: WAIT_MS },
   );
   await demo.waitForFunction(
     () =>
       document.getElementById('status').value === 'idle' &&
-      [...document.querySelector('pedelec-chat').shadowRoot.querySelectorAll('[part~=agent]')].some((m) => m.textContent.includes('returned')),
+      [...document.querySelector('pedelec-chat').shadowRoot.querySelectorAll('[part~=agent]')].some((m) =>
+        m.textContent.includes('returned'),
+      ),
     { timeout: WAIT_MS },
   );
   await demo.evaluate(() => {

@@ -21,7 +21,11 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCode
 
 /** Marks the images inside a link: they become their alt text, not a link of their own inside it. */
 const markImages = (tokens: Token[] = []): void =>
-  tokens.forEach((t) => (t.type === 'image' ? ((t as Token & { inLink?: boolean }).inLink = true) : markImages((t as { tokens?: Token[] }).tokens)));
+  tokens.forEach((t) =>
+    t.type === 'image'
+      ? ((t as Token & { inLink?: boolean }).inLink = true)
+      : markImages((t as { tokens?: Token[] }).tokens),
+  );
 
 const marked = new Marked({
   gfm: true,
@@ -29,7 +33,10 @@ const marked = new Marked({
   renderer: {
     html: ({ text }) => escape(text),
     // A link nested in a link would be split by the parser: `[![badge](img)](target)` stays one link to its target.
-    image: (t) => ((t as Tokens.Image & { inLink?: boolean }).inLink ? escape(t.text || t.href) : `<a href="${escape(t.href)}">${escape(t.text || t.href)}</a>`),
+    image: (t) =>
+      (t as Tokens.Image & { inLink?: boolean }).inLink
+        ? escape(t.text || t.href)
+        : `<a href="${escape(t.href)}">${escape(t.text || t.href)}</a>`,
     // No form controls: a task list's state as text.
     checkbox: ({ checked }) => (checked ? '☑ ' : '☐ '),
   },
@@ -39,7 +46,33 @@ const marked = new Marked({
 });
 
 const CONFIG = {
-  ALLOWED_TAGS: ['p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td'],
+  ALLOWED_TAGS: [
+    'p',
+    'br',
+    'hr',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'strong',
+    'em',
+    'del',
+    'code',
+    'pre',
+    'blockquote',
+    'ul',
+    'ol',
+    'li',
+    'a',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
+  ],
   ALLOWED_ATTR: ['href', 'title', 'start', 'align'],
   ALLOWED_URI_REGEXP: /^(?:https?|mailto):/i,
   // Not URLs: without this DOMPurify tests their values against the URL rule above and drops them

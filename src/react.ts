@@ -12,7 +12,13 @@
  * as its handler uses the event.
  */
 import type { DetailedHTMLProps, HTMLAttributes } from 'react';
-import type { PedelecArgElement, PedelecChatElement, PedelecGuidanceElement, PedelecSessionElement, PedelecToolElement } from './elements/index.js';
+import type {
+  PedelecArgElement,
+  PedelecChatElement,
+  PedelecGuidanceElement,
+  PedelecSessionElement,
+  PedelecToolElement,
+} from './elements/index.js';
 import type { PedelecElementTypes } from './framework-types.js';
 
 export type * from './framework-types.js';
@@ -24,17 +30,17 @@ export type ReactEventProps<Events> = { [K in keyof Events & string as `on${K}`]
 interface OtherPedelecEvents {
   [event: `onpedelec-${string}`]: ((event: never) => void) | undefined;
 }
-interface SessionEventProps extends ReactEventProps<PedelecElementTypes['pedelec-session']['events']>, OtherPedelecEvents {}
+interface SessionEventProps
+  extends ReactEventProps<PedelecElementTypes['pedelec-session']['events']>, OtherPedelecEvents {}
 interface ToolEventProps extends ReactEventProps<PedelecElementTypes['pedelec-tool']['events']>, OtherPedelecEvents {}
 interface ChatEventProps extends ReactEventProps<PedelecElementTypes['pedelec-chat']['events']>, OtherPedelecEvents {}
 
 /** The JSX props of one pedelec element: React's HTML props, the element's own, and its events. */
-export type PedelecJsxProps<E extends HTMLElement, Tag extends keyof PedelecElementTypes, Events = OtherPedelecEvents> = DetailedHTMLProps<
-  HTMLAttributes<E>,
-  E
-> &
-  PedelecElementTypes[Tag]['props'] &
-  Events;
+export type PedelecJsxProps<
+  E extends HTMLElement,
+  Tag extends keyof PedelecElementTypes,
+  Events = OtherPedelecEvents,
+> = DetailedHTMLProps<HTMLAttributes<E>, E> & PedelecElementTypes[Tag]['props'] & Events;
 
 declare module 'react' {
   namespace JSX {

@@ -11,19 +11,29 @@
  * property, `:handler.prop="fn"`, and events with `@pedelec-tool-call="onCall"`.
  */
 import type { EmitFn, HTMLAttributes, ReservedProps } from 'vue';
-import type { PedelecArgElement, PedelecChatElement, PedelecGuidanceElement, PedelecSessionElement, PedelecToolElement } from './elements/index.js';
+import type {
+  PedelecArgElement,
+  PedelecChatElement,
+  PedelecGuidanceElement,
+  PedelecSessionElement,
+  PedelecToolElement,
+} from './elements/index.js';
 import type { PedelecElementTypes } from './framework-types.js';
 
 export type * from './framework-types.js';
 
 /** `pedelec-tool-call` → `pedelecToolCall`. */
-export type Camelize<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camelize<Tail>>}` : S;
+export type Camelize<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<Camelize<Tail>>}`
+  : S;
 
 /** Props by the camelCase names Vue matches templates against (`timeout-ms` → `timeoutMs`). */
 export type CamelProps<P> = { [K in keyof P & string as Camelize<K>]: P[K] };
 
 /** `@pedelec-tool-call` is the prop `onPedelecToolCall`. */
-export type VueEventProps<Events> = { [K in keyof Events & string as `on${Capitalize<Camelize<K>>}`]?: (event: Events[K]) => void };
+export type VueEventProps<Events> = {
+  [K in keyof Events & string as `on${Capitalize<Camelize<K>>}`]?: (event: Events[K]) => void;
+};
 
 /**
  * A custom element as Vue's template type checker sees a component: the element's instance type,

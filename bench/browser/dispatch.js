@@ -78,7 +78,13 @@ function fakeCore(peer, { calls, sequential, messages }) {
   let refused = 0;
   let channelId = '';
   const respond = (request, result = {}) =>
-    peer.postMessage({ channelId: request.channelId, type: 'response', requestId: request.requestId, ok: true, result });
+    peer.postMessage({
+      channelId: request.channelId,
+      type: 'response',
+      requestId: request.requestId,
+      ok: true,
+      result,
+    });
   const send = (i) => {
     messages[i].channelId = channelId;
     peer.postMessage(messages[i]);
@@ -99,7 +105,13 @@ function fakeCore(peer, { calls, sequential, messages }) {
         submitted++;
         if (sequential && submitted < calls) send(submitted);
         if (submitted === calls) {
-          peer.postMessage({ channelId, type: 'status_changed', sessionId: SESSION_ID, seq: calls + 1, status: 'idle' });
+          peer.postMessage({
+            channelId,
+            type: 'status_changed',
+            sessionId: SESSION_ID,
+            seq: calls + 1,
+            status: 'idle',
+          });
         }
         return;
       default:
@@ -130,14 +142,22 @@ async function runOnce({ calls, validate, sequential }) {
     model: 'bench',
     skills: {
       guidance: '',
-      tools: [{ name: TOOL, description: 'Searches the catalogue.', argsSchema: SCHEMA, handler: (args) => ({ ok: true, limit: args.limit }) }],
+      tools: [
+        {
+          name: TOOL,
+          description: 'Searches the catalogue.',
+          argsSchema: SCHEMA,
+          handler: (args) => ({ ok: true, limit: args.limit }),
+        },
+      ],
     },
   });
   collectGarbage();
   await session.sendText('go'); // resolves when the fake Core says idle, after the last result
   client.disconnect();
   const { entered, posted, totalMs, windows } = probe.result();
-  if (entered !== calls || posted !== calls) throw new Error(`dispatch: ${entered} calls entered, ${posted} results posted, ${calls} expected`);
+  if (entered !== calls || posted !== calls)
+    throw new Error(`dispatch: ${entered} calls entered, ${posted} results posted, ${calls} expected`);
   if (core.refused() > 0) throw new Error(`dispatch: ${core.refused()} calls were refused (validation must pass)`);
   const perCall = Array.from(windows, (ms) => (ms * 1000) / WINDOW);
   return { callsPerSecond: (calls * 1000) / totalMs, medianUs: quantile(perCall, 0.5), p99Us: quantile(perCall, 0.99) };
@@ -146,7 +166,8 @@ async function runOnce({ calls, validate, sequential }) {
 expose('dispatch', async ({ calls = 20_000, runs = 5 } = {}) => {
   const variants = [];
   for (const sequential of [false, true]) {
-    for (const validate of [false, true]) variants.push({ mode: sequential ? 'sequential' : 'burst', validate, sequential, samples: [] });
+    for (const validate of [false, true])
+      variants.push({ mode: sequential ? 'sequential' : 'burst', validate, sequential, samples: [] });
   }
   for (const v of variants) await runOnce({ calls, validate: v.validate, sequential: v.sequential }); // warm-up
   for (let run = 0; run < runs; run++) {

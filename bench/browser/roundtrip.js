@@ -47,7 +47,8 @@ expose('roundtrip', async ({ bridgeUrl, calls, warmupCalls, runs = 5 }) => {
     const t0 = performance.now();
     await session.sendText(text);
     const turnMs = performance.now() - t0;
-    if (seen !== n || wrongArgs !== 0) throw new Error(`roundtrip: ${seen} of ${n} calls reached the handler (${wrongArgs} out of order)`);
+    if (seen !== n || wrongArgs !== 0)
+      throw new Error(`roundtrip: ${seen} of ${n} calls reached the handler (${wrongArgs} out of order)`);
     const gaps = new Float64Array(n - 1);
     for (let i = 1; i < n; i++) gaps[i - 1] = stamps[i] - stamps[i - 1];
     return {

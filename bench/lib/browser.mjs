@@ -29,7 +29,8 @@ export async function runPage(browser, url, options, { profilePath, timeoutMs = 
   const page = await browser.newPage();
   page.on('pageerror', (error) => console.error(`  [page] ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warn') console.error(`  [page ${message.type()}] ${message.text()}`);
+    if (message.type() === 'error' || message.type() === 'warn')
+      console.error(`  [page ${message.type()}] ${message.text()}`);
   });
   try {
     await page.goto(url, { waitUntil: 'load', timeout: 30_000 });
@@ -64,7 +65,8 @@ export function topFunctions(profile, count = 25) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map();
   const { samples, timeDeltas } = profile;
-  for (let i = 0; i < samples.length; i++) selfUs.set(samples[i], (selfUs.get(samples[i]) ?? 0) + (timeDeltas[i + 1] ?? 0));
+  for (let i = 0; i < samples.length; i++)
+    selfUs.set(samples[i], (selfUs.get(samples[i]) ?? 0) + (timeDeltas[i + 1] ?? 0));
   const parent = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const total = profile.endTime - profile.startTime;

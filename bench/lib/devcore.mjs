@@ -21,10 +21,14 @@ export async function writeEchoScript(dir, messages) {
 
 /** Starts `pedelec-dev --port 0 --script FILE`; resolves with `{ bridgeUrl, stop() }`. */
 export function startDevCoreProcess(root, scriptFile) {
-  const child = spawn(process.execPath, [join(root, 'dist', 'dev', 'cli.js'), '--port', '0', '--host', '127.0.0.1', '--script', scriptFile], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'dist', 'dev', 'cli.js'), '--port', '0', '--host', '127.0.0.1', '--script', scriptFile],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const stop = async () => {

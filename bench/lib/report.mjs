@@ -34,19 +34,29 @@ export function summarizeDispatch(raw) {
   }));
   const find = (mode, validate) => variants.find((v) => v.mode === mode && v.validate === validate);
   // What validation costs: throughput with it on, relative to off.
-  for (const mode of ['burst', 'sequential']) find(mode, true).vsNoValidation = find(mode, true).callsPerSecond.median / find(mode, false).callsPerSecond.median;
+  for (const mode of ['burst', 'sequential'])
+    find(mode, true).vsNoValidation = find(mode, true).callsPerSecond.median / find(mode, false).callsPerSecond.median;
   return { calls: raw.calls, window: raw.window, variants };
 }
 
 export function summarizeValidate(raw) {
   const cases = raw.cases.map((c) => {
     const ops = Object.fromEntries(Object.entries(c.opsPerSecond).map(([id, samples]) => [id, summarize(samples)]));
-    return { name: c.name, valid: c.valid, ops, oursVsAjv: ops.ours.median / ops.ajv.median, oursVsCfworker: ops.ours.median / ops.cfworker.median };
+    return {
+      name: c.name,
+      valid: c.valid,
+      ops,
+      oursVsAjv: ops.ours.median / ops.ajv.median,
+      oursVsCfworker: ops.ours.median / ops.cfworker.median,
+    };
   });
   return {
     validators: raw.validators,
     cases,
-    geomean: { oursVsAjv: geomean(cases.map((c) => c.oursVsAjv)), oursVsCfworker: geomean(cases.map((c) => c.oursVsCfworker)) },
+    geomean: {
+      oursVsAjv: geomean(cases.map((c) => c.oursVsAjv)),
+      oursVsCfworker: geomean(cases.map((c) => c.oursVsCfworker)),
+    },
   };
 }
 
@@ -86,20 +96,46 @@ export function evaluateTargets(s) {
   }
   if (s.dispatch) {
     const v = s.dispatch.variants.find((x) => x.mode === 'burst' && x.validate);
-    add('dispatch', '≥ 150 000 calls/s with validation on', `${fmt(v.callsPerSecond.median)} calls/s (burst, median)`, v.callsPerSecond.median >= 150_000);
+    add(
+      'dispatch',
+      '≥ 150 000 calls/s with validation on',
+      `${fmt(v.callsPerSecond.median)} calls/s (burst, median)`,
+      v.callsPerSecond.median >= 150_000,
+    );
   }
   if (s.validate) {
     const worstAjv = Math.min(...s.validate.cases.map((c) => c.oursVsAjv));
     const worstCf = Math.min(...s.validate.cases.map((c) => c.oursVsCfworker));
-    add('validate vs Ajv', '≥ 0.5× Ajv-compiled on every document', `${ratio(worstAjv)} worst, ${ratio(s.validate.geomean.oursVsAjv)} geomean`, worstAjv >= 0.5);
-    add('validate vs cfworker', '≥ 3× @cfworker/json-schema on every document', `${ratio(worstCf)} worst, ${ratio(s.validate.geomean.oursVsCfworker)} geomean`, worstCf >= 3);
+    add(
+      'validate vs Ajv',
+      '≥ 0.5× Ajv-compiled on every document',
+      `${ratio(worstAjv)} worst, ${ratio(s.validate.geomean.oursVsAjv)} geomean`,
+      worstAjv >= 0.5,
+    );
+    add(
+      'validate vs cfworker',
+      '≥ 3× @cfworker/json-schema on every document',
+      `${ratio(worstCf)} worst, ${ratio(s.validate.geomean.oursVsCfworker)} geomean`,
+      worstCf >= 3,
+    );
   }
   if (s.declare) {
     const at1000 = s.declare.results.find((r) => r.n === 1000);
     add('declare 1 000', '1 000 declared tools ready ≤ 50 ms', `${fmt(at1000.ms.median)} ms`, at1000.ms.median <= 50);
-    add('declare growth', '1 000 → 2 000 growth ≤ 2.2×', ratio(s.declare.growth1000to2000), s.declare.growth1000to2000 <= 2.2);
+    add(
+      'declare growth',
+      '1 000 → 2 000 growth ≤ 2.2×',
+      ratio(s.declare.growth1000to2000),
+      s.declare.growth1000to2000 <= 2.2,
+    );
   }
-  if (s.roundtrip) add('roundtrip', 'loopback round trip p50 ≤ 1 ms', `${fmt(s.roundtrip.p50Ms.median)} ms`, s.roundtrip.p50Ms.median <= 1);
+  if (s.roundtrip)
+    add(
+      'roundtrip',
+      'loopback round trip p50 ≤ 1 ms',
+      `${fmt(s.roundtrip.p50Ms.median)} ms`,
+      s.roundtrip.p50Ms.median <= 1,
+    );
   return targets;
 }
 
@@ -120,7 +156,8 @@ export const ratio = (x) => `${x >= 10 ? x.toFixed(1) : x.toFixed(2)}×`;
 /** Rows of [benchmark, case, metric, median, min, max, note]. */
 export function tableRows(s) {
   const rows = [];
-  const stat = (bench, kase, metric, summary, note = '') => rows.push([bench, kase, metric, fmt(summary.median), fmt(summary.min), fmt(summary.max), note]);
+  const stat = (bench, kase, metric, summary, note = '') =>
+    rows.push([bench, kase, metric, fmt(summary.median), fmt(summary.min), fmt(summary.max), note]);
   const once = (bench, kase, metric, value, note = '') => rows.push([bench, kase, metric, fmt(value), '', '', note]);
 
   if (s.bundle) {
@@ -135,25 +172,51 @@ export function tableRows(s) {
   if (s.dispatch) {
     for (const v of s.dispatch.variants) {
       const kase = `${v.mode}, validation ${v.validate ? 'on' : 'off'}`;
-      stat('dispatch', kase, 'calls/s', v.callsPerSecond, v.vsNoValidation ? `${ratio(v.vsNoValidation)} of validation off` : '');
+      stat(
+        'dispatch',
+        kase,
+        'calls/s',
+        v.callsPerSecond,
+        v.vsNoValidation ? `${ratio(v.vsNoValidation)} of validation off` : '',
+      );
       stat('dispatch', kase, 'µs/call median', v.medianUs, `windows of ${s.dispatch.window} calls`);
       stat('dispatch', kase, 'µs/call p99', v.p99Us);
     }
   }
   if (s.validate) {
     for (const c of s.validate.cases) {
-      stat('validate', c.name, 'ops/s ours', c.ops.ours, `${ratio(c.oursVsAjv)} Ajv, ${ratio(c.oursVsCfworker)} cfworker`);
+      stat(
+        'validate',
+        c.name,
+        'ops/s ours',
+        c.ops.ours,
+        `${ratio(c.oursVsAjv)} Ajv, ${ratio(c.oursVsCfworker)} cfworker`,
+      );
       stat('validate', c.name, 'ops/s Ajv', c.ops.ajv);
       stat('validate', c.name, 'ops/s cfworker', c.ops.cfworker);
     }
-    rows.push(['validate', 'geometric mean of the 4 documents', 'ratio ours/peer', '', '', '', `${ratio(s.validate.geomean.oursVsAjv)} Ajv, ${ratio(s.validate.geomean.oursVsCfworker)} cfworker`]);
+    rows.push([
+      'validate',
+      'geometric mean of the 4 documents',
+      'ratio ours/peer',
+      '',
+      '',
+      '',
+      `${ratio(s.validate.geomean.oursVsAjv)} Ajv, ${ratio(s.validate.geomean.oursVsCfworker)} cfworker`,
+    ]);
   }
   if (s.declare) {
     for (const r of s.declare.results) {
       const note = r.n === 2000 ? `growth 1 000→2 000: ${ratio(s.declare.growth1000to2000)}` : '';
       stat('declare', `N = ${fmt(r.n)} tools × 3 args`, 'ms to manifest', r.ms, note);
       stat('declare', `N = ${fmt(r.n)} tools × 3 args`, 'ms per tool', r.msPerTool, `${fmt(r.builds.median)} build(s)`);
-      stat('declare', `N = ${fmt(r.n)} tools × 3 args`, '  of which connect', r.connectMs, 'upgrade + connectedCallback + registration');
+      stat(
+        'declare',
+        `N = ${fmt(r.n)} tools × 3 args`,
+        '  of which connect',
+        r.connectMs,
+        'upgrade + connectedCallback + registration',
+      );
       stat('declare', `N = ${fmt(r.n)} tools × 3 args`, '  of which build', r.buildMs, 'manifest build (first read)');
     }
   }
@@ -170,10 +233,16 @@ export function formatTable(rows, header = ['benchmark', 'case', 'metric', 'medi
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => String(r[i]).length)));
   const numeric = new Set([3, 4, 5]);
-  const line = (r) => r.map((cell, i) => (numeric.has(i) ? String(cell).padStart(widths[i]) : String(cell).padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (r) =>
+    r
+      .map((cell, i) => (numeric.has(i) ? String(cell).padStart(widths[i]) : String(cell).padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
 export function formatTargets(targets) {
-  return targets.map((t) => `  ${t.met ? 'MET   ' : 'MISSED'}  ${t.id}: ${t.target} — measured ${t.measured}`).join('\n');
+  return targets
+    .map((t) => `  ${t.met ? 'MET   ' : 'MISSED'}  ${t.id}: ${t.target} — measured ${t.measured}`)
+    .join('\n');
 }

@@ -7,16 +7,40 @@ import { fieldsOf, hasOwn, isObject, isText } from './json.js';
 import { watchPageActivity } from './page-activity.js';
 import { APPROVAL_HELD_REQUESTS, monotonic, PEDELEC_PROTOCOL_VERSION, randomId, type BridgePort } from './protocol.js';
 import { PedelecSession, type SessionBridge } from './session.js';
-import { normalizeSkills, Toolbox, type NormalizedSkills, type SkillsInput, type ToolDefinition, type ToolNameOf } from './tools.js';
+import {
+  normalizeSkills,
+  Toolbox,
+  type NormalizedSkills,
+  type SkillsInput,
+  type ToolDefinition,
+  type ToolNameOf,
+} from './tools.js';
 import { chromeRuntime, extensionTransport } from './transports/extension.js';
-import type { ApprovalStatus, PedelecAvailability, PedelecOptions, PedelecSettings, ProviderCode, ProviderInfo } from './types.js';
+import type {
+  ApprovalStatus,
+  PedelecAvailability,
+  PedelecOptions,
+  PedelecSettings,
+  ProviderCode,
+  ProviderInfo,
+} from './types.js';
 
 /**
  * What `createSession` takes. A union, so that `model` without `provider` is a compile error.
  */
 export type CreateSessionInput<TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]> =
-  | ({ provider?: undefined; model?: undefined; skills?: SkillsInput<TTools>; autoEndOnDisconnect?: boolean } & EffortInput)
-  | ({ provider: ProviderCode; model?: string; skills?: SkillsInput<TTools>; autoEndOnDisconnect?: boolean } & EffortInput);
+  | ({
+      provider?: undefined;
+      model?: undefined;
+      skills?: SkillsInput<TTools>;
+      autoEndOnDisconnect?: boolean;
+    } & EffortInput)
+  | ({
+      provider: ProviderCode;
+      model?: string;
+      skills?: SkillsInput<TTools>;
+      autoEndOnDisconnect?: boolean;
+    } & EffortInput);
 
 /**
  * (ours) Passed through to a current Desktop as given (it checks them): `effortLevel` picks one of the
@@ -40,10 +64,12 @@ type Pending = [resolve: (value: unknown) => void, reject: (error: unknown) => v
 
 const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
-const DISCONNECTED = (details?: unknown) => pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
+const DISCONNECTED = (details?: unknown) =>
+  pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
 const TRANSPORT = (failure: unknown) => normalizeError(failure, 'SDK_TRANSPORT_ERROR', 'Pedelec transport error');
 /** The bridge itself is not there: the extension (or, over a WebSocket, the development Core) is unreachable. */
-const isLinkDown = (error: PedelecError) => /^(EXTENSION_(UNAVAILABLE|DISCONNECTED)|BRIDGE_UNAVAILABLE)$/.test(error.code);
+const isLinkDown = (error: PedelecError) =>
+  /^(EXTENSION_(UNAVAILABLE|DISCONNECTED)|BRIDGE_UNAVAILABLE)$/.test(error.code);
 
 /**
  * A client of the Pedelec bridge. Construct it where the page asks for the agent; it connects at
@@ -87,7 +113,8 @@ export class Pedelec {
 
   constructor(options: PedelecOptions = {}) {
     this.#options = options;
-    this.#bridgeTimeoutMs = Math.max(1, Number(options.bridgeTimeoutMs ?? DEFAULT_BRIDGE_TIMEOUT_MS)) || DEFAULT_BRIDGE_TIMEOUT_MS;
+    this.#bridgeTimeoutMs =
+      Math.max(1, Number(options.bridgeTimeoutMs ?? DEFAULT_BRIDGE_TIMEOUT_MS)) || DEFAULT_BRIDGE_TIMEOUT_MS;
     const win = (globalThis as { window?: { location?: { origin?: string } } }).window;
     this.#origin = typeof win?.location?.origin === 'string' ? win.location.origin : null;
     // A page context is required, unless (ours) a transport is given: Node tools may then connect.
@@ -131,7 +158,11 @@ export class Pedelec {
    * Low-level request: posted synchronously, answered by the matching response, rejected on
    * failure, on timeout (`SDK_BRIDGE_TIMEOUT`) or when the bridge goes away.
    */
-  request<T = unknown>(type: string, payload: Record<string, unknown> = {}, /** @internal */ timeoutOverrideMs?: number): Promise<T> {
+  request<T = unknown>(
+    type: string,
+    payload: Record<string, unknown> = {},
+    /** @internal */ timeoutOverrideMs?: number,
+  ): Promise<T> {
     // No port means a failure was recorded when the client was constructed.
     if (this.#failure) return Promise.reject(this.#failure);
     const port = this.#port!;
@@ -179,7 +210,12 @@ export class Pedelec {
     const now = monotonic();
     let next = Infinity;
     this.#pending.forEach(([, , deadline, type], requestId) => {
-      if (deadline <= now) this.#settle(requestId, false, pedelecError('SDK_BRIDGE_TIMEOUT', 'Pedelec extension did not respond.', { requestId, type }));
+      if (deadline <= now)
+        this.#settle(
+          requestId,
+          false,
+          pedelecError('SDK_BRIDGE_TIMEOUT', 'Pedelec extension did not respond.', { requestId, type }),
+        );
       else if (deadline < next) next = deadline;
     });
     if (next < Infinity) this.#arm(next, now);
@@ -203,7 +239,8 @@ export class Pedelec {
     } else if (typeof sessionId === 'string') {
       const session = this.#sessions.get(sessionId);
       if (session) session.handleEvent(message, receivedAt);
-      else if (type === 'session_snapshot' && this.#subscribing > 0) this.#earlySnapshots.set(sessionId, [message, receivedAt]);
+      else if (type === 'session_snapshot' && this.#subscribing > 0)
+        this.#earlySnapshots.set(sessionId, [message, receivedAt]);
     } else if (type === 'error' && sessionId == null) {
       // A transport-wide error, broadcast to every SDK port: every live session's turn fails. Only
       // one that names no session: an error with a malformed session id is garbage, and ignored.
@@ -273,9 +310,14 @@ export class Pedelec {
       // Held for approval like create_session: they wait as long as it may (the element's 65 s).
       const { defaultProvider, defaultModels } = await this.getSettings(wiring.requestTimeoutMs);
       if (provider === undefined) {
-        if (defaultProvider === null) throw pedelecError('DEFAULT_PROVIDER_NOT_SET', 'No default provider is set in Pedelec.');
+        if (defaultProvider === null)
+          throw pedelecError('DEFAULT_PROVIDER_NOT_SET', 'No default provider is set in Pedelec.');
         if (!(await this.listProviders(wiring.requestTimeoutMs)).find((p) => p.code === defaultProvider)?.available) {
-          throw pedelecError('DEFAULT_PROVIDER_UNAVAILABLE', `The default provider ${defaultProvider} is not available.`, { provider: defaultProvider });
+          throw pedelecError(
+            'DEFAULT_PROVIDER_UNAVAILABLE',
+            `The default provider ${defaultProvider} is not available.`,
+            { provider: defaultProvider },
+          );
         }
         provider = defaultProvider;
       }
@@ -286,7 +328,13 @@ export class Pedelec {
     const created = this.request<Record<string, unknown> | undefined>(
       'create_session',
       {
-        input: { provider, model, skills: skills?.manifest, autoEndOnDisconnect: input.autoEndOnDisconnect !== false, ...effort },
+        input: {
+          provider,
+          model,
+          skills: skills?.manifest,
+          autoEndOnDisconnect: input.autoEndOnDisconnect !== false,
+          ...effort,
+        },
         callerSdkVersion: PEDELEC_PROTOCOL_VERSION,
       },
       wiring.requestTimeoutMs,
@@ -325,7 +373,11 @@ export class Pedelec {
       throw normalizeError(error, 'INVALID_INPUT', 'resumeSession options are invalid');
     }
     skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
-    const resumed = this.request<Record<string, unknown> | undefined>('resume_session', { sessionId }, wiring.requestTimeoutMs);
+    const resumed = this.request<Record<string, unknown> | undefined>(
+      'resume_session',
+      { sessionId },
+      wiring.requestTimeoutMs,
+    );
     return this.#subscribe(resumed, (result) => {
       const id = result?.sessionId;
       return this.#adopt(isText(id) ? id : sessionId, options.provider ?? '', options.model, skills, wiring, !!skills);
@@ -345,7 +397,10 @@ export class Pedelec {
     const toolbox = session?.toolbox ?? wiring.toolbox ?? new Toolbox(this.#options.validateArgs !== false);
     if (!session || replaceHandlers) toolbox.setTools(skills?.tools ?? []);
     if (!session) {
-      this.#sessions.set(sessionId, (session = new PedelecSession<string>(this.#bridge, { sessionId, provider, model, toolbox })));
+      this.#sessions.set(
+        sessionId,
+        (session = new PedelecSession<string>(this.#bridge, { sessionId, provider, model, toolbox })),
+      );
       const early = this.#earlySnapshots.get(sessionId);
       this.#earlySnapshots.delete(sessionId);
       if (early) session.handleEvent(...early);
@@ -361,7 +416,12 @@ export class Pedelec {
     if (!Array.isArray(result)) throw protocolError('list_providers response was not an array');
     return result.map((p: unknown) => {
       const { name, code, available, error } = fieldsOf(p);
-      if (!isText(name) || !isText(code) || typeof available !== 'boolean' || !(typeof error === 'string' || error === null)) {
+      if (
+        !isText(name) ||
+        !isText(code) ||
+        typeof available !== 'boolean' ||
+        !(typeof error === 'string' || error === null)
+      ) {
         throw protocolError('list_providers response had invalid provider data');
       }
       return { name, code, available, error };
@@ -373,7 +433,11 @@ export class Pedelec {
     const result = await this.request('get_settings', {}, timeoutMs);
     const { defaultProvider, defaultModels = {} } = fieldsOf(result);
     // `defaultModels` is optional: current extensions no longer send it.
-    if (!(defaultProvider === null || isText(defaultProvider)) || !isObject(defaultModels) || !Object.entries(defaultModels).every(([code, m]) => code && typeof m === 'string')) {
+    if (
+      !(defaultProvider === null || isText(defaultProvider)) ||
+      !isObject(defaultModels) ||
+      !Object.entries(defaultModels).every(([code, m]) => code && typeof m === 'string')
+    ) {
       throw protocolError('get_settings response had invalid shape');
     }
     return { defaultProvider, defaultModels: { ...defaultModels } };
@@ -385,7 +449,8 @@ export class Pedelec {
     try {
       r = await this.request('get_approval_status');
     } catch (error) {
-      if (isLinkDown(error as PedelecError)) return { installed: false, approved: false, origin: this.#origin, appConnected: false };
+      if (isLinkDown(error as PedelecError))
+        return { installed: false, approved: false, origin: this.#origin, appConnected: false };
       throw error;
     }
     return {
@@ -417,7 +482,10 @@ export class Pedelec {
       // The page's origin stands in only where no extension answered for it.
       approval: { approved, origin: status?.installed ? status.origin : (status?.origin ?? this.#origin) },
       // Not yet approved: Desktop as the extension sees it; approved: whether the probe succeeded.
-      desktop: { available: approved ? available : !!status?.installed && status.appConnected, launchAttempted: !!status?.installed },
+      desktop: {
+        available: approved ? available : !!status?.installed && status.appConnected,
+        launchAttempted: !!status?.installed,
+      },
       ...(error && { error }),
     };
   }

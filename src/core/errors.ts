@@ -14,7 +14,10 @@ export const pedelecError = (code: string, message: string, details?: unknown): 
 
 /** True for any object with string `code` and `message` (the shape the bridge passes through). */
 export const isPedelecError = (value: unknown): value is PedelecError =>
-  typeof value === 'object' && !!value && typeof (value as PedelecError).code === 'string' && typeof (value as PedelecError).message === 'string';
+  typeof value === 'object' &&
+  !!value &&
+  typeof (value as PedelecError).code === 'string' &&
+  typeof (value as PedelecError).message === 'string';
 
 /** @internal Bad input from the caller. */
 export const invalidInput = (message: string, details?: unknown) => pedelecError('INVALID_INPUT', message, details);

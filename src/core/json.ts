@@ -38,8 +38,12 @@ export const appendKey = (path: string, key: string): string =>
 
 /** What a value that is not JSON is called in a problem's message. */
 const describe = (value: unknown): string =>
-  ({ bigint: 'BigInt', function: 'a function', symbol: 'a symbol', number: String(value) } as Record<string, string>)[typeof value] ??
-  ((value as object)?.constructor?.name ? `${/^[AEIOU]/.test((value as object).constructor.name) ? 'an' : 'a'} ${(value as object).constructor.name}` : 'a non-plain object');
+  (({ bigint: 'BigInt', function: 'a function', symbol: 'a symbol', number: String(value) }) as Record<string, string>)[
+    typeof value
+  ] ??
+  ((value as object)?.constructor?.name
+    ? `${/^[AEIOU]/.test((value as object).constructor.name) ? 'an' : 'a'} ${(value as object).constructor.name}`
+    : 'a non-plain object');
 
 /** Thrown by {@link convert} at the first value that is not JSON; nothing else can throw it. */
 class NotJson {
@@ -53,14 +57,20 @@ class NotJson {
  * value that is not JSON with its path. Plain JSON input is returned as is, without copying.
  * Never throws: a `toJSON` or a getter that throws is reported as a problem where it threw.
  */
-export function toBridgeJson(value: unknown, path = 'result'): { ok: true; value: JsonValue } | { ok: false; problem: JsonProblem } {
+export function toBridgeJson(
+  value: unknown,
+  path = 'result',
+): { ok: true; value: JsonValue } | { ok: false; problem: JsonProblem } {
   // The keys from `value` down to the value being converted: turned into a path only on failure,
   // so a valid result costs no string building (this runs for every tool call).
   const keys: (string | number)[] = [];
   try {
     return { ok: true, value: (convert(value, keys, [], 0, '') ?? null) as JsonValue };
   } catch (thrown) {
-    const what = thrown instanceof NotJson ? thrown.what : `could not be converted (${normalizeError(thrown, '', 'it threw').message})`;
+    const what =
+      thrown instanceof NotJson
+        ? thrown.what
+        : `could not be converted (${normalizeError(thrown, '', 'it threw').message})`;
     const at = keys.reduce<string>((p, key) => (typeof key === 'number' ? `${p}[${key}]` : appendKey(p, key)), path);
     return { ok: false, problem: { path: at, message: `${at}: ${what}` } };
   }
@@ -70,10 +80,17 @@ export function toBridgeJson(value: unknown, path = 'result'): { ok: true; value
  * One step of {@link toBridgeJson}: `v` is the value at `holderKey` of its container; `undefined` when it
  * is left out. `seen` holds the containers above `v` (a cycle check).
  */
-function convert(v: any, keys: (string | number)[], seen: object[], depth: number, holderKey: string | number): unknown {
+function convert(
+  v: any,
+  keys: (string | number)[],
+  seen: object[],
+  depth: number,
+  holderKey: string | number,
+): unknown {
   // As JSON.stringify: an object's (or a BigInt's) toJSON is called once, with the key, and what it
   // returns is converted as it is (a toJSON that returns `this` is no loop).
-  if ((typeof v === 'object' || typeof v === 'bigint') && typeof v?.toJSON === 'function') v = v.toJSON(String(holderKey));
+  if ((typeof v === 'object' || typeof v === 'bigint') && typeof v?.toJSON === 'function')
+    v = v.toJSON(String(holderKey));
   if (v == null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)) return v;
   if (typeof v !== 'object') throw new NotJson(`${describe(v)} is not JSON`);
   if (depth > MAX_DEPTH) throw new NotJson(`nested deeper than ${MAX_DEPTH} levels`);
@@ -110,7 +127,11 @@ function convert(v: any, keys: (string | number)[], seen: object[], depth: numbe
 export function canonicalText(value: any, leaf: (v: unknown) => string, depth = Infinity): string | null {
   if (value === null || typeof value !== 'object') return leaf(value);
   if (depth < 1) return null;
-  const keys = !Array.isArray(value) && Object.keys(value).filter((k) => value[k] !== undefined).sort();
+  const keys =
+    !Array.isArray(value) &&
+    Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
   let text = '';
   for (const k of keys || value.keys()) {
     const item = canonicalText(value[k], leaf, depth - 1);

@@ -52,7 +52,10 @@ export type PortFactory = () => BridgePort;
 /** @internal A listener set and the Chrome-style event that fills it (the transports' ports). */
 export function portEvent<T>(): [event: Required<PortEvent<(value: T) => void>>, emit: (value: T) => void] {
   const set = new Set<(value: T) => void>();
-  return [{ addListener: (fn) => void set.add(fn), removeListener: (fn) => void set.delete(fn) }, (value) => set.forEach((fn) => fn(value))];
+  return [
+    { addListener: (fn) => void set.add(fn), removeListener: (fn) => void set.delete(fn) },
+    (value) => set.forEach((fn) => fn(value)),
+  ];
 }
 
 /**
@@ -65,7 +68,7 @@ export function inOrder<T>(deliver: (item: T) => void): (item: T) => void {
     if (queue) return void queue.push(item);
     queue = [item];
     try {
-      for (let next; (next = queue.shift()) !== undefined; ) deliver(next);
+      for (let next; (next = queue.shift()) !== undefined;) deliver(next);
     } finally {
       queue = null;
     }

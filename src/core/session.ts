@@ -5,7 +5,13 @@
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import { fieldsOf, isObject, isText, type JsonValue } from './json.js';
 import { inOrder, randomId } from './protocol.js';
-import { Toolbox, type GenericToolHandler, type ToolCall, type ToolOutcome, type ToolSpecificHandler } from './tools.js';
+import {
+  Toolbox,
+  type GenericToolHandler,
+  type ToolCall,
+  type ToolOutcome,
+  type ToolSpecificHandler,
+} from './tools.js';
 import type {
   ArtifactEventContext,
   ChatEventContext,
@@ -121,7 +127,10 @@ export class PedelecSession<TToolName extends string = string> {
   #emitStatus = inOrder((args: unknown[]) => this.#emit('status', ...args));
 
   /** @internal Sessions are made by `Pedelec`; construct one yourself only in tests. */
-  constructor(bridge: SessionBridge, init: { sessionId: string; provider: string; model: string | undefined; toolbox: Toolbox }) {
+  constructor(
+    bridge: SessionBridge,
+    init: { sessionId: string; provider: string; model: string | undefined; toolbox: Toolbox },
+  ) {
     this.#bridge = bridge;
     this.sessionId = init.sessionId;
     this.provider = init.provider;
@@ -181,7 +190,10 @@ export class PedelecSession<TToolName extends string = string> {
   /** The generic fallback for any tool without a more specific handler. */
   onTool(handler: GenericToolHandler<TToolName>): () => void;
   /** The handler for one tool; the latest registration for a name wins. */
-  onTool<TArgs = unknown, TResult = unknown>(toolName: TToolName, handler: ToolSpecificHandler<TArgs, TResult>): () => void;
+  onTool<TArgs = unknown, TResult = unknown>(
+    toolName: TToolName,
+    handler: ToolSpecificHandler<TArgs, TResult>,
+  ): () => void;
   onTool(name: any, handler?: any): () => void {
     const off = this.toolbox.onTool(name, handler);
     // A call taken over from a snapshot may have been waiting for exactly this handler.
@@ -326,7 +338,8 @@ export class PedelecSession<TToolName extends string = string> {
         if (isText(operationId) && operationId !== turn?.operationId) this.#ignoreForeign(type, operationId);
         else if (!turn) malformed('arrived outside of a turn');
         else if (type === 'tool_call') {
-          if (isText(toolRequestId) && typeof tool === 'string') this.#toolCall(toolRequestId, tool, message.args, receivedAt);
+          if (isText(toolRequestId) && typeof tool === 'string')
+            this.#toolCall(toolRequestId, tool, message.args, receivedAt);
           else malformed('had no toolRequestId or tool');
         } else if (typeof text !== 'string') malformed('had no text');
         // A prepare turn's words are not the user's conversation.
@@ -344,7 +357,8 @@ export class PedelecSession<TToolName extends string = string> {
           this.#setStatus(next, receivedAt);
           // An operation-aware session's turn finishes on its operation_completed alone.
           if (next === 'idle' && !this.#operationAware) this.#finishTurn();
-          else if (next === 'error') this.#finishTurn(this.#error('SESSION_ERROR', 'Pedelec session error'), this.#turn, true);
+          else if (next === 'error')
+            this.#finishTurn(this.#error('SESSION_ERROR', 'Pedelec session error'), this.#turn, true);
         }
         return;
       }
@@ -403,11 +417,15 @@ export class PedelecSession<TToolName extends string = string> {
     if (this.#foreignOperations.has(operationId)) return;
     this.#foreignOperations.add(operationId);
     this.#bridge.warn(
-      pedelecError('FOREIGN_OPERATION', `Ignored ${type} of operation ${operationId}: it is not this page's running turn`, {
-        sessionId: this.sessionId,
-        operationId,
-        type,
-      }),
+      pedelecError(
+        'FOREIGN_OPERATION',
+        `Ignored ${type} of operation ${operationId}: it is not this page's running turn`,
+        {
+          sessionId: this.sessionId,
+          operationId,
+          type,
+        },
+      ),
     );
   }
 
@@ -436,11 +454,20 @@ export class PedelecSession<TToolName extends string = string> {
     // status (`idle`) is older than the turn's.
     const turn = this.#turn;
     if (turn && turn.operationId !== undefined && activeOperation?.operationId !== turn.operationId) return;
-    const pending = isObject(pendingToolRequest) && isText(pendingToolRequest.toolRequestId) && typeof pendingToolRequest.tool === 'string' ? pendingToolRequest : null;
+    const pending =
+      isObject(pendingToolRequest) &&
+      isText(pendingToolRequest.toolRequestId) &&
+      typeof pendingToolRequest.tool === 'string'
+        ? pendingToolRequest
+        : null;
     if (!this.#turn && (isObject(activeOperation) || pending)) {
       const operation = isObject(activeOperation) ? activeOperation : pending!;
       this.#turn = {
-        ctx: { turnId: randomId('turn'), turnStartedAt: receivedAt, turnKind: operation.operationKind === 'prepare' ? 'prepare' : 'user' },
+        ctx: {
+          turnId: randomId('turn'),
+          turnStartedAt: receivedAt,
+          turnKind: operation.operationKind === 'prepare' ? 'prepare' : 'user',
+        },
         operationId: isText(operation.operationId) ? operation.operationId : undefined,
         finish: noop, // nobody on this page waits for it
       };
@@ -452,7 +479,9 @@ export class PedelecSession<TToolName extends string = string> {
     for (const [id, abort] of this.#calls) {
       if (!abort || id === pending?.toolRequestId) continue;
       this.#calls.set(id, null);
-      abort(pedelecError('TOOL_REQUEST_NOT_PENDING', 'Pedelec no longer waits for this tool call', { toolRequestId: id }));
+      abort(
+        pedelecError('TOOL_REQUEST_NOT_PENDING', 'Pedelec no longer waits for this tool call', { toolRequestId: id }),
+      );
     }
     if (this.#parked && this.#parked.toolRequestId !== pending?.toolRequestId) this.#parked = null;
     if (pending && !this.#calls.has(pending.toolRequestId)) {
@@ -541,7 +570,11 @@ export class PedelecSession<TToolName extends string = string> {
     if (this.#ended) return;
 
     const deadline = receivedAt + (this.toolbox.tools.get(tool)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
-    const { ctx, abort, settle } = toolCallContext(this.#ctx('tool_call', receivedAt), { toolRequestId, tool }, deadline);
+    const { ctx, abort, settle } = toolCallContext(
+      this.#ctx('tool_call', receivedAt),
+      { toolRequestId, tool },
+      deadline,
+    );
     this.#calls.set(toolRequestId, abort);
 
     const submit = (outcome: ToolOutcome) => {
@@ -551,14 +584,19 @@ export class PedelecSession<TToolName extends string = string> {
       // The session ended while the handler ran: that call was settled then, and its result has
       // nowhere to go. Not posted — but said, as any other result that could not be delivered.
       if (!this.#calls.get(toolRequestId)) {
-        if (aborted) this.#emitError(pedelecError('SUBMIT_TOOL_RESULT_FAILED', aborted.message, { tool, toolRequestId, cause: aborted }));
+        if (aborted)
+          this.#emitError(
+            pedelecError('SUBMIT_TOOL_RESULT_FAILED', aborted.message, { tool, toolRequestId, cause: aborted }),
+          );
         return;
       }
       this.#calls.set(toolRequestId, null);
-      this.#request('submit_tool_result', { toolRequestId, result: outcome.result as JsonValue }).catch((failure: unknown) => {
-        const cause = failed(failure, 'submit_tool_result');
-        this.#emitError(pedelecError('SUBMIT_TOOL_RESULT_FAILED', cause.message, { tool, toolRequestId, cause }));
-      });
+      this.#request('submit_tool_result', { toolRequestId, result: outcome.result as JsonValue }).catch(
+        (failure: unknown) => {
+          const cause = failed(failure, 'submit_tool_result');
+          this.#emitError(pedelecError('SUBMIT_TOOL_RESULT_FAILED', cause.message, { tool, toolRequestId, cause }));
+        },
+      );
     };
     const outcome = this.toolbox.run({ tool, args, ctx, local: false, abort } satisfies ToolCall);
     if (outcome instanceof Promise) outcome.then(submit);
@@ -577,7 +615,12 @@ export class PedelecSession<TToolName extends string = string> {
     return assets.map((entry: unknown) => {
       const { name, path, sizeBytes, modifiedAt } = fieldsOf(entry);
       // The path being valid and ending in `name` also makes `name` a valid file name.
-      if (!isAssetPath(path) || path.slice(path.lastIndexOf('/') + 1) !== name || !isCount(sizeBytes) || !isCount(modifiedAt)) {
+      if (
+        !isAssetPath(path) ||
+        path.slice(path.lastIndexOf('/') + 1) !== name ||
+        !isCount(sizeBytes) ||
+        !isCount(modifiedAt)
+      ) {
         throw shapeError('list_assets');
       }
       return { name, path, sizeBytes, modifiedAt } as SandboxAsset;
@@ -587,12 +630,15 @@ export class PedelecSession<TToolName extends string = string> {
   /** Uploads a `File` into the sandbox (at most 100 MiB; one upload at a time). */
   async uploadAsset(file: File, targetPath?: string): Promise<{ path: `/${string}` }> {
     this.#check(true);
-    if (typeof File === 'undefined' || !(file instanceof File) || !file.name) throw invalidInput('file must be a File with a name');
+    if (typeof File === 'undefined' || !(file instanceof File) || !file.name)
+      throw invalidInput('file must be a File with a name');
     const { name, size } = file;
     const type = file.type || 'application/octet-stream';
-    if (size > MAX_UPLOAD_BYTES) throw pedelecError('ASSET_TOO_LARGE', 'file is larger than 100 MiB', { sizeBytes: size });
+    if (size > MAX_UPLOAD_BYTES)
+      throw pedelecError('ASSET_TOO_LARGE', 'file is larger than 100 MiB', { sizeBytes: size });
     const given = targetPath !== undefined;
-    if (given && !isAssetPath(targetPath)) throw pedelecError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path: targetPath });
+    if (given && !isAssetPath(targetPath))
+      throw pedelecError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path: targetPath });
     if (this.#uploading) throw this.#busy();
     this.#uploading = true;
     try {
@@ -606,7 +652,8 @@ export class PedelecSession<TToolName extends string = string> {
         type,
       );
       const path = ((await response.json().catch(noop)) as { path?: unknown } | undefined)?.path;
-      if (!isAssetPath(path) || (given && path !== targetPath)) throw protocolError('asset upload response had an invalid path');
+      if (!isAssetPath(path) || (given && path !== targetPath))
+        throw protocolError('asset upload response had an invalid path');
       return { path };
     } finally {
       this.#uploading = false;
@@ -638,7 +685,11 @@ export class PedelecSession<TToolName extends string = string> {
       // The connection can still fail while the body streams in.
       throw normalizeError(thrown, 'ASSET_READ_FAILED', 'Asset read failed');
     }
-    if (type === 'file') return new File([bytes], name, { type: mimeType, ...(typeof modifiedAt === 'number' && { lastModified: modifiedAt }) });
+    if (type === 'file')
+      return new File([bytes], name, {
+        type: mimeType,
+        ...(typeof modifiedAt === 'number' && { lastModified: modifiedAt }),
+      });
     let text: string;
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -659,9 +710,18 @@ export class PedelecSession<TToolName extends string = string> {
    * one, else a GET — with the ticket's bearer token and no credentials. Network and HTTP failures
    * reject with `code` (or the server's own error).
    */
-  async #transfer(type: string, payload: object, keys: string[], code: string, message: string, body?: File, contentType?: string): Promise<[Record<string, any>, Response]> {
+  async #transfer(
+    type: string,
+    payload: object,
+    keys: string[],
+    code: string,
+    message: string,
+    body?: File,
+    contentType?: string,
+  ): Promise<[Record<string, any>, Response]> {
     const ticket = await this.#request<Record<string, any> | undefined>(type, payload);
-    if (keys.some((key) => typeof ticket?.[key] !== 'string') || (!body && !isAssetPath(ticket!.path))) throw shapeError(type);
+    if (keys.some((key) => typeof ticket?.[key] !== 'string') || (!body && !isAssetPath(ticket!.path)))
+      throw shapeError(type);
     let response: Response;
     try {
       response = await fetch(ticket![keys[0]!], {
@@ -675,7 +735,10 @@ export class PedelecSession<TToolName extends string = string> {
     }
     if (!response.ok) {
       const { status } = response;
-      throw keepError(((await response.json().catch(noop)) as { error?: unknown } | undefined)?.error, pedelecError(code, `${message} (HTTP ${status})`, { status }));
+      throw keepError(
+        ((await response.json().catch(noop)) as { error?: unknown } | undefined)?.error,
+        pedelecError(code, `${message} (HTTP ${status})`, { status }),
+      );
     }
     return [ticket!, response];
   }
@@ -755,7 +818,6 @@ export class PedelecSession<TToolName extends string = string> {
   }
 }
 
-
 /** What a call still running at its deadline gets: Core stops waiting for it then. */
 export const toolTimeout = (tool: string, toolRequestId: string): PedelecError =>
   pedelecError('TOOL_TIMEOUT', `Tool ${tool} passed its deadline`, { tool, toolRequestId });
@@ -823,7 +885,13 @@ interface CallContext extends Omit<ToolCallContext, 'signal'> {}
 class CallContext {
   readonly [MAKE_SIGNAL]: () => AbortSignal;
 
-  constructor(base: PedelecEventContext, toolRequestId: string, tool: string, deadline: number, signal: () => AbortSignal) {
+  constructor(
+    base: PedelecEventContext,
+    toolRequestId: string,
+    tool: string,
+    deadline: number,
+    signal: () => AbortSignal,
+  ) {
     this.sessionId = base.sessionId;
     this.provider = base.provider;
     this.model = base.model;

@@ -37,7 +37,12 @@ export type SkillsInput<TTools extends readonly ToolDefinition[] = readonly Tool
 
 export type ToolNameOf<TTools extends readonly ToolDefinition[]> = Extract<TTools[number]['name'], string>;
 
-export type SerializableToolManifest = { name: string; description: string; argsSchema: ToolArgsSchema; timeoutMs?: number };
+export type SerializableToolManifest = {
+  name: string;
+  description: string;
+  argsSchema: ToolArgsSchema;
+  timeoutMs?: number;
+};
 
 export type SerializableSkillsManifest = { guidance: string; tools: SerializableToolManifest[] };
 
@@ -107,7 +112,11 @@ function checkTool(entry: unknown, index: number, owned?: boolean): CheckedTool 
   }
   // What is sent is the clone: a toJSON or a getter may have made it something else.
   if ((clone as { type?: unknown } | null)?.type !== 'object') throw fail('argsSchema must describe an object');
-  return { name, manifest: { name, description, argsSchema: clone, ...(timeoutMs !== undefined && { timeoutMs }) }, handler };
+  return {
+    name,
+    manifest: { name, description, argsSchema: clone, ...(timeoutMs !== undefined && { timeoutMs }) },
+    handler,
+  };
 }
 
 /** (ours) Step 6: the clone's well-formedness, and the validator compiled once for the tool. */
@@ -118,7 +127,9 @@ function compileTool(tool: CheckedTool, index: number): NormalizedTool {
   return {
     ...tool,
     validate,
-    warnings: warnings.map((w) => pedelecError('SCHEMA_KEYWORD_UNSUPPORTED', `${name}: ${w.message}`, { tool: name, path: w.path })),
+    warnings: warnings.map((w) =>
+      pedelecError('SCHEMA_KEYWORD_UNSUPPORTED', `${name}: ${w.message}`, { tool: name, path: w.path }),
+    ),
   };
 }
 
@@ -154,7 +165,8 @@ export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
   const tools = Array.from(entries, (entry: unknown, index) => {
     // The duplicate check sits right after the name check, as in the spec's order (only valid
     // names are ever in `names`).
-    if (isPlainObject(entry) && names.has(entry.name)) throw invalidInput('duplicate tool name', { toolName: entry.name });
+    if (isPlainObject(entry) && names.has(entry.name))
+      throw invalidInput('duplicate tool name', { toolName: entry.name });
     const tool = checkTool(entry, index);
     names.add(tool.name);
     return tool;
@@ -190,7 +202,12 @@ export type ToolboxHooks = {
   inline?(tool: string): ToolSpecificHandler | undefined;
 };
 
-const kitError = (error: PedelecError, reportToPage = false): ToolOutcome => ({ ok: false, result: { error }, error, reportToPage });
+const kitError = (error: PedelecError, reportToPage = false): ToolOutcome => ({
+  ok: false,
+  result: { error },
+  error,
+  reportToPage,
+});
 
 /**
  * The tools a session answers and how: declared tools (with their compiled validators and inline
@@ -218,7 +235,8 @@ export class Toolbox {
         if (this.generic === name) this.generic = null;
       };
     }
-    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) throw invalidInput('tool name is invalid', { toolName: name });
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name))
+      throw invalidInput('tool name is invalid', { toolName: name });
     if (typeof handler !== 'function') throw invalidInput('tool handler must be a function', { toolName: name });
     this.named.set(name, handler);
     return () => {
@@ -242,7 +260,12 @@ export class Toolbox {
       errors = this.validateArgs && declared?.validate(args);
     } catch (thrown) {
       // Args from page code (invoke()) may throw when read — a getter, a revoked Proxy; an agent's never do.
-      errors = [{ path: '', message: `args: could not be read (${normalizeError(thrown, 'TOOL_ARGS_INVALID', 'it threw').message})` }];
+      errors = [
+        {
+          path: '',
+          message: `args: could not be read (${normalizeError(thrown, 'TOOL_ARGS_INVALID', 'it threw').message})`,
+        },
+      ];
     }
     if (errors) return kitError(pedelecError('TOOL_ARGS_INVALID', errors[0]!.message, { errors }));
     const named = this.named.get(tool);
@@ -270,7 +293,9 @@ function handlerFailed(thrown: unknown): ToolOutcome {
 
 function checked(value: unknown): ToolOutcome {
   const json = toBridgeJson(value);
-  return json.ok ? { ok: true, result: json.value } : kitError(pedelecError('TOOL_RESULT_INVALID', json.problem.message, { path: json.problem.path }), true);
+  return json.ok
+    ? { ok: true, result: json.value }
+    : kitError(pedelecError('TOOL_RESULT_INVALID', json.problem.message, { path: json.problem.path }), true);
 }
 
 /** Runs a handler and turns whatever it does — return, throw, resolve, reject — into an outcome. */
@@ -279,7 +304,8 @@ function settle(invoke: () => unknown): ToolOutcome | Promise<ToolOutcome> {
   try {
     value = invoke();
     // Inside the try: reading `then` runs a getter when the result has one.
-    if (typeof value?.then === 'function' && typeof value === 'object') return Promise.resolve(value).then(checked, handlerFailed);
+    if (typeof value?.then === 'function' && typeof value === 'object')
+      return Promise.resolve(value).then(checked, handlerFailed);
   } catch (thrown) {
     return handlerFailed(thrown);
   }

@@ -12,7 +12,13 @@ export const APPROVAL_MODES: readonly ApprovalMode[] = ['auto', 'prompt', 'deny'
 export type ApprovalPrompt = { id: string; origin: string | null; askedAt: number };
 export type ApprovalEvent =
   | { type: 'approval_requested'; prompt: ApprovalPrompt }
-  | { type: 'approval_resolved'; id: string; origin: string | null; approved: boolean; reason: 'operator' | 'timeout' | 'stopped' };
+  | {
+      type: 'approval_resolved';
+      id: string;
+      origin: string | null;
+      approved: boolean;
+      reason: 'operator' | 'timeout' | 'stopped';
+    };
 
 type Waiter = { resolve(): void; reject(error: DevCoreError): void };
 type OpenPrompt = { prompt: ApprovalPrompt; waiters: Waiter[]; timer: ReturnType<typeof setTimeout> };
@@ -40,7 +46,11 @@ export class Approvals {
   ensure(origin: string | null): Promise<void> {
     if (this.isApproved(origin)) return Promise.resolve();
     if (this.mode === 'deny') {
-      return Promise.reject(new DevCoreError('APPROVAL_REJECTED', 'pedelec-dev runs with --approval deny: this origin is not approved', { origin }));
+      return Promise.reject(
+        new DevCoreError('APPROVAL_REJECTED', 'pedelec-dev runs with --approval deny: this origin is not approved', {
+          origin,
+        }),
+      );
     }
     return new Promise<void>((resolve, reject) => {
       const key = keyOf(origin);

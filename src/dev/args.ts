@@ -104,7 +104,8 @@ export function parseCli(argv: readonly string[]): CliCommand {
 
   const options: DevCoreOptions = {};
   if (v.port !== undefined) {
-    if (!/^\d{1,5}$/.test(v.port) || Number(v.port) > 65535) fail(`--port ${v.port}: expected a number from 0 to 65535`);
+    if (!/^\d{1,5}$/.test(v.port) || Number(v.port) > 65535)
+      fail(`--port ${v.port}: expected a number from 0 to 65535`);
     options.port = Number(v.port);
   }
   if (v.host !== undefined) {
@@ -113,7 +114,10 @@ export function parseCli(argv: readonly string[]): CliCommand {
   }
   if (v['allow-remote']) options.allowRemote = true;
   if (v['allow-origin']) {
-    const list = v['allow-origin'].flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean);
+    const list = v['allow-origin']
+      .flatMap((item) => item.split(','))
+      .map((item) => item.trim())
+      .filter(Boolean);
     for (const item of list) parseOriginPattern(item); // a typo fails now, not at the first connection
     options.allowOrigins = list;
   }
@@ -131,8 +135,10 @@ export function parseCli(argv: readonly string[]): CliCommand {
     } catch {
       // reported below
     }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) fail('--base-url: expected an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1');
-    if (url.username !== '' || url.password !== '') fail('--base-url: must not contain a user name or password; put the key in PEDELEC_DEV_API_KEY');
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      fail('--base-url: expected an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1');
+    if (url.username !== '' || url.password !== '')
+      fail('--base-url: must not contain a user name or password; put the key in PEDELEC_DEV_API_KEY');
     agentEnv.PEDELEC_DEV_BASE_URL = v['base-url'];
   }
   if (v.model !== undefined) {
@@ -153,16 +159,19 @@ export function parseCli(argv: readonly string[]): CliCommand {
     options.serveDir = dir;
   }
   if (v.approval !== undefined) {
-    if (!(APPROVAL_MODES as readonly string[]).includes(v.approval)) fail(`--approval ${v.approval}: expected auto, prompt or deny`);
+    if (!(APPROVAL_MODES as readonly string[]).includes(v.approval))
+      fail(`--approval ${v.approval}: expected auto, prompt or deny`);
     options.approval = v.approval as ApprovalMode;
   }
   if (v['strict-providers']) options.strictProviders = true;
   if (v.protocol !== undefined) {
-    if (!(PROTOCOL_NAMES as readonly string[]).includes(v.protocol)) fail(`--protocol ${v.protocol}: expected ${PROTOCOL_NAMES.join(' or ')}`);
+    if (!(PROTOCOL_NAMES as readonly string[]).includes(v.protocol))
+      fail(`--protocol ${v.protocol}: expected ${PROTOCOL_NAMES.join(' or ')}`);
     options.protocol = v.protocol as ProtocolName;
   }
   if (v['no-fragments']) {
-    if (options.protocol === '0.1') fail('--no-fragments needs --protocol current: a 0.1 page sees a reply only through its chat_delta fragments');
+    if (options.protocol === '0.1')
+      fail('--no-fragments needs --protocol current: a 0.1 page sees a reply only through its chat_delta fragments');
     options.fragments = false;
   }
   return { kind: 'start', options };

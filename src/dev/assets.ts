@@ -57,11 +57,22 @@ function assetName(path: string): string {
 }
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...headers });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    ...headers,
+  });
   res.end(JSON.stringify(body));
 }
 
-function fail(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+function fail(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   json(res, status, { error: { code, message } }, headers);
 }
 
@@ -128,24 +139,42 @@ export class AssetStore {
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
-  createUpload(sessionId: string, request: Record<string, unknown>): { uploadId: string; uploadUrl: string; token: string } {
+  createUpload(
+    sessionId: string,
+    request: Record<string, unknown>,
+  ): { uploadId: string; uploadUrl: string; token: string } {
     const { filename, sizeBytes, mimeType, targetPath } = request;
     // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
-    if (typeof filename !== 'string' || filename === '' || filename === '.' || filename === '..' || /[/\\\x00-\x1f]/.test(filename)) {
+    if (
+      typeof filename !== 'string' ||
+      filename === '' ||
+      filename === '.' ||
+      filename === '..' ||
+      /[/\\\x00-\x1f]/.test(filename)
+    ) {
       throw new DevCoreError('INVALID_INPUT', 'filename must be a plain file name');
     }
-    if (!Number.isInteger(sizeBytes) || (sizeBytes as number) < 0) throw new DevCoreError('INVALID_INPUT', 'sizeBytes must be a non-negative integer');
+    if (!Number.isInteger(sizeBytes) || (sizeBytes as number) < 0)
+      throw new DevCoreError('INVALID_INPUT', 'sizeBytes must be a non-negative integer');
     if ((sizeBytes as number) > this.options.maxBytes) {
-      throw new DevCoreError('ASSET_TOO_LARGE', `Assets are limited to ${this.options.maxBytes} bytes`, { sizeBytes, limit: this.options.maxBytes });
+      throw new DevCoreError('ASSET_TOO_LARGE', `Assets are limited to ${this.options.maxBytes} bytes`, {
+        sizeBytes,
+        limit: this.options.maxBytes,
+      });
     }
     // It becomes the download's Content-Type: a value no HTTP header can carry would fail every download.
     if (mimeType !== undefined && (typeof mimeType !== 'string' || /[^\t\x20-\x7e]/.test(mimeType))) {
       throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string of printable ASCII (a Content-Type)');
     }
     const path = targetPath === undefined ? `/${filename}` : targetPath;
-    if (!isAssetPath(path)) throw new DevCoreError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path });
+    if (!isAssetPath(path))
+      throw new DevCoreError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path });
     const ticket = this.issue('upload', sessionId, path, sizeBytes as number, mimeType || 'application/octet-stream');
-    return { uploadId: ticket.id, uploadUrl: `${this.options.baseUrl()}/assets/upload/${ticket.id}`, token: ticket.token.toString('hex') };
+    return {
+      uploadId: ticket.id,
+      uploadUrl: `${this.options.baseUrl()}/assets/upload/${ticket.id}`,
+      token: ticket.token.toString('hex'),
+    };
   }
 
   /**
@@ -156,11 +185,16 @@ export class AssetStore {
   async writeFile(sessionId: string, path: string, content: Buffer, mimeType: string): Promise<AssetEntry> {
     if (!isAssetPath(path)) throw new DevCoreError('ASSET_PATH_INVALID', 'not a valid asset path', { path });
     if (content.length > this.options.maxBytes) {
-      throw new DevCoreError('ASSET_TOO_LARGE', `Assets are limited to ${this.options.maxBytes} bytes`, { sizeBytes: content.length, limit: this.options.maxBytes });
+      throw new DevCoreError('ASSET_TOO_LARGE', `Assets are limited to ${this.options.maxBytes} bytes`, {
+        sizeBytes: content.length,
+        limit: this.options.maxBytes,
+      });
     }
     // It becomes the download's Content-Type (see createUpload).
-    if (/[^\t\x20-\x7e]/.test(mimeType)) throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string of printable ASCII (a Content-Type)');
-    if (!this.options.sessionAlive(sessionId)) throw new DevCoreError('SESSION_ENDED', 'The session has ended', { sessionId });
+    if (/[^\t\x20-\x7e]/.test(mimeType))
+      throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string of printable ASCII (a Content-Type)');
+    if (!this.options.sessionAlive(sessionId))
+      throw new DevCoreError('SESSION_ENDED', 'The session has ended', { sessionId });
     const target = await this.fileOf(sessionId, path);
     const partial = join(await this.base(), 'partial', randomUUID());
     try {
@@ -204,7 +238,10 @@ export class AssetStore {
   }
 
   /** The file at `path` if it is a regular file really inside the session's folder. */
-  private async existingFile(sessionId: string, path: string): Promise<{ real: string; size: number; modifiedAt: number } | null> {
+  private async existingFile(
+    sessionId: string,
+    path: string,
+  ): Promise<{ real: string; size: number; modifiedAt: number } | null> {
     try {
       const dir = await realpath(await this.sessionDir(sessionId));
       const real = await realpath(await this.fileOf(sessionId, path));
@@ -257,8 +294,11 @@ export class AssetStore {
     const match = /^\/assets\/(upload|download)\/([0-9a-f-]{36})$/.exec(rawPath);
     const origin = req.headers.origin;
     const allowed = origin !== undefined && this.options.originAllowed(origin);
-    const cors: Record<string, string> = allowed ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' } : { Vary: 'Origin' };
-    if (origin !== undefined && !allowed) return fail(res, 403, 'ORIGIN_NOT_ALLOWED', 'This origin may not use pedelec-dev assets', cors);
+    const cors: Record<string, string> = allowed
+      ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }
+      : { Vary: 'Origin' };
+    if (origin !== undefined && !allowed)
+      return fail(res, 403, 'ORIGIN_NOT_ALLOWED', 'This origin may not use pedelec-dev assets', cors);
     if (!match) return fail(res, 404, 'ASSET_NOT_FOUND', 'Not found', cors);
     const kind = match[1] as Ticket['kind'];
     const method = kind === 'upload' ? 'PUT' : 'GET';
@@ -280,7 +320,8 @@ export class AssetStore {
 
     const ticket = this.redeem(kind, match[2], tokenFrom(req, query));
     if ('error' in ticket) return fail(res, 401, ticket.error, ticket.message, cors);
-    if (!this.options.sessionAlive(ticket.sessionId)) return fail(res, 410, 'SESSION_ENDED', 'The session has ended', cors);
+    if (!this.options.sessionAlive(ticket.sessionId))
+      return fail(res, 410, 'SESSION_ENDED', 'The session has ended', cors);
 
     if (kind === 'upload') await this.receive(req, res, ticket, cors);
     else await this.sendFile(req, res, ticket, cors);
@@ -294,15 +335,27 @@ export class AssetStore {
       return { error: 'ASSET_TOKEN_INVALID', message: 'Missing, wrong or already used asset token' };
     }
     this.tickets.delete(id);
-    if (Date.now() > ticket.expiresAt) return { error: 'ASSET_TOKEN_EXPIRED', message: 'The asset token has expired; ask for a new one' };
+    if (Date.now() > ticket.expiresAt)
+      return { error: 'ASSET_TOKEN_EXPIRED', message: 'The asset token has expired; ask for a new one' };
     return ticket;
   }
 
-  private async receive(req: IncomingMessage, res: ServerResponse, ticket: Ticket, cors: Record<string, string>): Promise<void> {
+  private async receive(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ticket: Ticket,
+    cors: Record<string, string>,
+  ): Promise<void> {
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) !== ticket.sizeBytes) {
       req.resume();
-      return fail(res, 400, 'ASSET_SIZE_MISMATCH', `Expected ${ticket.sizeBytes} bytes, Content-Length says ${declared}`, cors);
+      return fail(
+        res,
+        400,
+        'ASSET_SIZE_MISMATCH',
+        `Expected ${ticket.sizeBytes} bytes, Content-Length says ${declared}`,
+        cors,
+      );
     }
     const target = await this.fileOf(ticket.sessionId, ticket.path);
     const partial = join(await this.base(), 'partial', ticket.id);
@@ -340,16 +393,33 @@ export class AssetStore {
           : onTheWay
             ? new DevCoreError('ASSET_PATH_CONFLICT', `${ticket.path}: a folder on the way is a file`)
             : new DevCoreError('ASSET_UPLOAD_FAILED', 'The upload could not be stored');
-      const status = error.code === 'ASSET_TOO_LARGE' ? 413 : error.code === 'ASSET_UPLOAD_FAILED' ? 500 : error.code === 'ASSET_PATH_CONFLICT' ? 409 : 400;
+      const status =
+        error.code === 'ASSET_TOO_LARGE'
+          ? 413
+          : error.code === 'ASSET_UPLOAD_FAILED'
+            ? 500
+            : error.code === 'ASSET_PATH_CONFLICT'
+              ? 409
+              : 400;
       res.setHeader('Connection', 'close'); // the rest of an oversized body is not read
       return fail(res, status, error.code, error.message, cors);
     }
     this.mimeTypes.set(`${ticket.sessionId}\u0000${ticket.path}`, ticket.mimeType);
     const info = await stat(target);
-    json(res, 201, { path: ticket.path, name: assetName(ticket.path), sizeBytes: info.size, modifiedAt: Math.floor(info.mtimeMs) }, cors);
+    json(
+      res,
+      201,
+      { path: ticket.path, name: assetName(ticket.path), sizeBytes: info.size, modifiedAt: Math.floor(info.mtimeMs) },
+      cors,
+    );
   }
 
-  private async sendFile(req: IncomingMessage, res: ServerResponse, ticket: Ticket, cors: Record<string, string>): Promise<void> {
+  private async sendFile(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ticket: Ticket,
+    cors: Record<string, string>,
+  ): Promise<void> {
     const file = await this.existingFile(ticket.sessionId, ticket.path);
     if (!file) return fail(res, 404, 'ASSET_NOT_FOUND', `No asset at ${ticket.path}`, cors);
     res.writeHead(200, {

@@ -47,7 +47,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function requireString(req: Request, key: string): string {
   const value = req[key];
-  if (typeof value !== 'string' || value === '') throw new DevCoreError('INVALID_INPUT', `${key} must be a non-empty string`);
+  if (typeof value !== 'string' || value === '')
+    throw new DevCoreError('INVALID_INPUT', `${key} must be a non-empty string`);
   return value;
 }
 
@@ -63,7 +64,12 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   [
     'get_approval_status',
     function () {
-      return { installed: true, approved: this.deps.approvals.isApproved(this.origin), origin: this.origin, appConnected: true };
+      return {
+        installed: true,
+        approved: this.deps.approvals.isApproved(this.origin),
+        origin: this.origin,
+        appConnected: true,
+      };
     },
   ],
   [
@@ -88,15 +94,20 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
       if (!isPlainObject(input)) throw new DevCoreError('INVALID_INPUT', 'input must be an object');
       // A top-level `callerSdkVersion` (today's SDK) is informational: nothing depends on it.
       const { provider } = input;
-      if (typeof provider !== 'string' || provider === '') throw new DevCoreError('INVALID_INPUT', 'input.provider must be a non-empty string');
+      if (typeof provider !== 'string' || provider === '')
+        throw new DevCoreError('INVALID_INPUT', 'input.provider must be a non-empty string');
       const model = optionalString(input, 'model');
       const effortLevel = optionalString(input, 'effortLevel');
       const effort = optionalString(input, 'effort');
       if (this.deps.protocol.checksModelChoice) {
         // Today's Core: a model is named (explicit mode) or an effort profile chooses one, not both.
-        if (model !== undefined && model.trim() === '') throw new DevCoreError('INVALID_INPUT', 'input.model must not be blank; leave it out to use the default');
+        if (model !== undefined && model.trim() === '')
+          throw new DevCoreError('INVALID_INPUT', 'input.model must not be blank; leave it out to use the default');
         if (model !== undefined && effortLevel !== undefined) {
-          throw new DevCoreError('INVALID_INPUT', 'input.model and input.effortLevel cannot be combined: give effort with an explicit model');
+          throw new DevCoreError(
+            'INVALID_INPUT',
+            'input.model and input.effortLevel cannot be combined: give effort with an explicit model',
+          );
         }
       }
       const skills = checkSkills(input.skills);
@@ -113,7 +124,8 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
           skills,
           defaultToolTimeoutMs: this.deps.defaultToolTimeoutMs,
           protocol: this.deps.protocol,
-          writeAsset: (sessionId, path, content, mimeType) => this.deps.assets.writeFile(sessionId, path, content, mimeType),
+          writeAsset: (sessionId, path, content, mimeType) =>
+            this.deps.assets.writeFile(sessionId, path, content, mimeType),
         },
         this,
         req.channelId,
@@ -201,9 +213,17 @@ export class BridgeConnection implements EventSink {
     socket.on('message', (data, isBinary) => this.onFrame(data, isBinary));
     socket.on('close', (code, reason) => {
       this.closed = true;
-      const page = [this.sdkVersion !== null && `SDK ${this.sdkVersion}`, this.pageActive !== null && `page ${this.pageActive ? 'active' : 'inactive'}`];
+      const page = [
+        this.sdkVersion !== null && `SDK ${this.sdkVersion}`,
+        this.pageActive !== null && `page ${this.pageActive ? 'active' : 'inactive'}`,
+      ];
       const about = page.filter(Boolean).join(', ');
-      deps.log.record('info', this.id, origin, `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})${about ? ` — ${about}` : ''}`);
+      deps.log.record(
+        'info',
+        this.id,
+        origin,
+        `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})${about ? ` — ${about}` : ''}`,
+      );
       deps.registry.detach(this);
     });
     // 'error' (e.g. an oversized frame) is always followed by 'close', which does the cleanup.
@@ -219,7 +239,9 @@ export class BridgeConnection implements EventSink {
     // A response that cannot be serialized fails; an event becomes a Core error of its session.
     const { channelId, type, requestId, sessionId, seq } = message;
     const text = frameText(message, (error) =>
-      type === 'response' ? { channelId, type, requestId, ok: false, error } : { channelId, type: 'error', sessionId, seq, error, source: 'core' },
+      type === 'response'
+        ? { channelId, type, requestId, ok: false, error }
+        : { channelId, type: 'error', sessionId, seq, error, source: 'core' },
     );
     // Events cannot be dropped, and a turn does not wait for the page to read: a page that stops
     // reading would make the Core buffer without bound (a 150-byte `/tools` streams the manifest back).
@@ -231,7 +253,11 @@ export class BridgeConnection implements EventSink {
     this.deps.log.record('out', this.id, this.origin, text, message);
   }
 
-  private respond(channelId: string | undefined, requestId: string | null, outcome: { result: unknown } | { error: unknown }): void {
+  private respond(
+    channelId: string | undefined,
+    requestId: string | null,
+    outcome: { result: unknown } | { error: unknown },
+  ): void {
     const base: Record<string, unknown> = channelId === undefined ? {} : { channelId };
     if ('result' in outcome) {
       this.send({ ...base, type: 'response', requestId, ok: true, result: outcome.result ?? {} });
@@ -243,7 +269,9 @@ export class BridgeConnection implements EventSink {
   private onFrame(data: RawData, isBinary: boolean): void {
     if (isBinary) {
       this.deps.log.record('in', this.id, this.origin, '<binary frame>');
-      return this.respond(undefined, null, { error: new DevCoreError('INVALID_MESSAGE', 'Binary frames are not supported: send JSON text') });
+      return this.respond(undefined, null, {
+        error: new DevCoreError('INVALID_MESSAGE', 'Binary frames are not supported: send JSON text'),
+      });
     }
     const text = data.toString();
     let message: unknown;
@@ -255,7 +283,9 @@ export class BridgeConnection implements EventSink {
     }
     this.deps.log.record('in', this.id, this.origin, text, message);
     if (!isPlainObject(message)) {
-      return this.respond(undefined, null, { error: new DevCoreError('INVALID_MESSAGE', 'A request must be a JSON object') });
+      return this.respond(undefined, null, {
+        error: new DevCoreError('INVALID_MESSAGE', 'A request must be a JSON object'),
+      });
     }
     const { channelId, requestId, type } = message;
     const hasRequestId = typeof requestId === 'string' && requestId !== '';
@@ -263,12 +293,17 @@ export class BridgeConnection implements EventSink {
     const channel = typeof channelId === 'string' && channelId !== '' ? channelId : undefined;
     if (!channel || !hasRequestId || typeof type !== 'string') {
       return this.respond(channel, typeof requestId === 'string' ? requestId : null, {
-        error: new DevCoreError('INVALID_MESSAGE', 'A request needs non-empty string channelId and requestId, and a string type'),
+        error: new DevCoreError(
+          'INVALID_MESSAGE',
+          'A request needs non-empty string channelId and requestId, and a string type',
+        ),
       });
     }
     const handler = HANDLERS.get(type);
     if (!handler) {
-      return this.respond(channel, requestId, { error: new DevCoreError('UNKNOWN_REQUEST_TYPE', 'unknown SDK request type', { type }) });
+      return this.respond(channel, requestId, {
+        error: new DevCoreError('UNKNOWN_REQUEST_TYPE', 'unknown SDK request type', { type }),
+      });
     }
     const req = message as Request;
     // Approved origins are handled synchronously, so requests keep their arrival order.
@@ -289,7 +324,8 @@ export class BridgeConnection implements EventSink {
    * be able to live with, so the 0.1 mode sends exactly that.
    */
   private onHandshake(message: Record<string, unknown>): void {
-    if (!this.deps.protocol.acceptsHandshake) return this.send({ ...LEGACY_HANDSHAKE_REFUSAL, error: { ...LEGACY_HANDSHAKE_REFUSAL.error } });
+    if (!this.deps.protocol.acceptsHandshake)
+      return this.send({ ...LEGACY_HANDSHAKE_REFUSAL, error: { ...LEGACY_HANDSHAKE_REFUSAL.error } });
     if (message.type === 'sdk_hello' && typeof message.sdkVersion === 'string') {
       // Kept for the whole connection: a page's oversized string is not.
       this.sdkVersion = message.sdkVersion.length <= 100 ? message.sdkVersion : '(too long to show)';

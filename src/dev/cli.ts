@@ -57,7 +57,8 @@ async function main(): Promise<void> {
     `  Bridge:    ${core.bridgeUrl}`,
     `  Inspector: ${core.inspectorUrl}`,
   ];
-  if (options.allowRemote && !isLoopbackHost(core.host)) lines.push(`  Warning: listening on ${core.host}, reachable from other machines.`);
+  if (options.allowRemote && !isLoopbackHost(core.host))
+    lines.push(`  Warning: listening on ${core.host}, reachable from other machines.`);
   lines.push('Press Ctrl+C to stop.');
   console.log(lines.join('\n'));
   stop(); // a signal that came during start-up

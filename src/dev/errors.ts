@@ -27,12 +27,19 @@ export class DevCoreError extends Error {
  * `JSON.stringify`, whose RangeError, uncaught, would stop the server. Such a frame goes out as
  * `fallback(problem)` instead: the same routing, the payload replaced by an `INTERNAL_ERROR`.
  */
-export function frameText(message: Record<string, unknown>, fallback: (problem: PedelecError) => Record<string, unknown>): string {
+export function frameText(
+  message: Record<string, unknown>,
+  fallback: (problem: PedelecError) => Record<string, unknown>,
+): string {
   try {
     return JSON.stringify(message);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    return JSON.stringify(fallback(pedelecError('INTERNAL_ERROR', `pedelec-dev could not serialize this ${String(message.type)} frame (${why})`)));
+    return JSON.stringify(
+      fallback(
+        pedelecError('INTERNAL_ERROR', `pedelec-dev could not serialize this ${String(message.type)} frame (${why})`),
+      ),
+    );
   }
 }
 

@@ -36,7 +36,6 @@ function sameToken(given: string | null, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-
 /** What the inspector gets instead of a message that cannot be serialized (see frameText). */
 const unsendable = (error: PedelecError) => ({ type: 'error', error });
 
@@ -107,7 +106,10 @@ export class InspectorHub {
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
       message = parsed as Record<string, unknown>;
     } catch {
-      return this.send(socket, { type: 'error', error: { code: 'INVALID_MESSAGE', message: 'Inspector messages are JSON objects' } });
+      return this.send(socket, {
+        type: 'error',
+        error: { code: 'INVALID_MESSAGE', message: 'Inspector messages are JSON objects' },
+      });
     }
     try {
       this.act(socket, message);
@@ -135,7 +137,8 @@ export class InspectorHub {
       case 'operator_call': {
         const callId = message.callId ?? null;
         this.deps.desk.callTool(text('sessionId'), text('tool'), message.args).then(
-          ({ result, durationMs }) => this.send(socket, { type: 'operator_result', callId, ok: true, result, durationMs }),
+          ({ result, durationMs }) =>
+            this.send(socket, { type: 'operator_result', callId, ok: true, result, durationMs }),
           (error) => this.send(socket, { type: 'operator_result', callId, ok: false, error: toWireError(error) }),
         );
         return;

@@ -30,7 +30,10 @@ function invalid(message: string, details?: unknown): never {
  * Checks `skills` (the wire value, already plain JSON) and returns the manifest plus a validator per
  * tool; `undefined`/`null` means "no tools". Throws {@link DevCoreError} `INVALID_INPUT`.
  */
-export function checkSkills(skills: unknown): { manifest: SkillsManifest | undefined; tools: Map<string, CheckedTool> } {
+export function checkSkills(skills: unknown): {
+  manifest: SkillsManifest | undefined;
+  tools: Map<string, CheckedTool>;
+} {
   const tools = new Map<string, CheckedTool>();
   if (skills === undefined || skills === null) return { manifest: undefined, tools };
   if (!isPlainObject(skills)) invalid('skills must be an object');

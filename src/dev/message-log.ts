@@ -23,7 +23,8 @@ const MAX_TEXT = 16 * 1024;
  * The first `max` characters as a string of their own. A slice shares the original's memory in V8,
  * so a kept slice of a 16 MiB frame would keep the whole frame alive: a thousand of them, the heap.
  */
-const head = (text: string, max: number): string => (text.length > max ? Buffer.from(text.slice(0, max)).toString() : text);
+const head = (text: string, max: number): string =>
+  text.length > max ? Buffer.from(text.slice(0, max)).toString() : text;
 
 export class MessageLog {
   private readonly entries: LogEntry[] = [];

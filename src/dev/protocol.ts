@@ -53,13 +53,23 @@ export const HANDSHAKE_TYPES: ReadonlySet<string> = new Set(['sdk_hello', 'page_
  * `chat_message`s reach the page); a 0.1 page would then see no reply at all, so that combination is
  * refused rather than silently made.
  */
-export function protocolProfile(name: ProtocolName = 'current', options: { fragments?: boolean } = {}): ProtocolProfile {
+export function protocolProfile(
+  name: ProtocolName = 'current',
+  options: { fragments?: boolean } = {},
+): ProtocolProfile {
   if (!(PROTOCOL_NAMES as readonly string[]).includes(name)) {
-    throw new DevCoreError('INVALID_OPTION', `--protocol ${String(name)}: expected one of ${PROTOCOL_NAMES.join(', ')}`);
+    throw new DevCoreError(
+      'INVALID_OPTION',
+      `--protocol ${String(name)}: expected one of ${PROTOCOL_NAMES.join(', ')}`,
+    );
   }
   const fragments = options.fragments ?? true;
   if (name === '0.1') {
-    if (!fragments) throw new DevCoreError('INVALID_OPTION', '--no-fragments needs --protocol current: a 0.1 page sees replies only as chat_delta fragments');
+    if (!fragments)
+      throw new DevCoreError(
+        'INVALID_OPTION',
+        '--no-fragments needs --protocol current: a 0.1 page sees replies only as chat_delta fragments',
+      );
     return Object.freeze({
       name,
       acceptsHandshake: false,

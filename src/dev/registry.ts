@@ -55,7 +55,9 @@ export class SessionRegistry {
   forRoute(sessionId: unknown, sink: EventSink, channelId: string): DevSession {
     const session = this.lookup(sessionId);
     if (!session.hasRoute(sink, channelId)) {
-      throw new DevCoreError('THREAD_ACCESS_DENIED', 'This connection has not created or resumed that session', { sessionId });
+      throw new DevCoreError('THREAD_ACCESS_DENIED', 'This connection has not created or resumed that session', {
+        sessionId,
+      });
     }
     return session;
   }

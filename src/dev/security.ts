@@ -58,11 +58,18 @@ const PATTERN = /^(https?):\/\/(\[[0-9a-fA-F:.]+\]|[^/:[\]\s]+)(?::(\d{1,5}|\*))
 export function parseOriginPattern(text: string): OriginPattern {
   const match = PATTERN.exec(text.trim());
   if (!match) {
-    throw new DevCoreError('INVALID_ORIGIN', `--allow-origin ${text}: expected scheme://host[:port|:*], e.g. http://localhost:5173`);
+    throw new DevCoreError(
+      'INVALID_ORIGIN',
+      `--allow-origin ${text}: expected scheme://host[:port|:*], e.g. http://localhost:5173`,
+    );
   }
   const [, protocol, host, port] = match;
   const defaultPort = protocol === 'https' ? '443' : '80';
-  return { protocol, host: host.toLowerCase(), port: port === undefined ? defaultPort : port === '*' ? '*' : String(Number(port)) };
+  return {
+    protocol,
+    host: host.toLowerCase(),
+    port: port === undefined ? defaultPort : port === '*' ? '*' : String(Number(port)),
+  };
 }
 
 export const DEFAULT_ORIGINS: readonly string[] = ['http://localhost:*', 'http://127.0.0.1:*'];

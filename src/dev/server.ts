@@ -89,7 +89,11 @@ export function packageVersion(): string {
 }
 
 function plain(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+  });
   res.end(text);
 }
 
@@ -114,17 +118,26 @@ function urlHost(host: string): string {
 
 function listenError(error: NodeJS.ErrnoException, host: string, port: number): DevCoreError {
   if (error.code === 'EADDRINUSE') {
-    return new DevCoreError('PORT_IN_USE', `Port ${port} on ${host} is already in use. Stop what is using it, or choose another with --port (--port 0 picks a free one).`);
+    return new DevCoreError(
+      'PORT_IN_USE',
+      `Port ${port} on ${host} is already in use. Stop what is using it, or choose another with --port (--port 0 picks a free one).`,
+    );
   }
-  if (error.code === 'EACCES') return new DevCoreError('PORT_NOT_ALLOWED', `Not allowed to listen on port ${port} of ${host}; choose another with --port.`);
-  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') return new DevCoreError('HOST_UNAVAILABLE', `Cannot listen on ${host}: no such address on this machine.`);
+  if (error.code === 'EACCES')
+    return new DevCoreError(
+      'PORT_NOT_ALLOWED',
+      `Not allowed to listen on port ${port} of ${host}; choose another with --port.`,
+    );
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+    return new DevCoreError('HOST_UNAVAILABLE', `Cannot listen on ${host}: no such address on this machine.`);
   return new DevCoreError('LISTEN_FAILED', `Cannot listen on ${host}:${port}: ${error.message}`);
 }
 
 export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCore> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? DEFAULT_PORT;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new DevCoreError('INVALID_OPTION', `--port ${port}: expected 0…65535`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new DevCoreError('INVALID_OPTION', `--port ${port}: expected 0…65535`);
   const remote = !isLoopbackHost(host);
   if (remote && !options.allowRemote) {
     throw new DevCoreError(
@@ -140,7 +153,11 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   const reportBug = options.onBug ?? ((error: unknown) => console.error('pedelec-dev: internal error:', error));
 
   const desk = new OperatorDesk();
-  const agents = new AgentDirectory(options.agent ?? 'scripted', { script: options.script, desk, env: options.env ?? process.env });
+  const agents = new AgentDirectory(options.agent ?? 'scripted', {
+    script: options.script,
+    desk,
+    env: options.env ?? process.env,
+  });
   const approvals = new Approvals(approval, options.approvalTimeoutMs ?? 60_000);
   const log = new MessageLog();
   let baseUrl = '';
@@ -196,7 +213,8 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   const inspectorFiles = staticHandler(inspectorPage, { 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' });
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!hosts.allows(req.headers.host)) return plain(res, 403, 'Host not allowed: pedelec-dev answers only to this machine’s own names.');
+    if (!hosts.allows(req.headers.host))
+      return plain(res, 403, 'Host not allowed: pedelec-dev answers only to this machine’s own names.');
     const raw = req.url ?? '/';
     if (!raw.startsWith('/')) return plain(res, 400, 'Bad request');
     const q = raw.indexOf('?');
@@ -247,8 +265,14 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     if (path === '/bridge') {
       const origin = req.headers.origin;
       // Browsers always send Origin on a WebSocket upgrade; only local non-browser clients omit it.
-      if (origin !== undefined && !origins.allows(origin)) return refuseUpgrade(socket, 403, `Origin not allowed: ${origin}. Add it with --allow-origin.`);
-      bridgeSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => void new BridgeConnection(ws, origin ?? null, bridgeDeps));
+      if (origin !== undefined && !origins.allows(origin))
+        return refuseUpgrade(socket, 403, `Origin not allowed: ${origin}. Add it with --allow-origin.`);
+      bridgeSockets.handleUpgrade(
+        req,
+        socket,
+        head,
+        (ws: WebSocket) => void new BridgeConnection(ws, origin ?? null, bridgeDeps),
+      );
       return;
     }
     if (path === '/inspector/socket') {
@@ -290,7 +314,11 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
       // Give close handshakes a moment, then cut whatever is left.
       const sockets = [...bridgeSockets.clients, ...inspectorSockets.clients];
       await Promise.race([
-        Promise.all(sockets.map((ws) => new Promise((resolve) => (ws.readyState === ws.CLOSED ? resolve(null) : ws.once('close', resolve))))),
+        Promise.all(
+          sockets.map(
+            (ws) => new Promise((resolve) => (ws.readyState === ws.CLOSED ? resolve(null) : ws.once('close', resolve))),
+          ),
+        ),
         new Promise((resolve) => setTimeout(resolve, 1000).unref()),
       ]);
       for (const ws of sockets) ws.terminate();

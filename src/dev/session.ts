@@ -83,7 +83,11 @@ type Turn = {
 
 /** A tool call waiting for the page, as `session_snapshot.pendingToolRequest` shows it. */
 type ToolRequest = { toolRequestId: string; tool: string; args: unknown; operationId: string | undefined };
-type PendingCall = { request: ToolRequest; settle(how: 'answered' | 'timed_out', result: JsonValue): void; cancel(reason: unknown): void };
+type PendingCall = {
+  request: ToolRequest;
+  settle(how: 'answered' | 'timed_out', result: JsonValue): void;
+  cancel(reason: unknown): void;
+};
 type CompletedOperation = { operationId: string; operationKind: OperationKind; success: boolean; error?: PedelecError };
 
 /** setTimeout's ceiling; a longer wait would fire at once. */
@@ -117,7 +121,14 @@ function jsonLength(value: unknown): number {
 /** A plain file name: no folder, nothing a path could misread. */
 function isArtifactName(name: unknown): name is string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
-  return typeof name === 'string' && name !== '' && name !== '.' && name !== '..' && name.length <= 255 && !/[/\\\x00-\x1f]/.test(name);
+  return (
+    typeof name === 'string' &&
+    name !== '' &&
+    name !== '.' &&
+    name !== '..' &&
+    name.length <= 255 &&
+    !/[/\\\x00-\x1f]/.test(name)
+  );
 }
 
 function errorResult(code: string, message: string, details?: unknown): JsonValue {
@@ -280,7 +291,8 @@ export class DevSession {
     const pending = this.pending.values().next().value as PendingCall | undefined;
     const snapshot: Record<string, unknown> = { status: this.status, latestSeq };
     if (this.totalTokens !== undefined) snapshot.usage = { totalTokens: this.totalTokens };
-    if (this.turn?.operationId !== undefined) snapshot.activeOperation = { operationId: this.turn.operationId, operationKind: this.turn.kind };
+    if (this.turn?.operationId !== undefined)
+      snapshot.activeOperation = { operationId: this.turn.operationId, operationKind: this.turn.kind };
     if (this.lastCompleted) snapshot.lastCompletedOperation = { ...this.lastCompleted };
     if (pending) snapshot.pendingToolRequest = { ...pending.request };
     sink.sendEvent({ channelId, type: 'session_snapshot', sessionId: this.id, seq, snapshot });
@@ -296,7 +308,9 @@ export class DevSession {
   reserveTurn(kind: OperationKind, text: string, operationId?: string): () => void {
     if (this.ended) throw new DevCoreError('THREAD_NOT_FOUND', 'The session has ended', { sessionId: this.id });
     if (this.turn) {
-      throw new DevCoreError('THREAD_BUSY', 'A turn is already running in this session; wait for it to end', { sessionId: this.id });
+      throw new DevCoreError('THREAD_BUSY', 'A turn is already running in this session; wait for it to end', {
+        sessionId: this.id,
+      });
     }
     const turn: Turn = { kind, operationId, done: false, queue: Promise.resolve(), message: '' };
     this.turn = turn;
@@ -355,8 +369,17 @@ export class DevSession {
 
   private completeOperation(turn: Turn, outcome: { success: boolean; error?: PedelecError }): void {
     if (turn.operationId === undefined) return;
-    this.lastCompleted = { operationId: turn.operationId, operationKind: turn.kind, success: outcome.success, ...(outcome.error && { error: outcome.error }) };
-    this.turnEvent(turn, 'operation_completed', { operationKind: turn.kind, success: outcome.success, ...(outcome.error && { error: outcome.error }) });
+    this.lastCompleted = {
+      operationId: turn.operationId,
+      operationKind: turn.kind,
+      success: outcome.success,
+      ...(outcome.error && { error: outcome.error }),
+    };
+    this.turnEvent(turn, 'operation_completed', {
+      operationKind: turn.kind,
+      success: outcome.success,
+      ...(outcome.error && { error: outcome.error }),
+    });
   }
 
   private turnContext(turn: Turn): TurnContext {
@@ -385,12 +408,20 @@ export class DevSession {
     };
   }
 
-  private async publishArtifact(turn: Turn, name: unknown, content: unknown, mimeType: unknown): Promise<PublishedArtifact> {
+  private async publishArtifact(
+    turn: Turn,
+    name: unknown,
+    content: unknown,
+    mimeType: unknown,
+  ): Promise<PublishedArtifact> {
     if (turn.done || this.ended) throw this.endedReason();
-    if (!isArtifactName(name)) throw new DevCoreError('INVALID_INPUT', 'An artifact name must be a plain file name (no "/")', { name });
-    if (typeof content !== 'string') throw new DevCoreError('INVALID_INPUT', 'An artifact\'s content must be a string');
-    if (mimeType !== undefined && typeof mimeType !== 'string') throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string');
-    if (!this.writeAsset) throw new DevCoreError('ARTIFACTS_UNAVAILABLE', 'This session has no asset folder to publish into');
+    if (!isArtifactName(name))
+      throw new DevCoreError('INVALID_INPUT', 'An artifact name must be a plain file name (no "/")', { name });
+    if (typeof content !== 'string') throw new DevCoreError('INVALID_INPUT', "An artifact's content must be a string");
+    if (mimeType !== undefined && typeof mimeType !== 'string')
+      throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string');
+    if (!this.writeAsset)
+      throw new DevCoreError('ARTIFACTS_UNAVAILABLE', 'This session has no asset folder to publish into');
     const type = mimeType || ARTIFACT_TYPES[extname(name).toLowerCase()] || 'text/plain';
     const path = `${ARTIFACT_FOLDER}/${name}`;
     const entry = await this.writeAsset(this.id, path, Buffer.from(content, 'utf8'), type);
@@ -437,7 +468,9 @@ export class DevSession {
 
     const problems = tool.validate(callArgs);
     if (problems) {
-      return Promise.resolve(errorResult('TOOL_ARGS_INVALID', problems[0].message, { tool: tool.manifest.name, errors: problems }));
+      return Promise.resolve(
+        errorResult('TOOL_ARGS_INVALID', problems[0].message, { tool: tool.manifest.name, errors: problems }),
+      );
     }
 
     const toolName = tool.manifest.name;
@@ -446,7 +479,11 @@ export class DevSession {
       const timer = setTimeout(() => {
         call.settle(
           'timed_out',
-          errorResult('TOOL_TIMEOUT', `Tool ${toolName} did not answer within ${timeoutMs} ms`, { tool: toolName, toolRequestId, timeoutMs }),
+          errorResult('TOOL_TIMEOUT', `Tool ${toolName} did not answer within ${timeoutMs} ms`, {
+            tool: toolName,
+            toolRequestId,
+            timeoutMs,
+          }),
         );
       }, timeoutMs);
       // Nothing here watches the session's routes: a call outlives the page it was sent to, so the page
@@ -490,12 +527,22 @@ export class DevSession {
     }
     const how = this.settled.get(toolRequestId);
     if (how === 'answered') {
-      throw new DevCoreError('TOOL_RESULT_ALREADY_SUBMITTED', `A result for tool request ${toolRequestId} was already submitted`, { toolRequestId });
+      throw new DevCoreError(
+        'TOOL_RESULT_ALREADY_SUBMITTED',
+        `A result for tool request ${toolRequestId} was already submitted`,
+        { toolRequestId },
+      );
     }
     if (how === 'timed_out') {
-      throw new DevCoreError('TOOL_TIMEOUT', `Tool request ${toolRequestId} timed out before its result arrived`, { toolRequestId });
+      throw new DevCoreError('TOOL_TIMEOUT', `Tool request ${toolRequestId} timed out before its result arrived`, {
+        toolRequestId,
+      });
     }
-    throw new DevCoreError('TOOL_REQUEST_NOT_FOUND', `No tool call ${toolRequestId} is waiting for a result in this session`, { toolRequestId });
+    throw new DevCoreError(
+      'TOOL_REQUEST_NOT_FOUND',
+      `No tool call ${toolRequestId} is waiting for a result in this session`,
+      { toolRequestId },
+    );
   }
 
   // ───────────────────────────── end ─────────────────────────────

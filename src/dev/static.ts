@@ -12,10 +12,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join, relative, sep } from 'node:path';
 import sirv from 'sirv';
 
-export type StaticHandler = (req: IncomingMessage, res: ServerResponse, subPath: string, mountPrefix: string) => Promise<void>;
+export type StaticHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  subPath: string,
+  mountPrefix: string,
+) => Promise<void>;
 
 function plain(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+  });
   res.end(text);
 }
 
@@ -68,7 +77,12 @@ export function staticHandler(root: string, headers: Record<string, string> = {}
       return plain(res, 404, 'Not found');
     }
     // A symlink may point anywhere; only its target's real location counts.
-    if (!inside(realRoot, file) || relative(realRoot, file).split(sep).some((s) => s.startsWith('.'))) {
+    if (
+      !inside(realRoot, file) ||
+      relative(realRoot, file)
+        .split(sep)
+        .some((s) => s.startsWith('.'))
+    ) {
       return plain(res, 404, 'Not found');
     }
     let info = await stat(file).catch(() => null);

@@ -13,7 +13,11 @@ import { adoptStyles, css } from '@lit/reactive-element';
 import { ARG_TAG, GUIDANCE_TAG, TOOL_TAG } from './tags.js';
 
 const HIDE = `${GUIDANCE_TAG},${TOOL_TAG},${ARG_TAG}{display:none!important}`;
-const hostHidden = css`:host{display:none!important}`;
+const hostHidden = css`
+  :host {
+    display: none !important;
+  }
+`;
 /** One sheet per document (a constructed sheet belongs to the document it was made for); null: unsupported. */
 const sheets = new WeakMap<Document, CSSStyleSheet | null>();
 /** The same for the hidden shadow roots' `:host` rule: an element may live in another (iframe) document. */
@@ -58,5 +62,6 @@ export function hideDeclaration(element: HTMLElement, own = false): void {
   const shadow = element.shadowRoot ?? element.attachShadow({ mode: 'open' });
   const sheet = sheetIn(hostSheets, element.ownerDocument, ':host{display:none!important}');
   if (!sheet) adoptStyles(shadow, [hostHidden]);
-  else if (!shadow.adoptedStyleSheets.includes(sheet)) shadow.adoptedStyleSheets = [...shadow.adoptedStyleSheets, sheet];
+  else if (!shadow.adoptedStyleSheets.includes(sheet))
+    shadow.adoptedStyleSheets = [...shadow.adoptedStyleSheets, sheet];
 }

@@ -1,6 +1,11 @@
 import { SessionEvent } from './pedelec-event.js';
 
-export type PedelecReadyDetail = { readonly sessionId: string; readonly provider: string; readonly model: string | undefined; readonly resumed: boolean };
+export type PedelecReadyDetail = {
+  readonly sessionId: string;
+  readonly provider: string;
+  readonly model: string | undefined;
+  readonly resumed: boolean;
+};
 
 /**
  * Fired on the session when its agent session exists: created, or resumed (`persist`).

@@ -1,7 +1,11 @@
 import { pedelecError, type PedelecError, type ToolCallContext } from '../core/index.js';
 import { PedelecEvent } from './pedelec-event.js';
 
-export type PedelecToolCallDetail = { readonly tool: string; readonly args: unknown; readonly context: ToolCallContext };
+export type PedelecToolCallDetail = {
+  readonly tool: string;
+  readonly args: unknown;
+  readonly context: ToolCallContext;
+};
 
 /** How a listener answered; read by the session right after dispatch. */
 export type ToolCallAnswer = { respond: unknown } | { deny: PedelecError };
@@ -48,7 +52,11 @@ export class PedelecToolCallEvent extends PedelecEvent<PedelecToolCallDetail> {
     if (!this.#open) {
       // The page hears of it twice, with one message: as an event (the throw may land nowhere) and as the throw.
       const { tool } = this.detail;
-      const late = pedelecError('TOOL_RESPOND_LATE', `pedelec-tool-call for ${tool} was answered after dispatch; pass a promise to respondWith() instead`, { tool });
+      const late = pedelecError(
+        'TOOL_RESPOND_LATE',
+        `pedelec-tool-call for ${tool} was answered after dispatch; pass a promise to respondWith() instead`,
+        { tool },
+      );
       this.#onLate(late);
       throw new DOMException(late.message, 'InvalidStateError');
     }

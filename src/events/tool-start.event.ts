@@ -1,6 +1,11 @@
 import { SessionEvent } from './pedelec-event.js';
 import type { ToolCallContext } from '../core/index.js';
-export type PedelecToolStartDetail = { readonly tool: string; readonly args: unknown; readonly context: ToolCallContext; readonly local: boolean };
+export type PedelecToolStartDetail = {
+  readonly tool: string;
+  readonly args: unknown;
+  readonly context: ToolCallContext;
+  readonly local: boolean;
+};
 
 /**
  * Fired on the session for every tool call, whatever answers it, before it is answered.

@@ -1,6 +1,11 @@
 import { SessionEvent } from './pedelec-event.js';
 
-export type PedelecToolsChangedDetail = { readonly added: string[]; readonly removed: string[]; readonly changed: string[]; readonly config: string[] };
+export type PedelecToolsChangedDetail = {
+  readonly added: string[];
+  readonly removed: string[];
+  readonly changed: string[];
+  readonly config: string[];
+};
 
 /**
  * Fired on the session, after start, when its tool set (tool names) or configuration (attribute names:

@@ -57,7 +57,11 @@ function client(options?: PedelecOptions): Pedelec {
 }
 
 /** Creates a session with provider and model given, answering create_session with `sessionId`. */
-async function openSession(c: Pedelec, sessionId = 's1', input: Record<string, unknown> = { provider: 'codex', model: 'gpt-5' }) {
+async function openSession(
+  c: Pedelec,
+  sessionId = 's1',
+  input: Record<string, unknown> = { provider: 'codex', model: 'gpt-5' },
+) {
   const p = c.createSession(input as any);
   fake.respond({ sessionId }, fake.last('create_session'));
   return p;
@@ -165,7 +169,12 @@ describe('Pedelec client: connection', () => {
   it('an unavailable client answers getApprovalStatus and checkAvailability without rejecting', async () => {
     uninstallFakeChrome();
     const c = client();
-    expect(await c.getApprovalStatus()).to.deep.equal({ installed: false, approved: false, origin: location.origin, appConnected: false });
+    expect(await c.getApprovalStatus()).to.deep.equal({
+      installed: false,
+      approved: false,
+      origin: location.origin,
+      appConnected: false,
+    });
     expect(await c.checkAvailability()).to.deep.equal({
       available: false,
       extension: { available: false },
@@ -195,7 +204,7 @@ describe('Pedelec client: channel and request ids', () => {
     fake.posted.forEach((msg) => expect(msg.channelId).to.equal(channelId));
   });
 
-  it('a request payload cannot re-address it: channelId, type and requestId are the client\'s own', async () => {
+  it("a request payload cannot re-address it: channelId, type and requestId are the client's own", async () => {
     const c = client();
     const pending = track(c.request('get_settings', { channelId: 'other', type: 'x', requestId: 'mine' }));
     const posted = fake.last();
@@ -241,7 +250,13 @@ describe('Pedelec client: channel and request ids', () => {
     const req = fake.last();
     const result = { defaultProvider: 'codex', defaultModels: {} };
     fake.emit({ channelId: 'pedelec_1_other', type: 'response', requestId: req.requestId, ok: true, result });
-    fake.emit({ channelId: 'pedelec_1_other', type: 'response', requestId: req.requestId, ok: false, error: { code: 'X', message: 'x' } });
+    fake.emit({
+      channelId: 'pedelec_1_other',
+      type: 'response',
+      requestId: req.requestId,
+      ok: false,
+      error: { code: 'X', message: 'x' },
+    });
     await flush();
     expect(p.state).to.equal('pending');
     fake.emit({ type: 'response', requestId: req.requestId, ok: true, result });
@@ -309,7 +324,11 @@ describe('Pedelec client: posted messages', () => {
       },
     ],
     ['resumeSession(id)', (c) => c.resumeSession('s9'), { type: 'resume_session', sessionId: 's9' }],
-    ['request(type, payload)', (c) => c.request('list_assets', { sessionId: 's9' }), { type: 'list_assets', sessionId: 's9' }],
+    [
+      'request(type, payload)',
+      (c) => c.request('list_assets', { sessionId: 's9' }),
+      { type: 'list_assets', sessionId: 's9' },
+    ],
   ];
   for (const [name, call, expected] of firstRequests) {
     it(`${name} posts its first request synchronously, before returning`, () => {
@@ -350,8 +369,18 @@ describe('Pedelec client: responses', () => {
     const c = client();
     const p = track(c.request('x'));
     const req = fake.last();
-    expect(() => fake.emit({ channelId: req.channelId, type: 'response', requestId: 'sdk_1_999', ok: true, result: 1 })).to.not.throw();
-    expect(() => fake.emit({ channelId: req.channelId, type: 'response', requestId: 'sdk_1_999', ok: false, error: { code: 'E', message: 'm' } })).to.not.throw();
+    expect(() =>
+      fake.emit({ channelId: req.channelId, type: 'response', requestId: 'sdk_1_999', ok: true, result: 1 }),
+    ).to.not.throw();
+    expect(() =>
+      fake.emit({
+        channelId: req.channelId,
+        type: 'response',
+        requestId: 'sdk_1_999',
+        ok: false,
+        error: { code: 'E', message: 'm' },
+      }),
+    ).to.not.throw();
     await flush();
     expect(p.state).to.equal('pending');
     fake.respond('first', req);
@@ -366,7 +395,11 @@ describe('Pedelec client: responses', () => {
     const c = client();
     const p1 = c.request('create_session', {});
     fake.fail({ code: 'CREATE_SESSION_NOT_APPROVED', message: 'Not approved', details: { origin: 'x' } });
-    expect(await rejection(p1)).to.deep.equal({ code: 'CREATE_SESSION_NOT_APPROVED', message: 'Not approved', details: { origin: 'x' } });
+    expect(await rejection(p1)).to.deep.equal({
+      code: 'CREATE_SESSION_NOT_APPROVED',
+      message: 'Not approved',
+      details: { origin: 'x' },
+    });
     const p2 = c.request('get_settings');
     fake.fail({ code: 'APPROVAL_REJECTED', message: 'Rejected' });
     expect(await rejection(p2)).to.deep.equal({ code: 'APPROVAL_REJECTED', message: 'Rejected' });
@@ -391,7 +424,12 @@ describe('Pedelec client: responses', () => {
       const c = client();
       const p = c.request('get_settings');
       const req = fake.last();
-      const response: Record<string, unknown> = { channelId: req.channelId, type: 'response', requestId: req.requestId, ok: false };
+      const response: Record<string, unknown> = {
+        channelId: req.channelId,
+        type: 'response',
+        requestId: req.requestId,
+        ok: false,
+      };
       if (error !== undefined) response.error = error;
       fake.emit(response);
       const e = await rejection(p);
@@ -408,9 +446,23 @@ describe('Pedelec client: responses', () => {
     const rb = fake.last();
     const d = c.request('x');
     const rd = fake.last();
-    fake.emit({ channelId: ra.channelId, type: 'response', requestId: ra.requestId, ok: true, result: 'a', source: 'pedelec-sdk-extension' });
+    fake.emit({
+      channelId: ra.channelId,
+      type: 'response',
+      requestId: ra.requestId,
+      ok: true,
+      result: 'a',
+      source: 'pedelec-sdk-extension',
+    });
     fake.emit({ channelId: rb.channelId, type: 'response', requestId: rb.requestId, ok: true, result: 'b' });
-    fake.emit({ channelId: rd.channelId, type: 'response', requestId: rd.requestId, ok: false, error: { code: 'C', message: 'c' }, source: 'elsewhere' });
+    fake.emit({
+      channelId: rd.channelId,
+      type: 'response',
+      requestId: rd.requestId,
+      ok: false,
+      error: { code: 'C', message: 'c' },
+      source: 'elsewhere',
+    });
     expect(await a).to.equal('a');
     expect(await b).to.equal('b');
     expect(await rejection(d)).to.deep.equal({ code: 'C', message: 'c' });
@@ -605,7 +657,12 @@ describe('Pedelec client: postMessage throwing', () => {
 describe('Pedelec client: disconnect', () => {
   it('rejects every pending request with {code: "EXTENSION_DISCONNECTED", message: "Pedelec extension disconnected."}', async () => {
     const c = client();
-    const pending = [track(c.request('a')), track(c.getSettings()), track(c.listProviders()), track(c.createSession({ provider: 'codex', model: 'm' }))];
+    const pending = [
+      track(c.request('a')),
+      track(c.getSettings()),
+      track(c.listProviders()),
+      track(c.createSession({ provider: 'codex', model: 'm' })),
+    ];
     fake.disconnect();
     await flush();
     pending.forEach((t) => {
@@ -619,8 +676,16 @@ describe('Pedelec client: disconnect', () => {
     const t = track(c.request('a'));
     fake.disconnect({ code: 'NATIVE_HOST_UNAVAILABLE', message: 'Native host is gone', details: { exit: 1 } });
     await flush();
-    expect(t.error).to.deep.equal({ code: 'NATIVE_HOST_UNAVAILABLE', message: 'Native host is gone', details: { exit: 1 } });
-    expect(await rejection(c.request('b'))).to.deep.equal({ code: 'NATIVE_HOST_UNAVAILABLE', message: 'Native host is gone', details: { exit: 1 } });
+    expect(t.error).to.deep.equal({
+      code: 'NATIVE_HOST_UNAVAILABLE',
+      message: 'Native host is gone',
+      details: { exit: 1 },
+    });
+    expect(await rejection(c.request('b'))).to.deep.equal({
+      code: 'NATIVE_HOST_UNAVAILABLE',
+      message: 'Native host is gone',
+      details: { exit: 1 },
+    });
   });
 
   it('keeps any other chrome.runtime.lastError as details of EXTENSION_DISCONNECTED', async () => {
@@ -660,7 +725,9 @@ describe('Pedelec client: disconnect', () => {
     const log: any[] = [];
     for (const s of [s1, s2]) {
       s.onStatus((status, ctx) => log.push({ id: s.sessionId, status, type: ctx.type, source: ctx.source }));
-      s.onError((error, ctx) => log.push({ id: s.sessionId, error, type: ctx.type, source: ctx.source, received: 'eventReceivedAt' in ctx }));
+      s.onError((error, ctx) =>
+        log.push({ id: s.sessionId, error, type: ctx.type, source: ctx.source, received: 'eventReceivedAt' in ctx }),
+      );
     }
     const turn = startTurn(s1);
     log.length = 0;
@@ -749,7 +816,12 @@ describe('Pedelec client: createSession', () => {
     fake.respond({ defaultProvider: 'codex', defaultModels: { codex: 'gpt-5', claude: 'sonnet' } });
     await flush();
     expect(types()).to.deep.equal(['get_settings', 'create_session']);
-    expect(fake.last().input).to.deep.equal({ provider: 'claude', model: 'sonnet', skills: undefined, autoEndOnDisconnect: true });
+    expect(fake.last().input).to.deep.equal({
+      provider: 'claude',
+      model: 'sonnet',
+      skills: undefined,
+      autoEndOnDisconnect: true,
+    });
     fake.respond({ sessionId: 's2' });
     const session = await p;
     expect([session.sessionId, session.provider, session.model]).to.deep.equal(['s2', 'claude', 'sonnet']);
@@ -797,7 +869,12 @@ describe('Pedelec client: createSession', () => {
     ]);
     await flush();
     expect(types()).to.deep.equal(['get_settings', 'list_providers', 'create_session']);
-    expect(fake.last().input).to.deep.equal({ provider: 'ollama', model: 'llama3', skills: undefined, autoEndOnDisconnect: true });
+    expect(fake.last().input).to.deep.equal({
+      provider: 'ollama',
+      model: 'llama3',
+      skills: undefined,
+      autoEndOnDisconnect: true,
+    });
     fake.respond({ sessionId: 's4' });
     const session = await p;
     expect([session.sessionId, session.provider, session.model]).to.deep.equal(['s4', 'ollama', 'llama3']);
@@ -879,15 +956,27 @@ describe('Pedelec client: createSession', () => {
       c.createSession({
         provider: 'codex',
         model: 'm',
-        skills: { guidance: 'Use the tools.', tools: [tool('plain', { handler }), tool('slow', { timeoutMs: 5000 })] as any },
+        skills: {
+          guidance: 'Use the tools.',
+          tools: [tool('plain', { handler }), tool('slow', { timeoutMs: 5000 })] as any,
+        },
       }),
     );
     const skills = fake.last('create_session').input.skills;
     expect(skills).to.deep.equal({
       guidance: 'Use the tools.',
       tools: [
-        { name: 'plain', description: 'The plain tool', argsSchema: { type: 'object', properties: { n: { type: 'number' } } } },
-        { name: 'slow', description: 'The slow tool', argsSchema: { type: 'object', properties: { n: { type: 'number' } } }, timeoutMs: 5000 },
+        {
+          name: 'plain',
+          description: 'The plain tool',
+          argsSchema: { type: 'object', properties: { n: { type: 'number' } } },
+        },
+        {
+          name: 'slow',
+          description: 'The slow tool',
+          argsSchema: { type: 'object', properties: { n: { type: 'number' } } },
+          timeoutMs: 5000,
+        },
       ],
     });
     expect(skills.tools[0]).to.not.have.property('handler');
@@ -1015,7 +1104,10 @@ describe('Pedelec client: getSettings', () => {
       credentials: { claude: { token: 'secret' } },
     });
     const settings = await p;
-    expect(settings).to.deep.equal({ defaultProvider: 'codex', defaultModels: { codex: 'gpt-5', 'future-provider': 'f1' } });
+    expect(settings).to.deep.equal({
+      defaultProvider: 'codex',
+      defaultModels: { codex: 'gpt-5', 'future-provider': 'f1' },
+    });
   });
 
   it('accepts defaultProvider null and an unknown provider code', async () => {
@@ -1040,7 +1132,10 @@ describe('Pedelec client: getSettings', () => {
     ['defaultModels an array', { defaultProvider: 'codex', defaultModels: ['gpt-5'] }],
     ['a non-string model', { defaultProvider: 'codex', defaultModels: { codex: 5 } }],
     // Codes are non-empty strings (bridge-protocol.md §2), as keys of defaultModels too.
-    ['an empty provider code in defaultModels', { defaultProvider: 'codex', defaultModels: { codex: 'gpt-5', '': 'x' } }],
+    [
+      'an empty provider code in defaultModels',
+      { defaultProvider: 'codex', defaultModels: { codex: 'gpt-5', '': 'x' } },
+    ],
   ] as const) {
     it(`a result with ${label} → SDK_PROTOCOL_ERROR "get_settings response had invalid shape"`, async () => {
       const c = client();
@@ -1060,7 +1155,12 @@ describe('Pedelec client: getApprovalStatus', () => {
     const c = client();
     const p = c.getApprovalStatus();
     fake.respond({ installed: true, approved: true, origin: 'https://app.example', appConnected: true });
-    expect(await p).to.deep.equal({ installed: true, approved: true, origin: 'https://app.example', appConnected: true });
+    expect(await p).to.deep.equal({
+      installed: true,
+      approved: true,
+      origin: 'https://app.example',
+      appConnected: true,
+    });
     const q = c.getApprovalStatus();
     fake.respond({ installed: true, approved: false, origin: null, appConnected: false });
     expect(await q).to.deep.equal({ installed: true, approved: false, origin: null, appConnected: false });
@@ -1121,7 +1221,11 @@ describe('Pedelec client: checkAvailability', () => {
       extension: { available: true },
       approval: { approved: false, origin: location.origin },
       desktop: { available: false, launchAttempted: false },
-      error: { code: 'SDK_BRIDGE_TIMEOUT', message: 'Pedelec extension did not respond.', details: { requestId: req.requestId, type: 'get_approval_status' } },
+      error: {
+        code: 'SDK_BRIDGE_TIMEOUT',
+        message: 'Pedelec extension did not respond.',
+        details: { requestId: req.requestId, type: 'get_approval_status' },
+      },
     });
     expect(types()).to.deep.equal(['get_approval_status']);
   });
@@ -1168,7 +1272,10 @@ describe('Pedelec client: checkAvailability', () => {
     fake.respond({ installed: true, approved: false, origin: null, appConnected: false });
     expect((await p).approval).to.deep.equal({ approved: false, origin: null });
     const q = c.checkAvailability();
-    fake.respond({ installed: true, approved: true, origin: null, appConnected: true }, fake.last('get_approval_status'));
+    fake.respond(
+      { installed: true, approved: true, origin: null, appConnected: true },
+      fake.last('get_approval_status'),
+    );
     await flush();
     fake.respond({ defaultProvider: null, defaultModels: {} }, fake.last('get_settings'));
     expect(await q).to.deep.equal({
@@ -1231,7 +1338,12 @@ describe('Pedelec client: resumeSession and request', () => {
     const c = client();
     const p = c.resumeSession('kept-1');
     const msg = fake.last();
-    expect(msg).to.deep.equal({ channelId: msg.channelId, type: 'resume_session', requestId: msg.requestId, sessionId: 'kept-1' });
+    expect(msg).to.deep.equal({
+      channelId: msg.channelId,
+      type: 'resume_session',
+      requestId: msg.requestId,
+      sessionId: 'kept-1',
+    });
     fake.respond({ sessionId: 'kept-1' });
     const session = await p;
     expect(session.sessionId).to.equal('kept-1');
@@ -1264,9 +1376,18 @@ describe('Pedelec client: transport-wide error messages', () => {
     const s2 = await openSession(c, 's2');
     const log: any[] = [];
     for (const s of [s1, s2]) {
-      s.onStatus((status, ctx) => log.push({ id: s.sessionId, kind: 'status', status, type: ctx.type, source: ctx.source }));
+      s.onStatus((status, ctx) =>
+        log.push({ id: s.sessionId, kind: 'status', status, type: ctx.type, source: ctx.source }),
+      );
       s.onError((error, ctx) =>
-        log.push({ id: s.sessionId, kind: 'error', error, type: ctx.type, source: ctx.source, hasReceivedAt: 'eventReceivedAt' in ctx }),
+        log.push({
+          id: s.sessionId,
+          kind: 'error',
+          error,
+          type: ctx.type,
+          source: ctx.source,
+          hasReceivedAt: 'eventReceivedAt' in ctx,
+        }),
       );
     }
     return { s1, s2, log };
@@ -1295,7 +1416,11 @@ describe('Pedelec client: transport-wide error messages', () => {
     ['a string', 'native host crashed', { code: 'SDK_TRANSPORT_ERROR', message: 'native host crashed' }],
     ['an Error', new Error('native gone'), { code: 'SDK_TRANSPORT_ERROR', message: 'native gone' }],
     ['a number', 42, { code: 'SDK_TRANSPORT_ERROR', message: 'Pedelec transport error', details: 42 }],
-    ['a code without message', { code: 'X' }, { code: 'SDK_TRANSPORT_ERROR', message: 'Pedelec transport error', details: { code: 'X' } }],
+    [
+      'a code without message',
+      { code: 'X' },
+      { code: 'SDK_TRANSPORT_ERROR', message: 'Pedelec transport error', details: { code: 'X' } },
+    ],
   ] as const) {
     it(`normalizes a transport-wide error that is ${label} (fallback SDK_TRANSPORT_ERROR "Pedelec transport error")`, async () => {
       const c = client();
@@ -1315,7 +1440,8 @@ describe('Pedelec client: transport-wide error messages', () => {
     const c = client();
     const { s1, log } = await twoSessions(c);
     const turn = startTurn(s1);
-    for (const sessionId of [42, {}, false]) fake.emit({ type: 'error', sessionId, error: { code: 'X', message: 'garbage' } });
+    for (const sessionId of [42, {}, false])
+      fake.emit({ type: 'error', sessionId, error: { code: 'X', message: 'garbage' } });
     await flush();
     expect(log.filter((e) => e.kind === 'error')).to.deep.equal([]);
     expect(turn.state).to.equal('pending');

@@ -31,7 +31,13 @@ function client(): Pedelec {
 }
 
 /** What a 0.1.x extension answers to each handshake message: a refusal that matches no request. */
-const LEGACY_REFUSAL = { channelId: '', type: 'response', requestId: '', ok: false, error: { code: 'SDK_PROTOCOL_ERROR', message: 'requestId is required' } };
+const LEGACY_REFUSAL = {
+  channelId: '',
+  type: 'response',
+  requestId: '',
+  ok: false,
+  error: { code: 'SDK_PROTOCOL_ERROR', message: 'requestId is required' },
+};
 
 /** A session as today's Core makes one: created, then its snapshot (status idle). */
 async function currentSession(sessionId = 's1'): Promise<{ client: Pedelec; session: PedelecSession }> {
@@ -124,7 +130,10 @@ describe('current Pedelec: settings without defaultModels (profile mode)', () =>
     const created = c.createSession();
     fake.respond({ defaultProvider: 'codex' }, fake.last('get_settings'));
     await nextTask();
-    fake.respond([{ name: 'Codex', code: 'codex', available: true, error: null, isDefault: true }], fake.last('list_providers'));
+    fake.respond(
+      [{ name: 'Codex', code: 'codex', available: true, error: null, isDefault: true }],
+      fake.last('list_providers'),
+    );
     await nextTask();
     const request = fake.last('create_session');
     // On the wire (JSON, as a Chrome port carries it) there is no model at all.
@@ -172,7 +181,12 @@ describe('current Pedelec: turns', () => {
     const request = fake.last('prepare_session');
     expect(request.operationId).to.be.a('string').and.not.equal(second.operationId);
     fake.respond({}, request);
-    fake.event('s1', 'operation_completed', { seq: 6, operationId: request.operationId, operationKind: 'prepare', success: true });
+    fake.event('s1', 'operation_completed', {
+      seq: 6,
+      operationId: request.operationId,
+      operationKind: 'prepare',
+      success: true,
+    });
     await prepared;
   });
 
@@ -207,7 +221,13 @@ describe('current Pedelec: turns', () => {
     const errors: Array<{ error: PedelecError; turnId?: string }> = [];
     session.onError((error, ctx) => errors.push({ error, turnId: ctx.turnId }));
     const { turn, operationId } = userTurn(session);
-    fake.event('s1', 'operation_completed', { seq: 2, operationId, operationKind: 'user', success: false, error: { code: 'THREAD_BUSY', message: 'busy' } });
+    fake.event('s1', 'operation_completed', {
+      seq: 2,
+      operationId,
+      operationKind: 'user',
+      success: false,
+      error: { code: 'THREAD_BUSY', message: 'busy' },
+    });
     const error = await rejection(turn.promise);
     expect(error).to.include({ code: 'THREAD_BUSY', message: 'busy' });
     expect(errors).to.have.length(1);
@@ -231,14 +251,22 @@ describe('current Pedelec: turns', () => {
     session.onError((error) => errors.push(error));
     const { turn, operationId } = userTurn(session);
     fake.event('s1', 'error', { seq: 2, operationId, error: { code: 'PROVIDER_UNAVAILABLE', message: 'down' } });
-    fake.event('s1', 'operation_completed', { seq: 3, operationId, operationKind: 'user', success: false, error: { code: 'PROVIDER_UNAVAILABLE', message: 'down' } });
+    fake.event('s1', 'operation_completed', {
+      seq: 3,
+      operationId,
+      operationKind: 'user',
+      success: false,
+      error: { code: 'PROVIDER_UNAVAILABLE', message: 'down' },
+    });
     expect((await rejection(turn.promise)).code).to.equal('PROVIDER_UNAVAILABLE');
     expect(errors.map((e) => e.code)).to.deep.equal(['PROVIDER_UNAVAILABLE']);
   });
 });
 
 describe('current Pedelec: the reply reaches the delta channel exactly once', () => {
-  async function replyWith(events: Array<[type: string, text: string]>): Promise<{ deltas: string[]; messages: string[] }> {
+  async function replyWith(
+    events: Array<[type: string, text: string]>,
+  ): Promise<{ deltas: string[]; messages: string[] }> {
     const { session } = await currentSession();
     const deltas: string[] = [];
     const messages: string[] = [];
@@ -314,7 +342,12 @@ describe('current Pedelec: the reply reaches the delta channel exactly once', ()
     const request = fake.last('prepare_session');
     fake.respond({}, request);
     fake.event('s1', 'chat_message', { seq: 2, operationId: request.operationId, text: 'warming up' });
-    fake.event('s1', 'operation_completed', { seq: 3, operationId: request.operationId, operationKind: 'prepare', success: true });
+    fake.event('s1', 'operation_completed', {
+      seq: 3,
+      operationId: request.operationId,
+      operationKind: 'prepare',
+      success: true,
+    });
     await prepared;
     expect(seen).to.deep.equal([]);
   });
@@ -347,7 +380,10 @@ describe('current Pedelec: session_snapshot', () => {
     const session = await created;
     const statuses: Array<{ status: string; source: string }> = [];
     session.onStatus((status, ctx) => statuses.push({ status, source: ctx.source }));
-    fake.event('s1', 'session_snapshot', { seq: 5, snapshot: { status: 'running', latestSeq: 4, usage: { totalTokens: 120 } } });
+    fake.event('s1', 'session_snapshot', {
+      seq: 5,
+      snapshot: { status: 'running', latestSeq: 4, usage: { totalTokens: 120 } },
+    });
     expect(statuses).to.deep.equal([{ status: 'running', source: 'core' }]);
     expect(session.usage).to.deep.equal({ totalTokens: 120 });
   });
@@ -386,7 +422,12 @@ describe('current Pedelec: session_snapshot', () => {
         status: 'waiting_tool_result',
         latestSeq: 8,
         activeOperation: { operationId: 'op_before_reload', operationKind: 'user' },
-        pendingToolRequest: { toolRequestId: 'r7', tool: 'update_counter', args: { delta: 2 }, operationId: 'op_before_reload' },
+        pendingToolRequest: {
+          toolRequestId: 'r7',
+          tool: 'update_counter',
+          args: { delta: 2 },
+          operationId: 'op_before_reload',
+        },
       },
     });
     // No handler yet: nothing is answered (TOOL_HANDLER_NOT_FOUND would be wrong: the page is still starting).
@@ -404,7 +445,12 @@ describe('current Pedelec: session_snapshot', () => {
     // The rest of that turn reaches this page, and its completion ends it here too.
     fake.event('s1', 'chat_message', { seq: 10, operationId: 'op_before_reload', text: 'Counter is 2.' });
     fake.event('s1', 'status_changed', { seq: 11, status: 'idle', operationId: 'op_before_reload' });
-    fake.event('s1', 'operation_completed', { seq: 12, operationId: 'op_before_reload', operationKind: 'user', success: true });
+    fake.event('s1', 'operation_completed', {
+      seq: 12,
+      operationId: 'op_before_reload',
+      operationKind: 'user',
+      success: true,
+    });
     expect(chat).to.deep.equal(['Counter is 2.']);
     const next = userTurn(session, 'again');
     completeTurn('s1', next.operationId, 13);
@@ -417,12 +463,23 @@ describe('current Pedelec: session_snapshot', () => {
     const resumed = c.resumeSession('s1', {
       skills: {
         guidance: '',
-        tools: [{ name: 'ping', description: 'Ping.', argsSchema: { type: 'object', properties: {} }, handler: (args) => (handled.push(args), 'pong') }],
+        tools: [
+          {
+            name: 'ping',
+            description: 'Ping.',
+            argsSchema: { type: 'object', properties: {} },
+            handler: (args) => (handled.push(args), 'pong'),
+          },
+        ],
       },
     });
     fake.event('s1', 'session_snapshot', {
       seq: 3,
-      snapshot: { status: 'waiting_tool_result', latestSeq: 2, pendingToolRequest: { toolRequestId: 'r1', tool: 'ping', args: {}, operationId: 'op_1' } },
+      snapshot: {
+        status: 'waiting_tool_result',
+        latestSeq: 2,
+        pendingToolRequest: { toolRequestId: 'r1', tool: 'ping', args: {}, operationId: 'op_1' },
+      },
     });
     fake.respond({ sessionId: 's1' }, fake.last('resume_session'));
     const session = await resumed;
@@ -451,7 +508,10 @@ describe('current Pedelec: session_snapshot', () => {
     });
     const { turn, operationId } = userTurn(session);
     fake.event('s1', 'tool_call', { seq: 2, operationId, toolRequestId: 'r1', tool: 'slow', args: {} });
-    fake.event('s1', 'session_snapshot', { seq: 3, snapshot: { status: 'running', latestSeq: 2, activeOperation: { operationId, operationKind: 'user' } } });
+    fake.event('s1', 'session_snapshot', {
+      seq: 3,
+      snapshot: { status: 'running', latestSeq: 2, activeOperation: { operationId, operationKind: 'user' } },
+    });
     expect(signal.aborted).to.equal(true);
     expect((signal.reason as PedelecError).code).to.equal('TOOL_REQUEST_NOT_PENDING');
     finish('late');
@@ -468,7 +528,11 @@ describe('current Pedelec: session_snapshot', () => {
     const { turn, operationId } = userTurn(session);
     fake.event('s1', 'session_snapshot', {
       seq: 4,
-      snapshot: { status: 'idle', latestSeq: 3, lastCompletedOperation: { operationId, operationKind: 'user', success: true } },
+      snapshot: {
+        status: 'idle',
+        latestSeq: 3,
+        lastCompletedOperation: { operationId, operationKind: 'user', success: true },
+      },
     });
     await turn.promise;
     expect(turn.state).to.equal('fulfilled');
@@ -491,10 +555,21 @@ describe('current Pedelec: usage and artifacts', () => {
     const errors: PedelecError[] = [];
     session.onArtifact((artifact) => artifacts.push(artifact));
     session.onError((error) => errors.push(error));
-    const artifact = { id: 'a1', provider: 'codex', path: '/out/report.md', name: 'report.md', mimeType: 'text/markdown', sizeBytes: 12, kind: 'file', source: 'agent' };
+    const artifact = {
+      id: 'a1',
+      provider: 'codex',
+      path: '/out/report.md',
+      name: 'report.md',
+      mimeType: 'text/markdown',
+      sizeBytes: 12,
+      kind: 'file',
+      source: 'agent',
+    };
     fake.event('s1', 'provider_artifact', { seq: 2, operationId: 'op_x', artifact });
     fake.event('s1', 'provider_artifact', { seq: 3, artifact: { path: '../etc/passwd' } });
     expect(artifacts).to.deep.equal([artifact]);
-    expect(errors.map((e) => [e.code, e.message])).to.deep.equal([['SDK_PROTOCOL_ERROR', 'provider_artifact had no artifact with a valid path']]);
+    expect(errors.map((e) => [e.code, e.message])).to.deep.equal([
+      ['SDK_PROTOCOL_ERROR', 'provider_artifact had no artifact with a valid path'],
+    ]);
   });
 });

@@ -118,17 +118,54 @@ describe('bridge fuzzing (fast-check)', () => {
       { weight: 2, arbitrary: protoObject },
       {
         weight: 1,
-        arbitrary: fc.constantFrom<unknown>(null, undefined, 0, -1, NaN, Infinity, true, false, '', [], {}, [[]], '__proto__', 'constructor', 'toString'),
+        arbitrary: fc.constantFrom<unknown>(
+          null,
+          undefined,
+          0,
+          -1,
+          NaN,
+          Infinity,
+          true,
+          false,
+          '',
+          [],
+          {},
+          [[]],
+          '__proto__',
+          'constructor',
+          'toString',
+        ),
       },
-      { weight: 1, arbitrary: fc.anything({ maxDepth: 2, withNullPrototype: true, withBigInt: true, withMap: true, withSet: true, withDate: true }) },
+      {
+        weight: 1,
+        arbitrary: fc.anything({
+          maxDepth: 2,
+          withNullPrototype: true,
+          withBigInt: true,
+          withMap: true,
+          withSet: true,
+          withDate: true,
+        }),
+      },
     );
     /** A huge string: rare (a few times per run). */
     const huge = fc.constantFrom(HUGE, HUGE_UNICODE);
     const str = fc.oneof({ weight: 30, arbitrary: fc.string({ maxLength: 40 }) }, { weight: 1, arbitrary: huge });
     const field = <T>(valid: fc.Arbitrary<T>) =>
-      fc.oneof({ weight: 6, arbitrary: valid as fc.Arbitrary<unknown> }, { weight: 3, arbitrary: weird }, { weight: 1, arbitrary: str });
+      fc.oneof(
+        { weight: 6, arbitrary: valid as fc.Arbitrary<unknown> },
+        { weight: 3, arbitrary: weird },
+        { weight: 1, arbitrary: str },
+      );
 
-    const channel = fc.constantFrom<unknown>(channelId, channelId, channelId, undefined, 'pedelec_other_client', `${channelId} `);
+    const channel = fc.constantFrom<unknown>(
+      channelId,
+      channelId,
+      channelId,
+      undefined,
+      'pedelec_other_client',
+      `${channelId} `,
+    );
     const sessionId = fc.constantFrom<unknown>('s1', 's1', 's2', 's2', 'unknown-session', '', 'S1', 's1 ');
     const requestId = fc.oneof(
       fc.nat(1_000).map((i): PostedRef => ({ [POSTED]: i })),
@@ -140,31 +177,79 @@ describe('bridge fuzzing (fast-check)', () => {
       { weight: 2, arbitrary: fc.constantFrom<unknown>(0, 1, -1, 1.5, -0, '4', null, NaN) },
       { weight: 1, arbitrary: weird },
     );
-    const status = fc.constantFrom<unknown>('idle', 'running', 'waiting_tool_result', 'error', 'ended', 'IDLE', 'busy', '');
-    const tool = fc.constantFrom<unknown>('echo', 'throw', 'reject', 'signal', 'bad', 'undeclared_tool', '', '__proto__', 'constructor');
+    const status = fc.constantFrom<unknown>(
+      'idle',
+      'running',
+      'waiting_tool_result',
+      'error',
+      'ended',
+      'IDLE',
+      'busy',
+      '',
+    );
+    const tool = fc.constantFrom<unknown>(
+      'echo',
+      'throw',
+      'reject',
+      'signal',
+      'bad',
+      'undeclared_tool',
+      '',
+      '__proto__',
+      'constructor',
+    );
     const errorValue = fc.oneof(
-      fc.record({ code: field(fc.constantFrom('SESSION_ERROR', 'X', '')), message: field(fc.string()), details: weird }, { requiredKeys: [] }),
+      fc.record(
+        { code: field(fc.constantFrom('SESSION_ERROR', 'X', '')), message: field(fc.string()), details: weird },
+        { requiredKeys: [] },
+      ),
       weird,
     );
 
     const base = { channelId: channel, sessionId, seq };
     const templates = [
-      fc.record({ channelId: channel, type: fc.constant('response'), requestId, ok: fc.constantFrom<unknown>(true, false), result: weird, error: errorValue }),
+      fc.record({
+        channelId: channel,
+        type: fc.constant('response'),
+        requestId,
+        ok: fc.constantFrom<unknown>(true, false),
+        result: weird,
+        error: errorValue,
+      }),
       fc.record({ ...base, type: fc.constant('chat_delta'), text: str }),
       fc.record({ ...base, type: fc.constant('status_changed'), status }),
       fc.record({ ...base, type: fc.constant('done') }),
       fc.record({ ...base, type: fc.constant('error'), error: errorValue }),
       fc.record({ channelId: channel, type: fc.constant('error'), error: errorValue }), // transport-wide
       fc.record({ ...base, type: fc.constant('ended') }),
-      fc.record({ ...base, type: fc.constant('tool_call'), toolRequestId: fc.oneof(fc.constantFrom('t1', 't2', 't3'), fc.string({ maxLength: 8 })), tool, args: weird }),
+      fc.record({
+        ...base,
+        type: fc.constant('tool_call'),
+        toolRequestId: fc.oneof(fc.constantFrom('t1', 't2', 't3'), fc.string({ maxLength: 8 })),
+        tool,
+        args: weird,
+      }),
     ];
-    const typeNames = fc.constantFrom<unknown>('response', 'chat_delta', 'status_changed', 'done', 'error', 'ended', 'tool_call', 'create_session', 'unknown_type', '');
+    const typeNames = fc.constantFrom<unknown>(
+      'response',
+      'chat_delta',
+      'status_changed',
+      'done',
+      'error',
+      'ended',
+      'tool_call',
+      'create_session',
+      'unknown_type',
+      '',
+    );
 
     /** A valid message with each field kept, removed, replaced by a wrong type, or given an `__proto__` twin. */
     const mutated = fc
       .tuple(
         fc.oneof(...templates),
-        fc.array(fc.tuple(fc.constantFrom('delete', 'replace', 'type', 'proto', 'add'), fc.nat(10), weird), { maxLength: 4 }),
+        fc.array(fc.tuple(fc.constantFrom('delete', 'replace', 'type', 'proto', 'add'), fc.nat(10), weird), {
+          maxLength: 4,
+        }),
       )
       .map(([msg, mutations]) => {
         let out: any = { ...(msg as Record<string, unknown>) };
@@ -186,7 +271,13 @@ describe('bridge fuzzing (fast-check)', () => {
     const message = fc.oneof(
       { weight: 8, arbitrary: mutated },
       { weight: 1, arbitrary: weird },
-      { weight: 1, arbitrary: fc.record({ channelId: channel, type: typeNames, sessionId, seq, requestId, ok: weird, status, text: str }, { requiredKeys: [] }) },
+      {
+        weight: 1,
+        arbitrary: fc.record(
+          { channelId: channel, type: typeNames, sessionId, seq, requestId, ok: weird, status, text: str },
+          { requiredKeys: [] },
+        ),
+      },
     );
 
     // ─────────────── the run ───────────────
@@ -249,7 +340,10 @@ describe('bridge fuzzing (fast-check)', () => {
     }
 
     // The fuzzed sessions are in a coherent state: ended, or able to finish a turn and run another.
-    for (const [id, s] of [['s1', s1], ['s2', s2]] as const) {
+    for (const [id, s] of [
+      ['s1', s1],
+      ['s2', s2],
+    ] as const) {
       expect(['idle', 'running', 'waiting_tool_result', 'ended', 'error']).to.include(s.getStatus());
       if (s.getStatus() === 'ended') continue;
       fake.event(id, 'status_changed', { status: 'idle' });

@@ -41,7 +41,15 @@ describe('checkArgsSchema', () => {
     description: 'every keyword of the subset',
     required: ['query'],
     properties: {
-      query: { type: 'string', minLength: 1, maxLength: 200, pattern: '^\\p{L}', enum: ['a', 'b'], default: 'a', examples: ['a'] },
+      query: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 200,
+        pattern: '^\\p{L}',
+        enum: ['a', 'b'],
+        default: 'a',
+        examples: ['a'],
+      },
       delta: { type: 'number', minimum: -10, maximum: 10, enum: [1.5, -2] },
       count: { type: 'integer', minimum: 0, maximum: 0, enum: [0] },
       flag: { type: 'boolean', enum: [true] },
@@ -70,19 +78,55 @@ describe('checkArgsSchema', () => {
     const cases: [unknown, string, string][] = [
       [withX({ type: 'number', minimum: '3' }), 'argsSchema.properties.x.minimum', 'must be a finite number'],
       [withX({ type: 'integer', maximum: null }), 'argsSchema.properties.x.maximum', 'must be a finite number'],
-      [withX({ type: 'number', minimum: 5, maximum: 3 }), 'argsSchema.properties.x.minimum', 'must not exceed argsSchema.properties.x.maximum (5 > 3)'],
+      [
+        withX({ type: 'number', minimum: 5, maximum: 3 }),
+        'argsSchema.properties.x.minimum',
+        'must not exceed argsSchema.properties.x.maximum (5 > 3)',
+      ],
       [withX({ type: 'string', minLength: -1 }), 'argsSchema.properties.x.minLength', 'must be a non-negative integer'],
-      [withX({ type: 'string', maxLength: 1.5 }), 'argsSchema.properties.x.maxLength', 'must be a non-negative integer'],
-      [withX({ type: 'string', minLength: 4, maxLength: 3 }), 'argsSchema.properties.x.minLength', 'must not exceed argsSchema.properties.x.maxLength (4 > 3)'],
+      [
+        withX({ type: 'string', maxLength: 1.5 }),
+        'argsSchema.properties.x.maxLength',
+        'must be a non-negative integer',
+      ],
+      [
+        withX({ type: 'string', minLength: 4, maxLength: 3 }),
+        'argsSchema.properties.x.minLength',
+        'must not exceed argsSchema.properties.x.maxLength (4 > 3)',
+      ],
       [withX({ type: 'string', pattern: 3 }), 'argsSchema.properties.x.pattern', 'must be a string'],
-      [withX({ type: 'array', items: { type: 'string' }, minItems: '1' }), 'argsSchema.properties.x.minItems', 'must be a non-negative integer'],
-      [withX({ type: 'array', items: { type: 'string' }, maxItems: -2 }), 'argsSchema.properties.x.maxItems', 'must be a non-negative integer'],
-      [withX({ type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 1 }), 'argsSchema.properties.x.minItems', 'must not exceed argsSchema.properties.x.maxItems (2 > 1)'],
-      [withX({ type: 'array', items: { type: 'string' }, uniqueItems: 'yes' }), 'argsSchema.properties.x.uniqueItems', 'must be a boolean'],
+      [
+        withX({ type: 'array', items: { type: 'string' }, minItems: '1' }),
+        'argsSchema.properties.x.minItems',
+        'must be a non-negative integer',
+      ],
+      [
+        withX({ type: 'array', items: { type: 'string' }, maxItems: -2 }),
+        'argsSchema.properties.x.maxItems',
+        'must be a non-negative integer',
+      ],
+      [
+        withX({ type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 1 }),
+        'argsSchema.properties.x.minItems',
+        'must not exceed argsSchema.properties.x.maxItems (2 > 1)',
+      ],
+      [
+        withX({ type: 'array', items: { type: 'string' }, uniqueItems: 'yes' }),
+        'argsSchema.properties.x.uniqueItems',
+        'must be a boolean',
+      ],
       [withX({ type: 'array' }), 'argsSchema.properties.x.items', 'is missing'],
       [withX({ type: 'array', items: 'string' }), 'argsSchema.properties.x.items', 'must be an object (a schema node)'],
-      [withX({ type: 'array', items: [{ type: 'string' }] }), 'argsSchema.properties.x.items', 'must be an object (a schema node)'],
-      [withX({ type: 'array', items: { type: 'string', minLength: 'x' } }), 'argsSchema.properties.x.items.minLength', 'must be a non-negative integer'],
+      [
+        withX({ type: 'array', items: [{ type: 'string' }] }),
+        'argsSchema.properties.x.items',
+        'must be an object (a schema node)',
+      ],
+      [
+        withX({ type: 'array', items: { type: 'string', minLength: 'x' } }),
+        'argsSchema.properties.x.items.minLength',
+        'must be a non-negative integer',
+      ],
       [withX({ type: 'string', enum: [] }), 'argsSchema.properties.x.enum', 'must be a non-empty array'],
       [withX({ type: 'string', enum: 'a' }), 'argsSchema.properties.x.enum', 'must be a non-empty array'],
       [withX({ type: 'string', enum: ['a', 1] }), 'argsSchema.properties.x.enum[1]', 'must be a string'],
@@ -93,19 +137,43 @@ describe('checkArgsSchema', () => {
       [withX({ type: 'object', properties: null }), 'argsSchema.properties.x.properties', 'must be an object'],
       [withX({ type: 'object', required: 'a' }), 'argsSchema.properties.x.required', 'must be an array of strings'],
       [withX({ type: 'object', required: ['a', 2] }), 'argsSchema.properties.x.required[1]', 'must be a string'],
-      [withX({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'a'] }), 'argsSchema.properties.x.required[1]', 'repeats "a"'],
+      [
+        withX({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'a'] }),
+        'argsSchema.properties.x.required[1]',
+        'repeats "a"',
+      ],
       [withX({ type: 'string', description: 5 }), 'argsSchema.properties.x.description', 'must be a string'],
       [withX({ type: 'string', examples: 'a' }), 'argsSchema.properties.x.examples', 'must be an array'],
       [withX(5), 'argsSchema.properties.x', 'must be an object (a schema node)'],
       [withX(null), 'argsSchema.properties.x', 'must be an object (a schema node)'],
       [withX({}), 'argsSchema.properties.x.type', 'is missing (or use oneOf)'],
-      [withX({ type: 'null' }), 'argsSchema.properties.x.type', 'must be one of "string", "number", "integer", "boolean", "array", "object"'],
-      [withX({ type: ['string', 'null'] }), 'argsSchema.properties.x.type', 'must be one of "string", "number", "integer", "boolean", "array", "object"'],
-      [withX({ type: 'string', oneOf: [{ type: 'string' }] }), 'argsSchema.properties.x.oneOf', 'cannot be combined with type'],
+      [
+        withX({ type: 'null' }),
+        'argsSchema.properties.x.type',
+        'must be one of "string", "number", "integer", "boolean", "array", "object"',
+      ],
+      [
+        withX({ type: ['string', 'null'] }),
+        'argsSchema.properties.x.type',
+        'must be one of "string", "number", "integer", "boolean", "array", "object"',
+      ],
+      [
+        withX({ type: 'string', oneOf: [{ type: 'string' }] }),
+        'argsSchema.properties.x.oneOf',
+        'cannot be combined with type',
+      ],
       [withX({ oneOf: [] }), 'argsSchema.properties.x.oneOf', 'must be a non-empty array'],
       [withX({ oneOf: { type: 'string' } }), 'argsSchema.properties.x.oneOf', 'must be a non-empty array'],
-      [withX({ oneOf: [{ type: 'string' }, { type: 'text' }] }), 'argsSchema.properties.x.oneOf[1].type', 'must be one of "string", "number", "integer", "boolean", "array", "object"'],
-      [withX({ oneOf: [{ type: 'string' }, 'number'] }), 'argsSchema.properties.x.oneOf[1]', 'must be an object (a schema node)'],
+      [
+        withX({ oneOf: [{ type: 'string' }, { type: 'text' }] }),
+        'argsSchema.properties.x.oneOf[1].type',
+        'must be one of "string", "number", "integer", "boolean", "array", "object"',
+      ],
+      [
+        withX({ oneOf: [{ type: 'string' }, 'number'] }),
+        'argsSchema.properties.x.oneOf[1]',
+        'must be an object (a schema node)',
+      ],
       [[], 'argsSchema', 'must be an object (a schema node)'],
     ];
     for (const [schema, path, rest] of cases) {
@@ -136,9 +204,9 @@ describe('checkArgsSchema', () => {
     expect(check(ok)).to.deep.equal({ error: null, warnings: [] });
     // A properties object without own `constructor`: the required name is missing (a warning),
     // not found on Object.prototype.
-    expect(check({ type: 'object', properties: {}, required: ['constructor'] }).warnings.map((w) => w.path)).to.deep.equal([
-      'argsSchema.required[0]',
-    ]);
+    expect(
+      check({ type: 'object', properties: {}, required: ['constructor'] }).warnings.map((w) => w.path),
+    ).to.deep.equal(['argsSchema.required[0]']);
   });
 
   it('stops at the first error', () => {
@@ -210,9 +278,7 @@ describe('checkArgsSchema', () => {
   });
 
   it('warns about a subset keyword on the wrong kind of node, without checking its value', () => {
-    const { error, warnings } = check(
-      withX({ oneOf: [{ type: 'number', minLength: 'x', items: 3 }], enum: [1] }),
-    );
+    const { error, warnings } = check(withX({ oneOf: [{ type: 'number', minLength: 'x', items: 3 }], enum: [1] }));
     expect(error).to.equal(null);
     expect(warnings.map((w) => w.message)).to.deep.equal([
       'argsSchema.properties.x.enum: does not apply to oneOf; ignored',
@@ -257,7 +323,9 @@ describe('checkArgsSchema', () => {
     expect(warnings).to.deep.equal([
       { path: 'argsSchema.required[1]', message: 'argsSchema.required[1]: "b" is not in properties' },
     ]);
-    expect(check({ type: 'object', required: ['z'] }).warnings.map((w) => w.path)).to.deep.equal(['argsSchema.required[0]']);
+    expect(check({ type: 'object', required: ['z'] }).warnings.map((w) => w.path)).to.deep.equal([
+      'argsSchema.required[0]',
+    ]);
   });
 });
 
@@ -312,14 +380,21 @@ describe('compileArgsValidator', () => {
     it('checks enum by equality', () => {
       const s: ToolArgsSchema = { type: 'object', properties: { mode: { type: 'string', enum: ['fast', 'exact'] } } };
       expect(validate(s, { mode: 'exact' })).to.equal(null);
-      expect(validate(s, { mode: 'Fast' })).to.deep.equal([{ path: 'mode', message: 'mode: must be one of "fast", "exact"' }]);
+      expect(validate(s, { mode: 'Fast' })).to.deep.equal([
+        { path: 'mode', message: 'mode: must be one of "fast", "exact"' },
+      ]);
       expect(messages(validate(s, { mode: 1 }))).to.deep.equal(['mode: must be a string']);
     });
 
     it('shortens a long enum in the message', () => {
       const values = Array.from({ length: 25 }, (_, i) => `v${i}`);
       const [error] = validate({ type: 'object', properties: { m: { type: 'string', enum: values } } }, { m: 'x' })!;
-      expect(error.message).to.equal(`m: must be one of ${values.slice(0, 20).map((v) => `"${v}"`).join(', ')}, … (5 more)`);
+      expect(error.message).to.equal(
+        `m: must be one of ${values
+          .slice(0, 20)
+          .map((v) => `"${v}"`)
+          .join(', ')}, … (5 more)`,
+      );
     });
 
     it('validates a 10 MB string with maxLength and pattern in linear time', () => {
@@ -335,7 +410,9 @@ describe('compileArgsValidator', () => {
       expect(messages(second.result)).to.deep.equal([`name: must be at most ${5 * 1024 * 1024 - 1} characters`]);
       expect(second.ms).to.be.below(2000);
       const third = timed(() =>
-        validate(schema({ type: 'string', minLength: 5 * 1024 * 1024, maxLength: 6 * 1024 * 1024, pattern: '^😀+$' }), { name: emoji }),
+        validate(schema({ type: 'string', minLength: 5 * 1024 * 1024, maxLength: 6 * 1024 * 1024, pattern: '^😀+$' }), {
+          name: emoji,
+        }),
       );
       expect(third.result).to.equal(null);
       expect(third.ms).to.be.below(2000);
@@ -343,13 +420,18 @@ describe('compileArgsValidator', () => {
   });
 
   describe('number and integer', () => {
-    const num: ToolArgsSchema = { type: 'object', properties: { delta: { type: 'number', minimum: -10, maximum: 10 } } };
+    const num: ToolArgsSchema = {
+      type: 'object',
+      properties: { delta: { type: 'number', minimum: -10, maximum: 10 } },
+    };
     const int: ToolArgsSchema = { type: 'object', properties: { count: { type: 'integer' } } };
 
     it('accepts finite numbers only', () => {
       expect(validate(num, { delta: 2.5 })).to.equal(null);
       for (const bad of [NaN, Infinity, -Infinity]) {
-        expect(validate(num, { delta: bad })).to.deep.equal([{ path: 'delta', message: 'delta: must be a finite number' }]);
+        expect(validate(num, { delta: bad })).to.deep.equal([
+          { path: 'delta', message: 'delta: must be a finite number' },
+        ]);
       }
       for (const bad of ['1', null, true, [1]]) {
         expect(messages(validate(num, { delta: bad }))).to.deep.equal(['delta: must be a number']);
@@ -373,7 +455,10 @@ describe('compileArgsValidator', () => {
       for (const bad of [1.5, NaN, Infinity, '1', null]) {
         expect(validate(int, { count: bad })).to.deep.equal([{ path: 'count', message: 'count: must be an integer' }]);
       }
-      const bounded: ToolArgsSchema = { type: 'object', properties: { count: { type: 'integer', minimum: 1, maximum: 3 } } };
+      const bounded: ToolArgsSchema = {
+        type: 'object',
+        properties: { count: { type: 'integer', minimum: 1, maximum: 3 } },
+      };
       expect(messages(validate(bounded, { count: 4 }))).to.deep.equal(['count: must be ≤ 3']);
       expect(messages(validate(bounded, { count: 0 }))).to.deep.equal(['count: must be ≥ 1']);
     });
@@ -391,7 +476,10 @@ describe('compileArgsValidator', () => {
 
   describe('boolean', () => {
     it('accepts true and false only, and checks enum', () => {
-      const s: ToolArgsSchema = { type: 'object', properties: { b: { type: 'boolean' }, t: { type: 'boolean', enum: [true] } } };
+      const s: ToolArgsSchema = {
+        type: 'object',
+        properties: { b: { type: 'boolean' }, t: { type: 'boolean', enum: [true] } },
+      };
       expect(validate(s, { b: false, t: true })).to.equal(null);
       expect(messages(validate(s, { b: 'true' }))).to.deep.equal(['b: must be a boolean']);
       expect(messages(validate(s, { b: 0 }))).to.deep.equal(['b: must be a boolean']);
@@ -404,14 +492,19 @@ describe('compileArgsValidator', () => {
     const items: ToolArgsSchema = {
       type: 'object',
       properties: {
-        items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+        items: {
+          type: 'array',
+          items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        },
       },
     };
 
     it('accepts arrays only and validates every element with its path', () => {
       expect(validate(items, { items: [] })).to.equal(null);
       expect(validate(items, { items: [{ name: 'a' }, { name: 'b', extra: 1 }] })).to.equal(null);
-      expect(messages(validate(items, { items: { 0: { name: 'a' }, length: 1 } }))).to.deep.equal(['items: must be an array']);
+      expect(messages(validate(items, { items: { 0: { name: 'a' }, length: 1 } }))).to.deep.equal([
+        'items: must be an array',
+      ]);
       expect(messages(validate(items, { items: 'a' }))).to.deep.equal(['items: must be an array']);
       expect(validate(items, { items: [{ name: 'a' }, { name: 'b' }, { name: 3 }, {}] })).to.deep.equal([
         { path: 'items[2].name', message: 'items[2].name: must be a string' },
@@ -420,12 +513,18 @@ describe('compileArgsValidator', () => {
     });
 
     it('has inclusive minItems and maxItems', () => {
-      const s: ToolArgsSchema = { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 3 } } };
+      const s: ToolArgsSchema = {
+        type: 'object',
+        properties: { tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 3 } },
+      };
       expect(validate(s, { tags: ['a'] })).to.equal(null);
       expect(validate(s, { tags: ['a', 'b', 'c'] })).to.equal(null);
       expect(validate(s, { tags: [] })).to.deep.equal([{ path: 'tags', message: 'tags: must have at least 1 item' }]);
       expect(messages(validate(s, { tags: ['a', 'b', 'c', 'd'] }))).to.deep.equal(['tags: must have at most 3 items']);
-      const two: ToolArgsSchema = { type: 'object', properties: { t: { type: 'array', items: { type: 'string' }, minItems: 2 } } };
+      const two: ToolArgsSchema = {
+        type: 'object',
+        properties: { t: { type: 'array', items: { type: 'string' }, minItems: 2 } },
+      };
       expect(messages(validate(two, { t: ['a'] }))).to.deep.equal(['t: must have at least 2 items']);
     });
 
@@ -434,7 +533,14 @@ describe('compileArgsValidator', () => {
         type: 'object',
         properties: { tags: { type: 'array', items, uniqueItems: true } },
       });
-      const any = unique({ oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'number' } }, { type: 'string' }, { type: 'number' }] });
+      const any = unique({
+        oneOf: [
+          { type: 'object' },
+          { type: 'array', items: { type: 'number' } },
+          { type: 'string' },
+          { type: 'number' },
+        ],
+      });
       const objects = unique({ type: 'object' });
       /** Pads `list` with distinct numbers past the pairwise limit, so the hashed path runs too. */
       const padded = (list: unknown[], schema: ToolArgsSchema) => {
@@ -455,16 +561,50 @@ describe('compileArgsValidator', () => {
         const list = (l: unknown[], schema: ToolArgsSchema) => (size === 'small' ? l : padded(l, schema));
 
         it(`compares deeply, whatever the key order (${size} arrays)`, () => {
-          expect(validate(objects, { tags: list([{ a: 1, b: 2 }, { b: 2, a: 1 }], objects) })).to.have.length(1);
-          expect(validate(objects, { tags: list([{ a: { x: [1, { y: 2, z: 3 }] } }, { a: { x: [1, { z: 3, y: 2 }] } }], objects) })).to.have.length(1);
+          expect(
+            validate(objects, {
+              tags: list(
+                [
+                  { a: 1, b: 2 },
+                  { b: 2, a: 1 },
+                ],
+                objects,
+              ),
+            }),
+          ).to.have.length(1);
+          expect(
+            validate(objects, {
+              tags: list([{ a: { x: [1, { y: 2, z: 3 }] } }, { a: { x: [1, { z: 3, y: 2 }] } }], objects),
+            }),
+          ).to.have.length(1);
           expect(validate(objects, { tags: list([{ a: 1 }, { a: 1, b: 2 }], objects) })).to.equal(null);
           expect(validate(objects, { tags: list([{ a: [1, 2] }, { a: [2, 1] }], objects) })).to.equal(null);
           expect(validate(objects, { tags: list([{ a: '1' }, { a: 1 }], objects) })).to.equal(null);
           expect(validate(objects, { tags: list([{ a: null }, { a: 'null' }], objects) })).to.equal(null);
           expect(validate(objects, { tags: list([{ a: {} }, { a: [] }], objects) })).to.equal(null);
           expect(validate(objects, { tags: list([{ 'a"': 1 }, { a: 1 }], objects) })).to.equal(null);
-          expect(validate(any, { tags: list([[1, 2], [1, 2]], any) })).to.have.length(1);
-          expect(validate(any, { tags: list([[1, 2], [2, 1]], any) })).to.equal(null);
+          expect(
+            validate(any, {
+              tags: list(
+                [
+                  [1, 2],
+                  [1, 2],
+                ],
+                any,
+              ),
+            }),
+          ).to.have.length(1);
+          expect(
+            validate(any, {
+              tags: list(
+                [
+                  [1, 2],
+                  [2, 1],
+                ],
+                any,
+              ),
+            }),
+          ).to.equal(null);
           expect(validate(any, { tags: list([1, '1'], any) })).to.equal(null);
           expect(validate(any, { tags: list(['[]', []], any) })).to.equal(null);
           expect(validate(any, { tags: list([0, -0], any) })).to.have.length(1);
@@ -532,7 +672,9 @@ describe('compileArgsValidator', () => {
     it('requires own properties, allows unlisted ones', () => {
       expect(validate(s, { query: 'q', other: [1, { deep: true }] })).to.equal(null);
       expect(validate(s, { limit: 3 })).to.deep.equal([{ path: 'query', message: 'query: is required' }]);
-      expect(validate(s, { query: 'q', limit: undefined })).to.deep.equal([{ path: 'limit', message: 'limit: must be an integer' }]);
+      expect(validate(s, { query: 'q', limit: undefined })).to.deep.equal([
+        { path: 'limit', message: 'limit: must be an integer' },
+      ]);
       // A required name not in properties: only its presence is checked.
       const extra: ToolArgsSchema = { type: 'object', required: ['x'] };
       expect(validate(extra, { x: null })).to.equal(null);
@@ -540,7 +682,9 @@ describe('compileArgsValidator', () => {
     });
 
     it('reads __proto__, constructor and hasOwnProperty as own data only', () => {
-      const proto: ToolArgsSchema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"integer"}},"required":["__proto__"]}');
+      const proto: ToolArgsSchema = JSON.parse(
+        '{"type":"object","properties":{"__proto__":{"type":"integer"}},"required":["__proto__"]}',
+      );
       expect(validate(proto, JSON.parse('{"__proto__": 5}'))).to.equal(null);
       expect(validate(proto, JSON.parse('{"__proto__": "x"}'))).to.deep.equal([
         { path: '__proto__', message: '__proto__: must be an integer' },
@@ -548,16 +692,22 @@ describe('compileArgsValidator', () => {
       expect(messages(validate(proto, {}))).to.deep.equal(['__proto__: is required']);
 
       // Built from JSON: TypeScript types keys named like Object.prototype members specially.
-      const ctor: ToolArgsSchema = JSON.parse('{"type":"object","properties":{"constructor":{"type":"string"},"toString":{"type":"string"}}}');
+      const ctor: ToolArgsSchema = JSON.parse(
+        '{"type":"object","properties":{"constructor":{"type":"string"},"toString":{"type":"string"}}}',
+      );
       expect(validate(ctor, {})).to.equal(null); // inherited functions are not read
       expect(validate({ type: 'object', required: ['constructor'] }, {})).to.deep.equal([
         { path: 'constructor', message: 'constructor: is required' },
       ]);
       expect(validate({ type: 'object', required: ['constructor'] }, JSON.parse('{"constructor": 1}'))).to.equal(null);
 
-      const own: ToolArgsSchema = JSON.parse('{"type":"object","properties":{"hasOwnProperty":{"type":"integer"}},"required":["hasOwnProperty"]}');
+      const own: ToolArgsSchema = JSON.parse(
+        '{"type":"object","properties":{"hasOwnProperty":{"type":"integer"}},"required":["hasOwnProperty"]}',
+      );
       expect(validate(own, JSON.parse('{"hasOwnProperty": 1, "x": 2}'))).to.equal(null);
-      expect(messages(validate(own, JSON.parse('{"hasOwnProperty": "no"}')))).to.deep.equal(['hasOwnProperty: must be an integer']);
+      expect(messages(validate(own, JSON.parse('{"hasOwnProperty": "no"}')))).to.deep.equal([
+        'hasOwnProperty: must be an integer',
+      ]);
     });
 
     it('writes error paths in JS notation, nested', () => {
@@ -565,7 +715,10 @@ describe('compileArgsValidator', () => {
         type: 'object',
         properties: {
           'odd key': { type: 'string' },
-          a: { type: 'object', properties: { 'b c': { type: 'array', items: { type: 'object', properties: { d: { type: 'boolean' } } } } } },
+          a: {
+            type: 'object',
+            properties: { 'b c': { type: 'array', items: { type: 'object', properties: { d: { type: 'boolean' } } } } },
+          },
         },
       };
       expect(validate(nested, { 'odd key': 1, a: { 'b c': [{ d: true }, { d: 'no' }] } })).to.deep.equal([
@@ -580,7 +733,10 @@ describe('compileArgsValidator', () => {
       type: 'object',
       properties: { value: { oneOf: [{ type: 'number' }, { type: 'integer' }, { type: 'string', maxLength: 1 }] } },
     };
-    const two: ToolArgsSchema = { type: 'object', properties: { value: { oneOf: [{ type: 'string' }, { type: 'boolean' }] } } };
+    const two: ToolArgsSchema = {
+      type: 'object',
+      properties: { value: { oneOf: [{ type: 'string' }, { type: 'boolean' }] } },
+    };
 
     it('accepts a value matching exactly one alternative', () => {
       expect(validate(s, { value: 1.5 })).to.equal(null);
@@ -592,8 +748,12 @@ describe('compileArgsValidator', () => {
       expect(validate(two, { value: 1 })).to.deep.equal([
         { path: 'value', message: 'value: must match exactly one of 2 schemas (matched 0)' },
       ]);
-      expect(messages(validate(s, { value: 3 }))).to.deep.equal(['value: must match exactly one of 3 schemas (matched 2)']);
-      expect(messages(validate(s, { value: 'ab' }))).to.deep.equal(['value: must match exactly one of 3 schemas (matched 0)']);
+      expect(messages(validate(s, { value: 3 }))).to.deep.equal([
+        'value: must match exactly one of 3 schemas (matched 2)',
+      ]);
+      expect(messages(validate(s, { value: 'ab' }))).to.deep.equal([
+        'value: must match exactly one of 3 schemas (matched 0)',
+      ]);
     });
 
     it('works inside arrays and as the root of a node with metadata', () => {
@@ -602,13 +762,18 @@ describe('compileArgsValidator', () => {
         properties: { v: { type: 'array', items: { oneOf: [{ type: 'string' }], description: 'one' } } },
       };
       expect(validate(list, { v: ['a', 'b'] })).to.equal(null);
-      expect(messages(validate(list, { v: ['a', 2] }))).to.deep.equal(['v[1]: must match exactly one of 1 schema (matched 0)']);
+      expect(messages(validate(list, { v: ['a', 2] }))).to.deep.equal([
+        'v[1]: must match exactly one of 1 schema (matched 0)',
+      ]);
     });
   });
 
   describe('general', () => {
     it('reports at most 10 errors', () => {
-      const s: ToolArgsSchema = { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } }, after: { type: 'string' } } };
+      const s: ToolArgsSchema = {
+        type: 'object',
+        properties: { list: { type: 'array', items: { type: 'string' } }, after: { type: 'string' } },
+      };
       const errors = validate(s, { list: Array.from({ length: 50 }, (_, i) => i), after: 1 });
       expect(errors).to.have.length(10);
       expect(errors![9]).to.deep.equal({ path: 'list[9]', message: 'list[9]: must be a string' });
@@ -617,7 +782,10 @@ describe('compileArgsValidator', () => {
     it('is reusable: the same validator gives the same answers again', () => {
       const v = compileArgsValidator({
         type: 'object',
-        properties: { name: { type: 'string', pattern: 'a' }, tags: { type: 'array', items: { type: 'string' }, uniqueItems: true } },
+        properties: {
+          name: { type: 'string', pattern: 'a' },
+          tags: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+        },
         required: ['name'],
       });
       for (let round = 0; round < 3; round++) {
@@ -673,7 +841,11 @@ describe('compileArgsValidator', () => {
     it('reads own data only, even after the page pollutes Object.prototype (enumerable or not)', () => {
       const v = compileArgsValidator({
         type: 'object',
-        properties: { query: { type: 'string' }, limit: { type: 'integer' }, tags: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } } },
+        properties: {
+          query: { type: 'string' },
+          limit: { type: 'integer' },
+          tags: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+        },
         required: ['query'],
       });
       const proto = Object.prototype as Record<string, unknown>;
@@ -711,23 +883,42 @@ describe('compileArgsValidator', () => {
       // An alternative must not fail (nor pass) on an inherited value: matches are counted.
       const optionalInOne = compileArgsValidator({
         type: 'object',
-        properties: { v: { oneOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'object', properties: { b: { type: 'string' } }, required: ['b'] }] } },
+        properties: {
+          v: {
+            oneOf: [
+              { type: 'object', properties: { a: { type: 'string' } } },
+              { type: 'object', properties: { b: { type: 'string' } }, required: ['b'] },
+            ],
+          },
+        },
         required: ['v'],
       });
       const tagged = compileArgsValidator({
         type: 'object',
-        properties: { v: { oneOf: [{ type: 'object', properties: { k: { type: 'string', enum: ['A'] } } }, { type: 'object', properties: { k: { type: 'string', enum: ['B'] } } }] } },
+        properties: {
+          v: {
+            oneOf: [
+              { type: 'object', properties: { k: { type: 'string', enum: ['A'] } } },
+              { type: 'object', properties: { k: { type: 'string', enum: ['B'] } } },
+            ],
+          },
+        },
         required: ['v'],
       });
       const proto = Object.prototype as Record<string, unknown>;
       for (const how of ['assign', 'define'] as const) {
-        for (const [key, value] of [['a', 5], ['k', 'A']] as const) {
+        for (const [key, value] of [
+          ['a', 5],
+          ['k', 'A'],
+        ] as const) {
           if (how === 'assign') proto[key] = value;
           else Object.defineProperty(proto, key, { value, configurable: true, writable: true });
         }
         try {
           expect(optionalInOne({ v: {} }), how).to.equal(null);
-          expect(messages(tagged({ v: {} })), how).to.deep.equal(['v: must match exactly one of 2 schemas (matched 2)']);
+          expect(messages(tagged({ v: {} })), how).to.deep.equal([
+            'v: must match exactly one of 2 schemas (matched 2)',
+          ]);
           expect(tagged({ v: { k: 'B' } }), how).to.equal(null);
         } finally {
           delete proto.a;
@@ -739,7 +930,13 @@ describe('compileArgsValidator', () => {
     it('explains a failing child once, where the test found it, and still reports every later error', () => {
       const v = compileArgsValidator({
         type: 'object',
-        properties: { list: { type: 'array', minItems: 2, items: { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } }, required: ['n'] } } },
+        properties: {
+          list: {
+            type: 'array',
+            minItems: 2,
+            items: { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } }, required: ['n'] },
+          },
+        },
       });
       expect(messages(v({ list: [{ n: 1 }, { n: 'x', s: 2 }, { n: 3 }, {}] }))).to.deep.equal([
         'list[1].n: must be an integer',
@@ -748,10 +945,15 @@ describe('compileArgsValidator', () => {
       ]);
       // A length failure is not an item failure: items are tested, not assumed wrong.
       expect(messages(v({ list: [{ n: 1 }] }))).to.deep.equal(['list: must have at least 2 items']);
-      expect(messages(v({ list: [{ n: 'x' }] }))).to.deep.equal(['list: must have at least 2 items', 'list[0].n: must be an integer']);
+      expect(messages(v({ list: [{ n: 'x' }] }))).to.deep.equal([
+        'list: must have at least 2 items',
+        'list[0].n: must be an integer',
+      ]);
       const choice = compileArgsValidator({
         type: 'object',
-        properties: { list: { type: 'array', minItems: 2, items: { oneOf: [{ type: 'string' }, { type: 'integer' }] } } },
+        properties: {
+          list: { type: 'array', minItems: 2, items: { oneOf: [{ type: 'string' }, { type: 'integer' }] } },
+        },
       });
       expect(messages(choice({ list: ['a'] }))).to.deep.equal(['list: must have at least 2 items']);
       expect(messages(choice({ list: ['a', 1.5, true] }))).to.deep.equal([

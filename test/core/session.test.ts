@@ -29,7 +29,14 @@ const MODEL = 'gpt-5';
 const MiB = 1024 * 1024;
 
 /** Settlement of a promise, observable without awaiting it (and never an unhandled rejection). */
-type Tracked<T> = { promise: Promise<T>; settled: boolean; resolved: boolean; rejected: boolean; value?: T; error?: any };
+type Tracked<T> = {
+  promise: Promise<T>;
+  settled: boolean;
+  resolved: boolean;
+  rejected: boolean;
+  value?: T;
+  error?: any;
+};
 function track<T>(promise: Promise<T>): Tracked<T> {
   const t: Tracked<T> = { promise, settled: false, resolved: false, rejected: false };
   promise.then(
@@ -49,7 +56,10 @@ function expectPedelecError(error: any, code: string, details?: unknown): void {
   if (details !== undefined) expect(error.details).to.deep.equal(details);
 }
 
-async function open(options: PedelecOptions = {}, sessionId = 's1'): Promise<{ client: Pedelec; session: PedelecSession }> {
+async function open(
+  options: PedelecOptions = {},
+  sessionId = 's1',
+): Promise<{ client: Pedelec; session: PedelecSession }> {
   const client = new Pedelec(options);
   clients.push(client);
   const created = client.createSession({ provider: PROVIDER, model: MODEL });
@@ -109,7 +119,8 @@ function startTurn(session: PedelecSession, rec: Rec, text = 'hello') {
  */
 function plain(ctx: object): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(ctx)) copy[key] = key === 'signal' ? '<AbortSignal>' : (ctx as Record<string, unknown>)[key];
+  for (const key of Object.keys(ctx))
+    copy[key] = key === 'signal' ? '<AbortSignal>' : (ctx as Record<string, unknown>)[key];
   return copy;
 }
 
@@ -204,7 +215,14 @@ describe('PedelecSession.sendText', () => {
     track(session.sendText('Hi there'));
     expect(fake.posted.length).to.equal(before + 1);
     const msg = fake.last();
-    expect(Object.keys(msg).sort()).to.deep.equal(['channelId', 'operationId', 'requestId', 'sessionId', 'text', 'type']);
+    expect(Object.keys(msg).sort()).to.deep.equal([
+      'channelId',
+      'operationId',
+      'requestId',
+      'sessionId',
+      'text',
+      'type',
+    ]);
     expect(msg).to.include({ channelId: client.channelId, type: 'send_text', sessionId: 's1', text: 'Hi there' });
     expect(msg.operationId).to.match(/^op_\d+_/);
   });
@@ -217,7 +235,13 @@ describe('PedelecSession.sendText', () => {
     expect(rec.status).to.have.length(1);
     const { status, ctx } = rec.status[0];
     expect(status).to.equal('running');
-    expect(ctx).to.include({ type: 'sdk_status_changed', source: 'sdk', status: 'running', previousStatus: 'idle', turnKind: 'user' });
+    expect(ctx).to.include({
+      type: 'sdk_status_changed',
+      source: 'sdk',
+      status: 'running',
+      previousStatus: 'idle',
+      turnKind: 'user',
+    });
     expect(ctx).to.not.have.property('eventReceivedAt');
   });
 
@@ -272,7 +296,13 @@ describe('PedelecSession.sendText', () => {
     expect(rec.errors).to.have.length(1);
     expect(rec.errors[0].error).to.deep.equal(failure);
     const ctx = rec.errors[0].ctx;
-    expect(ctx).to.include({ type: 'sdk_error', source: 'sdk', turnId: turn.turnId, turnStartedAt: turn.turnStartedAt, turnKind: 'user' });
+    expect(ctx).to.include({
+      type: 'sdk_error',
+      source: 'sdk',
+      turnId: turn.turnId,
+      turnStartedAt: turn.turnStartedAt,
+      turnKind: 'user',
+    });
     expect(ctx).to.not.have.property('eventReceivedAt');
 
     expect(session.getStatus(), 'status not changed by a failed send_text').to.equal('running');
@@ -297,7 +327,10 @@ describe('PedelecSession.sendText', () => {
     await flush(20);
     expect(turn.sent.rejected).to.equal(true);
     expect(turn.sent.error).to.deep.equal(failure);
-    expect(rec.errors.map((e) => e.error), 'the failed request is emitted as an SDK error').to.deep.equal([failure]);
+    expect(
+      rec.errors.map((e) => e.error),
+      'the failed request is emitted as an SDK error',
+    ).to.deep.equal([failure]);
     expect(rec.errors[0].ctx).to.include({ type: 'sdk_error', source: 'sdk' });
   });
 
@@ -312,7 +345,11 @@ describe('PedelecSession.sendText', () => {
     fake.fail({ code: 'LATE_FAILURE', message: 'send_text was refused' }, first.request);
     await flush(20);
     expect(rec.errors).to.have.length(1);
-    expect(rec.errors[0].ctx).to.include({ type: 'sdk_error', turnId: first.turnId, turnStartedAt: first.turnStartedAt });
+    expect(rec.errors[0].ctx).to.include({
+      type: 'sdk_error',
+      turnId: first.turnId,
+      turnStartedAt: first.turnStartedAt,
+    });
     expect(second.sent.settled).to.equal(false);
   });
 
@@ -492,7 +529,12 @@ describe('PedelecSession.prepare', () => {
     expect(msg).to.include({ type: 'prepare_session', sessionId: 's1' });
     expect(Object.keys(msg).sort()).to.deep.equal(['channelId', 'operationId', 'requestId', 'sessionId', 'type']);
     expect(rec.status).to.have.length(1);
-    expect(rec.status[0].ctx).to.include({ type: 'sdk_status_changed', source: 'sdk', status: 'running', turnKind: 'prepare' });
+    expect(rec.status[0].ctx).to.include({
+      type: 'sdk_status_changed',
+      source: 'sdk',
+      status: 'running',
+      turnKind: 'prepare',
+    });
     fake.respond({}, msg);
     await flush(20);
     expect(prepared.settled).to.equal(false);
@@ -639,11 +681,18 @@ describe('PedelecSession: fallback codes of failed requests', () => {
     const calls: { type: string; payload: unknown; reject(e: unknown): void; resolve(v: unknown): void }[] = [];
     const bridge: SessionBridge = {
       request: <T>(type: string, payload?: Record<string, unknown>) =>
-        new Promise<T>((resolve, reject) => calls.push({ type, payload, resolve: resolve as (v: unknown) => void, reject })),
+        new Promise<T>((resolve, reject) =>
+          calls.push({ type, payload, resolve: resolve as (v: unknown) => void, reject }),
+        ),
       release: () => {},
       warn: () => {},
     };
-    const session = new PedelecSession(bridge, { sessionId: 'x1', provider: PROVIDER, model: MODEL, toolbox: new Toolbox(true) });
+    const session = new PedelecSession(bridge, {
+      sessionId: 'x1',
+      provider: PROVIDER,
+      model: MODEL,
+      toolbox: new Toolbox(true),
+    });
     return { session, calls, rec: record(session) };
   }
 
@@ -706,7 +755,12 @@ describe('PedelecSession.end', () => {
     expect(ending.resolved).to.equal(true);
     expect(session.getStatus()).to.equal('ended');
     expect(rec.status).to.have.length(1);
-    expect(rec.status[0].ctx).to.include({ type: 'sdk_status_changed', source: 'sdk', status: 'ended', previousStatus: 'idle' });
+    expect(rec.status[0].ctx).to.include({
+      type: 'sdk_status_changed',
+      source: 'sdk',
+      status: 'ended',
+      previousStatus: 'idle',
+    });
     expect(rec.status[0].ctx).to.not.have.property('eventReceivedAt');
     expect(rec.ended).to.have.length(1);
     const ctx = rec.ended[0];
@@ -724,7 +778,12 @@ describe('PedelecSession.end', () => {
     fake.respond({}, fake.last('end_session'));
     await ending;
     expect(rec.ended).to.have.length(1);
-    expect(rec.ended[0]).to.include({ type: 'sdk_ended', turnId: turn.turnId, turnStartedAt: turn.turnStartedAt, turnKind: 'user' });
+    expect(rec.ended[0]).to.include({
+      type: 'sdk_ended',
+      turnId: turn.turnId,
+      turnStartedAt: turn.turnStartedAt,
+      turnKind: 'user',
+    });
     const error = await rejectionOf(turn.sent.promise);
     expectPedelecError(error, 'SESSION_ENDED', { sessionId: 's1' });
   });
@@ -962,7 +1021,13 @@ describe('PedelecSession: incoming events', () => {
     expect(session.getStatus()).to.equal('waiting_tool_result');
     const { ctx } = rec.status.at(-1)!;
     expectKeys(ctx, ['status', 'previousStatus', 'eventReceivedAt', ...TURN_KEYS]);
-    expect(ctx).to.include({ type: 'status_changed', source: 'core', status: 'waiting_tool_result', previousStatus: 'running', turnId: turn.turnId });
+    expect(ctx).to.include({
+      type: 'status_changed',
+      source: 'core',
+      status: 'waiting_tool_result',
+      previousStatus: 'running',
+      turnId: turn.turnId,
+    });
     expect(ctx.eventReceivedAt).to.be.within(t0, t1);
   });
 
@@ -1015,7 +1080,13 @@ describe('PedelecSession: incoming events', () => {
     const t1 = Date.now();
     expect(session.getStatus()).to.equal('error');
     const statusCtx = rec.status.at(-1)!.ctx;
-    expect(statusCtx).to.include({ type: 'status_changed', source: 'core', status: 'error', previousStatus: 'running', turnId: turn.turnId });
+    expect(statusCtx).to.include({
+      type: 'status_changed',
+      source: 'core',
+      status: 'error',
+      previousStatus: 'running',
+      turnId: turn.turnId,
+    });
     expect(statusCtx.eventReceivedAt).to.be.within(t0, t1);
 
     expect(rec.errors).to.have.length(1);
@@ -1023,7 +1094,13 @@ describe('PedelecSession: incoming events', () => {
     expectPedelecError(rec.errors[0].error, 'PROVIDER_FAILED');
     const ctx = rec.errors[0].ctx;
     expectKeys(ctx, ['eventReceivedAt', ...TURN_KEYS]);
-    expect(ctx).to.include({ type: 'error', source: 'core', turnId: turn.turnId, turnStartedAt: turn.turnStartedAt, turnKind: 'user' });
+    expect(ctx).to.include({
+      type: 'error',
+      source: 'core',
+      turnId: turn.turnId,
+      turnStartedAt: turn.turnStartedAt,
+      turnKind: 'user',
+    });
     expect(ctx.eventReceivedAt).to.be.within(t0, t1);
     await flush(20);
     expect(turn.sent.rejected).to.equal(true);
@@ -1048,7 +1125,12 @@ describe('PedelecSession: incoming events', () => {
     const t1 = Date.now();
     expect(session.getStatus()).to.equal('ended');
     expect(rec.status).to.have.length(1);
-    expect(rec.status[0].ctx).to.include({ type: 'status_changed', source: 'core', status: 'ended', previousStatus: 'idle' });
+    expect(rec.status[0].ctx).to.include({
+      type: 'status_changed',
+      source: 'core',
+      status: 'ended',
+      previousStatus: 'idle',
+    });
     expect(rec.ended).to.have.length(1);
     expectKeys(rec.ended[0], ['eventReceivedAt']);
     expect(rec.ended[0]).to.include({ type: 'ended', source: 'core' });
@@ -1094,7 +1176,8 @@ describe('PedelecSession: seq de-duplication', () => {
     const { session, client } = await open();
     const rec = record(session);
     track(session.sendText('x'));
-    const chat = (text: string, seq?: unknown) => fake.event('s1', 'chat_delta', seq === undefined ? { text } : { text, seq });
+    const chat = (text: string, seq?: unknown) =>
+      fake.event('s1', 'chat_delta', seq === undefined ? { text } : { text, seq });
     return { session, client, rec, chat, texts: () => rec.chat.map((c) => c.text) };
   }
 
@@ -1186,7 +1269,13 @@ describe('PedelecSession: event contexts', () => {
     const ctx = rec.chat[0].ctx;
     expectKeys(ctx, ['eventReceivedAt', ...TURN_KEYS]);
     expectBase(ctx, session, t0, t1);
-    expect(ctx).to.include({ type: 'chat_delta', source: 'core', turnId: turn.turnId, turnStartedAt: turn.turnStartedAt, turnKind: 'user' });
+    expect(ctx).to.include({
+      type: 'chat_delta',
+      source: 'core',
+      turnId: turn.turnId,
+      turnStartedAt: turn.turnStartedAt,
+      turnKind: 'user',
+    });
     expect(ctx.eventReceivedAt).to.be.within(t0, t1);
     expect(ctx.eventEmittedAt).to.be.at.least(ctx.eventReceivedAt);
   });
@@ -1207,7 +1296,12 @@ describe('PedelecSession: event contexts', () => {
     const rec = record(session);
     fake.event('s1', 'status_changed', { seq: 1, status: 'running' });
     expectKeys(rec.status[0].ctx, ['status', 'previousStatus', 'eventReceivedAt']);
-    expect(rec.status[0].ctx).to.include({ type: 'status_changed', source: 'core', status: 'running', previousStatus: 'idle' });
+    expect(rec.status[0].ctx).to.include({
+      type: 'status_changed',
+      source: 'core',
+      status: 'running',
+      previousStatus: 'idle',
+    });
   });
 
   it('tool call context: exact keys (deadline; signal a getter, made on first read), the turn, eventReceivedAt', async () => {
@@ -1233,7 +1327,14 @@ describe('PedelecSession: event contexts', () => {
     expect(new Proxy(seen!, {}).signal).to.equal(seen!.signal);
     expect((Object.create(seen!) as ToolCallContext).signal).to.equal(seen!.signal);
     expectBase(plain(seen!), session, t0, t1);
-    expect(plain(seen!)).to.include({ type: 'tool_call', source: 'core', toolRequestId: 'tr9', tool: 'lookup', turnId: turn.turnId, turnKind: 'user' });
+    expect(plain(seen!)).to.include({
+      type: 'tool_call',
+      source: 'core',
+      toolRequestId: 'tr9',
+      tool: 'lookup',
+      turnId: turn.turnId,
+      turnKind: 'user',
+    });
     expect(seen!.eventReceivedAt).to.be.within(t0, t1);
   });
 
@@ -1252,7 +1353,12 @@ describe('PedelecSession: event contexts', () => {
     fake.event('s1', 'chat_delta', { seq: 5, text: 'outside' });
     fake.event('s1', 'error', { seq: 6, error: { code: 'E', message: 'e' } });
     fake.event('s1', 'ended', { seq: 7 });
-    contexts.push(...rec.chat.map((c) => c.ctx), ...rec.status.map((s) => s.ctx), ...rec.errors.map((e) => e.ctx), ...rec.ended);
+    contexts.push(
+      ...rec.chat.map((c) => c.ctx),
+      ...rec.status.map((s) => s.ctx),
+      ...rec.errors.map((e) => e.ctx),
+      ...rec.ended,
+    );
     expect(contexts.length).to.be.at.least(9);
     for (const ctx of contexts) expect(Object.keys(ctx)).to.not.include('seq');
   });
@@ -1333,8 +1439,15 @@ describe('PedelecSession: a listener that throws', () => {
     const warnings: PedelecError[] = [];
     const { session } = await open({ onWarning: (w) => warnings.push(w) });
     const consoleCalls: string[] = [];
-    const saved = { log: console.log, warn: console.warn, error: console.error, info: console.info, debug: console.debug };
-    for (const level of Object.keys(saved) as (keyof typeof saved)[]) console[level] = () => void consoleCalls.push(level);
+    const saved = {
+      log: console.log,
+      warn: console.warn,
+      error: console.error,
+      info: console.info,
+      debug: console.debug,
+    };
+    for (const level of Object.keys(saved) as (keyof typeof saved)[])
+      console[level] = () => void consoleCalls.push(level);
     const other: string[] = [];
     session.onChat(() => {
       throw new Error('chat listener broke');
@@ -1568,7 +1681,14 @@ describe('PedelecSession.uploadAsset', () => {
   it('rejects INVALID_INPUT for anything but a File with a name, posting nothing', async () => {
     const { session } = await open();
     const count = fake.posted.length;
-    const notFiles: unknown[] = [new Blob(['x']), { name: 'a.txt', size: 1, type: 'text/plain' }, null, undefined, 'a.txt', new File(['x'], '')];
+    const notFiles: unknown[] = [
+      new Blob(['x']),
+      { name: 'a.txt', size: 1, type: 'text/plain' },
+      null,
+      undefined,
+      'a.txt',
+      new File(['x'], ''),
+    ];
     for (const value of notFiles) {
       const error = await rejectionOf(session.uploadAsset(value as File));
       expectPedelecError(error, 'INVALID_INPUT');
@@ -1616,7 +1736,12 @@ describe('PedelecSession.uploadAsset', () => {
   it('without targetPath the ticket request has no targetPath value', async () => {
     const { session } = await open();
     track(session.uploadAsset(textFile()));
-    expect(fake.last()).to.include({ type: 'create_asset_upload', filename: 'notes.txt', sizeBytes: 5, sessionId: 's1' });
+    expect(fake.last()).to.include({
+      type: 'create_asset_upload',
+      filename: 'notes.txt',
+      sizeBytes: 5,
+      sessionId: 's1',
+    });
     expect(fake.last().targetPath).to.equal(undefined);
   });
 
@@ -1799,7 +1924,11 @@ describe('PedelecSession.readAsset', () => {
 
   it('"file" resolves a File named from the ticket with the bytes', async () => {
     const bytes = new Uint8Array([0xff, 0x00, 0x41, 0xfe]);
-    const { reading } = await read('file', () => bytesResponse(bytes), { ...ticket, name: 'image.bin', mimeType: 'application/octet-stream' });
+    const { reading } = await read('file', () => bytesResponse(bytes), {
+      ...ticket,
+      name: 'image.bin',
+      mimeType: 'application/octet-stream',
+    });
     const file = (await reading) as File;
     expect(file).to.be.instanceOf(File);
     expect(file.name).to.equal('image.bin');
@@ -1858,7 +1987,11 @@ describe('PedelecSession assets once ended', () => {
 
   async function expectAllEnded(session: PedelecSession): Promise<void> {
     const count = fake.posted.length;
-    for (const attempt of [() => session.listAssets(), () => session.uploadAsset(file(), '/a.txt'), () => session.readAsset('/a.txt', 'text')]) {
+    for (const attempt of [
+      () => session.listAssets(),
+      () => session.uploadAsset(file(), '/a.txt'),
+      () => session.readAsset('/a.txt', 'text'),
+    ]) {
       expectPedelecError(await rejectionOf(attempt()), 'SESSION_ENDED', { sessionId: session.sessionId });
     }
     expect(fake.posted.length, 'nothing posted').to.equal(count);

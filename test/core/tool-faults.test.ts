@@ -40,7 +40,9 @@ describe('tool calls: shared objects and transport errors', () => {
     session.onTool('dag', () => ({ a: shared, b: shared, list: [shared, [shared]] }));
     fake.event('s1', 'tool_call', { seq: 1, toolRequestId: 'r1', tool: 'dag', args: {} });
     await flush(30);
-    expect(submitted('r1').map((m) => m.result)).to.deep.equal([{ a: { id: 7 }, b: { id: 7 }, list: [{ id: 7 }, [{ id: 7 }]] }]);
+    expect(submitted('r1').map((m) => m.result)).to.deep.equal([
+      { a: { id: 7 }, b: { id: 7 }, list: [{ id: 7 }, [{ id: 7 }]] },
+    ]);
     expect(errors).to.deep.equal([]);
   });
 
@@ -58,7 +60,9 @@ describe('tool calls: shared objects and transport errors', () => {
     fake.emit({ type: 'error', error: { code: 'NATIVE_HOST_UNAVAILABLE', message: 'hiccup' } });
     await flush();
     expect(session.getStatus()).to.equal('error');
-    expect(signal.aborted, 'ctx.signal aborts only at the deadline, session end, disconnect or tool removal').to.equal(false);
+    expect(signal.aborted, 'ctx.signal aborts only at the deadline, session end, disconnect or tool removal').to.equal(
+      false,
+    );
     finish({ ok: 1 });
     await flush(30);
     expect(submitted('r1').map((m) => m.result)).to.deep.equal([{ ok: 1 }]);

@@ -65,7 +65,9 @@ function toolCall(toolRequestId: string, tool: string, args: unknown = {}): void
 }
 
 function submits(toolRequestId?: string): Posted[] {
-  return fake.posted.filter((m) => m.type === 'submit_tool_result' && (toolRequestId === undefined || m.toolRequestId === toolRequestId));
+  return fake.posted.filter(
+    (m) => m.type === 'submit_tool_result' && (toolRequestId === undefined || m.toolRequestId === toolRequestId),
+  );
 }
 
 /** The result of the one submit_tool_result posted for that request. */
@@ -213,7 +215,11 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
     it('rejects an entry that is not a plain object, with details { index }', async () => {
       await expectInvalid(skillsOf(pageTool(), null), 'skills.tools entries must be objects', { index: 1 });
       await expectInvalid(skillsOf([]), 'skills.tools entries must be objects', { index: 0 });
-      await expectInvalid(skillsOf(pageTool(), counterTool(), 'get_current_page'), 'skills.tools entries must be objects', { index: 2 });
+      await expectInvalid(
+        skillsOf(pageTool(), counterTool(), 'get_current_page'),
+        'skills.tools entries must be objects',
+        { index: 2 },
+      );
     });
 
     it('rejects a hole in the tools array as an entry, with its index (not sent as null)', async () => {
@@ -226,7 +232,10 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
 
     it('rejects invalid names, with details { index, toolName }', async () => {
       for (const name of ['1counter', '_counter', 'update counter', ' update_counter', '', 'über', 'a/b']) {
-        await expectInvalid(skillsOf(pageTool(), counterTool({ name })), 'tool name is invalid', { index: 1, toolName: name });
+        await expectInvalid(skillsOf(pageTool(), counterTool({ name })), 'tool name is invalid', {
+          index: 1,
+          toolName: name,
+        });
       }
       await expectInvalid(skillsOf(counterTool({ name: 42 })), 'tool name is invalid', { index: 0, toolName: 42 });
     });
@@ -238,9 +247,13 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
     });
 
     it('rejects a duplicate name, with details { toolName }, right after the name check', async () => {
-      await expectInvalid(skillsOf(counterTool(), pageTool(), counterTool()), 'duplicate tool name', { toolName: 'update_counter' });
+      await expectInvalid(skillsOf(counterTool(), pageTool(), counterTool()), 'duplicate tool name', {
+        toolName: 'update_counter',
+      });
       // The duplicate is reported before the repeated entry's other faults.
-      await expectInvalid(skillsOf(counterTool(), counterTool({ description: '' })), 'duplicate tool name', { toolName: 'update_counter' });
+      await expectInvalid(skillsOf(counterTool(), counterTool({ description: '' })), 'duplicate tool name', {
+        toolName: 'update_counter',
+      });
     });
 
     it('rejects an empty or whitespace description', async () => {
@@ -262,7 +275,10 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
     });
 
     it('rejects the legacy input shorthand, even next to an argsSchema', async () => {
-      await expectInvalid(skillsOf(counterTool({ input: { delta: 'integer' } })), 'tool input is no longer supported; use argsSchema');
+      await expectInvalid(
+        skillsOf(counterTool({ input: { delta: 'integer' } })),
+        'tool input is no longer supported; use argsSchema',
+      );
       const legacy = { name: 'update_counter', description: 'd', input: { delta: 'integer' } };
       await expectInvalid(skillsOf(legacy), 'tool input is no longer supported; use argsSchema');
     });
@@ -274,7 +290,13 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
     });
 
     it('rejects an argsSchema whose type is not "object"', async () => {
-      for (const argsSchema of [{}, { type: 'string' }, { type: 'array', items: { type: 'string' } }, { properties: {} }, { type: ['object'] }]) {
+      for (const argsSchema of [
+        {},
+        { type: 'string' },
+        { type: 'array', items: { type: 'string' } },
+        { properties: {} },
+        { type: ['object'] },
+      ]) {
         await expectInvalid(skillsOf(counterTool({ argsSchema })), 'tool argsSchema must describe an object');
       }
     });
@@ -282,14 +304,22 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
     it('rejects an argsSchema whose JSON clone (what is sent) is not an object node (toJSON, getters)', async () => {
       const viaToJson = { type: 'object', properties: {}, toJSON: () => ({ type: 'string' }) };
       let reads = 0;
-      const viaGetter = { get type() { return reads++ === 0 ? 'object' : 'string'; }, properties: {} };
+      const viaGetter = {
+        get type() {
+          return reads++ === 0 ? 'object' : 'string';
+        },
+        properties: {},
+      };
       for (const argsSchema of [viaToJson, viaGetter, { type: 'object', toJSON: () => 'object' }]) {
         await expectInvalid(skillsOf(counterTool({ argsSchema })), 'tool argsSchema must describe an object');
       }
     });
 
     it('rejects an argsSchema that JSON cannot clone (BigInt, cycle)', async () => {
-      await expectInvalid(skillsOf(counterTool({ argsSchema: { type: 'object', default: { n: 10n } } })), 'tool argsSchema must be serializable');
+      await expectInvalid(
+        skillsOf(counterTool({ argsSchema: { type: 'object', default: { n: 10n } } })),
+        'tool argsSchema must be serializable',
+      );
       const cyclic: Record<string, unknown> = { type: 'object', properties: {} };
       (cyclic.properties as Record<string, unknown>).self = cyclic;
       await expectInvalid(skillsOf(counterTool({ argsSchema: cyclic })), 'tool argsSchema must be serializable');
@@ -312,7 +342,15 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
         ['tool handler must be a function', () => (entry.handler = () => null)],
         ['tool input is no longer supported; use argsSchema', () => delete entry.input],
         ['tool argsSchema must be an object', () => (entry.argsSchema = { type: 'string', default: 1n })],
-        ['tool argsSchema must describe an object', () => (entry.argsSchema = { type: 'object', default: 1n, properties: { delta: { type: 'integer', minimum: '3' } } })],
+        [
+          'tool argsSchema must describe an object',
+          () =>
+            (entry.argsSchema = {
+              type: 'object',
+              default: 1n,
+              properties: { delta: { type: 'integer', minimum: '3' } },
+            }),
+        ],
         ['tool argsSchema must be serializable', () => delete (entry.argsSchema as Record<string, unknown>).default],
       ];
       for (const [message, fix] of steps) {
@@ -320,7 +358,9 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
         fix();
       }
       // Step 6 only now: the malformed keyword, named by its JSON path.
-      const error = await rejectionOf(newClient().createSession({ provider: 'codex', model: 'm', skills: skillsOf(entry) } as any));
+      const error = await rejectionOf(
+        newClient().createSession({ provider: 'codex', model: 'm', skills: skillsOf(entry) } as any),
+      );
       expect(error.code).to.equal('INVALID_INPUT');
       expect(error.message).to.contain('argsSchema.properties.delta.minimum');
       expect(fake.posted).to.deep.equal([]);
@@ -330,15 +370,26 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
     });
 
     it('reports entries in order: the first faulty entry wins', async () => {
-      await expectInvalid(skillsOf(counterTool({ description: '' }), pageTool({ name: '1bad' })), 'tool description must be a non-empty string');
-      await expectInvalid(skillsOf(pageTool(), counterTool({ timeoutMs: 0 }), null), 'tool timeoutMs must be a positive integer');
+      await expectInvalid(
+        skillsOf(counterTool({ description: '' }), pageTool({ name: '1bad' })),
+        'tool description must be a non-empty string',
+      );
+      await expectInvalid(
+        skillsOf(pageTool(), counterTool({ timeoutMs: 0 }), null),
+        'tool timeoutMs must be a positive integer',
+      );
     });
 
     it('runs every step-3 check, on every entry, before the step-6 well-formedness check', async () => {
       // "Only after every check of step 3 has passed (their exact messages are part of the contract)":
       // the public SDK would report entry 1's bad name / duplicate, whatever entry 0's keyword values.
-      const malformed = counterTool({ argsSchema: { type: 'object', properties: { delta: { type: 'integer', minimum: '3' } } } });
-      await expectInvalid(skillsOf(malformed, pageTool({ name: '1bad' })), 'tool name is invalid', { index: 1, toolName: '1bad' });
+      const malformed = counterTool({
+        argsSchema: { type: 'object', properties: { delta: { type: 'integer', minimum: '3' } } },
+      });
+      await expectInvalid(skillsOf(malformed, pageTool({ name: '1bad' })), 'tool name is invalid', {
+        index: 1,
+        toolName: '1bad',
+      });
       await expectInvalid(skillsOf(malformed, counterTool()), 'duplicate tool name', { toolName: 'update_counter' });
     });
   });
@@ -352,7 +403,7 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
       expect(input.skills).to.equal(undefined);
     });
 
-    it('sends a JSON clone of the schema: later mutation of the caller\'s object changes nothing sent', async () => {
+    it("sends a JSON clone of the schema: later mutation of the caller's object changes nothing sent", async () => {
       const argsSchema = {
         type: 'object',
         properties: { delta: { type: 'integer', description: 'how much' } },
@@ -360,7 +411,11 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
       };
       const snapshot = JSON.parse(JSON.stringify(argsSchema));
       const client = newClient();
-      const pending = client.createSession({ provider: 'codex', model: 'm', skills: skillsOf(counterTool({ argsSchema })) } as any);
+      const pending = client.createSession({
+        provider: 'codex',
+        model: 'm',
+        skills: skillsOf(counterTool({ argsSchema })),
+      } as any);
       const posted = fake.last('create_session');
       const sent = posted.input.skills.tools[0].argsSchema;
       expect(sent).not.to.equal(argsSchema);
@@ -380,7 +435,9 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
     it('validates args against the schema as it was at createSession', async () => {
       const argsSchema = counterSchema();
       const calls: unknown[] = [];
-      const { session } = await open(skillsOf(counterTool({ argsSchema, handler: (args: unknown) => (calls.push(args), { ok: true }) })));
+      const { session } = await open(
+        skillsOf(counterTool({ argsSchema, handler: (args: unknown) => (calls.push(args), { ok: true }) })),
+      );
       (argsSchema.properties.delta as any).type = 'string';
       startTurn(session);
       toolCall('r1', 'update_counter', { delta: 2 });
@@ -401,12 +458,26 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
         skills: {
           guidance: 'Read current state before making changes.',
           tools: [
-            { name: 'update_counter', description: 'Update the visible counter by delta.', argsSchema: counterSchema(), timeoutMs: 5000 },
-            { name: 'get_current_page', description: 'Read the current page.', argsSchema: { type: 'object', properties: {} } },
+            {
+              name: 'update_counter',
+              description: 'Update the visible counter by delta.',
+              argsSchema: counterSchema(),
+              timeoutMs: 5000,
+            },
+            {
+              name: 'get_current_page',
+              description: 'Read the current page.',
+              argsSchema: { type: 'object', properties: {} },
+            },
           ],
         },
       });
-      expect(Object.keys(input.skills.tools[0]).sort()).to.deep.equal(['argsSchema', 'description', 'name', 'timeoutMs']);
+      expect(Object.keys(input.skills.tools[0]).sort()).to.deep.equal([
+        'argsSchema',
+        'description',
+        'name',
+        'timeoutMs',
+      ]);
       expect(Object.keys(input.skills.tools[1]).sort()).to.deep.equal(['argsSchema', 'description', 'name']);
       expect(Object.keys(input.skills).sort()).to.deep.equal(['guidance', 'tools']);
     });
@@ -415,14 +486,19 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
   describe('step 6 (ours): well-formedness against the subset', () => {
     it('rejects a known keyword with a wrong value, naming its JSON path', async () => {
       const cases: Array<[unknown, string]> = [
-        [{ type: 'object', properties: { delta: { type: 'integer', minimum: '3' } } }, 'argsSchema.properties.delta.minimum'],
+        [
+          { type: 'object', properties: { delta: { type: 'integer', minimum: '3' } } },
+          'argsSchema.properties.delta.minimum',
+        ],
         [{ type: 'object', properties: { list: { type: 'array' } } }, 'argsSchema.properties.list.items'],
         [{ type: 'object', properties: { q: { type: 'string', pattern: '(' } } }, 'argsSchema.properties.q.pattern'],
         [{ type: 'object', required: 'delta' }, 'argsSchema.required'],
       ];
       for (const [argsSchema, path] of cases) {
         const client = newClient();
-        const error = await rejectionOf(client.createSession({ provider: 'codex', model: 'm', skills: skillsOf(counterTool({ argsSchema })) } as any));
+        const error = await rejectionOf(
+          client.createSession({ provider: 'codex', model: 'm', skills: skillsOf(counterTool({ argsSchema })) } as any),
+        );
         expect(error.code, path).to.equal('INVALID_INPUT');
         expect(error.message, path).to.contain(path);
         expect(fake.posted, path).to.deep.equal([]);
@@ -454,7 +530,9 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
       it('are passed through untouched and reported once through onWarning, not rejected, not logged', async () => {
         const warnings: PedelecError[] = [];
         const argsSchema = foreignSchema();
-        const { client, session } = await open(skillsOf(counterTool({ argsSchema })), { onWarning: (w) => warnings.push(w) });
+        const { client, session } = await open(skillsOf(counterTool({ argsSchema })), {
+          onWarning: (w) => warnings.push(w),
+        });
         expect(session.sessionId).to.equal('s1');
         expect(fake.last('create_session').input.skills.tools[0].argsSchema).to.deep.equal(foreignSchema());
         expect(warnings.length).to.be.greaterThan(0);
@@ -468,7 +546,11 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
         const keys = warnings.map((w) => `${w.code}:${w.message}`);
         expect(new Set(keys).size).to.equal(keys.length);
         const count = warnings.length;
-        const again = client.createSession({ provider: 'codex', model: 'm', skills: skillsOf(counterTool({ argsSchema: foreignSchema() })) } as any);
+        const again = client.createSession({
+          provider: 'codex',
+          model: 'm',
+          skills: skillsOf(counterTool({ argsSchema: foreignSchema() })),
+        } as any);
         fake.respond({ sessionId: 's2' }, fake.last('create_session'));
         await again;
         expect(warnings).to.have.length(count);
@@ -477,7 +559,9 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
 
       it('validate args while ignoring the unknown keywords', async () => {
         const calls: unknown[] = [];
-        const { session } = await open(skillsOf(pageTool({ name: 'open_url', argsSchema: { ...foreignSchema(), required: ['url'] } })));
+        const { session } = await open(
+          skillsOf(pageTool({ name: 'open_url', argsSchema: { ...foreignSchema(), required: ['url'] } })),
+        );
         session.onTool('open_url', (args) => (calls.push(args), 'ok'));
         startTurn(session);
         // additionalProperties: false and format: uri are outside the subset: both ignored by validation.
@@ -494,7 +578,9 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
       it('are reported by resumeSession({ skills }) too', async () => {
         const warnings: PedelecError[] = [];
         const client = newClient({ onWarning: (w) => warnings.push(w) });
-        const resuming = client.resumeSession('s7', { skills: skillsOf(counterTool({ argsSchema: foreignSchema() })) } as any);
+        const resuming = client.resumeSession('s7', {
+          skills: skillsOf(counterTool({ argsSchema: foreignSchema() })),
+        } as any);
         fake.respond({ sessionId: 's7' }, fake.last('resume_session'));
         await resuming;
         expect(warnings.map((w) => w.message).join('\n')).to.contain('additionalProperties');
@@ -605,7 +691,9 @@ describe('session.onTool', () => {
 describe('handler resolution', () => {
   it('goes named → inline → generic → TOOL_HANDLER_NOT_FOUND', async () => {
     const calls: string[] = [];
-    const { session } = await open(skillsOf(counterTool({ handler: () => (calls.push('inline'), 'inline') }), pageTool()));
+    const { session } = await open(
+      skillsOf(counterTool({ handler: () => (calls.push('inline'), 'inline') }), pageTool()),
+    );
     const offGeneric = session.onTool((tool) => (calls.push(`generic:${tool}`), 'generic'));
     const offNamed = session.onTool('update_counter', () => (calls.push('named'), 'named'));
     startTurn(session);
@@ -639,7 +727,13 @@ describe('handler resolution', () => {
 
   it('passes (args, ctx) to named and inline handlers and (tool, args, ctx) to the generic one', async () => {
     const seen: unknown[][] = [];
-    const { session } = await open(skillsOf(counterTool({ handler: (args: unknown, ctx: ToolCallContext) => (seen.push(['inline', args, ctx.tool]), null) })));
+    const { session } = await open(
+      skillsOf(
+        counterTool({
+          handler: (args: unknown, ctx: ToolCallContext) => (seen.push(['inline', args, ctx.tool]), null),
+        }),
+      ),
+    );
     session.onTool((tool, args, ctx) => (seen.push(['generic', tool, args, ctx.toolRequestId]), null));
     session.onTool('named_tool', (args, ctx) => (seen.push(['named', args, ctx.toolRequestId]), null));
     startTurn(session);
@@ -661,7 +755,14 @@ describe('handler resolution', () => {
     const [message] = submits();
     expect(message).to.include({ type: 'submit_tool_result', sessionId: 's1', toolRequestId: 'req-42' });
     expect(message!.result).to.deep.equal({ value: 12 });
-    expect(Object.keys(message!).sort()).to.deep.equal(['channelId', 'requestId', 'result', 'sessionId', 'toolRequestId', 'type']);
+    expect(Object.keys(message!).sort()).to.deep.equal([
+      'channelId',
+      'requestId',
+      'result',
+      'sessionId',
+      'toolRequestId',
+      'type',
+    ]);
     expect(message!.channelId).to.equal(fake.last('create_session').channelId);
   });
 
@@ -680,27 +781,87 @@ describe('handler resolution', () => {
 
   describe('a handler that fails', () => {
     const cases: Array<[string, () => unknown, PedelecError]> = [
-      ['throws an Error', () => { throw new Error('counter is locked'); }, { code: 'TOOL_HANDLER_ERROR', message: 'counter is locked' }],
-      ['rejects with an Error', () => Promise.reject(new Error('later failure')), { code: 'TOOL_HANDLER_ERROR', message: 'later failure' }],
-      ['async-throws a TypeError', async () => { throw new TypeError('bad type'); }, { code: 'TOOL_HANDLER_ERROR', message: 'bad type' }],
-      ['throws an Error without a message', () => { throw new Error(''); }, { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed' }],
-      ['throws a string', () => { throw 'no counter here'; }, { code: 'TOOL_HANDLER_ERROR', message: 'no counter here' }],
+      [
+        'throws an Error',
+        () => {
+          throw new Error('counter is locked');
+        },
+        { code: 'TOOL_HANDLER_ERROR', message: 'counter is locked' },
+      ],
+      [
+        'rejects with an Error',
+        () => Promise.reject(new Error('later failure')),
+        { code: 'TOOL_HANDLER_ERROR', message: 'later failure' },
+      ],
+      [
+        'async-throws a TypeError',
+        async () => {
+          throw new TypeError('bad type');
+        },
+        { code: 'TOOL_HANDLER_ERROR', message: 'bad type' },
+      ],
+      [
+        'throws an Error without a message',
+        () => {
+          throw new Error('');
+        },
+        { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed' },
+      ],
+      [
+        'throws a string',
+        () => {
+          throw 'no counter here';
+        },
+        { code: 'TOOL_HANDLER_ERROR', message: 'no counter here' },
+      ],
       ['rejects with a string', () => Promise.reject('nope'), { code: 'TOOL_HANDLER_ERROR', message: 'nope' }],
-      ['throws { code, message }', () => { throw { code: 'COUNTER_LOCKED', message: 'Locked by admin' }; }, { code: 'COUNTER_LOCKED', message: 'Locked by admin' }],
+      [
+        'throws { code, message }',
+        () => {
+          throw { code: 'COUNTER_LOCKED', message: 'Locked by admin' };
+        },
+        { code: 'COUNTER_LOCKED', message: 'Locked by admin' },
+      ],
       [
         'throws { code, message, details }',
-        () => { throw { code: 'COUNTER_LOCKED', message: 'Locked', details: { by: 'admin' } }; },
+        () => {
+          throw { code: 'COUNTER_LOCKED', message: 'Locked', details: { by: 'admin' } };
+        },
         { code: 'COUNTER_LOCKED', message: 'Locked', details: { by: 'admin' } },
       ],
-      ['throws null', () => { throw null; }, { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed' }],
-      ['throws undefined', () => { throw undefined; }, { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed' }],
-      ['rejects with undefined', () => Promise.reject(undefined), { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed' }],
+      [
+        'throws null',
+        () => {
+          throw null;
+        },
+        { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed' },
+      ],
+      [
+        'throws undefined',
+        () => {
+          throw undefined;
+        },
+        { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed' },
+      ],
+      [
+        'rejects with undefined',
+        () => Promise.reject(undefined),
+        { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed' },
+      ],
       [
         'throws a plain object without code',
-        () => { throw { reason: 'busy' }; },
+        () => {
+          throw { reason: 'busy' };
+        },
         { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed', details: { reason: 'busy' } },
       ],
-      ['throws a number', () => { throw 42; }, { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed', details: 42 }],
+      [
+        'throws a number',
+        () => {
+          throw 42;
+        },
+        { code: 'TOOL_HANDLER_ERROR', message: 'Tool handler failed', details: 42 },
+      ],
     ];
     for (const [label, handler, expected] of cases) {
       it(`${label} → error result ${expected.code}`, async () => {
@@ -746,11 +907,15 @@ describe('handler resolution', () => {
 
     it('throws details holding a Date → sent converted, as a result would be', async () => {
       const { session } = await open();
-      session.onTool('risky', () => Promise.reject({ code: 'LATE', message: 'Too late', details: { at: new Date(Date.UTC(2026, 0, 1)) } }));
+      session.onTool('risky', () =>
+        Promise.reject({ code: 'LATE', message: 'Too late', details: { at: new Date(Date.UTC(2026, 0, 1)) } }),
+      );
       startTurn(session);
       toolCall('r1', 'risky');
       await settle();
-      expect(resultOf('r1')).to.deep.equal({ error: { code: 'LATE', message: 'Too late', details: { at: '2026-01-01T00:00:00.000Z' } } });
+      expect(resultOf('r1')).to.deep.equal({
+        error: { code: 'LATE', message: 'Too late', details: { at: '2026-01-01T00:00:00.000Z' } },
+      });
     });
 
     it('does not stop later calls: the session keeps answering', async () => {
@@ -776,7 +941,9 @@ describe('handler resolution', () => {
     it('(control) the watcher does see a deliberate unhandled rejection', async () => {
       void Promise.reject({ code: 'DELIBERATE', message: 'control: an expected unhandled rejection (tools.test.ts)' });
       await nextTask();
-      expect(unhandled.events).to.deep.equal([{ code: 'DELIBERATE', message: 'control: an expected unhandled rejection (tools.test.ts)' }]);
+      expect(unhandled.events).to.deep.equal([
+        { code: 'DELIBERATE', message: 'control: an expected unhandled rejection (tools.test.ts)' },
+      ]);
     });
 
     it('when the submit response is ok:false: onError with the cause, never retried, no unhandled rejection', async () => {
@@ -785,7 +952,11 @@ describe('handler resolution', () => {
       session.onTool('update_counter', () => ({ value: 1 }));
       startTurn(session);
       toolCall('r1', 'update_counter', { delta: 1 });
-      const cause = { code: 'TOOL_TIMEOUT', message: 'Core stopped waiting for update_counter', details: { waitedMs: 60000 } };
+      const cause = {
+        code: 'TOOL_TIMEOUT',
+        message: 'Core stopped waiting for update_counter',
+        details: { waitedMs: 60000 },
+      };
       fake.fail(cause, submits('r1')[0]);
       await settle();
       await nextTask();
@@ -850,7 +1021,11 @@ describe('handler resolution', () => {
       expect(second).to.deep.equal({
         code: 'SUBMIT_TOOL_RESULT_FAILED',
         message: 'The port is closed.',
-        details: { tool: 'b_tool', toolRequestId: 'r2', cause: { code: 'PORT_CLOSED', message: 'The port is closed.' } },
+        details: {
+          tool: 'b_tool',
+          toolRequestId: 'r2',
+          cause: { code: 'PORT_CLOSED', message: 'The port is closed.' },
+        },
       });
       expect(submits(), 'never retried').to.have.length(0);
       expect(unhandled.events).to.deep.equal([]);
@@ -871,7 +1046,12 @@ describe('argument validation (ours)', () => {
     toolCall('r3', 'update_counter', { delta: 1.5 });
     toolCall('r4', 'update_counter', null);
     expect(calls).to.deep.equal([]);
-    for (const [id, path] of [['r1', 'delta'], ['r2', 'delta'], ['r3', 'delta'], ['r4', '']] as const) {
+    for (const [id, path] of [
+      ['r1', 'delta'],
+      ['r2', 'delta'],
+      ['r3', 'delta'],
+      ['r4', ''],
+    ] as const) {
       const result = resultOf(id);
       expect(Object.keys(result)).to.deep.equal(['error']);
       expect(result.error.code, id).to.equal('TOOL_ARGS_INVALID');
@@ -901,7 +1081,9 @@ describe('argument validation (ours)', () => {
 
   it('is off with new Pedelec({ validateArgs: false })', async () => {
     const calls: unknown[] = [];
-    const { session } = await open(skillsOf(counterTool({ handler: (a: unknown) => (calls.push(a), 'inline') })), { validateArgs: false });
+    const { session } = await open(skillsOf(counterTool({ handler: (a: unknown) => (calls.push(a), 'inline') })), {
+      validateArgs: false,
+    });
     startTurn(session);
     toolCall('r1', 'update_counter', { delta: 'two' });
     toolCall('r2', 'update_counter', 'not even an object');
@@ -929,7 +1111,9 @@ describe('argument validation (ours)', () => {
 // ───────────────────────────── result check ─────────────────────────────
 
 describe('result check (ours)', () => {
-  async function resultFor(value: () => unknown): Promise<{ result: any; errors: Array<{ error: PedelecError; ctx: ErrorEventContext }> }> {
+  async function resultFor(
+    value: () => unknown,
+  ): Promise<{ result: any; errors: Array<{ error: PedelecError; ctx: ErrorEventContext }> }> {
     const { session } = await open();
     const errors = collectErrors(session);
     session.onTool('produce', () => value());
@@ -950,7 +1134,11 @@ describe('result check (ours)', () => {
     const date = new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 6));
     const custom = { toJSON: () => ({ kind: 'custom' }) };
     const { result, errors } = await resultFor(() => ({ at: date, list: [date], custom }));
-    expect(result).to.deep.equal({ at: '2024-01-02T03:04:05.006Z', list: ['2024-01-02T03:04:05.006Z'], custom: { kind: 'custom' } });
+    expect(result).to.deep.equal({
+      at: '2024-01-02T03:04:05.006Z',
+      list: ['2024-01-02T03:04:05.006Z'],
+      custom: { kind: 'custom' },
+    });
     expect(errors).to.deep.equal([]);
   });
 
@@ -1003,7 +1191,9 @@ describe('result check (ours)', () => {
     const frame = document.createElement('iframe');
     document.body.append(frame);
     try {
-      const other = (frame.contentWindow as unknown as { eval(code: string): unknown }).eval('({ count: 3, tags: ["a"], nested: { ok: true } })');
+      const other = (frame.contentWindow as unknown as { eval(code: string): unknown }).eval(
+        '({ count: 3, tags: ["a"], nested: { ok: true } })',
+      );
       expect(Object.getPrototypeOf(other)).not.to.equal(Object.prototype);
       const { result, errors } = await resultFor(() => other);
       expect(result).to.deep.equal({ count: 3, tags: ['a'], nested: { ok: true } });
@@ -1027,13 +1217,17 @@ describe('result check (ours)', () => {
     it(`refuses a result whose toJSON throws, with the path (${kind} handler)`, async () => {
       const { result, errors } = await resultFor(handler);
       expect(result).to.deep.equal({
-        error: { code: 'TOOL_RESULT_INVALID', message: 'result.when: could not be converted (clock broke)', details: { path: 'result.when' } },
+        error: {
+          code: 'TOOL_RESULT_INVALID',
+          message: 'result.when: could not be converted (clock broke)',
+          details: { path: 'result.when' },
+        },
       });
       expect(errors.map((e) => e.error.code)).to.deep.equal(['TOOL_RESULT_INVALID']);
     });
   }
 
-  it('answers TOOL_HANDLER_ERROR when reading the result\'s `then` throws', async () => {
+  it("answers TOOL_HANDLER_ERROR when reading the result's `then` throws", async () => {
     const { result } = await resultFor(() => ({
       get then() {
         throw new Error('no then here');
@@ -1098,7 +1292,11 @@ describe('result check (ours)', () => {
   });
 
   it('drops undefined object properties', async () => {
-    const { result, errors } = await resultFor(() => ({ kept: 1, dropped: undefined, nested: { gone: undefined, here: 'x' } }));
+    const { result, errors } = await resultFor(() => ({
+      kept: 1,
+      dropped: undefined,
+      nested: { gone: undefined, here: 'x' },
+    }));
     expect(result).to.deep.equal({ kept: 1, nested: { here: 'x' } });
     expect('dropped' in result).to.equal(false);
     expect('gone' in result.nested).to.equal(false);
@@ -1108,7 +1306,11 @@ describe('result check (ours)', () => {
   it('refuses a BigInt with the exact error to the agent and an sdk_error to the page', async () => {
     const { result, errors } = await resultFor(() => ({ items: [1, 2, 3n] }));
     expect(result).to.deep.equal({
-      error: { code: 'TOOL_RESULT_INVALID', message: 'result.items[2]: BigInt is not JSON', details: { path: 'result.items[2]' } },
+      error: {
+        code: 'TOOL_RESULT_INVALID',
+        message: 'result.items[2]: BigInt is not JSON',
+        details: { path: 'result.items[2]' },
+      },
     });
     expect(errors).to.have.length(1);
     expect(errors[0]!.error.code).to.equal('TOOL_RESULT_INVALID');
@@ -1116,7 +1318,10 @@ describe('result check (ours)', () => {
   });
 
   class Point {
-    constructor(public x = 1, public y = 2) {}
+    constructor(
+      public x = 1,
+      public y = 2,
+    ) {}
   }
   const nonJson: Array<[string, () => unknown, string]> = [
     ['a function', () => ({ items: [0, () => 1] }), 'result.items[1]'],
@@ -1202,7 +1407,10 @@ describe('deadline and cancellation (ours)', () => {
       await nextTask();
       const failures = errors.filter((e) => e.error.code === 'SUBMIT_TOOL_RESULT_FAILED');
       expect(failures).to.have.length(1);
-      expect((failures[0]!.error.details as any).cause).to.deep.equal({ code: 'TOOL_TIMEOUT', message: 'Tool call timed out' });
+      expect((failures[0]!.error.details as any).cause).to.deep.equal({
+        code: 'TOOL_TIMEOUT',
+        message: 'Tool call timed out',
+      });
       expect(submits('r1')).to.have.length(1);
       expect(unhandled.events).to.deep.equal([]);
     } finally {
@@ -1322,7 +1530,7 @@ describe('deadline and cancellation (ours)', () => {
     expect(contexts[0]!.signal.aborted).to.equal(true);
   });
 
-  it('a fast handler\'s signal is not aborted later by its deadline timer', async () => {
+  it("a fast handler's signal is not aborted later by its deadline timer", async () => {
     const { session } = await open(skillsOf(counterTool({ timeoutMs: 30 })));
     let signal!: AbortSignal;
     session.onTool('update_counter', (_args, c) => {
@@ -1398,8 +1606,10 @@ describe('exactly one submit per toolRequestId', () => {
 // ───────────────────────────── dispatch speed ─────────────────────────────
 
 describe('dispatch speed (ours)', () => {
-  it('submits a synchronous handler\'s result in the same task as the event', async () => {
-    const { session } = await open(skillsOf(counterTool({ handler: ({ delta }: { delta: number }) => ({ value: delta * 2 }) })));
+  it("submits a synchronous handler's result in the same task as the event", async () => {
+    const { session } = await open(
+      skillsOf(counterTool({ handler: ({ delta }: { delta: number }) => ({ value: delta * 2 }) })),
+    );
     startTurn(session);
     const before = fake.posted.length;
     toolCall('r1', 'update_counter', { delta: 21 });
@@ -1473,7 +1683,17 @@ describe('ToolCallContext', () => {
     expect(ctx.signal).to.be.instanceOf(AbortSignal);
     expect('seq' in ctx).to.equal(false);
     expect(Object.keys(ctx)).not.to.include('seq');
-    for (const key of ['type', 'toolRequestId', 'tool', 'turnId', 'turnStartedAt', 'eventReceivedAt', 'turnKind', 'signal', 'deadline']) {
+    for (const key of [
+      'type',
+      'toolRequestId',
+      'tool',
+      'turnId',
+      'turnStartedAt',
+      'eventReceivedAt',
+      'turnKind',
+      'signal',
+      'deadline',
+    ]) {
       expect(ctx, key).to.have.property(key);
     }
   });

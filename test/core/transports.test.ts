@@ -22,7 +22,13 @@ function thrownBy(fn: () => void): unknown {
 /** Lets the page side answer like the extension would. */
 function answerAll(peer: MemoryPeer, result: (msg: any) => unknown = () => ({})) {
   peer.onMessage.addListener((msg: any) => {
-    peer.postMessage({ channelId: msg.channelId, type: 'response', requestId: msg.requestId, ok: true, result: result(msg) });
+    peer.postMessage({
+      channelId: msg.channelId,
+      type: 'response',
+      requestId: msg.requestId,
+      ok: true,
+      result: result(msg),
+    });
   });
 }
 
@@ -99,7 +105,10 @@ describe('createMemoryPair', () => {
     expect(disconnects).to.have.length(1);
     expect(disconnects[0]).to.equal(port);
     expect(toPage, 'a message in flight is dropped').to.deep.equal([]);
-    expect(thrownBy(() => port.postMessage({ late: true })), 'posting on a disconnected port throws').to.not.equal(undefined);
+    expect(
+      thrownBy(() => port.postMessage({ late: true })),
+      'posting on a disconnected port throws',
+    ).to.not.equal(undefined);
     peer.postMessage({ late: true });
     await flush();
     expect(toPage).to.deep.equal([]);
@@ -124,7 +133,9 @@ describe('createMemoryPair', () => {
     const { transport, peer } = createMemoryPair();
     const seen: any[] = [];
     peer.onMessage.addListener((m) => seen.push(m));
-    answerAll(peer, (msg) => (msg.type === 'create_session' ? { sessionId: 'm1' } : msg.type === 'list_providers' ? [] : {}));
+    answerAll(peer, (msg) =>
+      msg.type === 'create_session' ? { sessionId: 'm1' } : msg.type === 'list_providers' ? [] : {},
+    );
     const c = client({ transport });
     expect(await c.listProviders()).to.deep.equal([]);
     const session = await c.createSession({ provider: 'codex', model: 'm' });
@@ -139,7 +150,13 @@ describe('createMemoryPair', () => {
     peer.postMessage({ channelId, type: 'status_changed', sessionId: 'm1', seq: 3, status: 'idle' });
     await turn;
     expect(chat).to.deep.equal(['Hel', 'lo']);
-    expect(seen.map((m) => m.type)).to.deep.equal(['sdk_hello', 'page_activity', 'list_providers', 'create_session', 'send_text']);
+    expect(seen.map((m) => m.type)).to.deep.equal([
+      'sdk_hello',
+      'page_activity',
+      'list_providers',
+      'create_session',
+      'send_text',
+    ]);
   });
 
   it('peer.disconnect() rejects the client’s pending requests with EXTENSION_DISCONNECTED', async () => {
@@ -150,7 +167,10 @@ describe('createMemoryPair', () => {
     await flush();
     expect(p.state).to.equal('rejected');
     expect(p.error).to.deep.equal({ code: 'EXTENSION_DISCONNECTED', message: 'Pedelec extension disconnected.' });
-    expect(await rejection(c.listProviders())).to.deep.equal({ code: 'EXTENSION_DISCONNECTED', message: 'Pedelec extension disconnected.' });
+    expect(await rejection(c.listProviders())).to.deep.equal({
+      code: 'EXTENSION_DISCONNECTED',
+      message: 'Pedelec extension disconnected.',
+    });
   });
 });
 
@@ -298,10 +318,20 @@ describe('websocketTransport (fake WebSocket)', () => {
     expect(socket.sent).to.deep.equal([]);
     socket.open();
     // The handshake first (it was posted at construction), then the request.
-    expect(socket.sent.map((frame) => JSON.parse(frame).type)).to.deep.equal(['sdk_hello', 'page_activity', 'list_providers']);
+    expect(socket.sent.map((frame) => JSON.parse(frame).type)).to.deep.equal([
+      'sdk_hello',
+      'page_activity',
+      'list_providers',
+    ]);
     const msg = JSON.parse(socket.sent[2]!);
     socket.fire('message', {
-      data: JSON.stringify({ channelId: msg.channelId, type: 'response', requestId: msg.requestId, ok: true, result: [{ name: 'Scripted', code: 'scripted', available: true, error: null }] }),
+      data: JSON.stringify({
+        channelId: msg.channelId,
+        type: 'response',
+        requestId: msg.requestId,
+        ok: true,
+        result: [{ name: 'Scripted', code: 'scripted', available: true, error: null }],
+      }),
     });
     await flush();
     expect(p.state).to.equal('fulfilled');

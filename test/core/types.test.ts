@@ -25,7 +25,7 @@ import {
   type ToolSpecificHandler,
 } from '../../src/core/index.js';
 
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 // ───────────── The seed's examples, unchanged (only `counter` and `getCurrentPage`/`readPage` added) ─────────────
 
@@ -39,18 +39,15 @@ const getCurrentPage = defineTool({
 });
 const readPage = getCurrentPage;
 
-const updateCounter = defineTool<
-  { delta: number },
-  { value: number }
->({
-  name: "update_counter",
-  description: "Update the visible counter by delta.",
+const updateCounter = defineTool<{ delta: number }, { value: number }>({
+  name: 'update_counter',
+  description: 'Update the visible counter by delta.',
   argsSchema: {
-    type: "object",
+    type: 'object',
     properties: {
-      delta: { type: "integer" },
+      delta: { type: 'integer' },
     },
-    required: ["delta"],
+    required: ['delta'],
   },
   handler: ({ delta }) => ({ value: counter.add(delta) }),
 });
@@ -58,7 +55,7 @@ const updateCounter = defineTool<
 const tools = [getCurrentPage, updateCounter] as const;
 
 const skills = {
-  guidance: "Read current state before making changes.",
+  guidance: 'Read current state before making changes.',
   tools,
 } satisfies SkillsInput<typeof tools>;
 
@@ -79,10 +76,14 @@ const seedHandler: ToolSpecificHandler<{ delta: number }, { value: number }> = (
   void signal;
   return { value: counter.add(delta) };
 };
-const asyncSeedHandler: ToolSpecificHandler<{ delta: number }, { value: number }> = async ({ delta }) => ({ value: delta });
+const asyncSeedHandler: ToolSpecificHandler<{ delta: number }, { value: number }> = async ({ delta }) => ({
+  value: delta,
+});
 const manifest: SerializableSkillsManifest = {
   guidance: 'g',
-  tools: [{ name: 'update_counter', description: 'd', argsSchema: { type: 'object' } } satisfies SerializableToolManifest],
+  tools: [
+    { name: 'update_counter', description: 'd', argsSchema: { type: 'object' } } satisfies SerializableToolManifest,
+  ],
 };
 
 // A definition with specific TArgs is accepted wherever a ToolDefinition is expected (bivariant handler).
@@ -223,7 +224,13 @@ function contextTyping(
   const signal: AbortSignal = tool.signal;
   const deadline: number = tool.deadline;
   // Always present on every context.
-  const always: [string, string, number, number, 'core' | 'sdk'] = [base.sessionId, base.provider, base.sessionCreatedAt, base.eventEmittedAt, base.source];
+  const always: [string, string, number, number, 'core' | 'sdk'] = [
+    base.sessionId,
+    base.provider,
+    base.sessionCreatedAt,
+    base.eventEmittedAt,
+    base.source,
+  ];
   // @ts-expect-error turnId is optional on the base context
   const baseTurn: string = base.turnId;
   const providerFields: [string, string, boolean, string | null] = [info.name, info.code, info.available, info.error];
@@ -232,19 +239,44 @@ function contextTyping(
   const localKind: PedelecEventContext['turnKind'] = 'local';
   // @ts-expect-error no other turn kinds
   const otherKind: PedelecEventContext['turnKind'] = 'agent';
-  return [type, toolRequestId, toolName, turnId, turnStartedAt, eventReceivedAt, signal, deadline, always, baseTurn, providerFields, asEventContext, localKind, otherKind];
+  return [
+    type,
+    toolRequestId,
+    toolName,
+    turnId,
+    turnStartedAt,
+    eventReceivedAt,
+    signal,
+    deadline,
+    always,
+    baseTurn,
+    providerFields,
+    asEventContext,
+    localKind,
+    otherKind,
+  ];
 }
 
 // ───────────── Runtime ─────────────
 
 // ───────────── Found in review: inputs that may be absent, `as const` schemas, a run-time read type ─────────────
 
-export async function reviewedTypes(client: Pedelec, maybe: { provider: string } | undefined, session: PedelecSession, kind: 'text' | 'json' | 'file') {
+export async function reviewedTypes(
+  client: Pedelec,
+  maybe: { provider: string } | undefined,
+  session: PedelecSession,
+  kind: 'text' | 'json' | 'file',
+) {
   // createSession(input?): an input that may be undefined is accepted.
   const s: PedelecSession<string> = await client.createSession(maybe);
   void s;
   // Schemas (and fragments) declared `as const` — readonly arrays — are args schemas.
-  const schema = { type: 'object', properties: { q: { type: 'string', enum: ['a', 'b'] } }, required: ['q'], examples: [{ q: 'a' }] } as const;
+  const schema = {
+    type: 'object',
+    properties: { q: { type: 'string', enum: ['a', 'b'] } },
+    required: ['q'],
+    examples: [{ q: 'a' }],
+  } as const;
   defineTool({ name: 'q', description: 'd', argsSchema: schema });
   const choice = { oneOf: [{ type: 'string' }, { type: 'integer', enum: [1, 2] }] } as const;
   defineTool({ name: 'c', description: 'd', argsSchema: { type: 'object', properties: { c: choice } } });
@@ -275,6 +307,10 @@ describe('types (compile-time suite; runtime sanity)', () => {
     expect(readmeSkills.tools).to.equal(readmeTools);
     // The type-only checks exist (and are not run: they need a live session).
     expect([literalNameIsExact, readmeUnion]).to.deep.equal([true, true]);
-    expect([sessionTyping, contextTyping, seedToolNameOfExample, seedHandler, asyncSeedHandler].every((f) => typeof f === 'function')).to.equal(true);
+    expect(
+      [sessionTyping, contextTyping, seedToolNameOfExample, seedHandler, asyncSeedHandler].every(
+        (f) => typeof f === 'function',
+      ),
+    ).to.equal(true);
   });
 });

@@ -181,7 +181,9 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
     await session.sendText('/tools');
     const reply = text(deltas);
     expect(reply).to.contain('This page gives me 2 tools:');
-    expect(reply).to.contain('- update_counter: Change the visible counter by delta. Returns the new value. Example: /call update_counter {"delta":1}');
+    expect(reply).to.contain(
+      '- update_counter: Change the visible counter by delta. Returns the new value. Example: /call update_counter {"delta":1}',
+    );
     expect(reply).to.contain('- get_counter: Read the counter.');
     expect(calls).to.have.length(0);
     expect(session.status).to.equal('idle');
@@ -251,8 +253,13 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
     try {
       const host = await mount(counterPage(bridge, 'first') + counterPage(bridge, 'second'));
       await customElements.whenDefined('pedelec-session');
-      const [a, b] = [...host.querySelectorAll<PedelecSessionElement>('pedelec-session')].map((s) => track(wireCounter(s)));
-      await Promise.all([a.session.sendText('/call update_counter {"delta":3}'), b.session.sendText('/call update_counter {"delta":4}')]);
+      const [a, b] = [...host.querySelectorAll<PedelecSessionElement>('pedelec-session')].map((s) =>
+        track(wireCounter(s)),
+      );
+      await Promise.all([
+        a.session.sendText('/call update_counter {"delta":3}'),
+        b.session.sendText('/call update_counter {"delta":4}'),
+      ]);
 
       expect(a.calls).to.deep.equal([{ delta: 3 }]);
       expect(b.calls).to.deep.equal([{ delta: 4 }]);
@@ -296,7 +303,9 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
 
     await session.restart();
     expect(session.client).to.not.equal(oldClient);
-    expect(session.sessionId).to.match(/^session_/).and.not.equal(before);
+    expect(session.sessionId)
+      .to.match(/^session_/)
+      .and.not.equal(before);
     await session.sendText('/call update_counter {"delta":2}');
     expect(calls.map((c) => c.delta)).to.deep.equal([1, 2]);
     expect(session.status).to.equal('idle');

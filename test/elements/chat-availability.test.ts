@@ -14,7 +14,9 @@ let fake: FakePort;
 const APPROVED = { installed: true, approved: true, origin: location.origin, appConnected: true };
 const SETTINGS = { defaultProvider: 'codex', defaultModels: { codex: 'm' } };
 
-const settle = async (n = 40) => { for (let i = 0; i < n; i++) await Promise.resolve(); };
+const settle = async (n = 40) => {
+  for (let i = 0; i < n; i++) await Promise.resolve();
+};
 const replies = replier(() => fake);
 const { answered } = replies;
 /** Answers (or refuses) the first unanswered request of `type`, then lets the chat react. */
@@ -30,7 +32,9 @@ let seq = 0;
 function core(type: string, fields: Record<string, unknown> = {}, sessionId = 's1'): void {
   fake.event(sessionId, type, { seq: ++seq, ...fields });
 }
-async function mountChat(attrs = 'provider="codex" model="m"'): Promise<{ session: PedelecSessionElement; chat: PedelecChatElement }> {
+async function mountChat(
+  attrs = 'provider="codex" model="m"',
+): Promise<{ session: PedelecSessionElement; chat: PedelecChatElement }> {
   const host = await fixture<HTMLDivElement>(html`<div></div>`);
   host.innerHTML = `<pedelec-session ${attrs}><pedelec-chat></pedelec-chat></pedelec-session>`;
   const chat = host.querySelector('pedelec-chat')!;
@@ -40,7 +44,10 @@ async function mountChat(attrs = 'provider="codex" model="m"'): Promise<{ sessio
 const shadow = (chat: Element) => (chat as PedelecChatElement).shadowRoot!;
 const note = (chat: Element) => shadow(chat).querySelector<HTMLElement>('[part=availability]')!;
 const input = (chat: Element) => shadow(chat).querySelector('textarea')!;
-const update = async (chat: Element) => { await settle(); await (chat as PedelecChatElement).updateComplete; };
+const update = async (chat: Element) => {
+  await settle();
+  await (chat as PedelecChatElement).updateComplete;
+};
 
 describe('<pedelec-chat> availability line and accessibility', () => {
   beforeEach(() => {
@@ -83,7 +90,11 @@ describe('<pedelec-chat> availability line and accessibility', () => {
     await answer('create_session', { sessionId: 's1' });
     await started;
     // Desktop went away: a transport-wide error; the chat checks and says what to do.
-    fake.emit({ channelId: fake.posted[0]!.channelId, type: 'error', error: { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' } });
+    fake.emit({
+      channelId: fake.posted[0]!.channelId,
+      type: 'error',
+      error: { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' },
+    });
     await answer('get_approval_status', APPROVED);
     await refuse('get_settings', { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' });
     await update(chat);
@@ -103,8 +114,14 @@ describe('<pedelec-chat> availability line and accessibility', () => {
     /** Answers every pending check request the way Pedelec is set up: default provider set, but unavailable. */
     const pedelec = async () => {
       for (let i = 0; i < 20; i++) {
-        const out = fake.posted.find((m) => ['get_approval_status', 'get_settings', 'list_providers'].includes(m.type) && !answered.has(m));
-        if (out) await answer(out.type, out.type === 'get_approval_status' ? APPROVED : out.type === 'get_settings' ? SETTINGS : providers);
+        const out = fake.posted.find(
+          (m) => ['get_approval_status', 'get_settings', 'list_providers'].includes(m.type) && !answered.has(m),
+        );
+        if (out)
+          await answer(
+            out.type,
+            out.type === 'get_approval_status' ? APPROVED : out.type === 'get_settings' ? SETTINGS : providers,
+          );
         else await new Promise((r) => setTimeout(r, 0));
       }
     };
@@ -130,7 +147,12 @@ describe('<pedelec-chat> availability line and accessibility', () => {
     // Still empty (the check is out): a polite status region is announced only if it was rendered
     // before its content changed.
     const before = getComputedStyle(line).display;
-    await answer('get_approval_status', { installed: true, approved: false, origin: location.origin, appConnected: true });
+    await answer('get_approval_status', {
+      installed: true,
+      approved: false,
+      origin: location.origin,
+      appConnected: true,
+    });
     await update(chat);
     expect(line.textContent).to.contain('approve');
     expect(before, 'role=status was display:none (hidden) until the text was put in').to.not.equal('none');
@@ -158,6 +180,8 @@ describe('<pedelec-chat> availability line and accessibility', () => {
     await new Promise(requestAnimationFrame);
     const log = shadow(chat).querySelector<HTMLElement>('[part=log]')!;
     expect(log.scrollHeight, 'the log itself scrolls').to.be.greaterThan(log.clientHeight * 3);
-    expect(page.scrollHeight, 'the page grew with the hidden prefixes of the whole transcript').to.be.at.most(height + 2);
+    expect(page.scrollHeight, 'the page grew with the hidden prefixes of the whole transcript').to.be.at.most(
+      height + 2,
+    );
   });
 });

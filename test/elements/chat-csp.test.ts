@@ -38,7 +38,10 @@ describe('<pedelec-chat> under a strict CSP with Trusted Types enforced (CDN bui
     expect(() => {
       document.createElement('div').innerHTML = '<b>not trusted</b>';
     }).to.throw();
-    await until(() => violations.some((v) => v.effectiveDirective === 'require-trusted-types-for'), 'the deliberate violation');
+    await until(
+      () => violations.some((v) => v.effectiveDirective === 'require-trusted-types-for'),
+      'the deliberate violation',
+    );
     violations.length = 0;
   });
 
@@ -60,16 +63,31 @@ describe('<pedelec-chat> under a strict CSP with Trusted Types enforced (CDN bui
     document.body.append(session);
     // The chat's view (templates, styles) is a chunk of its own, loaded by the first chat's first update.
     await chat.updateComplete;
-    expect(chunks().filter((name) => name.includes('chat-view')), 'the chat view chunk').to.have.length(1);
+    expect(
+      chunks().filter((name) => name.includes('chat-view')),
+      'the chat view chunk',
+    ).to.have.length(1);
     const shadow = () => chat.shadowRoot as ShadowRoot;
-    await answer('get_approval_status', { installed: true, approved: true, origin: location.origin, appConnected: true });
+    await answer('get_approval_status', {
+      installed: true,
+      approved: true,
+      origin: location.origin,
+      appConnected: true,
+    });
     await answer('get_settings', { defaultProvider: 'codex', defaultModels: { codex: 'm' } });
 
     // The user types and sends; the agent answers with markup that must stay text.
     const field = shadow().querySelector('textarea')!;
     field.value = 'hello';
-    field.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true, cancelable: true }));
-    await answer('get_approval_status', { installed: true, approved: true, origin: location.origin, appConnected: true });
+    field.dispatchEvent(
+      new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true, cancelable: true }),
+    );
+    await answer('get_approval_status', {
+      installed: true,
+      approved: true,
+      origin: location.origin,
+      appConnected: true,
+    });
     await answer('create_session', { sessionId: 's1' });
     await answer('send_text');
     const hostile = '<img src=x onerror="window.__ttXss=1"><script>window.__ttXss=2</script>';
@@ -84,7 +102,10 @@ describe('<pedelec-chat> under a strict CSP with Trusted Types enforced (CDN bui
     chat.setAttribute('markdown', '');
     session.sendText('a list, please').catch(() => {});
     await answer('send_text');
-    fake.event('s1', 'chat_delta', { seq: 3, text: 'Here:\n\n- one\n- two\n\n```\ncode <b>\n```\n\n![x](https://evil.example/x.png) ' });
+    fake.event('s1', 'chat_delta', {
+      seq: 3,
+      text: 'Here:\n\n- one\n- two\n\n```\ncode <b>\n```\n\n![x](https://evil.example/x.png) ',
+    });
     fake.event('s1', 'chat_delta', { seq: 4, text: hostile });
     fake.event('s1', 'status_changed', { seq: 5, status: 'idle' });
     await until(() => shadow().querySelectorAll('[part~=agent]')[1]?.querySelector('ul'), 'the rendered Markdown');

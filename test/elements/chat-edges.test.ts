@@ -12,7 +12,9 @@ let fake: FakePort;
 const APPROVED = { installed: true, approved: true, origin: location.origin, appConnected: true };
 const SETTINGS = { defaultProvider: 'codex', defaultModels: { codex: 'm' } };
 
-const settle = async (times = 40) => { for (let i = 0; i < times; i++) await Promise.resolve(); };
+const settle = async (times = 40) => {
+  for (let i = 0; i < times; i++) await Promise.resolve();
+};
 const replies = replier(() => fake);
 const { answered } = replies;
 /** Answers (or refuses) the first unanswered request of `type`, then lets the chat react. */
@@ -36,20 +38,29 @@ async function start(session: PedelecSessionElement, sessionId = 's1'): Promise<
   await started;
 }
 let seq = 0;
-const core = (type: string, fields: Record<string, unknown> = {}, sessionId = 's1') => fake.event(sessionId, type, { seq: ++seq, ...fields });
+const core = (type: string, fields: Record<string, unknown> = {}, sessionId = 's1') =>
+  fake.event(sessionId, type, { seq: ++seq, ...fields });
 const shadow = (chat: Element) => (chat as PedelecChatElement).shadowRoot!;
-const read = (row: HTMLElement) => `${row.getAttribute('part')!.split(' ').pop()}: ${row.textContent!.replace(/^(You|Agent): /, '')}`;
-const transcript = (chat: Element) => [...shadow(chat).querySelectorAll<HTMLElement>('[part~=message],[part~=tool],[part~=error]')].map(read);
+const read = (row: HTMLElement) =>
+  `${row.getAttribute('part')!.split(' ').pop()}: ${row.textContent!.replace(/^(You|Agent): /, '')}`;
+const transcript = (chat: Element) =>
+  [...shadow(chat).querySelectorAll<HTMLElement>('[part~=message],[part~=tool],[part~=error]')].map(read);
 const input = (chat: Element) => shadow(chat).querySelector('textarea')!;
 const sendButton = (chat: Element) => shadow(chat).querySelector('button')!;
 const sendTexts = () => fake.posted.filter((m) => m.type === 'send_text').map((m) => m.text);
-const update = async (chat: Element) => { await settle(); await (chat as PedelecChatElement).updateComplete; };
+const update = async (chat: Element) => {
+  await settle();
+  await (chat as PedelecChatElement).updateComplete;
+};
 function enter(target: HTMLElement): void {
-  target.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', code: 'Enter', bubbles: true, composed: true, cancelable: true }));
+  target.dispatchEvent(
+    new KeyboardEvent('keydown', { key: 'Enter', code: 'Enter', bubbles: true, composed: true, cancelable: true }),
+  );
 }
 async function mountChat(): Promise<{ session: PedelecSessionElement; chat: PedelecChatElement }> {
   const host = await fixture<HTMLDivElement>(html`<div></div>`);
-  host.innerHTML = '<pedelec-session provider="codex" model="m"><div class="a"><pedelec-chat></pedelec-chat></div><div class="b"></div></pedelec-session>';
+  host.innerHTML =
+    '<pedelec-session provider="codex" model="m"><div class="a"><pedelec-chat></pedelec-chat></div><div class="b"></div></pedelec-session>';
   const session = host.querySelector('pedelec-session')!;
   const chat = host.querySelector('pedelec-chat')!;
   await chat.updateComplete;
@@ -92,7 +103,9 @@ describe('<pedelec-chat> edges', () => {
     core('chat_delta', { text: 'lo' });
     await update(chat);
     expect(transcript(chat), 'the reply is one message').to.deep.equal(['user: hi', 'agent: Hello']);
-    expect(shadow(chat).querySelector('[part~=agent]')!.getAttribute('aria-busy'), 'its turn has not ended').to.equal('true');
+    expect(shadow(chat).querySelector('[part~=agent]')!.getAttribute('aria-busy'), 'its turn has not ended').to.equal(
+      'true',
+    );
     core('tool_call', { toolRequestId: 't1', tool: 'slow', args: {} });
     await update(chat);
     chat.remove();
@@ -136,7 +149,10 @@ describe('<pedelec-chat> edges', () => {
     enter(field);
     await refuse('send_text', { code: 'SESSION_NOT_FOUND', message: 'Core does not know this session.' });
     await update(chat);
-    expect(transcript(chat)).to.deep.equal(['user: first', 'error: Core does not know this session. (SESSION_NOT_FOUND)']);
+    expect(transcript(chat)).to.deep.equal([
+      'user: first',
+      'error: Core does not know this session. (SESSION_NOT_FOUND)',
+    ]);
     // The turn is over (the SDK cleared it; sendText() from page code would be accepted now), but the
     // status stays "running", which is all the chat looks at: aria-disabled, and Enter does nothing, for good.
     expect(session.status, 'what the chat gates on').to.equal('running');
@@ -164,9 +180,10 @@ describe('<pedelec-chat> edges', () => {
     expect(sendTexts()).to.deep.equal(['hello']);
   });
 
-  it('switched to another session while its turn runs: the old session\'s failure does not land in the new conversation', async () => {
+  it("switched to another session while its turn runs: the old session's failure does not land in the new conversation", async () => {
     const host = await fixture<HTMLDivElement>(html`<div></div>`);
-    host.innerHTML = '<pedelec-session id="a" provider="codex" model="m"></pedelec-session><pedelec-session id="b" provider="codex" model="m"></pedelec-session><pedelec-chat session="a"></pedelec-chat>';
+    host.innerHTML =
+      '<pedelec-session id="a" provider="codex" model="m"></pedelec-session><pedelec-session id="b" provider="codex" model="m"></pedelec-session><pedelec-chat session="a"></pedelec-chat>';
     const a = host.querySelector<PedelecSessionElement>('#a')!;
     const b = host.querySelector<PedelecSessionElement>('#b')!;
     const chat = host.querySelector('pedelec-chat')!;
@@ -188,7 +205,7 @@ describe('<pedelec-chat> edges', () => {
     // Session a's turn fails afterwards (or a is ended by the page: SESSION_ENDED, the same).
     core('error', { error: { code: 'PROVIDER_RATE_LIMITED', message: 'Slow down.' } }, 'sa');
     await update(chat);
-    expect(transcript(chat), 'b\'s conversation shows only b').to.deep.equal([]);
+    expect(transcript(chat), "b's conversation shows only b").to.deep.equal([]);
     expect(field.value, 'a message that was sent to a is not put back').to.equal('');
   });
 
@@ -199,7 +216,12 @@ describe('<pedelec-chat> edges', () => {
     field.value = 'my long first question';
     enter(field);
     // The origin is not approved yet: the extension holds the create request while its popup is open.
-    await answer('get_approval_status', { installed: true, approved: false, origin: location.origin, appConnected: true });
+    await answer('get_approval_status', {
+      installed: true,
+      approved: false,
+      origin: location.origin,
+      appConnected: true,
+    });
     await request('create_session');
     expect(field.value, 'cleared while sending').to.equal('');
     field.value = 'and a follow-up'; // the textarea stays editable: the user goes on typing

@@ -21,14 +21,17 @@ import { installFakeChrome, uninstallFakeChrome } from '../core/fake-chrome.js';
 let turns = 0;
 function say(session: PedelecSessionElement, ...pieces: string[]): void {
   session.dispatchEvent(new PedelecTurnEvent({ turnId: `turn_${++turns}`, kind: 'user', text: `question ${turns}` }));
-  for (const text of pieces) session.dispatchEvent(new PedelecChatDeltaEvent({ text, context: {} as ChatEventContext }));
+  for (const text of pieces)
+    session.dispatchEvent(new PedelecChatDeltaEvent({ text, context: {} as ChatEventContext }));
   session.dispatchEvent(new PedelecStatusEvent({ status: 'idle', previousStatus: 'running' }));
 }
 
 async function mount(markdown = true): Promise<{ session: PedelecSessionElement; chat: PedelecChatElement }> {
   // No bridge is ever reached (a fake Chrome without the extension), so nothing touches the network.
   const session = await fixture<PedelecSessionElement>(
-    html`<pedelec-session provider="codex" model="m"><pedelec-chat ?markdown=${markdown}></pedelec-chat></pedelec-session>`,
+    html`<pedelec-session provider="codex" model="m"
+      ><pedelec-chat ?markdown=${markdown}></pedelec-chat
+    ></pedelec-session>`,
   );
   const chat = session.querySelector('pedelec-chat')!;
   await chat.updateComplete;
@@ -44,9 +47,15 @@ const markdownLoads = () =>
 
 /** Renders once the lazily loaded renderer is there (the first reply may show as text until then). */
 async function rendered(chat: PedelecChatElement, row: () => HTMLElement | undefined): Promise<HTMLElement> {
-  await waitUntil(() => row()?.classList.contains('md') && row()!.querySelector('p, ul, ol, pre, h1, h2, h3, blockquote, table, a, hr, code, strong, em'), 'rendered Markdown', {
-    timeout: 5000,
-  });
+  await waitUntil(
+    () =>
+      row()?.classList.contains('md') &&
+      row()!.querySelector('p, ul, ol, pre, h1, h2, h3, blockquote, table, a, hr, code, strong, em'),
+    'rendered Markdown',
+    {
+      timeout: 5000,
+    },
+  );
   await chat.updateComplete;
   return row()!;
 }
@@ -108,14 +117,16 @@ describe('<pedelec-chat markdown>', () => {
     };
     await chat.updateComplete;
     session.dispatchEvent(new PedelecTurnEvent({ turnId: 'fast', kind: 'user', text: 'go' }));
-    for (let i = 0; i < 50; i++) session.dispatchEvent(new PedelecChatDeltaEvent({ text: `${i} `, context: {} as ChatEventContext }));
+    for (let i = 0; i < 50; i++)
+      session.dispatchEvent(new PedelecChatDeltaEvent({ text: `${i} `, context: {} as ChatEventContext }));
     await chat.updateComplete;
     expect(renders, '50 deltas in one frame').to.equal(1);
     expect(agentRows(chat)[0]!.textContent).to.match(/^Agent: 0 1 2 .* 49 $/);
     // Over three frames: at most one render each.
     const before = renders;
     for (let frame = 0; frame < 3; frame++) {
-      for (let i = 0; i < 10; i++) session.dispatchEvent(new PedelecChatDeltaEvent({ text: 'x', context: {} as ChatEventContext }));
+      for (let i = 0; i < 10; i++)
+        session.dispatchEvent(new PedelecChatDeltaEvent({ text: 'x', context: {} as ChatEventContext }));
       await nextFrame();
     }
     await chat.updateComplete;
@@ -129,7 +140,9 @@ describe('<pedelec-chat markdown>', () => {
     const { renderMarkdown } = await import('../../src/markdown.js');
     const div = document.createElement('div');
     div.append(renderMarkdown('[![build status](https://img.example/badge.svg)](https://ci.example/run/1)'));
-    expect([...div.querySelectorAll('a')].map((a) => [a.getAttribute('href'), a.textContent])).to.deep.equal([['https://ci.example/run/1', 'build status']]);
+    expect([...div.querySelectorAll('a')].map((a) => [a.getAttribute('href'), a.textContent])).to.deep.equal([
+      ['https://ci.example/run/1', 'build status'],
+    ]);
   });
 
   it('a task list keeps which items are done, as text (no form controls)', async () => {
@@ -199,14 +212,18 @@ describe('<pedelec-chat markdown>', () => {
       `[mail](mailto:someone@example.com)`,
       `[relative](/steal?d=secret)`,
     ];
-    const FORBIDDEN = 'img, picture, source, video, audio, iframe, frame, object, embed, form, input, button, style, link, meta, base, script, svg, math, noscript, marquee, details, image, body';
+    const FORBIDDEN =
+      'img, picture, source, video, audio, iframe, frame, object, embed, form, input, button, style, link, meta, base, script, svg, math, noscript, marquee, details, image, body';
 
     /**
      * Proves the detectors before a corpus runs: a deliberate inline handler runs (report-only), sets
      * the flag and is reported; with `image`, a deliberate image load is reported and leaves a
      * resource-timing entry. Then forgets what the probes left.
      */
-    async function proveDetectors(violations: SecurityPolicyViolationEvent[], { image }: { image: boolean }): Promise<void> {
+    async function proveDetectors(
+      violations: SecurityPolicyViolationEvent[],
+      { image }: { image: boolean },
+    ): Promise<void> {
       const probe = document.createElement('div');
       probe.setAttribute('onclick', `window.${FLAG}='probe'`);
       document.body.append(probe);
@@ -215,10 +232,16 @@ describe('<pedelec-chat markdown>', () => {
       const probeImage = `${location.origin}/package.json?probe=${Date.now()}`;
       if (image) new Image().src = probeImage;
       await waitUntil(
-        () => violations.some((v) => v.effectiveDirective.startsWith('script-src')) && (!image || violations.some((v) => v.effectiveDirective === 'img-src')),
+        () =>
+          violations.some((v) => v.effectiveDirective.startsWith('script-src')) &&
+          (!image || violations.some((v) => v.effectiveDirective === 'img-src')),
         'the deliberate violations',
       );
-      if (image) await waitUntil(() => performance.getEntriesByName(probeImage).length > 0, 'the probe image in resource timing');
+      if (image)
+        await waitUntil(
+          () => performance.getEntriesByName(probeImage).length > 0,
+          'the probe image in resource timing',
+        );
       expect((window as any)[FLAG]).to.equal('probe');
       delete (window as any)[FLAG];
       violations.length = 0;
@@ -256,12 +279,26 @@ describe('<pedelec-chat markdown>', () => {
 
         expect((window as any)[FLAG], 'a payload ran').to.equal(undefined);
         expect(violations.map((v) => `${v.effectiveDirective} ${v.blockedURI}`)).to.deep.equal([]);
-        expect(performance.getEntriesByType('resource').slice(resourcesBefore).map((e) => e.name)).to.deep.equal([]);
+        expect(
+          performance
+            .getEntriesByType('resource')
+            .slice(resourcesBefore)
+            .map((e) => e.name),
+        ).to.deep.equal([]);
 
-        const found = chat.shadowRoot!.querySelectorAll(FORBIDDEN.split(', ').map((tag) => `[part~=agent] ${tag}`).join());
-        expect([...found].map((el) => el.localName), 'forbidden elements').to.deep.equal([]);
+        const found = chat.shadowRoot!.querySelectorAll(
+          FORBIDDEN.split(', ')
+            .map((tag) => `[part~=agent] ${tag}`)
+            .join(),
+        );
+        expect(
+          [...found].map((el) => el.localName),
+          'forbidden elements',
+        ).to.deep.equal([]);
         for (const el of chat.shadowRoot!.querySelectorAll('[part~=agent] *')) {
-          const attrs = [...el.attributes].map((a) => a.name).filter((name) => !['href', 'title', 'start', 'align', 'rel', 'target', 'class'].includes(name));
+          const attrs = [...el.attributes]
+            .map((a) => a.name)
+            .filter((name) => !['href', 'title', 'start', 'align', 'rel', 'target', 'class'].includes(name));
           expect(attrs, `attributes of <${el.localName}>`).to.deep.equal([]);
         }
         for (const a of chat.shadowRoot!.querySelectorAll('a')) {
@@ -279,7 +316,10 @@ describe('<pedelec-chat markdown>', () => {
         expect(row(exfiltration[1]!).querySelector('a')!.href).to.equal(`${EVIL}/ref.png?d=secret`);
         expect(row(exfiltration[11]!).querySelector('a')!.href).to.equal('mailto:someone@example.com');
         expect(row(exfiltration[12]!).querySelector('a')!.hasAttribute('href')).to.equal(false);
-        expect(row(payloads.find((p) => p.startsWith(`[click](${EVIL}`))!).querySelector('a')!.title, 'a title stays text').to.equal(`onmouseover=${set}`);
+        expect(
+          row(payloads.find((p) => p.startsWith(`[click](${EVIL}`))!).querySelector('a')!.title,
+          'a title stays text',
+        ).to.equal(`onmouseover=${set}`);
         for (const source of payloads.filter((p) => p.startsWith('[click](') && !p.includes(EVIL))) {
           const link = row(source).querySelector('a');
           if (link) expect(link.hasAttribute('href'), source).to.equal(false);
@@ -319,12 +359,20 @@ describe('<pedelec-chat markdown>', () => {
         // Text, exactly as the agent sent it: the only element in a row is the screen-reader label.
         rows.forEach((row, i) => {
           expect(row.textContent, `payload ${i}`).to.equal(`Agent: ${corpus[i]}`);
-          expect([...row.querySelectorAll('*')].map((el) => el.localName), `payload ${i}`).to.deep.equal(['span']);
+          expect(
+            [...row.querySelectorAll('*')].map((el) => el.localName),
+            `payload ${i}`,
+          ).to.deep.equal(['span']);
         });
         expect((window as any)[FLAG], 'a payload ran').to.equal(undefined);
         expect(violations.map((v) => `${v.effectiveDirective} ${v.blockedURI}`)).to.deep.equal([]);
         // No load of any kind, the Markdown renderer included.
-        expect(performance.getEntriesByType('resource').slice(resourcesBefore).map((e) => e.name)).to.deep.equal([]);
+        expect(
+          performance
+            .getEntriesByType('resource')
+            .slice(resourcesBefore)
+            .map((e) => e.name),
+        ).to.deep.equal([]);
       } finally {
         document.removeEventListener('securitypolicyviolation', onViolation);
         delete (window as any)[FLAG];

@@ -31,11 +31,15 @@ describe('<pedelec-chat> whose view cannot be loaded', () => {
     this.timeout(15000);
     const errors: PedelecErrorEvent[] = [];
     document.addEventListener('pedelec-error', (e) => errors.push(e as PedelecErrorEvent));
-    const session = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"><pedelec-chat></pedelec-chat></pedelec-session>`);
+    const session = await fixture<PedelecSessionElement>(
+      html`<pedelec-session provider="codex" model="m"><pedelec-chat></pedelec-chat></pedelec-session>`,
+    );
     const chat = session.querySelector('pedelec-chat') as PedelecChatElement;
     await waitUntil(() => errors.length > 0, 'the pedelec-error');
     await chat.updateComplete;
-    expect(errors.map((e) => [e.detail.error.code, e.target === chat])).to.deep.equal([['CHAT_VIEW_UNAVAILABLE', true]]);
+    expect(errors.map((e) => [e.detail.error.code, e.target === chat])).to.deep.equal([
+      ['CHAT_VIEW_UNAVAILABLE', true],
+    ]);
     expect(chat.isUpdatePending, 'no update left pending').to.equal(false);
     expect(chat.getBoundingClientRect().height, 'the panel keeps its size without its view').to.be.greaterThan(100);
     // Events keep arriving; they are kept, and more updates run without another report.
@@ -53,7 +57,9 @@ describe('<pedelec-chat> whose view cannot be loaded', () => {
       expect(unhandled, 'no unhandled rejection on retry').to.deep.equal([]);
       return;
     }
-    await waitUntil(() => chat.shadowRoot!.querySelector('[role=log]'), 'the view, loaded by itself', { timeout: 8000 });
+    await waitUntil(() => chat.shadowRoot!.querySelector('[role=log]'), 'the view, loaded by itself', {
+      timeout: 8000,
+    });
     session.dispatchEvent(new CustomEvent('pedelec-chat-delta', { detail: { text: 'and shown' } }));
     await chat.updateComplete;
     const rows = [...chat.shadowRoot!.querySelectorAll('[part~=message]')].map((row) => row.textContent);

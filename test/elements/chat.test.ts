@@ -84,9 +84,12 @@ async function mountChat(attrs = 'provider="codex" model="m"', chatAttrs = ''): 
 }
 
 const shadow = (chat: Element) => (chat as PedelecChatElement).shadowRoot!;
-const rows = (chat: Element) => [...shadow(chat).querySelectorAll<HTMLElement>('[part~=message],[part~=tool],[part~=error]')];
+const rows = (chat: Element) => [
+  ...shadow(chat).querySelectorAll<HTMLElement>('[part~=message],[part~=tool],[part~=error]'),
+];
 /** A row as a reader sees it: "user: hi", "agent: Hello", "tool: slow: running…", "error: …". */
-const read = (row: HTMLElement) => `${row.getAttribute('part')!.split(' ').pop()}: ${row.textContent!.replace(/^(You|Agent): /, '')}`;
+const read = (row: HTMLElement) =>
+  `${row.getAttribute('part')!.split(' ').pop()}: ${row.textContent!.replace(/^(You|Agent): /, '')}`;
 const transcript = (chat: Element) => rows(chat).map(read);
 const input = (chat: Element) => shadow(chat).querySelector('textarea')!;
 const sendButton = (chat: Element) => shadow(chat).querySelector('button')!;
@@ -99,7 +102,14 @@ async function update(chat: Element): Promise<void> {
 }
 
 function enter(target: HTMLElement, init: KeyboardEventInit = {}): KeyboardEvent {
-  const event = new KeyboardEvent('keydown', { key: 'Enter', code: 'Enter', bubbles: true, composed: true, cancelable: true, ...init });
+  const event = new KeyboardEvent('keydown', {
+    key: 'Enter',
+    code: 'Enter',
+    bubbles: true,
+    composed: true,
+    cancelable: true,
+    ...init,
+  });
   target.dispatchEvent(event);
   return event;
 }
@@ -296,7 +306,8 @@ describe('<pedelec-chat>', () => {
       const session = host.querySelector('pedelec-session')!;
       const chat = host.querySelector('pedelec-chat')!;
       let release!: (value: unknown) => void;
-      (host.querySelector('pedelec-tool') as PedelecToolElement).handler = () => new Promise((resolve) => (release = resolve));
+      (host.querySelector('pedelec-tool') as PedelecToolElement).handler = () =>
+        new Promise((resolve) => (release = resolve));
       await available();
       await start(session);
       const turn = await pageTurn(session, 'go');
@@ -457,7 +468,10 @@ describe('<pedelec-chat>', () => {
 
     it('sends with the keyboard only, and focus never leaves the composer', async () => {
       const host = await fixture<HTMLDivElement>(html`<div><button id="before">before</button></div>`);
-      host.insertAdjacentHTML('beforeend', '<pedelec-session provider="codex" model="m"><pedelec-chat></pedelec-chat></pedelec-session>');
+      host.insertAdjacentHTML(
+        'beforeend',
+        '<pedelec-session provider="codex" model="m"><pedelec-chat></pedelec-chat></pedelec-session>',
+      );
       const session = host.querySelector('pedelec-session')!;
       const chat = host.querySelector('pedelec-chat')!;
       await available();
@@ -669,9 +683,16 @@ describe('<pedelec-chat>', () => {
       const { session, chat } = await mountChat();
       await available({ installed: true, approved: false, origin: location.origin, appConnected: true });
       await update(chat);
-      expect(note(chat).textContent).to.equal("This site needs your approval: send a message, then approve it in the Pedelec extension's popup.");
+      expect(note(chat).textContent).to.equal(
+        "This site needs your approval: send a message, then approve it in the Pedelec extension's popup.",
+      );
       const started = session.start();
-      await answer('get_approval_status', { installed: true, approved: false, origin: location.origin, appConnected: true });
+      await answer('get_approval_status', {
+        installed: true,
+        approved: false,
+        origin: location.origin,
+        appConnected: true,
+      });
       await waitUntil(() => session.getAttribute('approval') === 'pending');
       await update(chat);
       expect(note(chat).textContent).to.equal("Approve this site in the Pedelec extension's popup to continue.");
@@ -709,13 +730,17 @@ describe('<pedelec-chat>', () => {
       await answer('get_settings', noProvider);
       await update(other.chat);
       expect(note(other.chat).textContent).to.equal(say);
-      expect(transcript(other.chat)).to.deep.equal(['error: No default provider is set in Pedelec. (DEFAULT_PROVIDER_NOT_SET)']);
+      expect(transcript(other.chat)).to.deep.equal([
+        'error: No default provider is set in Pedelec. (DEFAULT_PROVIDER_NOT_SET)',
+      ]);
     });
 
     it('dev Core unreachable → start pedelec-dev', async () => {
       const { chat } = await mountChat('provider="scripted" bridge="ws://127.0.0.1:1/bridge"');
       await waitUntil(() => note(chat).textContent !== '', 'a note', { timeout: 5000 });
-      expect(note(chat).textContent).to.equal('The development Core is not reachable: start it with `npx -p pedelec-elements pedelec-dev`, then send your message again.');
+      expect(note(chat).textContent).to.equal(
+        'The development Core is not reachable: start it with `npx -p pedelec-elements pedelec-dev`, then send your message again.',
+      );
     });
 
     it('checks again when page code sets the session’s bridge after connection', async () => {

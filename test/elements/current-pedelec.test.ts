@@ -15,7 +15,15 @@ import type {
   PedelecToolResultEvent,
   PedelecUsageEvent,
 } from '../../src/index.js';
-import { approvedStatus, installFakeChrome, mount, nextTask, replier, uninstallFakeChrome, type FakePort } from './helpers.js';
+import {
+  approvedStatus,
+  installFakeChrome,
+  mount,
+  nextTask,
+  replier,
+  uninstallFakeChrome,
+  type FakePort,
+} from './helpers.js';
 
 let fake: FakePort;
 const { answer, request } = replier(() => fake);
@@ -87,14 +95,25 @@ describe('<pedelec-session> with today’s Pedelec', () => {
     const host = await mount('<pedelec-session provider="codex" model="m"></pedelec-session>');
     const el = host.querySelector<PedelecSessionElement>('pedelec-session')!;
     await startCurrent(el);
-    const artifact = { id: 'a1', provider: 'codex', path: '/report.md', name: 'report.md', mimeType: 'text/markdown', sizeBytes: 5, kind: 'file', source: 'agent' };
+    const artifact = {
+      id: 'a1',
+      provider: 'codex',
+      path: '/report.md',
+      name: 'report.md',
+      mimeType: 'text/markdown',
+      sizeBytes: 5,
+      kind: 'file',
+      source: 'agent',
+    };
     const fired = oneEvent(el, 'pedelec-artifact') as Promise<PedelecArtifactEvent>;
     coreEvent('s1', 'provider_artifact', { seq: 2, artifact });
     expect((await fired).detail.artifact).to.deep.equal(artifact);
   });
 
   it('a chat shows the whole reply when the provider sends only chat_message (no fragments)', async () => {
-    const host = await mount('<pedelec-session provider="codex" model="m"><pedelec-chat></pedelec-chat></pedelec-session>');
+    const host = await mount(
+      '<pedelec-session provider="codex" model="m"><pedelec-chat></pedelec-chat></pedelec-session>',
+    );
     const el = host.querySelector<PedelecSessionElement>('pedelec-session')!;
     const chat = host.querySelector<PedelecChatElement>('pedelec-chat')!;
     await startCurrent(el);
@@ -136,7 +155,12 @@ describe('<pedelec-session> with today’s Pedelec', () => {
         status: 'waiting_tool_result',
         latestSeq: 8,
         activeOperation: { operationId: 'op_old_page', operationKind: 'user' },
-        pendingToolRequest: { toolRequestId: 'r-old', tool: 'update_counter', args: { delta: 3 }, operationId: 'op_old_page' },
+        pendingToolRequest: {
+          toolRequestId: 'r-old',
+          tool: 'update_counter',
+          args: { delta: 3 },
+          operationId: 'op_old_page',
+        },
       },
     });
     expect((await result).detail).to.include({ tool: 'update_counter', ok: true });

@@ -6,11 +6,19 @@
  */
 import { expect } from '@open-wc/testing';
 import '../../src/define.js';
-import type { PedelecErrorEvent, PedelecSessionElement, PedelecToolElement, PedelecWarningEvent } from '../../src/index.js';
+import type {
+  PedelecErrorEvent,
+  PedelecSessionElement,
+  PedelecToolElement,
+  PedelecWarningEvent,
+} from '../../src/index.js';
 import { installFakeChrome, manifestTool, mountHost, nextTask, record, uninstallFakeChrome } from './helpers.js';
 
 const warningPaths = (events: PedelecWarningEvent[], tool: string) =>
-  events.map((e) => e.detail.warning.details as { tool: string; path: string }).filter((d) => d.tool === tool).map((d) => d.path);
+  events
+    .map((e) => e.detail.warning.details as { tool: string; path: string })
+    .filter((d) => d.tool === tool)
+    .map((d) => d.path);
 
 describe('declarations: markup kept as the equivalent JSON', () => {
   beforeEach(() => installFakeChrome());
@@ -59,7 +67,9 @@ describe('declarations: markup kept as the equivalent JSON', () => {
     await nextTask();
     const tool = host.querySelector('pedelec-tool') as PedelecToolElement;
     expect(tool.invalidReason ?? '(null: accepted)').to.contain('argsSchema.properties.mode.enum');
-    expect(errors.map((e) => (e.detail.error.details as { path?: string }).path)).to.deep.equal(['argsSchema.properties.mode.enum']);
+    expect(errors.map((e) => (e.detail.error.details as { path?: string }).path)).to.deep.equal([
+      'argsSchema.properties.mode.enum',
+    ]);
   });
 
   it('timeout-ms="" (or a bare timeout-ms) is a bad timeout-ms, not "no timeout"', async () => {
@@ -73,11 +83,16 @@ describe('declarations: markup kept as the equivalent JSON', () => {
     await nextTask();
     const session = host.querySelector('pedelec-session') as PedelecSessionElement;
     // " " is already refused ("tool timeoutMs must be a positive integer"); "" is silently accepted.
-    expect((host.querySelector("[name=blank]") as PedelecToolElement).invalidReason ?? "").to.match(/timeoutMs must be a positive integer/);
+    expect((host.querySelector('[name=blank]') as PedelecToolElement).invalidReason ?? '').to.match(
+      /timeoutMs must be a positive integer/,
+    );
     for (const name of ['empty', 'bare']) {
       const tool = host.querySelector(`[name=${name}]`) as PedelecToolElement;
-      expect(tool.invalidReason ?? "(null: accepted)", name).to.match(/timeoutMs must be a positive integer/);
-      expect(errors.filter((e) => e.element === tool), name).to.have.length(1);
+      expect(tool.invalidReason ?? '(null: accepted)', name).to.match(/timeoutMs must be a positive integer/);
+      expect(
+        errors.filter((e) => e.element === tool),
+        name,
+      ).to.have.length(1);
     }
     expect(session.manifest === undefined, 'no tool in the manifest').to.equal(true);
   });

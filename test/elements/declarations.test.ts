@@ -190,7 +190,9 @@ describe('declarations', () => {
       const session = sessionIn(host);
       await nextTask();
       // maximum: null (what JSON gives for Infinity) is refused, exactly as for a JS-defined tool.
-      expect(toolIn(host, 'by_args').invalidReason).to.match(/argsSchema\.properties\.n\.maximum must be a finite number/);
+      expect(toolIn(host, 'by_args').invalidReason).to.match(
+        /argsSchema\.properties\.n\.maximum must be a finite number/,
+      );
       const n = toolIn(host, 'by_args').definition!.argsSchema.properties!.n as Record<string, unknown>;
       expect(Object.is(n.minimum, 0) && Object.is(n.default, 0), 'no -0').to.equal(true);
       expect(n.examples).to.deep.equal([0, { z: 0 }, null]);
@@ -224,8 +226,14 @@ describe('declarations', () => {
     });
 
     it('no schema at all → { type: "object", properties: {} }', async () => {
-      const host = await mount(`<pedelec-session><pedelec-tool name="bare" description="No args."></pedelec-tool></pedelec-session>`);
-      expect(manifestTool(sessionIn(host), 'bare')).to.deep.equal({ name: 'bare', description: 'No args.', argsSchema: EMPTY_SCHEMA });
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="bare" description="No args."></pedelec-tool></pedelec-session>`,
+      );
+      expect(manifestTool(sessionIn(host), 'bare')).to.deep.equal({
+        name: 'bare',
+        description: 'No args.',
+        argsSchema: EMPTY_SCHEMA,
+      });
       expect(toolIn(host, 'bare').definition?.argsSchema).to.deep.equal(EMPTY_SCHEMA);
     });
 
@@ -254,7 +262,8 @@ describe('declarations', () => {
 
     it('argument names __proto__ and constructor are ordinary own properties', async () => {
       const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
-      const json = '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"},"hasOwnProperty":{"type":"boolean"}},"required":["__proto__"]}';
+      const json =
+        '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"},"hasOwnProperty":{"type":"boolean"}},"required":["__proto__"]}';
       const host = await mount(`
         <pedelec-session>
           <pedelec-tool name="by_args" description="d">
@@ -418,15 +427,24 @@ describe('declarations', () => {
       customElements.define(tag, class extends PedelecToolElement {});
       expect(early).to.be.instanceOf(PedelecToolElement);
       await early.updateComplete;
-      expect(manifestTool(session, 'early')).to.deep.equal({ name: 'early', description: 'Set before upgrade.', timeoutMs: 1500, argsSchema: schema });
+      expect(manifestTool(session, 'early')).to.deep.equal({
+        name: 'early',
+        description: 'Set before upgrade.',
+        timeoutMs: 1500,
+        argsSchema: schema,
+      });
       expect(await session.invoke('early', { n: 4 })).to.deep.equal({ ok: true, result: { got: 4 } });
     });
 
     it('created by markup, by document.createElement and by new', async () => {
       // Markup.
-      const marked = await mount(`<pedelec-session><pedelec-tool name="by_markup" description="d"><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool></pedelec-session>`);
+      const marked = await mount(
+        `<pedelec-session><pedelec-tool name="by_markup" description="d"><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool></pedelec-session>`,
+      );
       const expectedSchema = { type: 'object', properties: { n: { type: 'integer' } } };
-      expect(sessionIn(marked).manifest?.tools).to.deep.equal([{ name: 'by_markup', description: 'd', argsSchema: expectedSchema }]);
+      expect(sessionIn(marked).manifest?.tools).to.deep.equal([
+        { name: 'by_markup', description: 'd', argsSchema: expectedSchema },
+      ]);
 
       // document.createElement.
       const host = await mountHost();
@@ -446,7 +464,10 @@ describe('declarations', () => {
       createdTool.append(createdArg);
       created.append(createdGuidance, createdTool);
       host.append(created);
-      expect(created.manifest).to.deep.equal({ guidance: 'Created.', tools: [{ name: 'by_create', description: 'd', argsSchema: expectedSchema }] });
+      expect(created.manifest).to.deep.equal({
+        guidance: 'Created.',
+        tools: [{ name: 'by_create', description: 'd', argsSchema: expectedSchema }],
+      });
 
       // new.
       const constructed = new PedelecSessionElement();
@@ -461,13 +482,18 @@ describe('declarations', () => {
       constructedTool.append(constructedArg);
       constructed.append(constructedGuidance, constructedTool);
       host.append(constructed);
-      expect(constructed.manifest).to.deep.equal({ guidance: 'Constructed.', tools: [{ name: 'by_new', description: 'd', argsSchema: expectedSchema }] });
+      expect(constructed.manifest).to.deep.equal({
+        guidance: 'Constructed.',
+        tools: [{ name: 'by_new', description: 'd', argsSchema: expectedSchema }],
+      });
       // Sibling sessions do not see each other's tools.
       expect(toolNames(created)).to.deep.equal(['by_create']);
     });
 
     it('tools added and removed later update the manifest', async () => {
-      const host = await mount(`<pedelec-session><pedelec-tool name="a" description="d"></pedelec-tool></pedelec-session>`);
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="a" description="d"></pedelec-tool></pedelec-session>`,
+      );
       const session = sessionIn(host);
       expect(toolNames(session)).to.deep.equal(['a']);
       const b = makeTool('b');
@@ -513,7 +539,9 @@ describe('declarations', () => {
     });
 
     it('tool order is tree order, whatever the order of insertion', async () => {
-      const host = await mount(`<pedelec-session><pedelec-tool name="c" description="d"></pedelec-tool></pedelec-session>`);
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="c" description="d"></pedelec-tool></pedelec-session>`,
+      );
       const session = sessionIn(host);
       const wrapper = document.createElement('div');
       wrapper.append(makeTool('e'));
@@ -539,7 +567,11 @@ describe('declarations', () => {
       const tools: PedelecToolElement[] = [];
       for (let i = 0; i < 1000; i++) {
         const tool = makeTool(`tool_${i}`);
-        for (const [name, type] of [['text', 'string'], ['count', 'integer'], ['on', 'boolean']]) {
+        for (const [name, type] of [
+          ['text', 'string'],
+          ['count', 'integer'],
+          ['on', 'boolean'],
+        ]) {
           const arg = document.createElement('pedelec-arg');
           arg.setAttribute('name', name!);
           arg.setAttribute('type', type!);
@@ -560,7 +592,6 @@ describe('declarations', () => {
         properties: { text: { type: 'string' }, count: { type: 'integer' }, on: { type: 'boolean' } },
         required: ['count'],
       });
-
     });
 
     it('one change among 1 000 tools costs one build (attribute, property, or a <pedelec-arg> child)', async () => {
@@ -595,11 +626,16 @@ describe('declarations', () => {
       tools[502]!.querySelector('pedelec-arg')!.setAttribute('minimum', '0');
       await nextTask();
       expect(session.buildCount - beforeArg, 'builds for one <pedelec-arg> change').to.equal(1);
-      expect(manifestTool(session, 'tool_502').argsSchema).to.deep.equal({ type: 'object', properties: { n: { type: 'integer', minimum: 0 } } });
+      expect(manifestTool(session, 'tool_502').argsSchema).to.deep.equal({
+        type: 'object',
+        properties: { n: { type: 'integer', minimum: 0 } },
+      });
     });
 
     it('a handler change is never a tool change: no build', async () => {
-      const host = await mount(`<pedelec-session><pedelec-tool name="t" description="d"></pedelec-tool></pedelec-session>`);
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="t" description="d"></pedelec-tool></pedelec-session>`,
+      );
       const session = sessionIn(host);
       const tool = toolIn(host, 't');
       await tool.updateComplete;
@@ -620,7 +656,9 @@ describe('declarations', () => {
 
   describe('edges found in review', () => {
     it('a class or data-* change on an arg is no tool change: no build, no recompiled validator', async () => {
-      const host = await mount(`<pedelec-session><pedelec-tool name="t" description="d"><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool></pedelec-session>`);
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="t" description="d"><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool></pedelec-session>`,
+      );
       const session = sessionIn(host);
       await nextTask();
       const before = session.buildCount;
@@ -632,11 +670,16 @@ describe('declarations', () => {
       arg.setAttribute('minimum', '3');
       await nextTask();
       expect(session.buildCount).to.equal(before + 1);
-      expect(manifestTool(session, 't').argsSchema).to.deep.equal({ type: 'object', properties: { n: { type: 'integer', minimum: 3 } } });
+      expect(manifestTool(session, 't').argsSchema).to.deep.equal({
+        type: 'object',
+        properties: { n: { type: 'integer', minimum: 3 } },
+      });
     });
 
     it('a tool that becomes invalid costs one build (its own invalid attribute is no change)', async () => {
-      const host = await mount(`<pedelec-session><pedelec-tool name="t" description="d"></pedelec-tool></pedelec-session>`);
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="t" description="d"></pedelec-tool></pedelec-session>`,
+      );
       const session = sessionIn(host);
       const tool = toolIn(host, 't');
       await nextTask();
@@ -663,11 +706,17 @@ describe('declarations', () => {
       const session = sessionIn(host);
       session.append(document.adoptNode(tool));
       await nextTask();
-      expect(manifestTool(session, 'early').argsSchema).to.deep.equal({ type: 'object', properties: { delta: { type: 'integer' } }, required: ['delta'] });
+      expect(manifestTool(session, 'early').argsSchema).to.deep.equal({
+        type: 'object',
+        properties: { delta: { type: 'integer' } },
+        required: ['delta'],
+      });
     });
 
     it('args nested deeper than any schema may be (built from script) are reported as too deep, and the session goes on', async () => {
-      const host = await mount(`<pedelec-session><pedelec-tool name="ok" description="d"></pedelec-tool></pedelec-session>`);
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="ok" description="d"></pedelec-tool></pedelec-session>`,
+      );
       const session = sessionIn(host);
       const deep = document.createElement('pedelec-tool');
       deep.setAttribute('name', 'deep');
@@ -685,7 +734,9 @@ describe('declarations', () => {
       await nextTask();
       expect(toolNames(session)).to.deep.equal(['ok']);
       expect(deep.hasAttribute('invalid')).to.equal(true);
-      expect(errors.map((e) => e.detail.error.message)).to.satisfy((messages: string[]) => messages.some((m) => /deeper than 64 levels/.test(m)));
+      expect(errors.map((e) => e.detail.error.message)).to.satisfy((messages: string[]) =>
+        messages.some((m) => /deeper than 64 levels/.test(m)),
+      );
       const late = document.createElement('pedelec-tool');
       late.setAttribute('name', 'late');
       late.setAttribute('description', 'd');
@@ -773,7 +824,10 @@ describe('declarations', () => {
 
       const create = await startSession(session, fake);
       expect(session.status).to.equal('idle');
-      expect((create.input.skills.tools as Array<{ name: string }>).map((t) => t.name)).to.deep.equal(['good', 'also_good']);
+      expect((create.input.skills.tools as Array<{ name: string }>).map((t) => t.name)).to.deep.equal([
+        'good',
+        'also_good',
+      ]);
       const { turn } = await beginTurn(session, fake);
       const submit = await callTool(fake, 'good', { n: 21 });
       expect(submit.result).to.deep.equal({ doubled: 42 });
@@ -808,8 +862,18 @@ describe('declarations', () => {
         expect(tool.hasAttribute('invalid'), tool.id).to.equal(false);
         expect(tool.invalidReason, tool.id).to.equal(null);
       }
-      expect(toolNames(session)).to.deep.equal(['good', 'empty_description', 'bad_json', 'renamed', 'bad_arg_type', 'also_good']);
-      expect(manifestTool(session, 'bad_arg_type').argsSchema).to.deep.equal({ type: 'object', properties: { when: { type: 'string' } } });
+      expect(toolNames(session)).to.deep.equal([
+        'good',
+        'empty_description',
+        'bad_json',
+        'renamed',
+        'bad_arg_type',
+        'also_good',
+      ]);
+      expect(manifestTool(session, 'bad_arg_type').argsSchema).to.deep.equal({
+        type: 'object',
+        properties: { when: { type: 'string' } },
+      });
       expect(errors, 'fixing fires no pedelec-error').to.have.length(errorCount);
     });
 
@@ -916,7 +980,10 @@ describe('declarations', () => {
           </pedelec-guidance>
         </pedelec-session>`);
       const session = sessionIn(host);
-      expect(session.manifest).to.deep.equal({ guidance: 'Use update_counter when the user asks to change the counter.', tools: [] });
+      expect(session.manifest).to.deep.equal({
+        guidance: 'Use update_counter when the user asks to change the counter.',
+        tools: [],
+      });
       const guidance = host.querySelector('pedelec-guidance')!;
       guidance.textContent = 'Something else.';
       await nextTask();
@@ -931,7 +998,9 @@ describe('declarations', () => {
 
     it('is hidden, in the document and inside a shadow root', async () => {
       const tag = defineShadowHost(`<pedelec-guidance>Shadow guidance.</pedelec-guidance>`);
-      const host = await mount(`<pedelec-session><pedelec-guidance>Visible? No.</pedelec-guidance><${tag}></${tag}></pedelec-session>`);
+      const host = await mount(
+        `<pedelec-session><pedelec-guidance>Visible? No.</pedelec-guidance><${tag}></${tag}></pedelec-session>`,
+      );
       const light = host.querySelector('pedelec-guidance')!;
       const shadow = host.querySelector(tag)!.shadowRoot!.querySelector('pedelec-guidance')!;
       for (const guidance of [light, shadow]) {
@@ -973,7 +1042,8 @@ describe('declarations', () => {
         // A tool and a stray arg are styled display: none; an arg inside a tool is not even in the flat tree.
         expect(getComputedStyle(tool).display, 'pedelec-tool').to.equal('none');
         expect(getComputedStyle(strayArg).display, 'stray pedelec-arg').to.equal('none');
-        for (const el of [tool, nestedArg, strayArg]) expect(el.getClientRects().length, `boxes of ${el.outerHTML}`).to.equal(0);
+        for (const el of [tool, nestedArg, strayArg])
+          expect(el.getClientRects().length, `boxes of ${el.outerHTML}`).to.equal(0);
       }
       expect(toolNames(sessionIn(host))).to.deep.equal(['t', 's']);
     });
@@ -984,10 +1054,15 @@ describe('declarations', () => {
       sheet.replaceSync('.card * { display: block }');
       try {
         document.adoptedStyleSheets = [sheet]; // e.g. a CSS-in-JS library replacing the list
-        const host = await mount(`<div class="card"><pedelec-session><pedelec-guidance>Secret agent instructions</pedelec-guidance><pedelec-tool name="t" description="d"></pedelec-tool></pedelec-session></div>`);
+        const host = await mount(
+          `<div class="card"><pedelec-session><pedelec-guidance>Secret agent instructions</pedelec-guidance><pedelec-tool name="t" description="d"></pedelec-tool></pedelec-session></div>`,
+        );
         const guidance = host.querySelector('pedelec-guidance')!;
         expect(guidance.getClientRects().length, 'no box for the guidance').to.equal(0);
-        expect(getComputedStyle(host.querySelector('pedelec-tool')!).display, 'tools: the sheet is adopted again, !important').to.equal('none');
+        expect(
+          getComputedStyle(host.querySelector('pedelec-tool')!).display,
+          'tools: the sheet is adopted again, !important',
+        ).to.equal('none');
       } finally {
         document.adoptedStyleSheets = before;
       }
@@ -1004,7 +1079,8 @@ describe('declarations', () => {
       const arg = document.createElement('pedelec-arg');
       arg.textContent = 'stray arg text';
       host.append(tool, guidance, arg);
-      for (const el of [tool, guidance, arg]) expect(el.getClientRects().length, `${el.localName} in the document`).to.equal(0);
+      for (const el of [tool, guidance, arg])
+        expect(el.getClientRects().length, `${el.localName} in the document`).to.equal(0);
       shadowRoot.append(tool, guidance, arg); // now where the document's stylesheet does not reach
       for (const el of [tool, guidance, arg]) {
         expect(getComputedStyle(el).display, `${el.localName} moved into a shadow root`).to.equal('none');
@@ -1027,12 +1103,15 @@ describe('declarations', () => {
       const response = await fetch('/custom-elements.json');
       const manifest = (await response.json()) as { modules: Array<{ declarations?: Declaration[] }> };
       declarations = new Map();
-      for (const module of manifest.modules) for (const d of module.declarations ?? []) if (d.tagName) declarations.set(d.tagName, d);
+      for (const module of manifest.modules)
+        for (const d of module.declarations ?? []) if (d.tagName) declarations.set(d.tagName, d);
     });
 
     const attributes = (tag: string) => (declarations.get(tag)?.attributes ?? []).map((a) => a.name);
     const members = (tag: string, kind: string) =>
-      (declarations.get(tag)?.members ?? []).filter((m) => m.kind === kind && !m.static && m.privacy !== 'private' && m.privacy !== 'protected').map((m) => m.name);
+      (declarations.get(tag)?.members ?? [])
+        .filter((m) => m.kind === kind && !m.static && m.privacy !== 'private' && m.privacy !== 'protected')
+        .map((m) => m.name);
     const events = (tag: string) => (declarations.get(tag)?.events ?? []).map((e) => e.name);
 
     it('declares the four elements, each with a summary', () => {
@@ -1044,37 +1123,97 @@ describe('declarations', () => {
 
     it('<pedelec-session>: every attribute, property, method and event of elements.md', () => {
       expect(attributes('pedelec-session')).to.include.members([
-        'provider', 'model', 'guidance', 'bridge', 'bridge-timeout-ms', 'extension-id', 'autostart', 'persist', 'session-id', 'novalidate',
+        'provider',
+        'model',
+        'guidance',
+        'bridge',
+        'bridge-timeout-ms',
+        'extension-id',
+        'autostart',
+        'persist',
+        'session-id',
+        'novalidate',
       ]);
       expect(members('pedelec-session', 'field')).to.include.members([
-        'session', 'client', 'manifest', 'tools', 'fallback', 'toolsStale', 'status', 'sessionId', 'bridge',
+        'session',
+        'client',
+        'manifest',
+        'tools',
+        'fallback',
+        'toolsStale',
+        'status',
+        'sessionId',
+        'bridge',
       ]);
       expect(members('pedelec-session', 'method')).to.include.members([
-        'start', 'sendText', 'prepare', 'end', 'restart', 'checkAvailability', 'onTool', 'invoke',
+        'start',
+        'sendText',
+        'prepare',
+        'end',
+        'restart',
+        'checkAvailability',
+        'onTool',
+        'invoke',
       ]);
       expect(events('pedelec-session')).to.include.members([
-        'pedelec-tool-start', 'pedelec-tool-result', 'pedelec-turn', 'pedelec-ready', 'pedelec-status',
-        'pedelec-chat-delta', 'pedelec-error', 'pedelec-ended', 'pedelec-tools-changed', 'pedelec-warning',
+        'pedelec-tool-start',
+        'pedelec-tool-result',
+        'pedelec-turn',
+        'pedelec-ready',
+        'pedelec-status',
+        'pedelec-chat-delta',
+        'pedelec-error',
+        'pedelec-ended',
+        'pedelec-tools-changed',
+        'pedelec-warning',
       ]);
     });
 
     it('<pedelec-tool>: attributes, properties and its event', () => {
-      expect(attributes('pedelec-tool')).to.include.members(['name', 'description', 'timeout-ms', 'schema', 'disabled']);
-      expect(members('pedelec-tool', 'field')).to.include.members(['handler', 'argsSchema', 'definition', 'invalidReason']);
+      expect(attributes('pedelec-tool')).to.include.members([
+        'name',
+        'description',
+        'timeout-ms',
+        'schema',
+        'disabled',
+      ]);
+      expect(members('pedelec-tool', 'field')).to.include.members([
+        'handler',
+        'argsSchema',
+        'definition',
+        'invalidReason',
+      ]);
       expect(events('pedelec-tool')).to.include.members(['pedelec-tool-call']);
     });
 
     it('<pedelec-arg>: every attribute of elements.md', () => {
       expect(attributes('pedelec-arg')).to.include.members([
-        'name', 'type', 'required', 'description', 'enum', 'minimum', 'maximum', 'min-length', 'max-length',
-        'pattern', 'min-items', 'max-items', 'unique-items', 'default', 'examples', 'items',
+        'name',
+        'type',
+        'required',
+        'description',
+        'enum',
+        'minimum',
+        'maximum',
+        'min-length',
+        'max-length',
+        'pattern',
+        'min-items',
+        'max-items',
+        'unique-items',
+        'default',
+        'examples',
+        'items',
       ]);
     });
 
     it('declares only pedelec- prefixed event names (no unnamed or analyzer-guessed events)', () => {
       for (const tag of ['pedelec-session', 'pedelec-tool', 'pedelec-arg', 'pedelec-guidance']) {
         const names = events(tag);
-        for (const name of names) expect(name, `events of ${tag}: ${JSON.stringify(names)}`).to.be.a('string').and.match(/^pedelec-[a-z]+(-[a-z]+)*$/);
+        for (const name of names)
+          expect(name, `events of ${tag}: ${JSON.stringify(names)}`)
+            .to.be.a('string')
+            .and.match(/^pedelec-[a-z]+(-[a-z]+)*$/);
       }
     });
   });

@@ -6,7 +6,15 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecErrorEvent, PedelecSessionElement, PedelecToolElement } from '../../src/index.js';
-import { approvedStatus, flush, installFakeChrome, uninstallFakeChrome, replier, type FakePort, type Posted } from './helpers.js';
+import {
+  approvedStatus,
+  flush,
+  installFakeChrome,
+  uninstallFakeChrome,
+  replier,
+  type FakePort,
+  type Posted,
+} from './helpers.js';
 
 let fake: FakePort;
 beforeEach(() => {
@@ -32,9 +40,10 @@ async function startEl(el: PedelecSessionElement, sessionId: string): Promise<vo
   await started;
 }
 
-const hangingKit = () => html`<pedelec-session provider="codex" model="m">
-  <pedelec-tool name="hang" description="Never answers." timeout-ms="100"></pedelec-tool>
-</pedelec-session>`;
+const hangingKit = () =>
+  html`<pedelec-session provider="codex" model="m">
+    <pedelec-tool name="hang" description="Never answers." timeout-ms="100"></pedelec-tool>
+  </pedelec-session>`;
 
 /** Starts the element as s1 and has the agent call `hang`. */
 async function withCall(el: PedelecSessionElement): Promise<void> {
@@ -101,15 +110,22 @@ describe('handlers that never answer, on the element', () => {
   it('restart() while a handler runs: its late result is reported as pedelec-error SUBMIT_TOOL_RESULT_FAILED, not lost', async () => {
     const el = await fixture<PedelecSessionElement>(hangingKit());
     let finish!: (value: unknown) => void;
-    (el.querySelector('pedelec-tool') as PedelecToolElement).handler = () => new Promise((resolve) => (finish = resolve));
+    (el.querySelector('pedelec-tool') as PedelecToolElement).handler = () =>
+      new Promise((resolve) => (finish = resolve));
     await withCall(el);
     await restartTo(el, 's2');
     const errors: PedelecErrorEvent[] = [];
     el.addEventListener('pedelec-error', (e) => errors.push(e as PedelecErrorEvent));
     finish({ done: true });
     await flush(30);
-    expect(fake.posted.filter((m) => m.type === 'submit_tool_result'), 'not posted for an ended session').to.have.length(0);
-    expect(errors.map((e) => e.detail.error.code), 'the dropped result is said').to.deep.equal(['SUBMIT_TOOL_RESULT_FAILED']);
+    expect(
+      fake.posted.filter((m) => m.type === 'submit_tool_result'),
+      'not posted for an ended session',
+    ).to.have.length(0);
+    expect(
+      errors.map((e) => e.detail.error.code),
+      'the dropped result is said',
+    ).to.deep.equal(['SUBMIT_TOOL_RESULT_FAILED']);
     expect(errors[0]!.detail.context?.sessionId, 'its context names the old session').to.equal('s1');
     await endEl(el);
   });

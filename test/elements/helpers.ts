@@ -52,7 +52,10 @@ export async function mount(markup: string): Promise<HTMLDivElement> {
  */
 export async function twoSessions(): Promise<[PedelecSessionElement, PedelecSessionElement]> {
   const host = await mount('<pedelec-session provider="codex" model="m"></pedelec-session>'.repeat(2));
-  return [...host.querySelectorAll<PedelecSessionElement>('pedelec-session')] as [PedelecSessionElement, PedelecSessionElement];
+  return [...host.querySelectorAll<PedelecSessionElement>('pedelec-session')] as [
+    PedelecSessionElement,
+    PedelecSessionElement,
+  ];
 }
 
 /** An empty, connected fixture `<div>` (removed after the test). */
@@ -75,7 +78,8 @@ export function manifestTool(session: PedelecSessionElement, name: string) {
 /** The last request of `type` the page posted (throws when there is none). */
 function lastOf(fake: FakePort, type: string): Posted {
   const found = [...fake.posted].reverse().find((m) => m.type === type);
-  if (!found) throw new Error(`expected a ${type} request; posted: ${fake.posted.map((m) => m.type).join(', ') || 'nothing'}`);
+  if (!found)
+    throw new Error(`expected a ${type} request; posted: ${fake.posted.map((m) => m.type).join(', ') || 'nothing'}`);
   return found;
 }
 
@@ -99,7 +103,11 @@ export async function startSession(session: PedelecSessionElement, fake: FakePor
  * Sends `text` and answers the `send_text` request, so the turn runs. Resolves to `{ turn }` (an
  * object, because an async function cannot resolve to a promise): settle it with {@link finishTurn}.
  */
-export async function beginTurn(session: PedelecSessionElement, fake: FakePort, text = 'hi'): Promise<{ turn: Promise<void> }> {
+export async function beginTurn(
+  session: PedelecSessionElement,
+  fake: FakePort,
+  text = 'hi',
+): Promise<{ turn: Promise<void> }> {
   const turn = session.sendText(text);
   await flush();
   fake.respond({}, lastOf(fake, 'send_text'));
@@ -120,12 +128,19 @@ export async function callTool(
   fake: FakePort,
   tool: string,
   args: unknown,
-  { sessionId = 's1', seq = 1, toolRequestId = `t${seq}` }: { sessionId?: string; seq?: number; toolRequestId?: string } = {},
+  {
+    sessionId = 's1',
+    seq = 1,
+    toolRequestId = `t${seq}`,
+  }: { sessionId?: string; seq?: number; toolRequestId?: string } = {},
 ): Promise<Posted> {
   fake.event(sessionId, 'tool_call', { seq, toolRequestId, tool, args });
   await flush();
-  const submit = [...fake.posted].reverse().find((m) => m.type === 'submit_tool_result' && m.toolRequestId === toolRequestId);
-  if (!submit) throw new Error(`no submit_tool_result for ${toolRequestId}; posted: ${fake.posted.map((m) => m.type).join(', ')}`);
+  const submit = [...fake.posted]
+    .reverse()
+    .find((m) => m.type === 'submit_tool_result' && m.toolRequestId === toolRequestId);
+  if (!submit)
+    throw new Error(`no submit_tool_result for ${toolRequestId}; posted: ${fake.posted.map((m) => m.type).join(', ')}`);
   fake.respond({}, submit);
   await flush();
   return submit;
@@ -159,7 +174,11 @@ export function replier(port: () => FakePort) {
       if (found) return found;
       await (i < 300 ? Promise.resolve() : nextTask());
     }
-    throw new Error(`no ${type} request; posted: ${port().posted.map((m) => m.type).join(', ')}`);
+    throw new Error(
+      `no ${type} request; posted: ${port()
+        .posted.map((m) => m.type)
+        .join(', ')}`,
+    );
   };
   const reply =
     (how: 'respond' | 'fail') =>

@@ -11,7 +11,16 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecSessionElement, PedelecToolResultEvent, PedelecToolStartEvent } from '../../src/index.js';
-import { approvedStatus, flush, installFakeChrome, nextTask, record, uninstallFakeChrome, replier, type FakePort } from './helpers.js';
+import {
+  approvedStatus,
+  flush,
+  installFakeChrome,
+  nextTask,
+  record,
+  uninstallFakeChrome,
+  replier,
+  type FakePort,
+} from './helpers.js';
 
 let fake: FakePort;
 beforeEach(() => {
@@ -33,7 +42,9 @@ const schema = { type: 'object', properties: {} } as const;
 
 describe('invoke() as an agent call', () => {
   it('invoke() before start: a JS tool whose handler was taken away goes to the fallback, as an agent call does', async () => {
-    const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+    const el = await fixture<PedelecSessionElement>(
+      html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+    );
     el.tools = [{ name: 'js', description: 'JS.', argsSchema: schema, handler: () => 'old handler' }];
     await nextTask();
     expect(await el.invoke('js', {})).to.deep.equal({ ok: true, result: 'old handler' });
@@ -45,9 +56,11 @@ describe('invoke() as an agent call', () => {
   });
 
   it('invoke() never throws or rejects, and still fires pedelec-tool-result, when reading the args throws', async () => {
-    const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
-      <pedelec-tool name="t" description="T."><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool>
-    </pedelec-session>`);
+    const el = await fixture<PedelecSessionElement>(
+      html`<pedelec-session provider="codex" model="m">
+        <pedelec-tool name="t" description="T."><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool>
+      </pedelec-session>`,
+    );
     el.fallback = () => 'ran';
     const starts = record<PedelecToolStartEvent>(el, 'pedelec-tool-start');
     const results = record<PedelecToolResultEvent>(el, 'pedelec-tool-result');
@@ -68,9 +81,11 @@ describe('invoke() as an agent call', () => {
   });
 
   it('invoke() while starting: a tool that went away after its manifest was taken gets TOOL_UNAVAILABLE, not the fallback', async () => {
-    const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
-      <pedelec-tool name="x" description="X."></pedelec-tool>
-    </pedelec-session>`);
+    const el = await fixture<PedelecSessionElement>(
+      html`<pedelec-session provider="codex" model="m">
+        <pedelec-tool name="x" description="X."></pedelec-tool>
+      </pedelec-session>`,
+    );
     const ran: string[] = [];
     el.fallback = (tool) => ran.push(`fallback ${tool}`);
     await nextTask();

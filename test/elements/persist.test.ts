@@ -41,7 +41,9 @@ describe('<pedelec-session> persist, resume and restart', () => {
   });
 
   it('restart() with session-id creates a fresh session (no resume of the old id), even when ending the old one failed', async () => {
-    const el = await fixture<PedelecSessionElement>(html`<pedelec-session session-id="abc" provider="codex" model="m"></pedelec-session>`);
+    const el = await fixture<PedelecSessionElement>(
+      html`<pedelec-session session-id="abc" provider="codex" model="m"></pedelec-session>`,
+    );
     const p = el.start();
     await answer('get_approval_status', APPROVED());
     await answer('resume_session', { sessionId: 'abc' });
@@ -54,13 +56,18 @@ describe('<pedelec-session> persist, resume and restart', () => {
     await refuse('end_session', { code: 'END_SESSION_FAILED', message: 'no' });
     await answer('get_approval_status', APPROVED());
     await settle();
-    expect(fake.posted.slice(before).map((m) => m.type), 'restart() creates; it must not resume the old session and its history').to.not.include('resume_session');
+    expect(
+      fake.posted.slice(before).map((m) => m.type),
+      'restart() creates; it must not resume the old session and its history',
+    ).to.not.include('resume_session');
     await answer('create_session', { sessionId: 's2' });
     expect((await restarting).sessionId).to.equal('s2');
   });
 
   it('after an end() whose end_session failed, start() makes sendText() work again', async () => {
-    const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+    const el = await fixture<PedelecSessionElement>(
+      html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+    );
     await started(el, 's1');
     const ending = el.end().catch((e) => e);
     await refuse('end_session', { code: 'END_SESSION_FAILED', message: 'Core busy' });
@@ -79,9 +86,10 @@ describe('<pedelec-session> persist, resume and restart', () => {
     expect(await sent).to.equal(undefined);
   });
 
-  const persisted = () => html`<pedelec-session id="chat" persist provider="codex" model="m">
-    <pedelec-tool name="double" description="Double n."></pedelec-tool>
-  </pedelec-session>`;
+  const persisted = () =>
+    html`<pedelec-session id="chat" persist provider="codex" model="m">
+      <pedelec-tool name="double" description="Double n."></pedelec-tool>
+    </pedelec-session>`;
   const KEY = 'pedelec-elements:v1:ext::chat';
 
   /** A first page that created s1 with persist and went away (its record stays), then a fresh bridge. */
@@ -107,7 +115,10 @@ describe('<pedelec-session> persist, resume and restart', () => {
     await settle();
     expect((await starting).code).to.equal('SESSION_ENDED');
     expect(postedOf('end_session')).to.deep.equal([]);
-    expect(JSON.parse(sessionStorage.getItem(KEY) ?? 'null')?.sessionId, 'the record of the persisted session').to.equal('s1');
+    expect(
+      JSON.parse(sessionStorage.getItem(KEY) ?? 'null')?.sessionId,
+      'the record of the persisted session',
+    ).to.equal('s1');
   });
 
   it('persist: restart() on the next load, before any start, ends the recorded session instead of orphaning it', async () => {
@@ -121,7 +132,9 @@ describe('<pedelec-session> persist, resume and restart', () => {
     await settle();
     // The recorded session was created with autoEndOnDisconnect: false: nothing else will ever end it.
     const touched = fake.posted.filter((m) => m.sessionId === 's1').map((m) => m.type);
-    expect(touched, 'the old persisted session s1 is ended (resume_session + end_session)').to.include('resume_session');
+    expect(touched, 'the old persisted session s1 is ended (resume_session + end_session)').to.include(
+      'resume_session',
+    );
   });
 
   it('persist: the storage key names the bridge as given (pedelec-elements:v1:<bridge>:<id>)', async () => {
@@ -138,14 +151,35 @@ describe('<pedelec-session> persist, resume and restart', () => {
       }
       send(frame: string) {
         const m = JSON.parse(frame);
-        const result = m.type === 'get_approval_status' ? APPROVED() : m.type === 'create_session' ? { sessionId: 'w1' } : {};
-        setTimeout(() => this.dispatchEvent(new MessageEvent('message', { data: JSON.stringify({ channelId: m.channelId, type: 'response', requestId: m.requestId, ok: true, result }) })));
+        const result =
+          m.type === 'get_approval_status' ? APPROVED() : m.type === 'create_session' ? { sessionId: 'w1' } : {};
+        setTimeout(() =>
+          this.dispatchEvent(
+            new MessageEvent('message', {
+              data: JSON.stringify({
+                channelId: m.channelId,
+                type: 'response',
+                requestId: m.requestId,
+                ok: true,
+                result,
+              }),
+            }),
+          ),
+        );
       }
       close() {}
     }
     (window as any).WebSocket = FakeCore;
     try {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist bridge="ws://localhost:7717" provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session
+          id="chat"
+          persist
+          bridge="ws://localhost:7717"
+          provider="codex"
+          model="m"
+        ></pedelec-session>`,
+      );
       await el.start();
       expect(el.sessionId).to.equal('w1');
       const keys = Object.keys(sessionStorage);

@@ -7,7 +7,16 @@
 import { expect } from '@open-wc/testing';
 import '../../src/define.js';
 import { PedelecSessionElement, PedelecToolElement } from '../../src/index.js';
-import { endSession, installFakeChrome, manifestTool, mount, nextTask, startSession, uninstallFakeChrome, type FakePort } from './helpers.js';
+import {
+  endSession,
+  installFakeChrome,
+  manifestTool,
+  mount,
+  nextTask,
+  startSession,
+  uninstallFakeChrome,
+  type FakePort,
+} from './helpers.js';
 
 const TOOL = `<pedelec-tool name="t" description="T."><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool>`;
 const MARKUP = `<pedelec-session provider="codex" model="m"><pedelec-guidance>Old guidance.</pedelec-guidance>${TOOL}</pedelec-session>`;
@@ -26,8 +35,18 @@ describe('changes made in the same task', () => {
         (s) => (s.tools = [{ name: 'js', description: 'JS.', argsSchema: { type: 'object', properties: {} } }]),
         (skills) => expect(skills.tools.map((t: any) => t.name)).to.deep.equal(['t', 'js']),
       ],
-      ['session.guidance = ...', (s) => (s.guidance = 'New guidance.'), (skills) => expect(skills.guidance).to.equal('New guidance.'), ATTRIBUTE_MARKUP],
-      ['guidance attribute', (s) => s.setAttribute('guidance', 'New guidance.'), (skills) => expect(skills.guidance).to.equal('New guidance.'), ATTRIBUTE_MARKUP],
+      [
+        'session.guidance = ...',
+        (s) => (s.guidance = 'New guidance.'),
+        (skills) => expect(skills.guidance).to.equal('New guidance.'),
+        ATTRIBUTE_MARKUP,
+      ],
+      [
+        'guidance attribute',
+        (s) => s.setAttribute('guidance', 'New guidance.'),
+        (skills) => expect(skills.guidance).to.equal('New guidance.'),
+        ATTRIBUTE_MARKUP,
+      ],
       [
         '<pedelec-guidance> text',
         (s) => (s.querySelector('pedelec-guidance')!.textContent = 'New guidance.'),
@@ -38,7 +57,11 @@ describe('changes made in the same task', () => {
         (s) => s.querySelector('pedelec-tool')!.setAttribute('description', 'New.'),
         (skills) => expect(skills.tools[0].description).to.equal('New.'),
       ],
-      ['tool.disabled = true', (s) => ((s.querySelector('pedelec-tool') as PedelecToolElement).disabled = true), (skills) => expect(skills?.tools ?? []).to.deep.equal([])],
+      [
+        'tool.disabled = true',
+        (s) => ((s.querySelector('pedelec-tool') as PedelecToolElement).disabled = true),
+        (skills) => expect(skills?.tools ?? []).to.deep.equal([]),
+      ],
       [
         '<pedelec-arg> attribute',
         (s) => s.querySelector('pedelec-arg')!.setAttribute('maximum', '5'),
@@ -89,18 +112,25 @@ describe('changes made in the same task', () => {
 
   describe('the schema property unbound (undefined) is no schema source', () => {
     it('with <pedelec-arg> children: not ambiguous, the args schema is the children', async () => {
-      const host = await mount(`<pedelec-session><pedelec-tool name="t" description="T."><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool></pedelec-session>`);
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="t" description="T."><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool></pedelec-session>`,
+      );
       const session = host.querySelector('pedelec-session') as PedelecSessionElement;
       const tool = host.querySelector('pedelec-tool') as PedelecToolElement;
       (tool as { schema: string | null | undefined }).schema = undefined; // e.g. Vue :schema="undefined", React schema={undefined}
       await nextTask();
       expect(tool.invalidReason).to.equal(null);
       expect(tool.hasAttribute('invalid')).to.equal(false);
-      expect(manifestTool(session, 't').argsSchema).to.deep.equal({ type: 'object', properties: { n: { type: 'integer' } } });
+      expect(manifestTool(session, 't').argsSchema).to.deep.equal({
+        type: 'object',
+        properties: { n: { type: 'integer' } },
+      });
     });
 
     it('alone: the empty object schema', async () => {
-      const host = await mount(`<pedelec-session><pedelec-tool name="t" description="T."></pedelec-tool></pedelec-session>`);
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="t" description="T."></pedelec-tool></pedelec-session>`,
+      );
       const session = host.querySelector('pedelec-session') as PedelecSessionElement;
       const tool = host.querySelector('pedelec-tool') as PedelecToolElement;
       (tool as { schema: string | null | undefined }).schema = undefined;

@@ -60,7 +60,9 @@ describe('<pedelec-session> end, restart and status listeners', () => {
   });
 
   it('a pedelec-status listener that start()s again on "ended" must not swallow pedelec-ended, nor reorder pedelec-status', async () => {
-    const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+    const el = await fixture<PedelecSessionElement>(
+      html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+    );
     await started(el, 's1');
     // A page that starts a new session as soon as the old one ends (listener registered first)…
     el.addEventListener('pedelec-status', (e) => {
@@ -73,12 +75,17 @@ describe('<pedelec-session> end, restart and status listeners', () => {
     coreEvent('s1', 'ended', { seq: 1 });
 
     expect(ended, 'pedelec-ended for the session Core ended').to.have.length(1);
-    expect(seen.map((e) => `${e.detail.previousStatus}>${e.detail.status}`)).to.deep.equal(['idle>ended', 'ended>starting']);
+    expect(seen.map((e) => `${e.detail.previousStatus}>${e.detail.status}`)).to.deep.equal([
+      'idle>ended',
+      'ended>starting',
+    ]);
     expect(el.status).to.equal('starting');
   });
 
   it('end() on an element with no session (never started, or after a failed start): sendText() must reject SESSION_ENDED until start()', async () => {
-    const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+    const el = await fixture<PedelecSessionElement>(
+      html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+    );
     const failedStart = el.start().catch((e) => e);
     await answer('get_approval_status', APPROVED());
     await refuse('create_session', { code: 'PROVIDER_UNAVAILABLE', message: 'codex is not available' });
@@ -89,11 +96,16 @@ describe('<pedelec-session> end, restart and status listeners', () => {
     const before = fake.posted.length;
     const sent = el.sendText('hi');
     expect(await outcomeOf(sent)).to.equal('SESSION_ENDED');
-    expect(fake.posted.slice(before).map((m) => m.type), 'nothing is started after end()').to.deep.equal([]);
+    expect(
+      fake.posted.slice(before).map((m) => m.type),
+      'nothing is started after end()',
+    ).to.deep.equal([]);
   });
 
   it('end() called after restart() (while restart ends the old session) is not undone by the restart', async () => {
-    const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+    const el = await fixture<PedelecSessionElement>(
+      html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+    );
     await started(el, 's1');
     const restarting = el.restart().catch((e) => e);
     const ending = el.end();
@@ -105,6 +117,8 @@ describe('<pedelec-session> end, restart and status listeners', () => {
     await restarting;
     await settle();
     expect(await outcomeOf(el.sendText('hi')), 'sendText() after end()').to.equal('SESSION_ENDED');
-    expect(el.status === 'ended' || el.status === 'inactive' || el.status === 'error', `status ${el.status}`).to.equal(true);
+    expect(el.status === 'ended' || el.status === 'inactive' || el.status === 'error', `status ${el.status}`).to.equal(
+      true,
+    );
   });
 });

@@ -80,7 +80,9 @@ async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> 
     if (found !== undefined) return found;
     await new Promise((r) => setTimeout(r, 0));
   }
-  throw new Error(`timed out waiting for ${what}; posted so far: ${fake.posted.map((m) => m.type).join(', ') || '(nothing)'}`);
+  throw new Error(
+    `timed out waiting for ${what}; posted so far: ${fake.posted.map((m) => m.type).join(', ') || '(nothing)'}`,
+  );
 }
 
 function unanswered(type: string, where?: (m: Posted) => boolean): Posted | undefined {
@@ -233,7 +235,10 @@ describe('<pedelec-session>', () => {
     await settle();
     fake.disconnect();
     await settle();
-    restorers.splice(0).reverse().forEach((restore) => restore());
+    restorers
+      .splice(0)
+      .reverse()
+      .forEach((restore) => restore());
     uninstallFakeChrome();
     sessionStorage.clear();
     if (openClientCount() !== 0) leaks.push(this.currentTest?.fullTitle() ?? '?');
@@ -259,7 +264,11 @@ describe('<pedelec-session>', () => {
 
     it('extension-id overrides the extension id', async () => {
       const el = await fixture<PedelecSessionElement>(
-        html`<pedelec-session extension-id="abcdefghijklmnopabcdefghijklmnop" provider="codex" model="m"></pedelec-session>`,
+        html`<pedelec-session
+          extension-id="abcdefghijklmnopabcdefghijklmnop"
+          provider="codex"
+          model="m"
+        ></pedelec-session>`,
       );
       await started(el);
       expect(connects).to.deep.equal([['abcdefghijklmnopabcdefghijklmnop', { name: PORT_NAME }]]);
@@ -268,7 +277,9 @@ describe('<pedelec-session>', () => {
     it('a loopback ws:// bridge in markup uses a WebSocket; an unreachable Core fails start with BRIDGE_UNAVAILABLE', async () => {
       const ws = watchWebSockets();
       const url = `ws://127.0.0.1:${CLOSED_PORT}/bridge`;
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session bridge=${url} provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session bridge=${url} provider="codex" model="m"></pedelec-session>`,
+      );
       const errors = collect<PedelecErrorEvent>(el, 'pedelec-error');
       const error = await el.start().then(
         () => null,
@@ -287,7 +298,9 @@ describe('<pedelec-session>', () => {
       const ws = watchWebSockets();
       const urls = [`ws://localhost:${CLOSED_PORT}/bridge`, `ws://[::1]:${CLOSED_PORT}/bridge`];
       for (const url of urls) {
-        const el = await fixture<PedelecSessionElement>(html`<pedelec-session bridge=${url} provider="codex" model="m"></pedelec-session>`);
+        const el = await fixture<PedelecSessionElement>(
+          html`<pedelec-session bridge=${url} provider="codex" model="m"></pedelec-session>`,
+        );
         const error = await el.start().then(
           () => null,
           (e) => e,
@@ -299,10 +312,17 @@ describe('<pedelec-session>', () => {
       expect(connects).to.deep.equal([]);
     });
 
-    for (const foreign of ['ws://evil.example/bridge', 'wss://evil.example/bridge', 'ws://localhost.evil.example/bridge', 'ws://127.0.0.1@evil.example/bridge']) {
+    for (const foreign of [
+      'ws://evil.example/bridge',
+      'wss://evil.example/bridge',
+      'ws://localhost.evil.example/bridge',
+      'ws://127.0.0.1@evil.example/bridge',
+    ]) {
       it(`a foreign bridge in markup is refused without any connection: ${foreign}`, async () => {
         const ws = watchWebSockets();
-        const el = await fixture<PedelecSessionElement>(html`<pedelec-session bridge=${foreign} provider="codex" model="m"></pedelec-session>`);
+        const el = await fixture<PedelecSessionElement>(
+          html`<pedelec-session bridge=${foreign} provider="codex" model="m"></pedelec-session>`,
+        );
         const errors = collect<PedelecErrorEvent>(el, 'pedelec-error');
         const outcome = await soon(el.start());
         expect(outcome.settled, 'start() settles at once').to.equal(true);
@@ -318,7 +338,9 @@ describe('<pedelec-session>', () => {
 
     it('the same foreign URL set through the bridge property from script is accepted', async () => {
       const ws = watchWebSockets();
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       el.bridge = 'ws://evil.example/bridge';
       const error = await el.start().then(
         () => null,
@@ -354,7 +376,9 @@ describe('<pedelec-session>', () => {
     }
 
     it('checkAvailability() with a refused bridge resolves (never rejects) with the INVALID_INPUT error', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session bridge="ws://evil.example/bridge"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session bridge="ws://evil.example/bridge"></pedelec-session>`,
+      );
       const availability = await el.checkAvailability();
       expect(availability.available).to.equal(false);
       expect(availability.error?.code).to.equal('INVALID_INPUT');
@@ -387,10 +411,17 @@ describe('<pedelec-session>', () => {
     });
 
     it('a different extension-id gets its own client', async () => {
-      const root = await fixture<HTMLElement>(html`<div>
-        <pedelec-session id="a" provider="codex" model="m"></pedelec-session>
-        <pedelec-session id="c" extension-id="abcdefghijklmnopabcdefghijklmnop" provider="codex" model="m"></pedelec-session>
-      </div>`);
+      const root = await fixture<HTMLElement>(
+        html`<div>
+          <pedelec-session id="a" provider="codex" model="m"></pedelec-session>
+          <pedelec-session
+            id="c"
+            extension-id="abcdefghijklmnopabcdefghijklmnop"
+            provider="codex"
+            model="m"
+          ></pedelec-session>
+        </div>`,
+      );
       const a = root.querySelector('#a') as PedelecSessionElement;
       const c = root.querySelector('#c') as PedelecSessionElement;
       await started(a, 's1');
@@ -402,10 +433,12 @@ describe('<pedelec-session>', () => {
     it('two sessions with the same dev bridge open one WebSocket', async () => {
       const ws = watchWebSockets();
       const url = `ws://127.0.0.1:${CLOSED_PORT}/shared`;
-      const root = await fixture<HTMLElement>(html`<div>
-        <pedelec-session id="a" bridge=${url}></pedelec-session>
-        <pedelec-session id="b" bridge=${url}></pedelec-session>
-      </div>`);
+      const root = await fixture<HTMLElement>(
+        html`<div>
+          <pedelec-session id="a" bridge=${url}></pedelec-session>
+          <pedelec-session id="b" bridge=${url}></pedelec-session>
+        </div>`,
+      );
       const a = root.querySelector('#a') as PedelecSessionElement;
       const b = root.querySelector('#b') as PedelecSessionElement;
       const [ra, rb] = await Promise.all([a.checkAvailability(), b.checkAvailability()]);
@@ -420,7 +453,11 @@ describe('<pedelec-session>', () => {
 
   describe('status', () => {
     it('is inactive at first, with no status attribute, nothing posted and no session', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"><pedelec-tool name="t" description="T."></pedelec-tool></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"
+          ><pedelec-tool name="t" description="T."></pedelec-tool
+        ></pedelec-session>`,
+      );
       await settle();
       expect(el.status).to.equal('inactive');
       expect(el.hasAttribute('status')).to.equal(false);
@@ -437,7 +474,11 @@ describe('<pedelec-session>', () => {
     });
 
     it('goes starting → core statuses, reflected as the attribute and as custom states', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"><pedelec-tool name="t" description="T."></pedelec-tool></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"
+          ><pedelec-tool name="t" description="T."></pedelec-tool
+        ></pedelec-session>`,
+      );
       toolOf(el, 't').handler = () => ({ done: true });
       const statuses = collect<PedelecStatusEvent>(el, 'pedelec-status');
       const check = (status: string) => {
@@ -478,14 +519,37 @@ describe('<pedelec-session>', () => {
       await ended(el);
       check('ended');
 
-      expect(statuses.map((e) => e.detail.status)).to.deep.equal(['starting', 'idle', 'running', 'waiting_tool_result', 'running', 'idle', 'ended']);
-      expect(statuses.map((e) => e.detail.previousStatus)).to.deep.equal(['inactive', 'starting', 'idle', 'running', 'waiting_tool_result', 'running', 'idle']);
+      expect(statuses.map((e) => e.detail.status)).to.deep.equal([
+        'starting',
+        'idle',
+        'running',
+        'waiting_tool_result',
+        'running',
+        'idle',
+        'ended',
+      ]);
+      expect(statuses.map((e) => e.detail.previousStatus)).to.deep.equal([
+        'inactive',
+        'starting',
+        'idle',
+        'running',
+        'waiting_tool_result',
+        'running',
+        'idle',
+      ]);
     });
 
     it('reflects approval="pending" while the origin awaits approval, and removes it after', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const p = el.start();
-      await answer('get_approval_status', { installed: true, approved: false, origin: location.origin, appConnected: true });
+      await answer('get_approval_status', {
+        installed: true,
+        approved: false,
+        origin: location.origin,
+        appConnected: true,
+      });
       await request('create_session');
       expect(el.getAttribute('approval')).to.equal('pending');
       expect(el.status).to.equal('starting');
@@ -496,7 +560,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('no approval attribute when the origin is already approved', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const p = el.start();
       await answer('get_approval_status', APPROVED());
       await request('create_session');
@@ -506,10 +572,17 @@ describe('<pedelec-session>', () => {
     });
 
     it('while approval is pending, create_session may outlive bridge-timeout-ms (held for the user)', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session bridge-timeout-ms="30" provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session bridge-timeout-ms="30" provider="codex" model="m"></pedelec-session>`,
+      );
       const p = el.start();
       const outcome = soon(p);
-      await answer('get_approval_status', { installed: true, approved: false, origin: location.origin, appConnected: true });
+      await answer('get_approval_status', {
+        installed: true,
+        approved: false,
+        origin: location.origin,
+        appConnected: true,
+      });
       await request('create_session');
       await aTimeout(150); // time is the subject: well past the 30 ms bridge timeout
       expect((await outcome).settled, 'create_session still waiting for the user').to.equal(false);
@@ -519,7 +592,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('a failed start → status error, session null, pedelec-error', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const errors = collect<PedelecErrorEvent>(el, 'pedelec-error');
       const p = el.start().then(
         () => null,
@@ -550,7 +625,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('with autostart, get_approval_status is posted on connection', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session autostart provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session autostart provider="codex" model="m"></pedelec-session>`,
+      );
       expect(fake.posted.map((m) => m.type)).to.deep.equal(['get_approval_status']);
       expect(el.status).to.equal('starting');
       const ready = oneEvent(el, 'pedelec-ready');
@@ -560,7 +637,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('start() while starting returns the same promise; one approval and one create', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const first = el.start();
       expect(el.start()).to.equal(first);
       await answer('get_approval_status', APPROVED());
@@ -575,7 +654,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('sendText() starts lazily, then sends the text', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const turn = el.sendText('hello');
       await answer('get_approval_status', APPROVED());
       await answer('create_session', { sessionId: 's1' });
@@ -586,7 +667,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('prepare() starts lazily, then prepares', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const prepared = el.prepare();
       await answer('get_approval_status', APPROVED());
       await answer('create_session', { sessionId: 's1' });
@@ -597,26 +680,32 @@ describe('<pedelec-session>', () => {
     });
 
     it('sends the declared manifest and provider/model in create_session', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m" guidance="Be brief.">
-        <pedelec-tool name="t" description="T." timeout-ms="5000"></pedelec-tool>
-      </pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m" guidance="Be brief.">
+          <pedelec-tool name="t" description="T." timeout-ms="5000"></pedelec-tool>
+        </pedelec-session>`,
+      );
       const p = el.start();
       await answer('get_approval_status', APPROVED());
       const create = await answer('create_session', { sessionId: 's1' });
       await p;
       expect(create.input).to.deep.include({ provider: 'codex', model: 'm', autoEndOnDisconnect: true });
-      expect(create.input.skills).to.deep.equal({ guidance: 'Be brief.', tools: [{ name: 't', description: 'T.', timeoutMs: 5000, argsSchema: { type: 'object', properties: {} } }] });
+      expect(create.input.skills).to.deep.equal({
+        guidance: 'Be brief.',
+        tools: [{ name: 't', description: 'T.', timeoutMs: 5000, argsSchema: { type: 'object', properties: {} } }],
+      });
     });
   });
 
   // ─────────────── persist ───────────────
 
   describe('persist', () => {
-    const persisted = (description = 'Double n.') => html`<pedelec-session id="chat" persist provider="codex" model="m">
-      <pedelec-tool name="double" description=${description}>
-        <pedelec-arg name="n" type="integer" required></pedelec-arg>
-      </pedelec-tool>
-    </pedelec-session>`;
+    const persisted = (description = 'Double n.') =>
+      html`<pedelec-session id="chat" persist provider="codex" model="m">
+        <pedelec-tool name="double" description=${description}>
+          <pedelec-arg name="n" type="integer" required></pedelec-arg>
+        </pedelec-tool>
+      </pedelec-session>`;
 
     /** A reload: the old page goes away (its element too), and a new fake bridge comes up. */
     async function reload(el: PedelecSessionElement): Promise<void> {
@@ -640,13 +729,19 @@ describe('<pedelec-session>', () => {
     });
 
     it('without an id, the key uses location.pathname', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session persist provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session persist provider="codex" model="m"></pedelec-session>`,
+      );
       await started(el);
-      expect(JSON.parse(sessionStorage.getItem(persistKeyFor(location.pathname)) ?? 'null')).to.include({ sessionId: 's1' });
+      expect(JSON.parse(sessionStorage.getItem(persistKeyFor(location.pathname)) ?? 'null')).to.include({
+        sessionId: 's1',
+      });
     });
 
     it('without persist, nothing is stored and the session ends with the page', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session id="chat" provider="codex" model="m"></pedelec-session>`,
+      );
       const p = el.start();
       await answer('get_approval_status', APPROVED());
       const create = await answer('create_session', { sessionId: 's1' });
@@ -675,7 +770,9 @@ describe('<pedelec-session>', () => {
 
       await openTurn(el2, 's1');
       expect(await agentCall('s1', 'double', { n: 21 })).to.deep.equal({ doubled: 42 });
-      expect((await agentCall('s1', 'double', { n: 'x' })).error.code, 'the validator is re-attached too').to.equal('TOOL_ARGS_INVALID');
+      expect((await agentCall('s1', 'double', { n: 'x' })).error.code, 'the validator is re-attached too').to.equal(
+        'TOOL_ARGS_INVALID',
+      );
     });
 
     it('a reload with a changed manifest ends the old session and creates a fresh one (resumed: false)', async () => {
@@ -739,10 +836,12 @@ describe('<pedelec-session>', () => {
     });
 
     it('two persisted sessions with the same key → INVALID_INPUT', async () => {
-      const root = await fixture<HTMLElement>(html`<div>
-        <pedelec-session persist provider="codex" model="m"></pedelec-session>
-        <pedelec-session persist provider="codex" model="m"></pedelec-session>
-      </div>`);
+      const root = await fixture<HTMLElement>(
+        html`<div>
+          <pedelec-session persist provider="codex" model="m"></pedelec-session>
+          <pedelec-session persist provider="codex" model="m"></pedelec-session>
+        </div>`,
+      );
       const [a, b] = Array.from(root.querySelectorAll('pedelec-session')) as PedelecSessionElement[];
       // Whether the first one starts or is refused too is left open here (see the next test).
       const first = a!.start().then(
@@ -768,10 +867,12 @@ describe('<pedelec-session>', () => {
     });
 
     it('two persisted sessions with the same key → INVALID_INPUT even for the first one to start', async () => {
-      const root = await fixture<HTMLElement>(html`<div>
-        <pedelec-session persist provider="codex" model="m"></pedelec-session>
-        <pedelec-session persist provider="codex" model="m"></pedelec-session>
-      </div>`);
+      const root = await fixture<HTMLElement>(
+        html`<div>
+          <pedelec-session persist provider="codex" model="m"></pedelec-session>
+          <pedelec-session persist provider="codex" model="m"></pedelec-session>
+        </div>`,
+      );
       const [a] = Array.from(root.querySelectorAll('pedelec-session')) as PedelecSessionElement[];
       const outcome = await soon(a!.start());
       expect(outcome.settled, 'refused at once, before anything is posted').to.equal(true);
@@ -780,10 +881,12 @@ describe('<pedelec-session>', () => {
     });
 
     it('two persisted sessions with distinct ids both start', async () => {
-      const root = await fixture<HTMLElement>(html`<div>
-        <pedelec-session id="one" persist provider="codex" model="m"></pedelec-session>
-        <pedelec-session id="two" persist provider="codex" model="m"></pedelec-session>
-      </div>`);
+      const root = await fixture<HTMLElement>(
+        html`<div>
+          <pedelec-session id="one" persist provider="codex" model="m"></pedelec-session>
+          <pedelec-session id="two" persist provider="codex" model="m"></pedelec-session>
+        </div>`,
+      );
       const [a, b] = Array.from(root.querySelectorAll('pedelec-session')) as PedelecSessionElement[];
       await started(a!, 's1');
       await started(b!, 's2');
@@ -796,7 +899,9 @@ describe('<pedelec-session>', () => {
 
   describe('inputs', () => {
     it('session-id resumes that id', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session session-id="abc" provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session session-id="abc" provider="codex" model="m"></pedelec-session>`,
+      );
       const ready = oneEvent(el, 'pedelec-ready');
       const p = el.start();
       await answer('get_approval_status', APPROVED());
@@ -810,8 +915,14 @@ describe('<pedelec-session>', () => {
 
     const argsTool = (novalidate: boolean) =>
       novalidate
-        ? html`<pedelec-session novalidate provider="codex" model="m"><pedelec-tool name="t" description="T."><pedelec-arg name="n" type="integer" required></pedelec-arg></pedelec-tool></pedelec-session>`
-        : html`<pedelec-session provider="codex" model="m"><pedelec-tool name="t" description="T."><pedelec-arg name="n" type="integer" required></pedelec-arg></pedelec-tool></pedelec-session>`;
+        ? html`<pedelec-session novalidate provider="codex" model="m"
+            ><pedelec-tool name="t" description="T."
+              ><pedelec-arg name="n" type="integer" required></pedelec-arg></pedelec-tool
+          ></pedelec-session>`
+        : html`<pedelec-session provider="codex" model="m"
+            ><pedelec-tool name="t" description="T."
+              ><pedelec-arg name="n" type="integer" required></pedelec-arg></pedelec-tool
+          ></pedelec-session>`;
 
     it('novalidate turns argument validation off: invalid args reach the handler', async () => {
       const el = await fixture<PedelecSessionElement>(argsTool(true));
@@ -843,7 +954,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('bridge-timeout-ms="20" makes an unanswered create_session reject with SDK_BRIDGE_TIMEOUT', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session bridge-timeout-ms="20" provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session bridge-timeout-ms="20" provider="codex" model="m"></pedelec-session>`,
+      );
       const p = el.start().then(
         () => null,
         (e) => e,
@@ -861,13 +974,16 @@ describe('<pedelec-session>', () => {
   // ─────────────── methods ───────────────
 
   describe('methods', () => {
-    const withSlowTool = () => html`<pedelec-session provider="codex" model="m">
-      <pedelec-tool name="slow" description="Slow."></pedelec-tool>
-      <pedelec-tool name="quick" description="Quick."></pedelec-tool>
-    </pedelec-session>`;
+    const withSlowTool = () =>
+      html`<pedelec-session provider="codex" model="m">
+        <pedelec-tool name="slow" description="Slow."></pedelec-tool>
+        <pedelec-tool name="quick" description="Quick."></pedelec-tool>
+      </pedelec-session>`;
 
     it('end(): sendText() and prepare() then reject SESSION_ENDED until start()', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       await started(el, 's1');
       const ended = oneEvent(el, 'pedelec-ended');
       const ending = el.end();
@@ -888,7 +1004,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('end(): restart() also makes sendText() work again', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       await started(el, 's1');
       await ended(el);
       await restarted(el, 's2');
@@ -934,7 +1052,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('restart() after a bridge disconnect reconnects with a new client', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       await started(el, 's1');
       const oldClient = el.client;
       const oldChannel = fake.posted[0]!.channelId;
@@ -961,7 +1081,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('checkAvailability() passes the client answer through', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const ok = el.checkAvailability();
       await answer('get_approval_status', APPROVED());
       await answer('get_settings', { defaultProvider: 'codex', defaultModels: { codex: 'm' } });
@@ -972,7 +1094,12 @@ describe('<pedelec-session>', () => {
         desktop: { available: true, launchAttempted: true },
       });
       const pending = el.checkAvailability();
-      await answer('get_approval_status', { installed: true, approved: false, origin: location.origin, appConnected: false });
+      await answer('get_approval_status', {
+        installed: true,
+        approved: false,
+        origin: location.origin,
+        appConnected: false,
+      });
       expect(await pending).to.deep.equal({
         available: false,
         extension: { available: true },
@@ -987,15 +1114,18 @@ describe('<pedelec-session>', () => {
   // ─────────────── invoke ───────────────
 
   describe('invoke()', () => {
-    const kit = () => html`<pedelec-session provider="codex" model="m">
-      <pedelec-tool name="ok" description="Fine."></pedelec-tool>
-      <pedelec-tool name="args" description="Typed."><pedelec-arg name="n" type="integer" required></pedelec-arg></pedelec-tool>
-      <pedelec-tool name="nohandler" description="Nobody answers."></pedelec-tool>
-      <pedelec-tool name="throws" description="Throws."></pedelec-tool>
-      <pedelec-tool name="rejects" description="Rejects a string."></pedelec-tool>
-      <pedelec-tool name="badresult" description="Returns a BigInt."></pedelec-tool>
-      <pedelec-tool name="denied" description="Denied."></pedelec-tool>
-    </pedelec-session>`;
+    const kit = () =>
+      html`<pedelec-session provider="codex" model="m">
+        <pedelec-tool name="ok" description="Fine."></pedelec-tool>
+        <pedelec-tool name="args" description="Typed."
+          ><pedelec-arg name="n" type="integer" required></pedelec-arg
+        ></pedelec-tool>
+        <pedelec-tool name="nohandler" description="Nobody answers."></pedelec-tool>
+        <pedelec-tool name="throws" description="Throws."></pedelec-tool>
+        <pedelec-tool name="rejects" description="Rejects a string."></pedelec-tool>
+        <pedelec-tool name="badresult" description="Returns a BigInt."></pedelec-tool>
+        <pedelec-tool name="denied" description="Denied."></pedelec-tool>
+      </pedelec-session>`;
 
     function wire(el: PedelecSessionElement): void {
       toolOf(el, 'ok').handler = (args: any) => ({ echo: args });
@@ -1113,9 +1243,11 @@ describe('<pedelec-session>', () => {
       let log: string[];
 
       beforeEach(async () => {
-        el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
-          <pedelec-tool name="t" description="T."><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool>
-        </pedelec-session>`);
+        el = await fixture<PedelecSessionElement>(
+          html`<pedelec-session provider="codex" model="m">
+            <pedelec-tool name="t" description="T."><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool>
+          </pedelec-session>`,
+        );
         tool = toolOf(el, 't');
         log = [];
         if (via === 'agent') {
@@ -1224,7 +1356,9 @@ describe('<pedelec-session>', () => {
 
       it('2. deny(message) → TOOL_CALL_DENIED with that message', async () => {
         listen((e) => e.deny('Not on this page.'));
-        expect(j(await call('t', {}))).to.deep.equal({ error: { code: 'TOOL_CALL_DENIED', message: 'Not on this page.', details: { tool: 't' } } });
+        expect(j(await call('t', {}))).to.deep.equal({
+          error: { code: 'TOOL_CALL_DENIED', message: 'Not on this page.', details: { tool: 't' } },
+        });
       });
 
       it('2. a second answer throws InvalidStateError and the first answer stands', async () => {
@@ -1300,7 +1434,7 @@ describe('<pedelec-session>', () => {
         expect(await call('t', {})).to.deep.equal({ by: 'event' });
       });
 
-      it('3. then the tool element\'s handler property (a listener that does not answer is ignored)', async () => {
+      it("3. then the tool element's handler property (a listener that does not answer is ignored)", async () => {
         listen(() => {});
         setHandler();
         setFallback();
@@ -1356,7 +1490,9 @@ describe('<pedelec-session>', () => {
   }
 
   it('pedelec-tool-call is composed: it reaches the session from a tool in a shadow root', async () => {
-    const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"><div id="host"></div></pedelec-session>`);
+    const el = await fixture<PedelecSessionElement>(
+      html`<pedelec-session provider="codex" model="m"><div id="host"></div></pedelec-session>`,
+    );
     const root = el.querySelector('#host')!.attachShadow({ mode: 'open' });
     root.innerHTML = '<pedelec-tool name="shadowed" description="In a shadow root."></pedelec-tool>';
     await settle();
@@ -1368,10 +1504,11 @@ describe('<pedelec-session>', () => {
   // ─────────────── changes after start ───────────────
 
   describe('changes after start', () => {
-    const base = () => html`<pedelec-session provider="codex" model="m" guidance="g">
-      <pedelec-tool name="a" description="A."><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool>
-      <pedelec-tool name="b" description="B."></pedelec-tool>
-    </pedelec-session>`;
+    const base = () =>
+      html`<pedelec-session provider="codex" model="m" guidance="g">
+        <pedelec-tool name="a" description="A."><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool>
+        <pedelec-tool name="b" description="B."></pedelec-tool>
+      </pedelec-session>`;
     type Changes = { added: string[]; removed: string[]; changed: string[]; config: string[] };
     const none: Changes = { added: [], removed: [], changed: [], config: [] };
 
@@ -1380,14 +1517,30 @@ describe('<pedelec-session>', () => {
       ['removing a tool', (el) => toolOf(el, 'b').remove(), { removed: ['b'] }],
       ['disabling a tool', (el) => (toolOf(el, 'b').disabled = true), { removed: ['b'] }],
       ['changing a description', (el) => toolOf(el, 'a').setAttribute('description', 'A!'), { changed: ['a'] }],
-      ['changing an arg', (el) => toolOf(el, 'a').querySelector('pedelec-arg')!.setAttribute('type', 'string'), { changed: ['a'] }],
+      [
+        'changing an arg',
+        (el) => toolOf(el, 'a').querySelector('pedelec-arg')!.setAttribute('type', 'string'),
+        { changed: ['a'] },
+      ],
       ['changing timeout-ms', (el) => toolOf(el, 'b').setAttribute('timeout-ms', '1000'), { changed: ['b'] }],
-      ['adding a JS tool', (el) => (el.tools = [{ name: 'js', description: 'JS.', argsSchema: { type: 'object', properties: {} } }]), { added: ['js'] }],
+      [
+        'adding a JS tool',
+        (el) => (el.tools = [{ name: 'js', description: 'JS.', argsSchema: { type: 'object', properties: {} } }]),
+        { added: ['js'] },
+      ],
       ['changing provider', (el) => el.setAttribute('provider', 'claude'), { config: ['provider'] }],
       ['changing model', (el) => el.setAttribute('model', 'm2'), { config: ['model'] }],
       ['changing guidance', (el) => el.setAttribute('guidance', 'g2'), { config: ['guidance'] }],
-      ['changing the bridge attribute', (el) => el.setAttribute('bridge', `ws://127.0.0.1:${CLOSED_PORT}/other`), { config: ['bridge'] }],
-      ['changing the bridge property', (el) => (el.bridge = `ws://127.0.0.1:${CLOSED_PORT}/other`), { config: ['bridge'] }],
+      [
+        'changing the bridge attribute',
+        (el) => el.setAttribute('bridge', `ws://127.0.0.1:${CLOSED_PORT}/other`),
+        { config: ['bridge'] },
+      ],
+      [
+        'changing the bridge property',
+        (el) => (el.bridge = `ws://127.0.0.1:${CLOSED_PORT}/other`),
+        { config: ['bridge'] },
+      ],
       ['setting novalidate', (el) => el.toggleAttribute('novalidate', true), { config: ['novalidate'] }],
       [
         'several changes in one task',
@@ -1503,7 +1656,9 @@ describe('<pedelec-session>', () => {
       toolOf(el, 'a').querySelector('pedelec-arg')!.setAttribute('type', 'string');
       await settle();
       expect(el.toolsStale).to.equal(true);
-      expect((el.manifest!.tools[0]!.argsSchema as any).properties.n.type, 'the page now declares a string').to.equal('string');
+      expect((el.manifest!.tools[0]!.argsSchema as any).properties.n.type, 'the page now declares a string').to.equal(
+        'string',
+      );
 
       expect(await agentCall('s1', 'a', { n: 5 })).to.deep.equal({ ok: true });
       expect((await agentCall('s1', 'a', { n: 'five' })).error.code).to.equal('TOOL_ARGS_INVALID');
@@ -1530,7 +1685,13 @@ describe('<pedelec-session>', () => {
         customElements.define(sessionTag, class extends PedelecSessionElement {});
         customElements.define(toolTag, class extends PedelecToolElement {});
       };
-      return { host, sessionTag, toolTag, defineAll, session: () => host.querySelector(sessionTag) as PedelecSessionElement };
+      return {
+        host,
+        sessionTag,
+        toolTag,
+        defineAll,
+        session: () => host.querySelector(sessionTag) as PedelecSessionElement,
+      };
     }
 
     it('properties set on a tool before its upgrade reach the manifest when session and tools upgrade together', async () => {
@@ -1541,7 +1702,11 @@ describe('<pedelec-session>', () => {
       page.defineAll();
       const el = page.session();
       await settle();
-      expect(el.manifest?.tools[0]?.argsSchema).to.deep.equal({ type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] });
+      expect(el.manifest?.tools[0]?.argsSchema).to.deep.equal({
+        type: 'object',
+        properties: { n: { type: 'integer' } },
+        required: ['n'],
+      });
       const refused = await el.invoke('early', { n: 'x' });
       expect(refused.ok).to.equal(false);
       if (!refused.ok) expect(refused.error.code).to.equal('TOOL_ARGS_INVALID');
@@ -1550,10 +1715,19 @@ describe('<pedelec-session>', () => {
       await settle();
     });
 
-    it('autostart waits for properties set before the upgrade (tools, and the tools\' own)', async () => {
-      const page = undefinedMarkup((tag) => `<${tag} name="early" description="d"></${tag}>`, 'autostart provider="codex" model="m"');
+    it("autostart waits for properties set before the upgrade (tools, and the tools' own)", async () => {
+      const page = undefinedMarkup(
+        (tag) => `<${tag} name="early" description="d"></${tag}>`,
+        'autostart provider="codex" model="m"',
+      );
       const el0 = page.session() as unknown as Record<string, unknown>;
-      el0.tools = [{ name: 'from_js', description: 'A JS tool set before the upgrade.', argsSchema: { type: 'object', properties: {} } }];
+      el0.tools = [
+        {
+          name: 'from_js',
+          description: 'A JS tool set before the upgrade.',
+          argsSchema: { type: 'object', properties: {} },
+        },
+      ];
       const tool = page.host.querySelector(page.toolTag) as unknown as Record<string, unknown>;
       tool.argsSchema = { type: 'object', properties: { n: { type: 'integer' } } };
       page.defineAll();
@@ -1570,10 +1744,12 @@ describe('<pedelec-session>', () => {
     });
 
     it('a tool removed while the session is being created is stale at once, and a call to it gets TOOL_UNAVAILABLE', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
-        <pedelec-tool name="t" description="Stays."></pedelec-tool>
-        <pedelec-tool name="v" description="Goes while starting."></pedelec-tool>
-      </pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m">
+          <pedelec-tool name="t" description="Stays."></pedelec-tool>
+          <pedelec-tool name="v" description="Goes while starting."></pedelec-tool>
+        </pedelec-session>`,
+      );
       const changes = collect<PedelecToolsChangedEvent>(el, 'pedelec-tools-changed');
       const starting = el.start();
       await answer('get_approval_status', APPROVED());
@@ -1591,7 +1767,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('restart() twice at once (a double click) makes one new session and ends the old one', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       await started(el, 's1');
       const first = el.restart();
       const second = el.restart();
@@ -1607,7 +1785,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('removed during restart(): nothing is started for the removed element, and its client is released', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       await started(el, 's1');
       const restarting = el.restart().then(
         () => 'resolved',
@@ -1622,7 +1802,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('end() while starting ends the session as soon as it exists; sendText() then rejects SESSION_ENDED', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const starting = el.start();
       const ending = el.end();
       await answer('get_approval_status', APPROVED());
@@ -1636,7 +1818,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('start(), end(), start() while starting (a React StrictMode effect and its cleanup): the last call wins, one live session', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const first = el.start();
       const ending = el.end();
       const second = el.start();
@@ -1658,20 +1842,25 @@ describe('<pedelec-session>', () => {
         tag,
         class extends HTMLElement {
           connectedCallback() {
-            this.attachShadow({ mode: 'open' }).innerHTML = '<pedelec-session persist provider="codex" model="m"></pedelec-session>';
+            this.attachShadow({ mode: 'open' }).innerHTML =
+              '<pedelec-session persist provider="codex" model="m"></pedelec-session>';
           }
         },
       );
       const host = await fixture<HTMLElement>(`<div><${tag}></${tag}><${tag}></${tag}></div>`);
       restorers.push(() => host.remove());
-      const sessions = [...host.querySelectorAll(tag)].map((h) => h.shadowRoot!.querySelector('pedelec-session') as PedelecSessionElement);
+      const sessions = [...host.querySelectorAll(tag)].map(
+        (h) => h.shadowRoot!.querySelector('pedelec-session') as PedelecSessionElement,
+      );
       expect(sessions).to.have.length(2);
       for (const el of sessions) expect((await soon(el.start())).error?.code).to.equal('INVALID_INPUT');
       expect(fake.posted).to.deep.equal([]);
     });
 
     it('a failed start after end() leaves session null', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       await started(el, 's1');
       await ended(el);
       const again = el.start().catch((error: PedelecError) => error);
@@ -1684,7 +1873,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('a failed end_session on restart() is reported once', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const errors = collect<PedelecErrorEvent>(el, 'pedelec-error');
       await started(el, 's1');
       const restarting = el.restart();
@@ -1696,7 +1887,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('put back (with autostart) while its old session is still being ended: starts a new one', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session autostart provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session autostart provider="codex" model="m"></pedelec-session>`,
+      );
       await answer('get_approval_status', APPROVED());
       await answer('create_session', { sessionId: 's1' });
       await settle();
@@ -1719,9 +1912,11 @@ describe('<pedelec-session>', () => {
     });
 
     it('a tool declared disabled is unavailable to a named handler too', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
-        <pedelec-tool name="off" description="Switched off." disabled></pedelec-tool>
-      </pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m">
+          <pedelec-tool name="off" description="Switched off." disabled></pedelec-tool>
+        </pedelec-session>`,
+      );
       const ran: string[] = [];
       el.onTool('off', () => (ran.push('named'), 'ran'));
       const local = await el.invoke('off', {});
@@ -1734,9 +1929,11 @@ describe('<pedelec-session>', () => {
     });
 
     it('invoke() of a handler that never answers settles at the deadline with TOOL_TIMEOUT, as the agent would get', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session>
-        <pedelec-tool name="hang" description="Never answers." timeout-ms="40"></pedelec-tool>
-      </pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session>
+          <pedelec-tool name="hang" description="Never answers." timeout-ms="40"></pedelec-tool>
+        </pedelec-session>`,
+      );
       let signal: AbortSignal | undefined;
       toolOf(el, 'hang').handler = (_args, ctx) => {
         signal = ctx.signal;
@@ -1753,7 +1950,9 @@ describe('<pedelec-session>', () => {
 
   describe('bridge, client and persist edges', () => {
     it('a bridge changed while a session runs makes it stale; nothing cuts it off, not even an availability check', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       await started(el, 's1');
       const { outcome: turn } = await openTurn(el, 's1');
       const client = el.client;
@@ -1773,7 +1972,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('storage that throws never breaks start(), end() or restart()', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`,
+      );
       const proto = Storage.prototype;
       const { getItem, removeItem, setItem } = proto;
       const blocked = () => {
@@ -1795,7 +1996,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('bridge-timeout-ms set after the client exists applies to the next start', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       void el.checkAvailability();
       await answer('get_approval_status', APPROVED());
       el.setAttribute('bridge-timeout-ms', '30');
@@ -1805,8 +2008,13 @@ describe('<pedelec-session>', () => {
     });
 
     it('a record of other tools is ended even when session-id resumes another session, and its provider is not used', async () => {
-      sessionStorage.setItem(persistKeyFor('chat'), JSON.stringify({ sessionId: 'old', provider: 'claude', model: 'x', manifestHash: 'nope' }));
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist session-id="abc" provider="codex" model="m"></pedelec-session>`);
+      sessionStorage.setItem(
+        persistKeyFor('chat'),
+        JSON.stringify({ sessionId: 'old', provider: 'claude', model: 'x', manifestHash: 'nope' }),
+      );
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session id="chat" persist session-id="abc" provider="codex" model="m"></pedelec-session>`,
+      );
       const starting = el.start();
       await answer('get_approval_status', APPROVED());
       await answer('resume_session', { sessionId: 'abc' }, (m) => m.sessionId === 'abc');
@@ -1831,7 +2039,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('end() deletes the record it wrote, even after the bridge or persist changed', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`,
+      );
       await started(el, 's1');
       expect(sessionStorage.getItem(persistKeyFor('chat'))).to.not.equal(null);
       el.removeAttribute('persist');
@@ -1840,7 +2050,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('extension-id changed after start makes the session stale', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       await started(el, 's1');
       const changes = collect<PedelecToolsChangedEvent>(el, 'pedelec-tools-changed');
       el.setAttribute('extension-id', 'abcdefghijklmnopabcdefghijklmnop');
@@ -1850,7 +2062,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('a record whose fields have the wrong types is not ours: nothing is resumed from it', async () => {
-      const el0 = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`);
+      const el0 = await fixture<PedelecSessionElement>(
+        html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`,
+      );
       const hash = (() => {
         const p = el0.start();
         return p;
@@ -1863,7 +2077,9 @@ describe('<pedelec-session>', () => {
       await settle();
       await answer('end_session').catch(() => {});
       sessionStorage.setItem(persistKeyFor('chat'), JSON.stringify({ ...stored, provider: { evil: 1 }, model: 42 }));
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`,
+      );
       const starting = el.start();
       await answer('get_approval_status', APPROVED());
       await answer('create_session', { sessionId: 's2' });
@@ -1878,8 +2094,12 @@ describe('<pedelec-session>', () => {
   describe('teardown', () => {
     const withSlow = (persist = false) =>
       persist
-        ? html`<pedelec-session id="chat" persist provider="codex" model="m"><pedelec-tool name="slow" description="Slow."></pedelec-tool></pedelec-session>`
-        : html`<pedelec-session provider="codex" model="m"><pedelec-tool name="slow" description="Slow."></pedelec-tool></pedelec-session>`;
+        ? html`<pedelec-session id="chat" persist provider="codex" model="m"
+            ><pedelec-tool name="slow" description="Slow."></pedelec-tool
+          ></pedelec-session>`
+        : html`<pedelec-session provider="codex" model="m"
+            ><pedelec-tool name="slow" description="Slow."></pedelec-tool
+          ></pedelec-session>`;
 
     function slowHandler(el: PedelecSessionElement): { signal?: AbortSignal; resolve?: (v: unknown) => void } {
       const state: { signal?: AbortSignal; resolve?: (v: unknown) => void } = {};
@@ -1957,7 +2177,12 @@ describe('<pedelec-session>', () => {
     });
 
     it('a synchronous move (remove + re-insert) tears nothing down', async () => {
-      const root = await fixture<HTMLElement>(html`<div><section></section><pedelec-session provider="codex" model="m"></pedelec-session></div>`);
+      const root = await fixture<HTMLElement>(
+        html`<div>
+          <section></section>
+          <pedelec-session provider="codex" model="m"></pedelec-session>
+        </div>`,
+      );
       const el = root.querySelector('pedelec-session') as PedelecSessionElement;
       const session = await started(el, 's1');
       const client = el.client;
@@ -2021,16 +2246,20 @@ describe('<pedelec-session>', () => {
 
   describe('events', () => {
     it('pedelec-tool-start / pedelec-tool-result carry their details; ok is false exactly for kit errors', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
-        <pedelec-tool name="fine" description="Fine."></pedelec-tool>
-        <pedelec-tool name="domain" description="Domain error."></pedelec-tool>
-        <pedelec-tool name="missing" description="No handler."></pedelec-tool>
-        <pedelec-tool name="denied" description="Denied."></pedelec-tool>
-        <pedelec-tool name="typed" description="Typed."><pedelec-arg name="n" type="integer" required></pedelec-arg></pedelec-tool>
-        <pedelec-tool name="bad" description="Bad result."></pedelec-tool>
-        <pedelec-tool name="thrower" description="Throws."></pedelec-tool>
-        <pedelec-tool name="gone" description="Removed."></pedelec-tool>
-      </pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m">
+          <pedelec-tool name="fine" description="Fine."></pedelec-tool>
+          <pedelec-tool name="domain" description="Domain error."></pedelec-tool>
+          <pedelec-tool name="missing" description="No handler."></pedelec-tool>
+          <pedelec-tool name="denied" description="Denied."></pedelec-tool>
+          <pedelec-tool name="typed" description="Typed."
+            ><pedelec-arg name="n" type="integer" required></pedelec-arg
+          ></pedelec-tool>
+          <pedelec-tool name="bad" description="Bad result."></pedelec-tool>
+          <pedelec-tool name="thrower" description="Throws."></pedelec-tool>
+          <pedelec-tool name="gone" description="Removed."></pedelec-tool>
+        </pedelec-session>`,
+      );
       toolOf(el, 'fine').handler = ({ x }: any) => ({ x });
       toolOf(el, 'domain').handler = () => ({ error: { code: 'OUT_OF_STOCK', message: 'None left.' } });
       toolOf(el, 'denied').addEventListener('pedelec-tool-call', (e) => e.deny());
@@ -2069,7 +2298,15 @@ describe('<pedelec-session>', () => {
         expect(start.local).to.equal(false);
         expect(start.context.tool).to.equal(tool);
         expect(start.context.sessionId).to.equal('s1');
-        expect(Object.keys(result).sort(), 'tool-result detail').to.deep.equal(['args', 'context', 'durationMs', 'local', 'ok', 'result', 'tool']);
+        expect(Object.keys(result).sort(), 'tool-result detail').to.deep.equal([
+          'args',
+          'context',
+          'durationMs',
+          'local',
+          'ok',
+          'result',
+          'tool',
+        ]);
         expect(result.ok, `${tool} ok`).to.equal(ok);
         expect(result.args).to.deep.equal(args);
         expect(result.local).to.equal(false);
@@ -2081,7 +2318,9 @@ describe('<pedelec-session>', () => {
     });
 
     it('pedelec-tool-result durationMs measures the handler', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session><pedelec-tool name="wait" description="Waits."></pedelec-tool></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session><pedelec-tool name="wait" description="Waits."></pedelec-tool></pedelec-session>`,
+      );
       toolOf(el, 'wait').handler = () => aTimeout(40).then(() => ({ waited: true })); // time is the subject
       const result = oneEvent(el, 'pedelec-tool-result');
       await el.invoke('wait', {});
@@ -2089,13 +2328,17 @@ describe('<pedelec-session>', () => {
     });
 
     it('pedelec-turn fires for turns page code starts on el.session directly, and for prepare', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const session = await started(el);
       const turns = collect<PedelecTurnEvent>(el, 'pedelec-turn');
       const deltas = collect<PedelecChatDeltaEvent>(el, 'pedelec-chat-delta');
       const direct = session.sendText('direct');
       await answer('send_text');
-      expect(turns.map((e) => j(e.detail))).to.deep.equal([{ turnId: turns[0]!.detail.turnId, kind: 'user', text: 'direct' }]);
+      expect(turns.map((e) => j(e.detail))).to.deep.equal([
+        { turnId: turns[0]!.detail.turnId, kind: 'user', text: 'direct' },
+      ]);
       expect(turns[0]!.detail.turnId).to.be.a('string').and.not.equal('');
       coreEvent('s1', 'chat_delta', { text: 'Hi' });
       expect(deltas[0]!.detail.context.turnId).to.equal(turns[0]!.detail.turnId);
@@ -2117,10 +2360,17 @@ describe('<pedelec-session>', () => {
     });
 
     it('pedelec-ready, pedelec-status (with context), pedelec-chat-delta in order, pedelec-error, pedelec-ended', async () => {
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
+      );
       const ready = oneEvent(el, 'pedelec-ready');
       await started(el, 's1');
-      expect(((await ready) as PedelecReadyEvent).detail).to.deep.equal({ sessionId: 's1', provider: 'codex', model: 'm', resumed: false });
+      expect(((await ready) as PedelecReadyEvent).detail).to.deep.equal({
+        sessionId: 's1',
+        provider: 'codex',
+        model: 'm',
+        resumed: false,
+      });
 
       const statuses = collect<PedelecStatusEvent>(el, 'pedelec-status');
       const deltas = collect<PedelecChatDeltaEvent>(el, 'pedelec-chat-delta');
@@ -2128,13 +2378,14 @@ describe('<pedelec-session>', () => {
       const endedEvents = collect<PedelecEndedEvent>(el, 'pedelec-ended');
       const { outcome: turn } = await openTurn(el);
       coreEvent('s1', 'status_changed', { seq: 1, status: 'running' });
-      for (const [i, text] of ['Hel', 'lo', ', wor', 'ld'].entries()) coreEvent('s1', 'chat_delta', { seq: 2 + i, text });
+      for (const [i, text] of ['Hel', 'lo', ', wor', 'ld'].entries())
+        coreEvent('s1', 'chat_delta', { seq: 2 + i, text });
       expect(deltas.map((e) => e.detail.text)).to.deep.equal(['Hel', 'lo', ', wor', 'ld']);
       expect(deltas.map((e) => e.detail.text).join('')).to.equal('Hello, world');
       for (const d of deltas) expect(d.detail.context.sessionId).to.equal('s1');
 
       coreEvent('s1', 'error', { seq: 10, error: { code: 'PROVIDER_ERROR', message: 'The provider failed.' } });
-      expect((await turn as any)?.code).to.equal('PROVIDER_ERROR');
+      expect(((await turn) as any)?.code).to.equal('PROVIDER_ERROR');
       expect(errors.map((e) => e.detail.error.code)).to.deep.equal(['PROVIDER_ERROR']);
       expect(errors[0]!.detail.context?.sessionId).to.equal('s1');
 
@@ -2159,9 +2410,15 @@ describe('<pedelec-session>', () => {
       console.warn = (...args: unknown[]) => warned.push(args);
       restorers.push(() => (console.warn = original));
       const warnings = collect<PedelecWarningEvent>(document, 'pedelec-warning');
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session>
-        <pedelec-tool name="w" description="W." schema='{"type":"object","properties":{},"frobnicate":true}'></pedelec-tool>
-      </pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session>
+          <pedelec-tool
+            name="w"
+            description="W."
+            schema='{"type":"object","properties":{},"frobnicate":true}'
+          ></pedelec-tool>
+        </pedelec-session>`,
+      );
       await settle();
       el.append(makeTool('other', 'Other.'));
       await settle();
@@ -2190,10 +2447,12 @@ describe('<pedelec-session>', () => {
       const seen = new Map<string, Event[]>();
       for (const type of Object.keys(classes)) seen.set(type, collect<Event>(document, type));
 
-      const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
-        <pedelec-tool name="w" description="W." schema='{"type":"object","properties":{},"zzz":1}'></pedelec-tool>
-        <pedelec-tool name="echo" description="Echo."></pedelec-tool>
-      </pedelec-session>`);
+      const el = await fixture<PedelecSessionElement>(
+        html`<pedelec-session provider="codex" model="m">
+          <pedelec-tool name="w" description="W." schema='{"type":"object","properties":{},"zzz":1}'></pedelec-tool>
+          <pedelec-tool name="echo" description="Echo."></pedelec-tool>
+        </pedelec-session>`,
+      );
       toolOf(el, 'echo').handler = (args: any) => args;
       await settle();
       await started(el);

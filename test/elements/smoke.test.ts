@@ -21,11 +21,22 @@ describe('smoke', () => {
     expect(el.manifest).to.deep.equal({
       guidance: 'g',
       tools: [
-        { name: 'update_counter', description: 'Change the counter.', timeoutMs: 5000, argsSchema: { type: 'object', properties: { delta: { type: 'integer', minimum: -10, maximum: 10 } }, required: ['delta'] } },
+        {
+          name: 'update_counter',
+          description: 'Change the counter.',
+          timeoutMs: 5000,
+          argsSchema: {
+            type: 'object',
+            properties: { delta: { type: 'integer', minimum: -10, maximum: 10 } },
+            required: ['delta'],
+          },
+        },
         { name: 'get_page', description: 'Read the page.', argsSchema: { type: 'object', properties: {} } },
       ],
     });
-    (el.querySelector('pedelec-tool[name="update_counter"]') as any).handler = ({ delta }: { delta: number }) => ({ value: delta * 2 });
+    (el.querySelector('pedelec-tool[name="update_counter"]') as any).handler = ({ delta }: { delta: number }) => ({
+      value: delta * 2,
+    });
     const started = el.start();
     await flush();
     fake.respond({ installed: true, approved: true, origin: location.origin, appConnected: true });

@@ -6,9 +6,24 @@
 import { expect } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecSessionElement, PedelecToolsChangedEvent } from '../../src/index.js';
-import { approvedStatus, endSession, flush, installFakeChrome, mount, nextTask, record, startSession, uninstallFakeChrome, type FakePort } from './helpers.js';
+import {
+  approvedStatus,
+  endSession,
+  flush,
+  installFakeChrome,
+  mount,
+  nextTask,
+  record,
+  startSession,
+  uninstallFakeChrome,
+  type FakePort,
+} from './helpers.js';
 
-const jsTool = (name: string) => ({ name, description: `${name}.`, argsSchema: { type: 'object' as const, properties: {} } });
+const jsTool = (name: string) => ({
+  name,
+  description: `${name}.`,
+  argsSchema: { type: 'object' as const, properties: {} },
+});
 
 describe('staleness: what was sent, in any order, on the bridge as used', () => {
   let fake: FakePort;

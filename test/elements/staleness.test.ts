@@ -8,7 +8,11 @@ import type { SerializableSkillsManifest } from '../../src/core/index.js';
 import { Staleness, type SessionConfig } from '../../src/elements/session/staleness.js';
 
 const config: SessionConfig = { provider: 'codex', model: 'm', guidance: 'g', bridge: '', novalidate: 'false' };
-const tool = (name: string, description = 'd') => ({ name, description, argsSchema: { type: 'object' as const, properties: {} } });
+const tool = (name: string, description = 'd') => ({
+  name,
+  description,
+  argsSchema: { type: 'object' as const, properties: {} },
+});
 const manifest = (...tools: ReturnType<typeof tool>[]): SerializableSkillsManifest => ({ guidance: 'g', tools });
 
 describe('Staleness', () => {

@@ -20,7 +20,8 @@ describe('two copies of the kit on one page', () => {
   it("a session of one copy warns about the other copy's tools instead of dropping them silently", async () => {
     const host = await mountHost();
     const warnings = record<PedelecWarningEvent>(host, 'pedelec-warning');
-    host.innerHTML = '<pedelec-session><pedelec-tool name="a" description="A."></pedelec-tool><pedelec-tool name="b" description="B."></pedelec-tool></pedelec-session>';
+    host.innerHTML =
+      '<pedelec-session><pedelec-tool name="a" description="A."></pedelec-tool><pedelec-tool name="b" description="B."></pedelec-tool></pedelec-session>';
     const session = host.firstElementChild as HTMLElement & { manifest?: { tools: unknown[] } };
     const tool = session.firstElementChild!;
     // The two tags really come from two copies.
@@ -29,6 +30,8 @@ describe('two copies of the kit on one page', () => {
     await nextTask();
     expect(session.manifest?.tools.length ?? 0).to.equal(0);
     expect(warnings.map((w) => w.detail.warning.code)).to.deep.equal(['FOREIGN_ELEMENT']);
-    expect(warnings[0]!.detail.warning.message).to.contain('<pedelec-tool>').and.contain('another copy of pedelec-elements');
+    expect(warnings[0]!.detail.warning.message)
+      .to.contain('<pedelec-tool>')
+      .and.contain('another copy of pedelec-elements');
   });
 });

@@ -5,7 +5,14 @@ import { expect } from '@open-wc/testing';
 import type { ApplicationRef } from '@angular/core';
 import 'pedelec-elements/define.js';
 import { bootstrapCounterApp } from '../../demo/angular/app.js';
-import { installFakeChrome, proveCounterApp, toolNamed, uninstallFakeChrome, waitFor, type FakePort } from './harness.js';
+import {
+  installFakeChrome,
+  proveCounterApp,
+  toolNamed,
+  uninstallFakeChrome,
+  waitFor,
+  type FakePort,
+} from './harness.js';
 
 describe('Angular (JIT, zoneless, CUSTOM_ELEMENTS_SCHEMA)', () => {
   let fake: FakePort;
@@ -28,7 +35,10 @@ describe('Angular (JIT, zoneless, CUSTOM_ELEMENTS_SCHEMA)', () => {
     app = await bootstrapCounterApp();
     const tool = await waitFor(() => toolNamed(host, 'update_counter'), 'update_counter');
     expect(tool.handler).to.be.a('function');
-    expect(await tool.closest('pedelec-session')!.invoke('get_counter', {})).to.deep.equal({ ok: true, result: { value: 0 } });
+    expect(await tool.closest('pedelec-session')!.invoke('get_counter', {})).to.deep.equal({
+      ok: true,
+      result: { value: 0 },
+    });
   });
 
   it('sends the declared tools, answers by property and by event, and drops the conditional tool', async () => {

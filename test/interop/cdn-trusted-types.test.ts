@@ -19,7 +19,9 @@ async function until<T>(probe: () => T, ms = 3000): Promise<T | undefined> {
 }
 
 /** A same-origin frame of one of the pages in ./trusted-types/ (each a <meta> policy, no inline script). */
-async function openFrame(page: 'plain' | 'own-lit' | 'own-dompurify' | 'own-dompurify-duplicates'): Promise<{ frame: HTMLIFrameElement; win: Win }> {
+async function openFrame(
+  page: 'plain' | 'own-lit' | 'own-dompurify' | 'own-dompurify-duplicates',
+): Promise<{ frame: HTMLIFrameElement; win: Win }> {
   const frame = document.createElement('iframe');
   const loaded = new Promise((r) => frame.addEventListener('load', r, { once: true }));
   frame.src = `/test/interop/trusted-types/${page}.html`;
@@ -43,7 +45,7 @@ function mountChat(win: Win, markdown: boolean) {
   return { chat, say, errors };
 }
 
-describe('the CDN file under the README strict CSP with Trusted Types, beside the page\'s own Lit and DOMPurify', () => {
+describe("the CDN file under the README strict CSP with Trusted Types, beside the page's own Lit and DOMPurify", () => {
   let frame: HTMLIFrameElement | undefined;
   afterEach(() => frame?.remove());
 
@@ -52,7 +54,10 @@ describe('the CDN file under the README strict CSP with Trusted Types, beside th
     frame = page.frame;
     const { chat, errors } = mountChat(page.win, false);
     const composer = await until(() => chat.shadowRoot?.querySelector('textarea'));
-    expect(page.win.cspViolations.map((v) => `${v.directive} ${v.sample}`), 'violations').to.deep.equal([]);
+    expect(
+      page.win.cspViolations.map((v) => `${v.directive} ${v.sample}`),
+      'violations',
+    ).to.deep.equal([]);
     expect(errors).to.deep.equal([]);
     expect(composer, 'the chat view rendered its composer').to.be.ok;
   });
@@ -61,21 +66,25 @@ describe('the CDN file under the README strict CSP with Trusted Types, beside th
     ['own-dompurify', 'falls back to text without'],
     ['own-dompurify-duplicates', 'renders with'],
   ] as const) {
-  it(`a Markdown reply on a page that uses DOMPurify itself is never blank: ${how} 'allow-duplicates'`, async () => {
-    const page = await openFrame(name);
-    frame = page.frame;
-    page.win.DOMPurify!.sanitize('<b>the page sanitizes something of its own</b>');
-    const { chat, say } = mountChat(page.win, true);
-    await until(() => chat.shadowRoot?.querySelector('textarea'));
-    say('**bold** reply');
-    // Plain text shows until the Markdown chunk is loaded; then the chat renders the reply with it.
-    await until(() => page.win.performance.getEntriesByType('resource').some((e) => e.name.includes('/cdn/pedelec-elements-markdown-')));
-    await new Promise((r) => setTimeout(r, 500));
-    const text = chat.shadowRoot?.querySelector('[part~=agent]')?.textContent?.replace('Agent: ', '');
-    expect(text, 'the reply as Markdown or, failing that, as text').to.match(/bold\**\s+reply/);
-    const strong = chat.shadowRoot?.querySelector('[part~=agent] strong');
-    expect(!!strong, 'rendered as Markdown').to.equal(name === 'own-dompurify-duplicates');
-  });
+    it(`a Markdown reply on a page that uses DOMPurify itself is never blank: ${how} 'allow-duplicates'`, async () => {
+      const page = await openFrame(name);
+      frame = page.frame;
+      page.win.DOMPurify!.sanitize('<b>the page sanitizes something of its own</b>');
+      const { chat, say } = mountChat(page.win, true);
+      await until(() => chat.shadowRoot?.querySelector('textarea'));
+      say('**bold** reply');
+      // Plain text shows until the Markdown chunk is loaded; then the chat renders the reply with it.
+      await until(() =>
+        page.win.performance
+          .getEntriesByType('resource')
+          .some((e) => e.name.includes('/cdn/pedelec-elements-markdown-')),
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      const text = chat.shadowRoot?.querySelector('[part~=agent]')?.textContent?.replace('Agent: ', '');
+      expect(text, 'the reply as Markdown or, failing that, as text').to.match(/bold\**\s+reply/);
+      const strong = chat.shadowRoot?.querySelector('[part~=agent] strong');
+      expect(!!strong, 'rendered as Markdown').to.equal(name === 'own-dompurify-duplicates');
+    });
   }
 
   it('a dev bridge the policy blocks (connect-src) fails start() with BRIDGE_UNAVAILABLE, not a 30 s hang', async () => {

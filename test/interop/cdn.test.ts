@@ -14,7 +14,9 @@ const POLICIES = {
     "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; require-trusted-types-for 'script'; trusted-types lit-html dompurify pedelec-elements",
 } as const;
 
-async function openPage(csp: keyof typeof POLICIES): Promise<{ frame: HTMLIFrameElement; win: FrameWindow; fake: FakePort }> {
+async function openPage(
+  csp: keyof typeof POLICIES,
+): Promise<{ frame: HTMLIFrameElement; win: FrameWindow; fake: FakePort }> {
   const url = `/demo/cdn.html?csp=${csp}&bridge=extension`;
   // The server really sends the policy.
   const response = await fetch(url);
@@ -66,17 +68,27 @@ for (const csp of Object.keys(POLICIES) as Array<keyof typeof POLICIES>) {
         '/cdn/pedelec-elements.js',
         '/demo/cdn.js',
       ]);
-      expect([...win.document.scripts].every((s) => s.src !== '' && s.textContent === ''), 'no inline script').to.equal(true);
+      expect(
+        [...win.document.scripts].every((s) => s.src !== '' && s.textContent === ''),
+        'no inline script',
+      ).to.equal(true);
 
       // The listener hears violations: one deliberate inline script, blocked.
       expect(provokeViolation(win), 'the inline script ran').to.equal(false);
       await waitFor(() => win.cspViolations.length > 0, 'the deliberate violation to be reported');
       // (One report per policy that forbids it: the header's, and for script-src the page's own meta policy too.)
       const expected = csp === 'trusted-types' ? 'require-trusted-types-for' : 'script-src-elem';
-      expect(win.cspViolations.map((v) => v.directive)).to.include(expected).and.satisfy((all: string[]) => all.every((d) => d === expected));
+      expect(win.cspViolations.map((v) => v.directive))
+        .to.include(expected)
+        .and.satisfy((all: string[]) => all.every((d) => d === expected));
       win.cspViolations.length = 0;
 
-      await proveCounterApp(win.document.body, fake, () => win.document.getElementById('counter')?.textContent, 'disabled');
+      await proveCounterApp(
+        win.document.body,
+        fake,
+        () => win.document.getElementById('counter')?.textContent,
+        'disabled',
+      );
       // Violation events are queued as tasks: give any late one time to arrive.
       await new Promise((r) => setTimeout(r, 50));
       expect(win.cspViolations, 'violations during the session').to.deep.equal([]);

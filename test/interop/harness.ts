@@ -49,9 +49,18 @@ async function answer(fake: FakePort, type: string, result: unknown): Promise<Po
  */
 export async function startSession(session: PedelecSessionElement, fake: FakePort): Promise<Posted> {
   const started = session.start();
-  await answer(fake, 'get_approval_status', { installed: true, approved: true, origin: location.origin, appConnected: true });
-  const next = await waitFor(() => fake.posted.find((m) => (m.type === 'get_settings' || m.type === 'create_session') && !answered.has(m)), 'get_settings or create_session');
-  if (next.type === 'get_settings') await answer(fake, 'get_settings', { defaultProvider: 'scripted', defaultModels: { scripted: 'scripted-1' } });
+  await answer(fake, 'get_approval_status', {
+    installed: true,
+    approved: true,
+    origin: location.origin,
+    appConnected: true,
+  });
+  const next = await waitFor(
+    () => fake.posted.find((m) => (m.type === 'get_settings' || m.type === 'create_session') && !answered.has(m)),
+    'get_settings or create_session',
+  );
+  if (next.type === 'get_settings')
+    await answer(fake, 'get_settings', { defaultProvider: 'scripted', defaultModels: { scripted: 'scripted-1' } });
   const create = await answer(fake, 'create_session', { sessionId: 's1' });
   await started;
   return create;
@@ -120,7 +129,11 @@ export async function proveCounterApp(
   const create = await startSession(session, fake);
   const skills = create.input.skills;
   expect(skills.guidance).to.equal('Read the counter with get_counter before changing it with update_counter.');
-  expect(skills.tools.map((t: { name: string }) => t.name)).to.deep.equal(['update_counter', 'get_counter', 'reset_counter']);
+  expect(skills.tools.map((t: { name: string }) => t.name)).to.deep.equal([
+    'update_counter',
+    'get_counter',
+    'reset_counter',
+  ]);
   expect(skills.tools[0]).to.deep.equal({
     name: 'update_counter',
     description: 'Change the counter by delta. Returns the new value.',
@@ -157,7 +170,9 @@ export async function proveCounterApp(
   await waitFor(() => changes.length > 0, 'pedelec-tools-changed');
   if (conditional === 'removed') expect(toolNamed(root, 'reset_counter')).to.equal(undefined);
   else expect(toolNamed(root, 'reset_counter')?.disabled).to.equal(true);
-  expect(changes.map((e) => e.detail)).to.deep.equal([{ added: [], removed: ['reset_counter'], changed: [], config: [] }]);
+  expect(changes.map((e) => e.detail)).to.deep.equal([
+    { added: [], removed: ['reset_counter'], changed: [], config: [] },
+  ]);
   expect(session.toolsStale).to.equal(true);
   const gone = (await agentCall(fake, 'reset_counter', {})) as { error: { code: string; details: unknown } };
   expect(gone.error.code).to.equal('TOOL_UNAVAILABLE');

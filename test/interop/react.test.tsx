@@ -6,7 +6,16 @@ import { createRoot, hydrateRoot } from 'react-dom/client';
 import 'pedelec-elements/define.js';
 import type { PedelecSessionElement, PedelecToolCallEvent, PedelecToolElement } from 'pedelec-elements';
 import { mountCounterApp } from '../../demo/react/app.js';
-import { installFakeChrome, proveCounterApp, request, startSession, toolNamed, uninstallFakeChrome, waitFor, type FakePort } from './harness.js';
+import {
+  installFakeChrome,
+  proveCounterApp,
+  request,
+  startSession,
+  toolNamed,
+  uninstallFakeChrome,
+  waitFor,
+  type FakePort,
+} from './harness.js';
 
 describe('React 19', () => {
   let fake: FakePort;
@@ -67,7 +76,8 @@ describe('React 19', () => {
   // README "React": under hydrateRoot (server-rendered HTML, e.g. Next.js) React 19 sets no properties
   // and binds no custom events on the elements it adopts; a ref callback does (the documented way).
   it('hydrateRoot: handlers set in a ref callback reach the server-rendered elements', async () => {
-    host.innerHTML = '<pedelec-session provider="codex"><pedelec-tool name="by_prop" description="d"></pedelec-tool><pedelec-tool name="by_event" description="d"></pedelec-tool></pedelec-session>';
+    host.innerHTML =
+      '<pedelec-session provider="codex"><pedelec-tool name="by_prop" description="d"></pedelec-tool><pedelec-tool name="by_event" description="d"></pedelec-tool></pedelec-session>';
     let hydrated: PedelecSessionElement | null = null;
     const onCall = (event: PedelecToolCallEvent) => event.respondWith('by event');
     const app = createElement(

@@ -5,7 +5,14 @@ import { expect } from '@open-wc/testing';
 import { createApp, type App } from 'vue';
 import 'pedelec-elements/define.js';
 import { createCounterApp, createInDomCounterApp } from '../../demo/vue/app.js';
-import { installFakeChrome, proveCounterApp, toolNamed, uninstallFakeChrome, waitFor, type FakePort } from './harness.js';
+import {
+  installFakeChrome,
+  proveCounterApp,
+  toolNamed,
+  uninstallFakeChrome,
+  waitFor,
+  type FakePort,
+} from './harness.js';
 
 /** The in-DOM template of demo/vue/index.html: the inner HTML of its #app, as the browser parsed it. */
 async function inDomTemplate(): Promise<string> {
@@ -34,13 +41,19 @@ describe('Vue 3', () => {
   describe('in-DOM template (the page HTML, as a CDN user writes it)', () => {
     it('binds :handler.prop as a property and @pedelec-tool-call to the event', async () => {
       const template = await inDomTemplate();
-      expect(template).to.include(':handler.prop="updateCounter"').and.include('@pedelec-tool-call="onGetCounter"').and.include('v-if="allowReset"');
+      expect(template)
+        .to.include(':handler.prop="updateCounter"')
+        .and.include('@pedelec-tool-call="onGetCounter"')
+        .and.include('v-if="allowReset"');
       host.innerHTML = template;
       app = createInDomCounterApp();
       app.mount(host);
       const tool = await waitFor(() => toolNamed(host, 'update_counter'), 'update_counter');
       expect(tool.handler).to.be.a('function');
-      expect(await tool.closest('pedelec-session')!.invoke('get_counter', {})).to.deep.equal({ ok: true, result: { value: 0 } });
+      expect(await tool.closest('pedelec-session')!.invoke('get_counter', {})).to.deep.equal({
+        ok: true,
+        result: { value: 0 },
+      });
     });
 
     it('sends the declared tools, answers by property and by event, and drops the conditional tool', async () => {
@@ -68,8 +81,14 @@ describe('Vue 3', () => {
     };
 
     for (const [how, args] of [
-      ['camelCase', `<pedelec-arg name="s" :minLength="2" :maxLength="5"></pedelec-arg><pedelec-arg name="list" type="array" items="string" :minItems="1" :maxItems="3" :uniqueItems="true"></pedelec-arg>`],
-      ['kebab-case', `<pedelec-arg name="s" :min-length="2" :max-length="5"></pedelec-arg><pedelec-arg name="list" type="array" items="string" :min-items="1" :max-items="3" :unique-items="true"></pedelec-arg>`],
+      [
+        'camelCase',
+        `<pedelec-arg name="s" :minLength="2" :maxLength="5"></pedelec-arg><pedelec-arg name="list" type="array" items="string" :minItems="1" :maxItems="3" :uniqueItems="true"></pedelec-arg>`,
+      ],
+      [
+        'kebab-case',
+        `<pedelec-arg name="s" :min-length="2" :max-length="5"></pedelec-arg><pedelec-arg name="list" type="array" items="string" :min-items="1" :max-items="3" :unique-items="true"></pedelec-arg>`,
+      ],
     ]) {
       it(`<pedelec-arg> keywords bound by ${how} name reach the schema`, async () => {
         mount(`<pedelec-session><pedelec-tool name="t" description="d">${args}</pedelec-tool></pedelec-session>`);

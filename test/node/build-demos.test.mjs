@@ -29,7 +29,10 @@ const PAGES = ['/', '/cdn.html', '/react/', '/vue/', '/angular/'];
 
 /** Starts pedelec-dev serving demo/ on a free loopback port; resolves with its base URL and inspector URL. */
 function startDevCore() {
-  const child = spawn(process.execPath, ['dist/dev/cli.js', '--port', '0', '--serve', 'demo'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/dev/cli.js', '--port', '0', '--serve', 'demo'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const ready = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`pedelec-dev did not start:\n${output}`)), 15_000);
@@ -53,7 +56,8 @@ async function problemsOf(browser, url) {
   const page = await browser.newPage();
   const problems = [];
   page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warn' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
+    if (message.type() === 'error' || message.type() === 'warn' || message.type() === 'warning')
+      problems.push(`${message.type()}: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('response', (response) => {
@@ -65,8 +69,12 @@ async function problemsOf(browser, url) {
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   if (url.includes('#token=')) {
     // The inspector connected with its token, and took the token out of the address bar.
-    const seen = await page.evaluate(() => ({ url: location.href, socket: document.getElementById('socket-state')?.value }));
-    if (seen.url.includes('token')) problems.push(`the token stayed in the address bar: ${seen.url.replace(/token=.*/, 'token=…')}`);
+    const seen = await page.evaluate(() => ({
+      url: location.href,
+      socket: document.getElementById('socket-state')?.value,
+    }));
+    if (seen.url.includes('token'))
+      problems.push(`the token stayed in the address bar: ${seen.url.replace(/token=.*/, 'token=…')}`);
     if (seen.socket !== 'connected') problems.push(`the inspector is not connected: ${seen.socket}`);
   }
   await page.close();
@@ -76,25 +84,37 @@ async function problemsOf(browser, url) {
 for (const name of ['chromium', 'firefox']) {
   const executablePath = executableFor(name);
   const skip = skipBrowser(name);
-  test(`the demo pages and the inspector load with a clean console in ${name}`, { skip, timeout: 120_000 }, async () => {
-    assert.ok(executablePath, `${name} is required (REQUIRE_BROWSERS) but not installed`);
-    const { child, ready } = startDevCore();
-    let browser;
-    try {
-      const { base, inspector } = await ready;
-      browser =
-        name === 'chromium'
-          ? await puppeteer.launch({ executablePath, headless: true, args: chromiumArgs })
-          : await puppeteer.launch({ browser: 'firefox', executablePath, headless: true, extraPrefsFirefox: firefoxPrefs });
-      // The detector works: a page that fails a request is reported (a test of "no problem" must be able to see one).
-      const missing = await problemsOf(browser, `${base}/no-such-page.html`);
-      assert.ok(missing.some((problem) => problem.includes('404')), JSON.stringify(missing));
-      for (const url of [...PAGES.map((path) => base + path), inspector]) {
-        assert.deepEqual(await problemsOf(browser, url), [], url.replace(/#token=.*/, '#token=…'));
+  test(
+    `the demo pages and the inspector load with a clean console in ${name}`,
+    { skip, timeout: 120_000 },
+    async () => {
+      assert.ok(executablePath, `${name} is required (REQUIRE_BROWSERS) but not installed`);
+      const { child, ready } = startDevCore();
+      let browser;
+      try {
+        const { base, inspector } = await ready;
+        browser =
+          name === 'chromium'
+            ? await puppeteer.launch({ executablePath, headless: true, args: chromiumArgs })
+            : await puppeteer.launch({
+                browser: 'firefox',
+                executablePath,
+                headless: true,
+                extraPrefsFirefox: firefoxPrefs,
+              });
+        // The detector works: a page that fails a request is reported (a test of "no problem" must be able to see one).
+        const missing = await problemsOf(browser, `${base}/no-such-page.html`);
+        assert.ok(
+          missing.some((problem) => problem.includes('404')),
+          JSON.stringify(missing),
+        );
+        for (const url of [...PAGES.map((path) => base + path), inspector]) {
+          assert.deepEqual(await problemsOf(browser, url), [], url.replace(/#token=.*/, '#token=…'));
+        }
+      } finally {
+        await browser?.close();
+        child.kill();
       }
-    } finally {
-      await browser?.close();
-      child.kill();
-    }
-  });
+    },
+  );
 }

@@ -37,7 +37,11 @@ test('in Node a client constructs, is unavailable, and every request rejects EXT
   const { Pedelec } = await import('../../dist/core/index.js');
   const client = new Pedelec();
   const expected = { code: 'EXTENSION_UNAVAILABLE', message: 'Pedelec SDK must run in a browser page context.' };
-  for (const attempt of [() => client.getSettings(), () => client.createSession({ provider: 'codex', model: 'm' }), () => client.request('anything')]) {
+  for (const attempt of [
+    () => client.getSettings(),
+    () => client.createSession({ provider: 'codex', model: 'm' }),
+    () => client.request('anything'),
+  ]) {
     await assert.rejects(attempt(), (error) => {
       assert.deepEqual({ code: error.code, message: error.message }, expected);
       assert.equal(error instanceof Error, false);

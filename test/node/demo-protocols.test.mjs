@@ -49,7 +49,11 @@ async function openPage(browser, url) {
 
 /** Types `text` into the chat's composer and presses Enter, as a user does. */
 async function say(page, text) {
-  await page.waitForFunction(() => customElements.get('pedelec-chat') && document.querySelector('pedelec-chat')?.shadowRoot?.querySelector('textarea'));
+  await page.waitForFunction(
+    () =>
+      customElements.get('pedelec-chat') &&
+      document.querySelector('pedelec-chat')?.shadowRoot?.querySelector('textarea'),
+  );
   await page.type('pedelec-chat >>> textarea', text);
   await page.keyboard.press('Enter');
 }
@@ -61,65 +65,82 @@ for (const browserName of ['chromium', 'firefox']) {
   const skip = skipBrowser(browserName);
 
   for (const { name, options } of VARIANTS) {
-    test(`the demo in ${browserName}, ${name}: a tool call from the chat changes the page; the whole reply shows`, { skip, timeout: 60_000 }, async () => {
-      assert.ok(executablePath, `${browserName} is required (REQUIRE_BROWSERS) but not installed`);
-      const core = await startCore(`${root}demo`, options);
-      const browser = await launch(browserName, executablePath);
-      try {
-        const { page, problems } = await openPage(browser, `${core.url}/`);
-        await say(page, '/call update_counter {"delta": 2}');
-        await page.waitForFunction(() => document.getElementById('counter').value === '2', { timeout: 15_000 });
-        // The turn completed (status idle), and the reply — which reports the handler's result — is whole.
-        await page.waitForFunction(() => document.getElementById('status').value === 'idle', { timeout: 15_000 });
-        const reply = await page.waitForFunction(
-          (expected) => document.querySelector('pedelec-chat').shadowRoot.textContent.includes(expected),
-          { timeout: 15_000 },
-          'update_counter returned {"value":2}',
-        );
-        assert.ok(reply);
-        const text = await page.evaluate(chatText);
-        assert.ok(text.includes('Calling update_counter with {"delta":2}…'), text);
-        // Exactly once: fragments and the whole message did not both land.
-        assert.equal(text.split('update_counter returned').length - 1, 1, text);
-        assert.deepEqual(problems, []);
-      } finally {
-        await browser.close();
-        await core.close();
-      }
-    });
+    test(
+      `the demo in ${browserName}, ${name}: a tool call from the chat changes the page; the whole reply shows`,
+      { skip, timeout: 60_000 },
+      async () => {
+        assert.ok(executablePath, `${browserName} is required (REQUIRE_BROWSERS) but not installed`);
+        const core = await startCore(`${root}demo`, options);
+        const browser = await launch(browserName, executablePath);
+        try {
+          const { page, problems } = await openPage(browser, `${core.url}/`);
+          await say(page, '/call update_counter {"delta": 2}');
+          await page.waitForFunction(() => document.getElementById('counter').value === '2', { timeout: 15_000 });
+          // The turn completed (status idle), and the reply — which reports the handler's result — is whole.
+          await page.waitForFunction(() => document.getElementById('status').value === 'idle', { timeout: 15_000 });
+          const reply = await page.waitForFunction(
+            (expected) => document.querySelector('pedelec-chat').shadowRoot.textContent.includes(expected),
+            { timeout: 15_000 },
+            'update_counter returned {"value":2}',
+          );
+          assert.ok(reply);
+          const text = await page.evaluate(chatText);
+          assert.ok(text.includes('Calling update_counter with {"delta":2}…'), text);
+          // Exactly once: fragments and the whole message did not both land.
+          assert.equal(text.split('update_counter returned').length - 1, 1, text);
+          assert.deepEqual(problems, []);
+        } finally {
+          await browser.close();
+          await core.close();
+        }
+      },
+    );
   }
 
   for (const { name, options } of VARIANTS.filter((v) => v.options.protocol !== '0.1')) {
-    test(`persist + reload in ${browserName}, ${name}: the reloaded page answers the tool call Core was waiting for`, { skip, timeout: 60_000 }, async () => {
-      assert.ok(executablePath, `${browserName} is required (REQUIRE_BROWSERS) but not installed`);
-      const dir = mkdtempSync(join(tmpdir(), 'pedelec-persist-'));
-      writeFileSync(join(dir, 'index.html'), PERSIST_PAGE);
-      writeFileSync(join(dir, 'page.js'), PERSIST_SCRIPT);
-      const core = await startCore(dir, options);
-      const browser = await launch(browserName, executablePath);
-      try {
-        const { page, problems } = await openPage(browser, `${core.url}/`);
-        await say(page, '/call slow_lookup {"key":"answer"}');
-        // The first page received the call and leaves it unanswered…
-        await page.waitForFunction(() => document.getElementById('log').textContent.includes('asked answer'), { timeout: 15_000 });
-        // …and reloads before answering.
-        await page.reload({ waitUntil: 'load' });
-        await page.waitForFunction(() => document.getElementById('log').textContent.includes('answered answer'), { timeout: 15_000 });
-        // The turn went on from the new page: its reply reports the result this page gave.
-        await page.waitForFunction(
-          (expected) => document.querySelector('pedelec-chat').shadowRoot.textContent.includes(expected),
-          { timeout: 15_000 },
-          'slow_lookup returned {"value":42}',
-        );
-        await page.waitForFunction(() => document.querySelector('pedelec-session').status === 'idle', { timeout: 15_000 });
-        assert.equal(await page.evaluate(() => document.querySelector('pedelec-session').sessionId.startsWith('session_')), true);
-        assert.deepEqual(problems, []);
-      } finally {
-        await browser.close();
-        await core.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    });
+    test(
+      `persist + reload in ${browserName}, ${name}: the reloaded page answers the tool call Core was waiting for`,
+      { skip, timeout: 60_000 },
+      async () => {
+        assert.ok(executablePath, `${browserName} is required (REQUIRE_BROWSERS) but not installed`);
+        const dir = mkdtempSync(join(tmpdir(), 'pedelec-persist-'));
+        writeFileSync(join(dir, 'index.html'), PERSIST_PAGE);
+        writeFileSync(join(dir, 'page.js'), PERSIST_SCRIPT);
+        const core = await startCore(dir, options);
+        const browser = await launch(browserName, executablePath);
+        try {
+          const { page, problems } = await openPage(browser, `${core.url}/`);
+          await say(page, '/call slow_lookup {"key":"answer"}');
+          // The first page received the call and leaves it unanswered…
+          await page.waitForFunction(() => document.getElementById('log').textContent.includes('asked answer'), {
+            timeout: 15_000,
+          });
+          // …and reloads before answering.
+          await page.reload({ waitUntil: 'load' });
+          await page.waitForFunction(() => document.getElementById('log').textContent.includes('answered answer'), {
+            timeout: 15_000,
+          });
+          // The turn went on from the new page: its reply reports the result this page gave.
+          await page.waitForFunction(
+            (expected) => document.querySelector('pedelec-chat').shadowRoot.textContent.includes(expected),
+            { timeout: 15_000 },
+            'slow_lookup returned {"value":42}',
+          );
+          await page.waitForFunction(() => document.querySelector('pedelec-session').status === 'idle', {
+            timeout: 15_000,
+          });
+          assert.equal(
+            await page.evaluate(() => document.querySelector('pedelec-session').sessionId.startsWith('session_')),
+            true,
+          );
+          assert.deepEqual(problems, []);
+        } finally {
+          await browser.close();
+          await core.close();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    );
   }
 }
 

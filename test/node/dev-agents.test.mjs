@@ -25,25 +25,53 @@ async function fakeEndpoint(t) {
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
+  t.after(
+    () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
   return { baseUrl: `http://127.0.0.1:${server.address().port}/v1`, requests, reply: (...h) => queue.push(...h) };
 }
-const chunk = (delta, finish = null) => ({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta, finish = null) => ({
+  object: 'chat.completion.chunk',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 const sse = (events) => async (_req, res) => {
   res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-  for (const e of events) { res.write(`data: ${JSON.stringify(e)}\n\n`); await delay(2); }
+  for (const e of events) {
+    res.write(`data: ${JSON.stringify(e)}\n\n`);
+    await delay(2);
+  }
   res.end('data: [DONE]\n\n');
 };
 const text = (s) => sse([chunk({ role: 'assistant', content: s }), chunk({}, 'stop')]);
-const oneCall = (name, args, id) => sse([chunk({ role: 'assistant', tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }] }), chunk({}, 'tool_calls')]);
+const oneCall = (name, args, id) =>
+  sse([
+    chunk({ role: 'assistant', tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }] }),
+    chunk({}, 'tool_calls'),
+  ]);
 /** Like Ollama's and vLLM's /v1: a history tool call whose arguments are not JSON is a 400. */
 const strictHistory = (handler) => (req, res, record) => {
-  const bad = record.body.messages.some((m) => (m.tool_calls ?? []).some((c) => { try { JSON.parse(c.function.arguments); return false; } catch { return true; } }));
+  const bad = record.body.messages.some((m) =>
+    (m.tool_calls ?? []).some((c) => {
+      try {
+        JSON.parse(c.function.arguments);
+        return false;
+      } catch {
+        return true;
+      }
+    }),
+  );
   return bad ? status(400, { error: { message: 'invalid tool call arguments' } })(req, res) : handler(req, res, record);
 };
 async function setup(t, { agent = 'openai', tools } = {}) {
   const fake = await fakeEndpoint(t);
-  const core = await startCore(t, { agent, env: { PEDELEC_DEV_BASE_URL: fake.baseUrl, PEDELEC_DEV_MODEL: 'test-model' } });
+  const core = await startCore(t, {
+    agent,
+    env: { PEDELEC_DEV_BASE_URL: fake.baseUrl, PEDELEC_DEV_MODEL: 'test-model' },
+  });
   const page = await BridgeClient.open(t, core);
   const sessionId = await createSession(page, { provider: agent, ...(tools && { skills: { guidance: 'g', tools } }) });
   return { fake, page, sessionId };
@@ -54,7 +82,14 @@ function autoAnswer(page, result) {
     const m = JSON.parse(data.toString());
     if (m.type !== 'tool_call') return;
     seen.push(m);
-    page.sendRaw({ channelId: page.channelId, type: 'submit_tool_result', requestId: `a_${m.toolRequestId}`, sessionId: m.sessionId, toolRequestId: m.toolRequestId, result: result(m) });
+    page.sendRaw({
+      channelId: page.channelId,
+      type: 'submit_tool_result',
+      requestId: `a_${m.toolRequestId}`,
+      sessionId: m.sessionId,
+      toolRequestId: m.toolRequestId,
+      result: result(m),
+    });
   });
   return seen;
 }
@@ -85,10 +120,19 @@ test('a call sent with empty arguments ("") is stored in the history as JSON', a
 test('two whole calls in one chunk without index or id are two calls, not one merged call', async (t) => {
   const { fake, page, sessionId } = await setup(t);
   const seen = autoAnswer(page, (m) => ({ value: m.args.delta }));
-  const whole = (delta) => ({ type: 'function', function: { name: 'update_counter', arguments: JSON.stringify({ delta }) } });
-  fake.reply(sse([chunk({ role: 'assistant', tool_calls: [whole(1), whole(2)] }), chunk({}, 'tool_calls')]), text('Both.'));
+  const whole = (delta) => ({
+    type: 'function',
+    function: { name: 'update_counter', arguments: JSON.stringify({ delta }) },
+  });
+  fake.reply(
+    sse([chunk({ role: 'assistant', tool_calls: [whole(1), whole(2)] }), chunk({}, 'tool_calls')]),
+    text('Both.'),
+  );
   const events = await turn(page, sessionId, 'two');
-  assert.deepEqual(seen.map((m) => m.args), [{ delta: 1 }, { delta: 2 }]);
+  assert.deepEqual(
+    seen.map((m) => m.args),
+    [{ delta: 1 }, { delta: 2 }],
+  );
   assert.equal(chatText(events), 'Both.');
 });
 
@@ -98,7 +142,11 @@ test("scripted: the example call /tools shows for a tool passes that tool's sche
     description: 'Tag some items.',
     argsSchema: {
       type: 'object',
-      properties: { code: { type: 'string', minLength: 6 }, tags: { type: 'array', items: { type: 'string' }, minItems: 1 }, level: { type: 'integer', minimum: -5, maximum: 0 } },
+      properties: {
+        code: { type: 'string', minLength: 6 },
+        tags: { type: 'array', items: { type: 'string' }, minItems: 1 },
+        level: { type: 'integer', minimum: -5, maximum: 0 },
+      },
       required: ['code', 'tags', 'level'],
     },
   };

@@ -6,11 +6,19 @@ import { BridgeClient, PAGE_ORIGIN, createSession, delay, rawHttp, startCore, tw
 
 const bearer = (token) => ({ Authorization: `Bearer ${token}` });
 
-async function upload(page, sessionId, { filename = 'notes.txt', body = 'hello assets', mimeType = 'text/plain', targetPath } = {}) {
+async function upload(
+  page,
+  sessionId,
+  { filename = 'notes.txt', body = 'hello assets', mimeType = 'text/plain', targetPath } = {},
+) {
   const payload = { sessionId, filename, sizeBytes: Buffer.byteLength(body), mimeType };
   if (targetPath !== undefined) payload.targetPath = targetPath;
   const ticket = await page.ok('create_asset_upload', payload);
-  const response = await fetch(ticket.uploadUrl, { method: 'PUT', headers: { ...bearer(ticket.token), 'Content-Type': mimeType }, body });
+  const response = await fetch(ticket.uploadUrl, {
+    method: 'PUT',
+    headers: { ...bearer(ticket.token), 'Content-Type': mimeType },
+    body,
+  });
   return { ticket, response };
 }
 
@@ -51,7 +59,11 @@ test('upload, list and read back an asset through one-time tickets', async (t) =
   const reuse = await fetch(download.downloadUrl, { headers: bearer(download.token) });
   assert.equal(reuse.status, 401);
   assert.equal((await reuse.json()).error.code, 'ASSET_TOKEN_INVALID');
-  const reupload = await fetch(ticket.uploadUrl, { method: 'PUT', headers: bearer(ticket.token), body: 'hello assets' });
+  const reupload = await fetch(ticket.uploadUrl, {
+    method: 'PUT',
+    headers: bearer(ticket.token),
+    body: 'hello assets',
+  });
   assert.equal(reupload.status, 401);
 
   // The token in the query works for plain links.
@@ -78,7 +90,11 @@ test('tickets expire, and a wrong token or a ticket of the other direction is re
   const none = await fetch(fresh.downloadUrl);
   assert.equal(none.status, 401);
   // A download ticket cannot be used to upload.
-  const swapped = await fetch(fresh.downloadUrl.replace('/download/', '/upload/'), { method: 'PUT', headers: bearer(fresh.token), body: 'x' });
+  const swapped = await fetch(fresh.downloadUrl.replace('/download/', '/upload/'), {
+    method: 'PUT',
+    headers: bearer(fresh.token),
+    body: 'x',
+  });
   assert.equal(swapped.status, 401);
 });
 
@@ -86,12 +102,21 @@ test('CORS: preflight answered for allowed origins, without credentials; foreign
   const core = await startCore(t);
   const page = await BridgeClient.open(t, core);
   const sessionId = await createSession(page);
-  const ticket = await page.ok('create_asset_upload', { sessionId, filename: 'a.bin', sizeBytes: 3, mimeType: 'application/octet-stream' });
+  const ticket = await page.ok('create_asset_upload', {
+    sessionId,
+    filename: 'a.bin',
+    sizeBytes: 3,
+    mimeType: 'application/octet-stream',
+  });
   const path = new URL(ticket.uploadUrl).pathname;
 
   const preflight = await rawHttp(core, path, {
     method: 'OPTIONS',
-    headers: { Origin: PAGE_ORIGIN, 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'authorization,content-type' },
+    headers: {
+      Origin: PAGE_ORIGIN,
+      'Access-Control-Request-Method': 'PUT',
+      'Access-Control-Request-Headers': 'authorization,content-type',
+    },
   });
   assert.equal(preflight.status, 204);
   assert.equal(preflight.headers['access-control-allow-origin'], PAGE_ORIGIN);
@@ -99,14 +124,25 @@ test('CORS: preflight answered for allowed origins, without credentials; foreign
   assert.match(preflight.headers['access-control-allow-headers'], /Authorization/i);
   assert.equal(preflight.headers['access-control-allow-credentials'], undefined);
 
-  const foreign = await rawHttp(core, path, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'PUT' } });
+  const foreign = await rawHttp(core, path, {
+    method: 'OPTIONS',
+    headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'PUT' },
+  });
   assert.equal(foreign.status, 403);
   assert.equal(foreign.headers['access-control-allow-origin'], undefined);
 
   // A foreign origin cannot use a valid ticket either (and does not burn it).
-  const put = await rawHttp(core, path, { method: 'PUT', headers: { Origin: 'https://evil.example', ...bearer(ticket.token) }, body: 'abc' });
+  const put = await rawHttp(core, path, {
+    method: 'PUT',
+    headers: { Origin: 'https://evil.example', ...bearer(ticket.token) },
+    body: 'abc',
+  });
   assert.equal(put.status, 403);
-  const ok = await rawHttp(core, path, { method: 'PUT', headers: { Origin: PAGE_ORIGIN, ...bearer(ticket.token), 'Content-Length': '3' }, body: 'abc' });
+  const ok = await rawHttp(core, path, {
+    method: 'PUT',
+    headers: { Origin: PAGE_ORIGIN, ...bearer(ticket.token), 'Content-Length': '3' },
+    body: 'abc',
+  });
   assert.equal(ok.status, 201);
   assert.equal(ok.headers['access-control-allow-origin'], PAGE_ORIGIN);
 });
@@ -116,27 +152,63 @@ test('limits and paths: 100 MiB cap, declared size enforced, bad paths refused',
   const page = await BridgeClient.open(t, core);
   const sessionId = await createSession(page);
 
-  const big = await page.request('create_asset_upload', { sessionId, filename: 'big.bin', sizeBytes: 1025, mimeType: 'application/octet-stream' });
+  const big = await page.request('create_asset_upload', {
+    sessionId,
+    filename: 'big.bin',
+    sizeBytes: 1025,
+    mimeType: 'application/octet-stream',
+  });
   assert.equal(big.error.code, 'ASSET_TOO_LARGE');
   const defaults = await startCore(t);
   const other = await BridgeClient.open(t, defaults);
   const otherSession = await createSession(other);
-  const huge = await other.request('create_asset_upload', { sessionId: otherSession, filename: 'huge.bin', sizeBytes: 100 * 1024 * 1024 + 1, mimeType: 'x/y' });
+  const huge = await other.request('create_asset_upload', {
+    sessionId: otherSession,
+    filename: 'huge.bin',
+    sizeBytes: 100 * 1024 * 1024 + 1,
+    mimeType: 'x/y',
+  });
   assert.equal(huge.error.code, 'ASSET_TOO_LARGE');
-  assert.equal((await other.request('create_asset_upload', { sessionId: otherSession, filename: 'max.bin', sizeBytes: 100 * 1024 * 1024, mimeType: 'x/y' })).ok, true);
+  assert.equal(
+    (
+      await other.request('create_asset_upload', {
+        sessionId: otherSession,
+        filename: 'max.bin',
+        sizeBytes: 100 * 1024 * 1024,
+        mimeType: 'x/y',
+      })
+    ).ok,
+    true,
+  );
 
-  const ticket = await page.ok('create_asset_upload', { sessionId, filename: 'short.txt', sizeBytes: 10, mimeType: 'text/plain' });
+  const ticket = await page.ok('create_asset_upload', {
+    sessionId,
+    filename: 'short.txt',
+    sizeBytes: 10,
+    mimeType: 'text/plain',
+  });
   const lying = await fetch(ticket.uploadUrl, { method: 'PUT', headers: bearer(ticket.token), body: 'only five' });
   assert.equal(lying.status, 400);
   assert.equal((await lying.json()).error.code, 'ASSET_SIZE_MISMATCH');
   assert.deepEqual((await page.ok('list_assets', { sessionId })).assets, [], 'nothing half-written is listed');
 
   for (const targetPath of ['relative.txt', '/a/../b.txt', '/a//b.txt', '/a/./b.txt', '/a\\b.txt', '/']) {
-    const response = await page.request('create_asset_upload', { sessionId, filename: 'x.txt', sizeBytes: 1, mimeType: 'text/plain', targetPath });
+    const response = await page.request('create_asset_upload', {
+      sessionId,
+      filename: 'x.txt',
+      sizeBytes: 1,
+      mimeType: 'text/plain',
+      targetPath,
+    });
     assert.equal(response.error.code, 'ASSET_PATH_INVALID', targetPath);
   }
   for (const filename of ['../x', 'a/b', '', '..']) {
-    const response = await page.request('create_asset_upload', { sessionId, filename, sizeBytes: 1, mimeType: 'text/plain' });
+    const response = await page.request('create_asset_upload', {
+      sessionId,
+      filename,
+      sizeBytes: 1,
+      mimeType: 'text/plain',
+    });
     assert.equal(response.ok, false, filename);
   }
   for (const path of ['/../../etc/passwd', 'notes.txt', '/missing.txt']) {
@@ -150,7 +222,10 @@ test("one session never sees another's assets, and a session's tickets die with 
   await upload(a, sessionA, { filename: 'secret.txt', body: 'for A only' });
 
   assert.deepEqual((await b.ok('list_assets', { sessionId: sessionB })).assets, []);
-  assert.equal((await b.request('create_asset_download', { sessionId: sessionB, path: '/secret.txt' })).error.code, 'ASSET_NOT_FOUND');
+  assert.equal(
+    (await b.request('create_asset_download', { sessionId: sessionB, path: '/secret.txt' })).error.code,
+    'ASSET_NOT_FOUND',
+  );
   assert.equal((await b.request('list_assets', { sessionId: sessionA })).error.code, 'THREAD_ACCESS_DENIED');
 
   const ticket = await a.ok('create_asset_download', { sessionId: sessionA, path: '/secret.txt' });
@@ -178,7 +253,12 @@ test('a mimeType that cannot be an HTTP header value is refused at create_asset_
   const core = await startCore(t, { onBug: (error) => bugs.push(String(error)) });
   const page = await BridgeClient.open(t, core);
   const sessionId = await createSession(page);
-  const upload = await page.request('create_asset_upload', { sessionId, filename: 'a.txt', sizeBytes: 2, mimeType: 'text/plain\r\nX-Injected: 1' });
+  const upload = await page.request('create_asset_upload', {
+    sessionId,
+    filename: 'a.txt',
+    sizeBytes: 2,
+    mimeType: 'text/plain\r\nX-Injected: 1',
+  });
   if (!upload.ok) {
     assert.equal(upload.error.code, 'INVALID_INPUT');
     return;
@@ -190,6 +270,8 @@ test('a mimeType that cannot be an HTTP header value is refused at create_asset_
   });
   assert.equal(put.status, 201, put.body);
   const ticket = await page.ok('create_asset_download', { sessionId, path: '/a.txt' });
-  const got = await rawHttp(core, new URL(ticket.downloadUrl).pathname, { headers: { Authorization: `Bearer ${ticket.token}`, Origin: 'http://localhost:5173' } });
+  const got = await rawHttp(core, new URL(ticket.downloadUrl).pathname, {
+    headers: { Authorization: `Bearer ${ticket.token}`, Origin: 'http://localhost:5173' },
+  });
   assert.deepEqual({ status: got.status, bugs }, { status: 200, bugs: [] }, got.body);
 });

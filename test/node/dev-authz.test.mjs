@@ -21,7 +21,11 @@ test("ids of another page's session grant nothing: its channel id, session id an
     [forgedChannel, sessionA, 'THREAD_ACCESS_DENIED'], // A's channel id, on B's connection
     [b, sessionB, 'TOOL_REQUEST_NOT_FOUND'], // B's own session: the request id is not one of its calls
   ]) {
-    const response = await client.request('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { value: 666 } });
+    const response = await client.request('submit_tool_result', {
+      sessionId,
+      toolRequestId: call.toolRequestId,
+      result: { value: 666 },
+    });
     assert.equal(response.ok, false);
     assert.equal(response.error.code, expected, `${client === b ? 'b' : 'forged channel'} → ${sessionId}`);
   }
@@ -33,5 +37,8 @@ test("ids of another page's session grant nothing: its channel id, session id an
   const events = await a.turnEnd(sessionA, from);
   assert.match(chatText(events), /returned \{"value":3\}/);
   assert.doesNotMatch(chatText(events), /666/);
-  assert.ok(b.messages.every((m) => m.sessionId !== sessionA), 'nothing of A reached B');
+  assert.ok(
+    b.messages.every((m) => m.sessionId !== sessionA),
+    'nothing of A reached B',
+  );
 });

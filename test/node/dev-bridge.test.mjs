@@ -2,17 +2,38 @@
 // bridge-protocol.md §2, the turn's event sequence, seq, THREAD_BUSY and the tool-call rules.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BridgeClient, PAGE_ORIGIN, chatText, createSession, delay, skills, startCore, twoPages } from './dev-helpers.mjs';
+import {
+  BridgeClient,
+  PAGE_ORIGIN,
+  chatText,
+  createSession,
+  delay,
+  skills,
+  startCore,
+  twoPages,
+} from './dev-helpers.mjs';
 
 test('0.1: approval status, settings and providers have the 0.1 Core shapes', async (t) => {
   const core = await startCore(t, { protocol: '0.1' });
   const page = await BridgeClient.open(t, core);
-  assert.deepEqual(await page.ok('get_approval_status'), { installed: true, approved: true, origin: PAGE_ORIGIN, appConnected: true });
-  assert.deepEqual(await page.ok('get_settings'), { defaultProvider: 'scripted', defaultModels: { scripted: 'scripted' } });
+  assert.deepEqual(await page.ok('get_approval_status'), {
+    installed: true,
+    approved: true,
+    origin: PAGE_ORIGIN,
+    appConnected: true,
+  });
+  assert.deepEqual(await page.ok('get_settings'), {
+    defaultProvider: 'scripted',
+    defaultModels: { scripted: 'scripted' },
+  });
   const providers = await page.ok('list_providers');
   assert.deepEqual(
     providers.map((p) => [p.code, p.available]),
-    [['scripted', true], ['operator', true], ['openai', false]],
+    [
+      ['scripted', true],
+      ['operator', true],
+      ['openai', false],
+    ],
   );
   for (const p of providers) {
     assert.deepEqual(Object.keys(p).sort(), ['available', 'code', 'error', 'name']);
@@ -47,23 +68,40 @@ test('0.1: a full turn: response first, then running, deltas, waiting_tool_resul
   assert.equal(call.tool, 'update_counter');
   assert.deepEqual(call.args, { delta: 2 });
   assert.equal(typeof call.toolRequestId, 'string');
-  assert.deepEqual(await page.ok('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { value: 2 } }), {});
+  assert.deepEqual(
+    await page.ok('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { value: 2 } }),
+    {},
+  );
   const events = await page.turnEnd(sessionId, from);
 
   // The response precedes every event of the turn.
   const all = page.since(from);
-  assert.equal(all.findIndex((m) => m.requestId === response.requestId), 0);
+  assert.equal(
+    all.findIndex((m) => m.requestId === response.requestId),
+    0,
+  );
 
   const shape = events.map((m) => (m.type === 'status_changed' ? m.status : m.type));
   const collapsed = shape.filter((s, i) => s !== 'chat_delta' || shape[i - 1] !== 'chat_delta');
-  assert.deepEqual(collapsed, ['running', 'chat_delta', 'waiting_tool_result', 'tool_call', 'running', 'chat_delta', 'idle']);
+  assert.deepEqual(collapsed, [
+    'running',
+    'chat_delta',
+    'waiting_tool_result',
+    'tool_call',
+    'running',
+    'chat_delta',
+    'idle',
+  ]);
   assert.ok(!events.some((m) => m.type === 'done'), 'the real Core sends no done');
   assert.ok(shape.filter((s) => s === 'chat_delta').length >= 3, 'the reply streams in several pieces');
   assert.match(chatText(events), /update_counter returned \{"value":2\}/);
 
   // seq: per session, increasing by one, on every event.
   const seqs = events.map((m) => m.seq);
-  assert.ok(seqs.every((s, i) => i === 0 || s === seqs[i - 1] + 1), `seq increases: ${seqs}`);
+  assert.ok(
+    seqs.every((s, i) => i === 0 || s === seqs[i - 1] + 1),
+    `seq increases: ${seqs}`,
+  );
 
   // The next turn continues the numbering.
   const next = page.mark();
@@ -141,7 +179,11 @@ test('a tool that does not answer in timeoutMs fails with TOOL_TIMEOUT; late and
   const statuses = events.filter((m) => m.type === 'status_changed').map((m) => m.status);
   assert.deepEqual(statuses, ['running', 'waiting_tool_result', 'running', 'idle']);
 
-  const tooLate = await page.request('submit_tool_result', { sessionId, toolRequestId: late.toolRequestId, result: 'finally' });
+  const tooLate = await page.request('submit_tool_result', {
+    sessionId,
+    toolRequestId: late.toolRequestId,
+    result: 'finally',
+  });
   assert.equal(tooLate.ok, false);
   assert.equal(tooLate.error.code, 'TOOL_TIMEOUT');
 
@@ -149,13 +191,21 @@ test('a tool that does not answer in timeoutMs fails with TOOL_TIMEOUT; late and
   await page.ok('send_text', { sessionId, text: '/call update_counter {"delta": 3}' });
   const call = await page.until((m) => m.type === 'tool_call', { from });
   await page.ok('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { value: 3 } });
-  const again = await page.request('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { value: 4 } });
+  const again = await page.request('submit_tool_result', {
+    sessionId,
+    toolRequestId: call.toolRequestId,
+    result: { value: 4 },
+  });
   assert.equal(again.ok, false);
   assert.equal(again.error.code, 'TOOL_RESULT_ALREADY_SUBMITTED');
   const turn = await page.turnEnd(sessionId, from);
   assert.match(chatText(turn), /returned \{"value":3\}/, 'the first result stands');
 
-  const unknown = await page.request('submit_tool_result', { sessionId, toolRequestId: 'toolreq_made_up', result: null });
+  const unknown = await page.request('submit_tool_result', {
+    sessionId,
+    toolRequestId: 'toolreq_made_up',
+    result: null,
+  });
   assert.equal(unknown.error.code, 'TOOL_REQUEST_NOT_FOUND');
 });
 
@@ -165,7 +215,10 @@ test('the default tool timeout applies when a tool declares none', async (t) => 
   const sessionId = await createSession(page);
   const from = page.mark();
   await page.ok('send_text', { sessionId, text: '/call update_counter {"delta": 1}' });
-  assert.match(chatText(await page.turnEnd(sessionId, from)), /TOOL_TIMEOUT — Tool update_counter did not answer within 50 ms/);
+  assert.match(
+    chatText(await page.turnEnd(sessionId, from)),
+    /TOOL_TIMEOUT — Tool update_counter did not answer within 50 ms/,
+  );
 });
 
 test('end_session answers {} and the ending page gets no further event, even mid-call', async (t) => {
@@ -194,10 +247,40 @@ test('create_session checks its input and the manifest like Core', async (t) => 
     [{}, /input must be an object/],
     [{ input: { provider: '', skills: undefined } }, /provider/],
     [{ input: { provider: 'scripted', skills: { guidance: 1, tools: [] } } }, /skills.guidance must be a string/],
-    [{ input: { provider: 'scripted', skills: { guidance: '', tools: [{ name: '9x', description: 'd', argsSchema: { type: 'object' } }] } } }, /tool name is invalid/],
-    [{ input: { provider: 'scripted', skills: { guidance: '', tools: [{ name: 'a', description: 'd', argsSchema: { type: 'string' } }] } } }, /must describe an object/],
     [
-      { input: { provider: 'scripted', skills: { guidance: '', tools: [{ name: 'a', description: 'd', argsSchema: { type: 'object', properties: { n: { type: 'integer', minimum: '3' } } } }] } } },
+      {
+        input: {
+          provider: 'scripted',
+          skills: { guidance: '', tools: [{ name: '9x', description: 'd', argsSchema: { type: 'object' } }] },
+        },
+      },
+      /tool name is invalid/,
+    ],
+    [
+      {
+        input: {
+          provider: 'scripted',
+          skills: { guidance: '', tools: [{ name: 'a', description: 'd', argsSchema: { type: 'string' } }] },
+        },
+      },
+      /must describe an object/,
+    ],
+    [
+      {
+        input: {
+          provider: 'scripted',
+          skills: {
+            guidance: '',
+            tools: [
+              {
+                name: 'a',
+                description: 'd',
+                argsSchema: { type: 'object', properties: { n: { type: 'integer', minimum: '3' } } },
+              },
+            ],
+          },
+        },
+      },
       /argsSchema.properties.n.minimum/,
     ],
   ];
@@ -226,9 +309,14 @@ test('any provider code is served by the selected agent; --strict-providers refu
 
   const strict = await startCore(t, { strictProviders: true });
   const strictPage = await BridgeClient.open(t, strict);
-  const refused = await strictPage.request('create_session', { input: { provider: 'codex', skills: undefined, autoEndOnDisconnect: true } });
+  const refused = await strictPage.request('create_session', {
+    input: { provider: 'codex', skills: undefined, autoEndOnDisconnect: true },
+  });
   assert.equal(refused.error.code, 'PROVIDER_NOT_FOUND');
-  assert.equal((await strictPage.request('create_session', { input: { provider: 'scripted', autoEndOnDisconnect: true } })).ok, true);
+  assert.equal(
+    (await strictPage.request('create_session', { input: { provider: 'scripted', autoEndOnDisconnect: true } })).ok,
+    true,
+  );
 });
 
 test('a session is reachable only from the connection and channel that created or resumed it', async (t) => {
@@ -267,16 +355,31 @@ test('script rules: first match wins, templating reads results, timeoutMs in arg
     rules: [
       {
         match: { regex: 'count by (\\d+)' },
-        steps: [{ say: 'Counting…' }, { call: 'update_counter', args: { delta: 1 } }, { say: 'Now {{result.value}} (asked for {{match.1}}).' }],
+        steps: [
+          { say: 'Counting…' },
+          { call: 'update_counter', args: { delta: 1 } },
+          { say: 'Now {{result.value}} (asked for {{match.1}}).' },
+        ],
       },
       { match: { regex: 'count' }, steps: [{ say: 'never reached for "count by"' }] },
       // Shorter than the tool's own 40 ms: stripped, and the tool's deadline stands.
-      { match: { regex: 'slow' }, steps: [{ call: 'slow', args: { timeoutMs: 20, note: '{{text}}' } }, { say: 'slow said {{result.error.code}}' }] },
+      {
+        match: { regex: 'slow' },
+        steps: [
+          { call: 'slow', args: { timeoutMs: 20, note: '{{text}}' } },
+          { say: 'slow said {{result.error.code}}' },
+        ],
+      },
     ],
   });
   const core = await startCore(t, { script });
   const page = await BridgeClient.open(t, core);
-  const slow = { name: 'slow', description: 'Slow.', argsSchema: { type: 'object', properties: { note: { type: 'string' } } }, timeoutMs: 40 };
+  const slow = {
+    name: 'slow',
+    description: 'Slow.',
+    argsSchema: { type: 'object', properties: { note: { type: 'string' } } },
+    timeoutMs: 40,
+  };
   const sessionId = await createSession(page, { skills: skills(slow) });
 
   let from = page.mark();
@@ -312,7 +415,11 @@ test('an agent timeoutMs argument extends a call; it never shortens the tool’s
     await delay(200);
     const after = page.since(from).filter((m) => m.seq > call.seq);
     assert.deepEqual(after, [], `${text}: the call was given up: ${JSON.stringify(after).slice(0, 300)}`);
-    const submitted = await page.request('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { ok: true } });
+    const submitted = await page.request('submit_tool_result', {
+      sessionId,
+      toolRequestId: call.toolRequestId,
+      result: { ok: true },
+    });
     assert.equal(submitted.ok, true, JSON.stringify(submitted.error));
     await page.turnEnd(sessionId, from);
   }

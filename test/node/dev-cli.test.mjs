@@ -26,7 +26,12 @@ function run(t, args) {
     }
   });
   const bounded = (promise, what) =>
-    Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} took too long:\n${out.stdout}\n${out.stderr}`)), LIMIT_MS).unref())]);
+    Promise.race([
+      promise,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`${what} took too long:\n${out.stdout}\n${out.stderr}`)), LIMIT_MS).unref(),
+      ),
+    ]);
   return {
     child,
     out,
@@ -39,7 +44,8 @@ function run(t, args) {
             const bridge = /Bridge:\s+(ws:\/\/\S+)/.exec(out.stdout);
             const inspector = /Inspector:\s+(http:\/\/\S+)/.exec(out.stdout);
             const page = /Page:\s+(http:\/\/\S+)/.exec(out.stdout);
-            if (bridge && inspector && page) resolve({ bridgeUrl: bridge[1], inspectorUrl: inspector[1], pageUrl: page[1] });
+            if (bridge && inspector && page)
+              resolve({ bridgeUrl: bridge[1], inspectorUrl: inspector[1], pageUrl: page[1] });
           };
           child.stdout.on('data', check);
           child.once('exit', (code) => reject(new Error(`exited ${code}: ${out.stderr}`)));
@@ -65,7 +71,10 @@ test('--port 0 picks a free port and prints the page, bridge and inspector URLs;
   cli.child.kill('SIGTERM');
   const { code } = await cli.exit();
   assert.equal(code, 0);
-  assert.ok(page.since(from).some((m) => m.type === 'ended' && m.sessionId === sessionId), 'open sessions are ended');
+  assert.ok(
+    page.since(from).some((m) => m.type === 'ended' && m.sessionId === sessionId),
+    'open sessions are ended',
+  );
   assert.equal((await page.closed).code, 1001);
 });
 
@@ -131,11 +140,19 @@ test('--help prints the usage line and exits 0', async (t) => {
 
 test('the banner names the protocol; --protocol 0.1 speaks 0.1 and --no-fragments sends whole messages only', async (t) => {
   for (const [args, banner, check] of [
-    [[], /agent: scripted, approval: auto, protocol: current\n/, async (page) => assert.deepEqual(await page.ok('get_settings'), { defaultProvider: 'scripted' })],
+    [
+      [],
+      /agent: scripted, approval: auto, protocol: current\n/,
+      async (page) => assert.deepEqual(await page.ok('get_settings'), { defaultProvider: 'scripted' }),
+    ],
     [
       ['--protocol', '0.1'],
       /agent: scripted, approval: auto, protocol: 0\.1\n/,
-      async (page) => assert.deepEqual(await page.ok('get_settings'), { defaultProvider: 'scripted', defaultModels: { scripted: 'scripted' } }),
+      async (page) =>
+        assert.deepEqual(await page.ok('get_settings'), {
+          defaultProvider: 'scripted',
+          defaultModels: { scripted: 'scripted' },
+        }),
     ],
     [
       ['--no-fragments', '--strict-providers'],
@@ -163,8 +180,18 @@ test('the banner names the protocol; --protocol 0.1 speaks 0.1 and --no-fragment
 test('flags parse into options; --allow-origin takes several URLs, repeated or comma-separated', async () => {
   const { parseCli } = await import('../../dist/dev/index.js');
   const { options } = parseCli([
-    '--port', '8000', '--allow-origin', 'http://a.test:1', 'https://b.test:*', '--allow-origin', 'http://c.test,http://d.test:2',
-    '--approval', 'prompt', '--strict-providers', '--agent', 'operator',
+    '--port',
+    '8000',
+    '--allow-origin',
+    'http://a.test:1',
+    'https://b.test:*',
+    '--allow-origin',
+    'http://c.test,http://d.test:2',
+    '--approval',
+    'prompt',
+    '--strict-providers',
+    '--agent',
+    'operator',
   ]);
   assert.deepEqual(options, {
     port: 8000,
@@ -175,9 +202,15 @@ test('flags parse into options; --allow-origin takes several URLs, repeated or c
   });
   assert.deepEqual(parseCli([]), { kind: 'start', options: {} });
   assert.deepEqual(parseCli(['--protocol', '0.1']), { kind: 'start', options: { protocol: '0.1' } });
-  assert.deepEqual(parseCli(['--protocol', 'current', '--no-fragments']), { kind: 'start', options: { protocol: 'current', fragments: false } });
+  assert.deepEqual(parseCli(['--protocol', 'current', '--no-fragments']), {
+    kind: 'start',
+    options: { protocol: 'current', fragments: false },
+  });
   assert.deepEqual(parseCli(['--no-fragments']), { kind: 'start', options: { fragments: false } });
-  assert.throws(() => parseCli(['--protocol', 'latest']), (error) => error.code === 'INVALID_OPTION' && /--protocol latest/.test(error.message));
+  assert.throws(
+    () => parseCli(['--protocol', 'latest']),
+    (error) => error.code === 'INVALID_OPTION' && /--protocol latest/.test(error.message),
+  );
   assert.throws(() => parseCli(['--allow-origin']), /argument missing/);
   assert.throws(() => parseCli(['stray']), /Unexpected argument/);
 });

@@ -62,7 +62,11 @@ function fieldPaths(request) {
   const paths = Object.keys(request).map((k) => [k]);
   if (request.input && typeof request.input === 'object') {
     for (const k of [...Object.keys(request.input), 'model', 'extra']) paths.push(['input', k]);
-    paths.push(['input', 'skills', 'tools'], ['input', 'skills', 'guidance'], ['input', 'skills', 'tools', 0, 'argsSchema']);
+    paths.push(
+      ['input', 'skills', 'tools'],
+      ['input', 'skills', 'guidance'],
+      ['input', 'skills', 'tools', 0, 'argsSchema'],
+    );
   }
   return paths;
 }
@@ -114,7 +118,13 @@ const mutation = fc.oneof(
   fc.record({ kind: fc.constant('missing'), pick: fc.nat() }),
   fc.record({ kind: fc.constant('extra'), key: fc.string({ maxLength: 12 }), value: fc.jsonValue({ maxDepth: 3 }) }),
   fc.record({ kind: fc.constant('proto'), pick: fc.nat(), value: fc.jsonValue({ maxDepth: 2 }) }),
-  fc.record({ kind: fc.constant('unknownType'), type: fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf')) }),
+  fc.record({
+    kind: fc.constant('unknownType'),
+    type: fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'),
+    ),
+  }),
   fc.record({ kind: fc.constant('foreignSession') }),
   fc.record({ kind: fc.constant('callText'), args: fc.jsonValue({ maxDepth: 3 }) }),
   fc.record({ kind: fc.constant('toolResult'), result: fc.jsonValue({ maxDepth: 4 }) }),
@@ -122,10 +132,23 @@ const mutation = fc.oneof(
 
 /** What to send: a mutated request, arbitrary JSON, non-JSON text, or a binary frame. */
 const frameSpec = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ frame: fc.constant('mutated'), type: fc.constantFrom(...REQUEST_TYPES), mutations: fc.array(mutation, { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      frame: fc.constant('mutated'),
+      type: fc.constantFrom(...REQUEST_TYPES),
+      mutations: fc.array(mutation, { minLength: 1, maxLength: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ frame: fc.constant('valid'), type: fc.constantFrom(...REQUEST_TYPES) }) },
   { weight: 2, arbitrary: fc.record({ frame: fc.constant('json'), value: fc.jsonValue({ maxDepth: 4 }) }) },
-  { weight: 1, arbitrary: fc.record({ frame: fc.constant('text'), value: fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 })) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      frame: fc.constant('text'),
+      value: fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 })),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ frame: fc.constant('binary'), value: fc.uint8Array({ maxLength: 300 }) }) },
 );
 
@@ -134,7 +157,11 @@ function build(spec, ctx) {
   if (spec.frame === 'json') return { data: JSON.stringify(spec.value) ?? 'null', binary: false };
   if (spec.frame === 'text') return { data: spec.value, binary: false };
   if (spec.frame === 'binary') return { data: Buffer.from(spec.value), binary: true };
-  const request = validRequest(spec.type, { channelId: ctx.channelId, sessionId: ctx.sessionId, requestId: `fz_${ctx.counter++}` });
+  const request = validRequest(spec.type, {
+    channelId: ctx.channelId,
+    sessionId: ctx.sessionId,
+    requestId: `fz_${ctx.counter++}`,
+  });
   if (spec.frame === 'valid') return { data: JSON.stringify(request), binary: false };
   let raw = null;
   for (const m of spec.mutations) {
@@ -152,8 +179,12 @@ function build(spec, ctx) {
       case 'proto': {
         // A literal "__proto__" key in the JSON text (JSON.stringify would drop an object's prototype).
         const path = paths[m.pick % paths.length];
-        raw = JSON.stringify(request).replace(/^\{/, `{"__proto__":${JSON.stringify({ [path[0]]: m.value, polluted: true })},`);
-        if (request.input) raw = raw.replace('"input":{', `"input":{"__proto__":{"provider":"scripted","polluted":true},`);
+        raw = JSON.stringify(request).replace(
+          /^\{/,
+          `{"__proto__":${JSON.stringify({ [path[0]]: m.value, polluted: true })},`,
+        );
+        if (request.input)
+          raw = raw.replace('"input":{', `"input":{"__proto__":{"provider":"scripted","polluted":true},`);
         break;
       }
       case 'unknownType':
@@ -172,8 +203,10 @@ function build(spec, ctx) {
     }
   }
   // Keep the final session count predictable: only sessions that end with their connection.
-  if (request.input && typeof request.input === 'object' && request.input.autoEndOnDisconnect === false) request.input.autoEndOnDisconnect = true;
-  if (raw !== null && /"autoEndOnDisconnect":false/.test(raw)) raw = raw.replaceAll('"autoEndOnDisconnect":false', '"autoEndOnDisconnect":true');
+  if (request.input && typeof request.input === 'object' && request.input.autoEndOnDisconnect === false)
+    request.input.autoEndOnDisconnect = true;
+  if (raw !== null && /"autoEndOnDisconnect":false/.test(raw))
+    raw = raw.replaceAll('"autoEndOnDisconnect":false', '"autoEndOnDisconnect":true');
   return { data: raw ?? JSON.stringify(request), binary: false };
 }
 
@@ -277,7 +310,9 @@ const closed = (socket) =>
 
 /** Live sessions, read through the inspector's `hello` (the server's only session listing). */
 async function liveSessions(core) {
-  const socket = new WebSocket(`${core.url.replace(/^http/, 'ws')}/inspector/socket?token=${core.inspectorToken}`, { origin: core.url });
+  const socket = new WebSocket(`${core.url.replace(/^http/, 'ws')}/inspector/socket?token=${core.inspectorToken}`, {
+    origin: core.url,
+  });
   socket.on('error', () => {});
   try {
     const hello = await new Promise((resolve, reject) => {
@@ -297,158 +332,216 @@ async function liveSessions(core) {
 
 // ---- The test ----------------------------------------------------------------------------------
 
-test('the dev Core survives 10 000+ random and mutated bridge frames, then serves a normal turn', { timeout: 60_000 }, async (t) => {
-  const started = Date.now();
-  const uncaught = [];
-  const onUncaught = (error) => uncaught.push(['uncaughtException', error]);
-  const onUnhandled = (reason) => uncaught.push(['unhandledRejection', reason]);
-  process.on('uncaughtException', onUncaught);
-  process.on('unhandledRejection', onUnhandled);
-  const bugs = [];
-  const sockets = new Set();
-  const core = await startDevCore({ port: 0, host: '127.0.0.1', onBug: (error) => bugs.push(error), defaultToolTimeoutMs: 2000 });
-  t.after(async () => {
-    for (const socket of sockets) socket.terminate();
-    await core.close();
-    process.off('uncaughtException', onUncaught);
-    process.off('unhandledRejection', onUnhandled);
-  });
-  const protoBefore = Object.getOwnPropertyNames(Object.prototype).sort();
+test(
+  'the dev Core survives 10 000+ random and mutated bridge frames, then serves a normal turn',
+  { timeout: 60_000 },
+  async (t) => {
+    const started = Date.now();
+    const uncaught = [];
+    const onUncaught = (error) => uncaught.push(['uncaughtException', error]);
+    const onUnhandled = (reason) => uncaught.push(['unhandledRejection', reason]);
+    process.on('uncaughtException', onUncaught);
+    process.on('unhandledRejection', onUnhandled);
+    const bugs = [];
+    const sockets = new Set();
+    const core = await startDevCore({
+      port: 0,
+      host: '127.0.0.1',
+      onBug: (error) => bugs.push(error),
+      defaultToolTimeoutMs: 2000,
+    });
+    t.after(async () => {
+      for (const socket of sockets) socket.terminate();
+      await core.close();
+      process.off('uncaughtException', onUncaught);
+      process.off('unhandledRejection', onUnhandled);
+    });
+    const protoBefore = Object.getOwnPropertyNames(Object.prototype).sort();
 
-  // A session owned by another connection, which fuzzed requests try to reach.
-  const owner = await openPage(core, sockets);
-  const ownerState = track(owner);
-  const channelOwner = 'pedelec_fuzz_owner';
-  owner.send(JSON.stringify(validRequest('create_session', { channelId: channelOwner, requestId: 'own_1' })));
-  assert.ok(await ownerState.waitResponses(1));
-  const foreignSessionId = (await liveSessions(core))[0]?.sessionId;
-  assert.match(String(foreignSessionId), /^session_/);
+    // A session owned by another connection, which fuzzed requests try to reach.
+    const owner = await openPage(core, sockets);
+    const ownerState = track(owner);
+    const channelOwner = 'pedelec_fuzz_owner';
+    owner.send(JSON.stringify(validRequest('create_session', { channelId: channelOwner, requestId: 'own_1' })));
+    assert.ok(await ownerState.waitResponses(1));
+    const foreignSessionId = (await liveSessions(core))[0]?.sessionId;
+    assert.match(String(foreignSessionId), /^session_/);
 
-  let fuzzed = 0;
-  let huge = 0;
-  let recreated = 0;
-  const specs = fc.sample(frameSpec, { seed: SEED, numRuns: FRAMES_PER_CONNECTION * CONNECTIONS });
-  for (let c = 0; c < CONNECTIONS; c++) {
-    const socket = await openPage(core, sockets);
-    const state = track(socket);
-    const ctx = { channelId: `pedelec_fuzz_${c}`, sessionId: undefined, foreignSessionId, counter: 0, lastToolRequestId: undefined };
-    // A live session of its own, so mutated requests reach the session code, not just the router.
-    const first = firstMessage(socket);
-    socket.send(JSON.stringify(validRequest('create_session', { channelId: ctx.channelId, requestId: 'own' })));
-    let expected = 1;
-    const created = await first;
-    ctx.sessionId = created?.result?.sessionId;
-    assert.match(String(ctx.sessionId), /^session_/, `connection ${c} got a session`);
+    let fuzzed = 0;
+    let huge = 0;
+    let recreated = 0;
+    const specs = fc.sample(frameSpec, { seed: SEED, numRuns: FRAMES_PER_CONNECTION * CONNECTIONS });
+    for (let c = 0; c < CONNECTIONS; c++) {
+      const socket = await openPage(core, sockets);
+      const state = track(socket);
+      const ctx = {
+        channelId: `pedelec_fuzz_${c}`,
+        sessionId: undefined,
+        foreignSessionId,
+        counter: 0,
+        lastToolRequestId: undefined,
+      };
+      // A live session of its own, so mutated requests reach the session code, not just the router.
+      const first = firstMessage(socket);
+      socket.send(JSON.stringify(validRequest('create_session', { channelId: ctx.channelId, requestId: 'own' })));
+      let expected = 1;
+      const created = await first;
+      ctx.sessionId = created?.result?.sessionId;
+      assert.match(String(ctx.sessionId), /^session_/, `connection ${c} got a session`);
 
-    const cutAt = ABRUPT.has(c) ? FRAMES_PER_CONNECTION - 63 - c : -1; // mid-batch, with frames in flight
-    for (let i = 0; i < FRAMES_PER_CONNECTION; i++) {
-      if (i === cutAt) break;
-      ctx.lastToolRequestId = state.toolCalls.at(-1) ?? ctx.lastToolRequestId;
-      const { data, binary } = build(specs[c * FRAMES_PER_CONNECTION + i], ctx);
-      socket.send(data, { binary });
-      fuzzed++;
-      expected++;
-      // A few ~1 MB strings in otherwise valid requests, in several fields.
-      if (i % 400 === 199) {
-        const big = 'x'.repeat(1024 * 1024 - (i % 7));
-        const type = REQUEST_TYPES[(i / 400 + c) % REQUEST_TYPES.length | 0];
-        const request = validRequest(type, { channelId: ctx.channelId, sessionId: ctx.sessionId, requestId: `big_${i}` });
-        const field = ['text', 'sessionId', 'type', 'toolRequestId', 'path'][(c + i) % 5];
-        request[field] = big;
-        socket.send(JSON.stringify(request));
+      const cutAt = ABRUPT.has(c) ? FRAMES_PER_CONNECTION - 63 - c : -1; // mid-batch, with frames in flight
+      for (let i = 0; i < FRAMES_PER_CONNECTION; i++) {
+        if (i === cutAt) break;
+        ctx.lastToolRequestId = state.toolCalls.at(-1) ?? ctx.lastToolRequestId;
+        const { data, binary } = build(specs[c * FRAMES_PER_CONNECTION + i], ctx);
+        socket.send(data, { binary });
         fuzzed++;
-        huge++;
         expected++;
-      }
-      // Keep the pipe bounded: let the server catch up every 50 frames. Then keep the fuzzing deep:
-      // answer the tool calls that are waiting, and replace a session a fuzzed frame has ended.
-      if (i % 50 === 49) {
-        assert.ok(await state.waitResponses(expected), `connection ${c}: ${state.responses}/${expected} responses after frame ${i}`);
-        for (const toolRequestId of state.toolCalls.splice(0)) {
+        // A few ~1 MB strings in otherwise valid requests, in several fields.
+        if (i % 400 === 199) {
+          const big = 'x'.repeat(1024 * 1024 - (i % 7));
+          const type = REQUEST_TYPES[((i / 400 + c) % REQUEST_TYPES.length) | 0];
+          const request = validRequest(type, {
+            channelId: ctx.channelId,
+            sessionId: ctx.sessionId,
+            requestId: `big_${i}`,
+          });
+          const field = ['text', 'sessionId', 'type', 'toolRequestId', 'path'][(c + i) % 5];
+          request[field] = big;
+          socket.send(JSON.stringify(request));
+          fuzzed++;
+          huge++;
           expected++;
-          await state.request({ channelId: ctx.channelId, requestId: `answer_${i}_${toolRequestId}`, type: 'submit_tool_result', sessionId: ctx.sessionId, toolRequestId, result: { value: i } });
         }
-        if (state.sessionGone) {
-          state.sessionGone = false;
-          expected++;
-          const again = await state.request(validRequest('create_session', { channelId: ctx.channelId, requestId: `recreate_${i}` }));
-          assert.equal(again?.ok, true, `connection ${c}: a new session after frame ${i}`);
-          ctx.sessionId = again.result.sessionId;
-          recreated++;
+        // Keep the pipe bounded: let the server catch up every 50 frames. Then keep the fuzzing deep:
+        // answer the tool calls that are waiting, and replace a session a fuzzed frame has ended.
+        if (i % 50 === 49) {
+          assert.ok(
+            await state.waitResponses(expected),
+            `connection ${c}: ${state.responses}/${expected} responses after frame ${i}`,
+          );
+          for (const toolRequestId of state.toolCalls.splice(0)) {
+            expected++;
+            await state.request({
+              channelId: ctx.channelId,
+              requestId: `answer_${i}_${toolRequestId}`,
+              type: 'submit_tool_result',
+              sessionId: ctx.sessionId,
+              toolRequestId,
+              result: { value: i },
+            });
+          }
+          if (state.sessionGone) {
+            state.sessionGone = false;
+            expected++;
+            const again = await state.request(
+              validRequest('create_session', { channelId: ctx.channelId, requestId: `recreate_${i}` }),
+            );
+            assert.equal(again?.ok, true, `connection ${c}: a new session after frame ${i}`);
+            ctx.sessionId = again.result.sessionId;
+            recreated++;
+          }
         }
       }
+      if (cutAt >= 0) {
+        await delay(1); // let part of the last batch reach the server
+        socket.terminate(); // mid-stream: no close handshake, requests and responses still in flight
+      } else {
+        assert.ok(
+          await state.waitResponses(expected),
+          `connection ${c}: every request answered (${state.responses}/${expected})`,
+        );
+        assert.equal(state.nonJson, 0, 'the server only sends JSON');
+        socket.close();
+        await closed(socket);
+      }
+      sockets.delete(socket);
     }
-    if (cutAt >= 0) {
-      await delay(1); // let part of the last batch reach the server
-      socket.terminate(); // mid-stream: no close handshake, requests and responses still in flight
-    } else {
-      assert.ok(await state.waitResponses(expected), `connection ${c}: every request answered (${state.responses}/${expected})`);
-      assert.equal(state.nonJson, 0, 'the server only sends JSON');
-      socket.close();
-      await closed(socket);
+
+    // Invalid UTF-8 in text frames: the socket is closed (1007), the server carries on.
+    for (const bytes of [
+      [0xc3, 0x28],
+      [0xff, 0xfe, 0xfd],
+      [0xed, 0xa0, 0x80],
+      [0x7b, 0x22, 0xe2, 0x82, 0x22, 0x7d],
+    ]) {
+      const socket = await openPage(core, sockets);
+      socket.send(Buffer.from(bytes), { binary: false });
+      fuzzed++;
+      assert.equal(await closed(socket), 1007);
+      sockets.delete(socket);
     }
-    sockets.delete(socket);
-  }
 
-  // Invalid UTF-8 in text frames: the socket is closed (1007), the server carries on.
-  for (const bytes of [[0xc3, 0x28], [0xff, 0xfe, 0xfd], [0xed, 0xa0, 0x80], [0x7b, 0x22, 0xe2, 0x82, 0x22, 0x7d]]) {
-    const socket = await openPage(core, sockets);
-    socket.send(Buffer.from(bytes), { binary: false });
-    fuzzed++;
-    assert.equal(await closed(socket), 1007);
-    sockets.delete(socket);
-  }
+    // A connection cut in the middle of a turn with a pending tool call.
+    {
+      const socket = await openPage(core, sockets);
+      const state = track(socket);
+      const response = firstMessage(socket);
+      socket.send(JSON.stringify(validRequest('create_session', { channelId: 'pedelec_fuzz_cut', requestId: 'c1' })));
+      const cutSession = (await response)?.result?.sessionId;
+      assert.match(String(cutSession), /^session_/);
+      socket.send(
+        JSON.stringify(
+          validRequest('send_text', { channelId: 'pedelec_fuzz_cut', sessionId: cutSession, requestId: 'c2' }),
+        ),
+      );
+      for (let i = 0; i < 100 && state.toolCalls.length === 0; i++) await delay(10);
+      assert.equal(state.toolCalls.length, 1, 'the turn reached its tool call');
+      socket.terminate();
+      sockets.delete(socket);
+    }
 
-  // A connection cut in the middle of a turn with a pending tool call.
-  {
-    const socket = await openPage(core, sockets);
-    const state = track(socket);
-    const response = firstMessage(socket);
-    socket.send(JSON.stringify(validRequest('create_session', { channelId: 'pedelec_fuzz_cut', requestId: 'c1' })));
-    const cutSession = (await response)?.result?.sessionId;
-    assert.match(String(cutSession), /^session_/);
-    socket.send(JSON.stringify(validRequest('send_text', { channelId: 'pedelec_fuzz_cut', sessionId: cutSession, requestId: 'c2' })));
-    for (let i = 0; i < 100 && state.toolCalls.length === 0; i++) await delay(10);
-    assert.equal(state.toolCalls.length, 1, 'the turn reached its tool call');
-    socket.terminate();
-    sockets.delete(socket);
-  }
+    owner.close();
+    await closed(owner);
+    sockets.delete(owner);
 
-  owner.close();
-  await closed(owner);
-  sockets.delete(owner);
+    // Sessions end with the connections that owned them (all fuzzed ones auto-end).
+    let remaining;
+    for (let i = 0; i < 50; i++) {
+      remaining = await liveSessions(core);
+      if (remaining.length === 0) break;
+      await delay(20);
+    }
+    assert.deepEqual(remaining, [], 'no session outlives its connection');
 
-  // Sessions end with the connections that owned them (all fuzzed ones auto-end).
-  let remaining;
-  for (let i = 0; i < 50; i++) {
-    remaining = await liveSessions(core);
-    if (remaining.length === 0) break;
-    await delay(20);
-  }
-  assert.deepEqual(remaining, [], 'no session outlives its connection');
+    // The server still serves: a new page runs a normal tool-calling turn.
+    const page = await BridgeClient.open(t, core);
+    const sessionId = await createSession(page);
+    const from = page.mark();
+    await page.ok('send_text', { sessionId, text: '/call update_counter {"delta": 2}' });
+    const call = await page.until((m) => m.type === 'tool_call', { from });
+    assert.equal(call.tool, 'update_counter');
+    assert.deepEqual(call.args, { delta: 2 });
+    assert.deepEqual(
+      await page.ok('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { value: 2 } }),
+      {},
+    );
+    const events = await page.turnEnd(sessionId, from);
+    assert.deepEqual(events.at(-1), { ...events.at(-1), type: 'operation_completed', success: true });
+    assert.equal(events.at(-2).status, 'idle');
+    assert.match(
+      events
+        .filter((m) => m.type === 'chat_delta')
+        .map((m) => m.text)
+        .join(''),
+      /update_counter returned \{"value":2\}/,
+    );
 
-  // The server still serves: a new page runs a normal tool-calling turn.
-  const page = await BridgeClient.open(t, core);
-  const sessionId = await createSession(page);
-  const from = page.mark();
-  await page.ok('send_text', { sessionId, text: '/call update_counter {"delta": 2}' });
-  const call = await page.until((m) => m.type === 'tool_call', { from });
-  assert.equal(call.tool, 'update_counter');
-  assert.deepEqual(call.args, { delta: 2 });
-  assert.deepEqual(await page.ok('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { value: 2 } }), {});
-  const events = await page.turnEnd(sessionId, from);
-  assert.deepEqual(events.at(-1), { ...events.at(-1), type: 'operation_completed', success: true });
-  assert.equal(events.at(-2).status, 'idle');
-  assert.match(events.filter((m) => m.type === 'chat_delta').map((m) => m.text).join(''), /update_counter returned \{"value":2\}/);
+    const live = await liveSessions(core);
+    assert.deepEqual(
+      live.map((s) => s.sessionId),
+      [sessionId],
+      'only the final check’s session is live',
+    );
 
-  const live = await liveSessions(core);
-  assert.deepEqual(live.map((s) => s.sessionId), [sessionId], 'only the final check’s session is live');
-
-  assert.deepEqual(uncaught, [], 'no uncaught exception or unhandled rejection');
-  assert.deepEqual(bugs, [], 'no internal error reported');
-  assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), protoBefore, 'Object.prototype unchanged');
-  assert.equal({}.polluted, undefined);
-  assert.ok(fuzzed >= 10_000, `fuzzed ${fuzzed} frames`);
-  t.diagnostic(`fuzzed ${fuzzed} frames (${huge} of ~1 MB) over ${CONNECTIONS + 5} connections in ${Date.now() - started} ms; ${recreated} sessions re-created`);
-  t.diagnostic(`outcomes: ${JSON.stringify(Object.fromEntries([...outcomes].sort((a, b) => b[1] - a[1])))}`);
-});
+    assert.deepEqual(uncaught, [], 'no uncaught exception or unhandled rejection');
+    assert.deepEqual(bugs, [], 'no internal error reported');
+    assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), protoBefore, 'Object.prototype unchanged');
+    assert.equal({}.polluted, undefined);
+    assert.ok(fuzzed >= 10_000, `fuzzed ${fuzzed} frames`);
+    t.diagnostic(
+      `fuzzed ${fuzzed} frames (${huge} of ~1 MB) over ${CONNECTIONS + 5} connections in ${Date.now() - started} ms; ${recreated} sessions re-created`,
+    );
+    t.diagnostic(`outcomes: ${JSON.stringify(Object.fromEntries([...outcomes].sort((a, b) => b[1] - a[1])))}`);
+  },
+);

@@ -9,14 +9,22 @@ const WAIT_MS = 3000;
 
 /** Starts a Core for one test and stops it in that test's teardown. */
 export async function startCore(t, options = {}) {
-  const core = await startDevCore({ port: 0, onBug: (error) => t.diagnostic(`bug: ${error?.stack ?? error}`), ...options });
+  const core = await startDevCore({
+    port: 0,
+    onBug: (error) => t.diagnostic(`bug: ${error?.stack ?? error}`),
+    ...options,
+  });
   t.after(() => core.close());
   return core;
 }
 
 /** A page-like client: requests with ids, every other message kept in order for `until`. */
 export class BridgeClient {
-  static async open(t, core, { origin = PAGE_ORIGIN, channelId = `pedelec_test_${Math.random().toString(36).slice(2)}` } = {}) {
+  static async open(
+    t,
+    core,
+    { origin = PAGE_ORIGIN, channelId = `pedelec_test_${Math.random().toString(36).slice(2)}` } = {},
+  ) {
     const socket = new WebSocket(core.bridgeUrl, origin === null ? {} : { origin });
     const client = new BridgeClient(socket, channelId);
     t.after(() => client.close());
@@ -33,7 +41,9 @@ export class BridgeClient {
     this.messages = [];
     this.waiters = new Set();
     this.counter = 0;
-    this.closed = new Promise((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closed = new Promise((resolve) =>
+      socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
     socket.on('error', () => {});
     socket.on('message', (data) => {
       const message = JSON.parse(data.toString());
@@ -86,7 +96,11 @@ export class BridgeClient {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out waiting for a message; got: ${JSON.stringify(this.messages.slice(from)).slice(0, 2000)}`));
+        reject(
+          new Error(
+            `timed out waiting for a message; got: ${JSON.stringify(this.messages.slice(from)).slice(0, 2000)}`,
+          ),
+        );
       }, timeout);
       if (!check()) this.waiters.add(check);
     });
@@ -117,10 +131,18 @@ export function endsTurn(m) {
 }
 
 /** The chat text of a list of events, from its `chat_delta` fragments. */
-export const chatText = (events) => events.filter((m) => m.type === 'chat_delta').map((m) => m.text).join('');
+export const chatText = (events) =>
+  events
+    .filter((m) => m.type === 'chat_delta')
+    .map((m) => m.text)
+    .join('');
 
 /** The chat text of a list of events, from its whole `chat_message`s (today's protocol). */
-export const messageText = (events) => events.filter((m) => m.type === 'chat_message').map((m) => m.text).join('');
+export const messageText = (events) =>
+  events
+    .filter((m) => m.type === 'chat_message')
+    .map((m) => m.text)
+    .join('');
 
 /** Event types in order, a status change shown as its status. */
 export const shapeOf = (events) => events.map((m) => (m.type === 'status_changed' ? m.status : m.type));
@@ -133,7 +155,11 @@ export function skills(...extra) {
       {
         name: 'update_counter',
         description: 'Change the counter by delta.',
-        argsSchema: { type: 'object', properties: { delta: { type: 'integer', minimum: -100, maximum: 100 } }, required: ['delta'] },
+        argsSchema: {
+          type: 'object',
+          properties: { delta: { type: 'integer', minimum: -100, maximum: 100 } },
+          required: ['delta'],
+        },
       },
       ...extra,
     ],
@@ -155,11 +181,16 @@ export function rawHttp(core, path, { method = 'GET', headers = {}, body } = {})
   const setHost = headers.Host !== null;
   if (!setHost) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'Host'));
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: core.port, path, method, headers, setHost, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: core.port, path, method, headers, setHost, agent: false },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }),
+        );
+      },
+    );
     req.setTimeout(WAIT_MS, () => req.destroy(new Error('request timed out')));
     req.on('error', reject);
     req.end(body);

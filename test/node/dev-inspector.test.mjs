@@ -6,7 +6,9 @@ import { WebSocket } from 'ws';
 import { BridgeClient, PAGE_ORIGIN, chatText, createSession, messageText, rawHttp, startCore } from './dev-helpers.mjs';
 
 async function openInspector(t, core) {
-  const socket = new WebSocket(`ws://127.0.0.1:${core.port}/inspector/socket?token=${core.inspectorToken}`, { origin: core.url });
+  const socket = new WebSocket(`ws://127.0.0.1:${core.port}/inspector/socket?token=${core.inspectorToken}`, {
+    origin: core.url,
+  });
   const inspector = new BridgeClient(socket, null);
   t.after(() => inspector.close());
   await inspector.until((m) => m.type === 'hello');
@@ -31,7 +33,11 @@ test('the inspector page loads its script from a separate file under a strict CS
   const script = await rawHttp(core, '/inspector/inspector.js');
   assert.equal(script.status, 200);
   assert.match(script.headers['content-type'], /javascript/);
-  assert.doesNotMatch(script.body, /\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|\beval\(|new Function/, 'page data is only ever set as text');
+  assert.doesNotMatch(
+    script.body,
+    /\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|\beval\(|new Function/,
+    'page data is only ever set as text',
+  );
   // The token leaves the address bar once read (kept for this tab), so history and screenshots do not hold it.
   assert.match(script.body, /history\.replaceState\(/);
   assert.equal((await rawHttp(core, '/inspector/inspector.css')).status, 200);
@@ -49,15 +55,23 @@ test('the inspector sees sessions with origin, provider and manifest, and every 
   assert.equal(summary.provider, 'codex');
   assert.equal(summary.agent, 'scripted');
   assert.equal(summary.skills.tools[0].name, 'update_counter');
-  assert.ok(hello.log.some((e) => e.dir === 'in' && e.type === 'create_session'), 'history from before the inspector opened');
+  assert.ok(
+    hello.log.some((e) => e.dir === 'in' && e.type === 'create_session'),
+    'history from before the inspector opened',
+  );
 
   const from = inspector.mark();
   await page.ok('send_text', { sessionId, text: 'hello' });
-  const entry = await inspector.until((m) => m.type === 'log' && m.entry.dir === 'in' && m.entry.type === 'send_text', { from });
+  const entry = await inspector.until((m) => m.type === 'log' && m.entry.dir === 'in' && m.entry.type === 'send_text', {
+    from,
+  });
   assert.equal(entry.entry.sessionId, sessionId);
   assert.equal(typeof entry.entry.at, 'number');
   await inspector.until((m) => m.type === 'log' && m.entry.dir === 'out' && m.entry.type === 'chat_delta', { from });
-  await inspector.until((m) => m.type === 'session_updated' && m.session.sessionId === sessionId && m.session.status === 'idle', { from });
+  await inspector.until(
+    (m) => m.type === 'session_updated' && m.session.sessionId === sessionId && m.session.status === 'idle',
+    { from },
+  );
   // The manifest (which a page may make many MiB large) came once; status updates leave it out, so
   // tiny frames from a page cannot make the Core resend it to the inspector with every change.
   const updates = inspector.since(from).filter((m) => m.type === 'session_updated');
@@ -106,8 +120,13 @@ test('the operator agent: the page speaks, the operator replies, calls a tool (r
   inspector.sendRaw({ type: 'operator_end_turn', sessionId });
   const events = await page.turnEnd(sessionId, from);
   assert.equal(chatText(events), 'On it. ');
-  assert.equal(messageText(events), 'On it. ', 'the operator\'s message, whole, before the tool call');
-  assert.deepEqual(events.at(-1), { ...events.at(-1), type: 'operation_completed', operationKind: 'user', success: true });
+  assert.equal(messageText(events), 'On it. ', "the operator's message, whole, before the tool call");
+  assert.deepEqual(events.at(-1), {
+    ...events.at(-1),
+    type: 'operation_completed',
+    operationKind: 'user',
+    success: true,
+  });
   assert.equal(events.at(-2).status, 'idle');
   await inspector.until((m) => m.type === 'turn_closed' && m.sessionId === sessionId, { from: iFrom });
 });
@@ -129,7 +148,9 @@ test('--approval prompt holds requests until the operator answers; rejection and
   assert.equal(timedOut.error.code, 'APPROVAL_TIMEOUT');
 
   from = inspector.mark();
-  const held = page.request('create_session', { input: { provider: 'scripted', skills: undefined, autoEndOnDisconnect: true } });
+  const held = page.request('create_session', {
+    input: { provider: 'scripted', skills: undefined, autoEndOnDisconnect: true },
+  });
   const second = await inspector.until((m) => m.type === 'approval_requested', { from });
   // Requests that are never held are answered meanwhile.
   assert.equal((await page.request('get_approval_status')).ok, true);
@@ -155,7 +176,12 @@ test('a page that leaves while its request awaits approval gets no session after
   const inspector = await openInspector(t, core);
   const page = await BridgeClient.open(t, core);
   const from = inspector.mark();
-  page.sendRaw({ channelId: page.channelId, requestId: 'sdk_1_1', type: 'create_session', input: { provider: 'scripted', autoEndOnDisconnect: true } });
+  page.sendRaw({
+    channelId: page.channelId,
+    requestId: 'sdk_1_1',
+    type: 'create_session',
+    input: { provider: 'scripted', autoEndOnDisconnect: true },
+  });
   const prompt = await inspector.until((m) => m.type === 'approval_requested', { from });
   await page.close();
   await inspector.until((m) => m.type === 'log' && m.entry.dir === 'info' && /^closed/.test(m.entry.text), { from });

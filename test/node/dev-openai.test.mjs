@@ -86,7 +86,11 @@ async function fakeEndpoint(t) {
   };
 }
 
-const chunk = (delta, finish = null) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta, finish = null) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 /** Streams `events` (objects, or raw strings written as is) as SSE, with a short pause between them, then [DONE]. */
 function sse(events, { done = true } = {}) {
@@ -102,22 +106,30 @@ function sse(events, { done = true } = {}) {
 }
 
 /** A streamed text answer in the given pieces. */
-const text = (...pieces) => sse([chunk({ role: 'assistant', content: '' }), ...pieces.map((p) => chunk({ content: p })), chunk({}, 'stop')]);
+const text = (...pieces) =>
+  sse([chunk({ role: 'assistant', content: '' }), ...pieces.map((p) => chunk({ content: p })), chunk({}, 'stop')]);
 
 /** One chunk carrying whole tool calls ([name, argsString, id?]…). */
 const calls = (...list) =>
   sse([
     chunk({
       role: 'assistant',
-      tool_calls: list.map(([name, args, id], index) => ({ index, id: id ?? `call_${index}`, type: 'function', function: { name, arguments: args } })),
+      tool_calls: list.map(([name, args, id], index) => ({
+        index,
+        id: id ?? `call_${index}`,
+        type: 'function',
+        function: { name, arguments: args },
+      })),
     }),
     chunk({}, 'tool_calls'),
   ]);
 
-const status = (code, body, headers = {}) => (_req, res) => {
-  res.writeHead(code, { 'Content-Type': 'application/json', ...headers });
-  res.end(typeof body === 'string' ? body : JSON.stringify(body));
-};
+const status =
+  (code, body, headers = {}) =>
+  (_req, res) => {
+    res.writeHead(code, { 'Content-Type': 'application/json', ...headers });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
 
 // ───────────────────────────── the page side ─────────────────────────────
 
@@ -142,7 +154,14 @@ function autoAnswer(page, result = () => ({ ok: true })) {
     const m = JSON.parse(data.toString());
     if (m.type !== 'tool_call') return;
     seen.push(m);
-    page.sendRaw({ channelId: page.channelId, type: 'submit_tool_result', requestId: `auto_${m.toolRequestId}`, sessionId: m.sessionId, toolRequestId: m.toolRequestId, result: result(m) });
+    page.sendRaw({
+      channelId: page.channelId,
+      type: 'submit_tool_result',
+      requestId: `auto_${m.toolRequestId}`,
+      sessionId: m.sessionId,
+      toolRequestId: m.toolRequestId,
+      result: result(m),
+    });
   });
   return seen;
 }
@@ -150,7 +169,9 @@ function autoAnswer(page, result = () => ({ ok: true })) {
 /** `promise`'s value, or `false` after `ms` (the timer does not outlive the race). */
 function within(promise, ms = WAIT_MS) {
   let timer;
-  return Promise.race([promise, new Promise((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, new Promise((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 const lastEvent = (events) => events.filter((m) => m.type !== 'response').at(-1);
@@ -201,7 +222,10 @@ test('the SSE reader drops an event whose data is empty (a keep-alive), and stay
   const parser = new SseParser();
   const events = [...parser.push('data: {"a":1}\n\ndata:\n\ndata: \n\ndata:\ndata:\n\n'), ...parser.end()];
   // A lone empty `data:` is not an event (WHATWG SSE); two empty lines are a "\n" of data, which is.
-  assert.deepEqual(events.map((e) => e.lines), [['{"a":1}'], ['', '']]);
+  assert.deepEqual(
+    events.map((e) => e.lines),
+    [['{"a":1}'], ['', '']],
+  );
   const long = new SseParser();
   const piece = 'x'.repeat(16 * 1024);
   const started = performance.now();
@@ -246,7 +270,10 @@ test('--base-url and --model set the agent environment; there is no flag for the
   assert.equal(command.options.env.PEDELEC_DEV_MODEL, 'llama3.1');
   assert.equal(parseCli(['--port', '0']).options.env, undefined);
   assert.throws(() => parseCli(['--base-url', 'ftp://x']), /--base-url: expected an http/);
-  assert.throws(() => parseCli(['--base-url', 'http://user:pw@127.0.0.1/v1']), /must not contain a user name or password/);
+  assert.throws(
+    () => parseCli(['--base-url', 'http://user:pw@127.0.0.1/v1']),
+    /must not contain a user name or password/,
+  );
   assert.throws(() => parseCli(['--model', ' ']), /--model needs/);
   assert.throws(() => parseCli(['--api-key', 'x']), /Unknown option/);
 });
@@ -255,7 +282,10 @@ test('--base-url and --model set the agent environment; there is no flag for the
 
 test('list_providers: openai is available with a base URL and a model; otherwise it says what to set, never the key', async (t) => {
   const fake = await fakeEndpoint(t);
-  let core = await startCore(t, { protocol: '0.1', env: { PEDELEC_DEV_BASE_URL: fake.baseUrl, PEDELEC_DEV_MODEL: 'm1', PEDELEC_DEV_API_KEY: KEY } });
+  let core = await startCore(t, {
+    protocol: '0.1',
+    env: { PEDELEC_DEV_BASE_URL: fake.baseUrl, PEDELEC_DEV_MODEL: 'm1', PEDELEC_DEV_API_KEY: KEY },
+  });
   let page = await BridgeClient.open(t, core);
   let openai = (await page.ok('list_providers')).find((p) => p.code === 'openai');
   assert.deepEqual(openai, { name: 'OpenAI-compatible endpoint', code: 'openai', available: true, error: null });
@@ -286,7 +316,10 @@ test('list_providers: openai is available with a base URL and a model; otherwise
 
 test('streamed text arrives as several chat_delta events; guidance is the system message; history is kept', async (t) => {
   const { fake, page, sessionId } = await setup(t);
-  assert.deepEqual(await page.ok('get_settings'), { defaultProvider: 'openai', defaultModels: { openai: 'test-model' } });
+  assert.deepEqual(await page.ok('get_settings'), {
+    defaultProvider: 'openai',
+    defaultModels: { openai: 'test-model' },
+  });
   fake.reply(text('Hel', 'lo, ', 'I am ', 'a model.'), text('Again.'));
 
   let events = await turn(page, sessionId, 'Hi there');
@@ -335,7 +368,10 @@ test('streamed text arrives as several chat_delta events; guidance is the system
 
 test('a production provider code uses the configured model; provider openai may name its own', async (t) => {
   const fake = await fakeEndpoint(t);
-  const core = await startCore(t, { agent: 'openai', env: { PEDELEC_DEV_BASE_URL: fake.baseUrl, PEDELEC_DEV_MODEL: 'test-model' } });
+  const core = await startCore(t, {
+    agent: 'openai',
+    env: { PEDELEC_DEV_BASE_URL: fake.baseUrl, PEDELEC_DEV_MODEL: 'test-model' },
+  });
   const page = await BridgeClient.open(t, core);
   fake.reply(text('a'), text('b'));
   const codex = await createSession(page, { provider: 'codex', model: 'gpt-5-codex', skills: undefined });
@@ -354,7 +390,9 @@ test('a tool call streamed in fragments reaches the page; its result goes back t
     sse([
       chunk({ role: 'assistant', content: 'Let me ' }),
       chunk({ content: 'count. ' }),
-      chunk({ tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'update_', arguments: '' } }] }),
+      chunk({
+        tool_calls: [{ index: 0, id: 'call_abc', type: 'function', function: { name: 'update_', arguments: '' } }],
+      }),
       chunk({ tool_calls: [{ index: 0, function: { name: 'counter' } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"del' } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: 'ta": ' } }] }),
@@ -378,7 +416,10 @@ test('a tool call streamed in fragments reaches the page; its result goes back t
     ['running', 'waiting_tool_result', 'running', 'idle'],
   );
   const types = events.map((m) => m.type);
-  assert.ok(types.lastIndexOf('chat_delta') < types.length - 1 && lastEvent(events).status === 'idle', 'the final answer, then idle');
+  assert.ok(
+    types.lastIndexOf('chat_delta') < types.length - 1 && lastEvent(events).status === 'idle',
+    'the final answer, then idle',
+  );
   assert.ok(types.indexOf('tool_call') < types.lastIndexOf('chat_delta'));
 
   const second = await fake.request(2);
@@ -400,7 +441,11 @@ test('whole-chunk parallel calls reach the page one at a time, in order, and all
   const first = await page.until((m) => m.type === 'tool_call', { from });
   assert.deepEqual(first.args, { delta: 1 });
   await delay(50);
-  assert.equal(page.since(from).filter((m) => m.type === 'tool_call').length, 1, 'the second call waits for the first result');
+  assert.equal(
+    page.since(from).filter((m) => m.type === 'tool_call').length,
+    1,
+    'the second call waits for the first result',
+  );
   const afterFirst = page.mark();
   await page.ok('submit_tool_result', { sessionId, toolRequestId: first.toolRequestId, result: { value: 1 } });
   const second = await page.until((m) => m.type === 'tool_call', { from: afterFirst });
@@ -415,7 +460,7 @@ test('whole-chunk parallel calls reach the page one at a time, in order, and all
   ]);
 });
 
-test('tool names are mapped for the endpoint and the model\'s calls are mapped back', async (t) => {
+test("tool names are mapped for the endpoint and the model's calls are mapped back", async (t) => {
   const long = `read_${'x'.repeat(65)}`; // 70 characters
   const tools = [
     { name: 'page.read', description: 'Read the page.', argsSchema: { type: 'object', properties: {} } },
@@ -424,13 +469,10 @@ test('tool names are mapped for the endpoint and the model\'s calls are mapped b
   ];
   const { fake, page, sessionId } = await setup(t, { sessionInput: { skills: { guidance: 'g', tools } } });
   const seen = autoAnswer(page, (m) => ({ tool: m.tool }));
-  fake.reply(
-    (req, res, record) => {
-      const wire = record.body.tools.map((tool) => tool.function.name);
-      return calls([wire[0], '{}', 'a'], [wire[2], '{"n":1}', 'b'], [wire[1], '', 'c'])(req, res);
-    },
-    text('ok'),
-  );
+  fake.reply((req, res, record) => {
+    const wire = record.body.tools.map((tool) => tool.function.name);
+    return calls([wire[0], '{}', 'a'], [wire[2], '{"n":1}', 'b'], [wire[1], '', 'c'])(req, res);
+  }, text('ok'));
   const events = await turn(page, sessionId, 'read');
   assert.equal(lastEvent(events).status, 'idle');
   const wire = (await fake.request(1)).body.tools.map((tool) => tool.function.name);
@@ -472,7 +514,9 @@ test('unknown tools and schema mismatches are answered by Core to the model, not
   fake.reply(calls(['no_such_tool', '{}', 'u'], ['update_counter', '{"delta":"x"}', 'v']), text('ok'));
   const events = await turn(page, sessionId, 'go');
   assert.ok(!events.some((m) => m.type === 'tool_call'));
-  const results = (await fake.request(2)).body.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content).error.code);
+  const results = (await fake.request(2)).body.messages
+    .filter((m) => m.role === 'tool')
+    .map((m) => JSON.parse(m.content).error.code);
   assert.deepEqual(results, ['TOOL_NOT_FOUND', 'TOOL_ARGS_INVALID']);
 });
 
@@ -505,10 +549,25 @@ test('a model that never stops calling tools ends the turn with AGENT_LOOP_LIMIT
 test('endpoint failures end the turn with their code and source "provider"', async (t) => {
   const { fake, page, sessionId } = await setup(t, { env: { PEDELEC_DEV_TIMEOUT_MS: '300' } });
   const cases = [
-    ['401', status(401, { error: { message: 'Invalid token', type: 'invalid_request_error' } }), 'PROVIDER_AUTH_FAILED', /Invalid token/],
+    [
+      '401',
+      status(401, { error: { message: 'Invalid token', type: 'invalid_request_error' } }),
+      'PROVIDER_AUTH_FAILED',
+      /Invalid token/,
+    ],
     ['403', status(403, 'Forbidden'), 'PROVIDER_AUTH_FAILED', /403/],
-    ['404', status(404, { error: { message: 'model "test-model" not found, try pulling it first' } }), 'PROVIDER_MODEL_NOT_FOUND', /not found/],
-    ['429', status(429, { error: { message: 'Slow down' } }, { 'Retry-After': '7' }), 'PROVIDER_RATE_LIMITED', /Slow down/],
+    [
+      '404',
+      status(404, { error: { message: 'model "test-model" not found, try pulling it first' } }),
+      'PROVIDER_MODEL_NOT_FOUND',
+      /not found/,
+    ],
+    [
+      '429',
+      status(429, { error: { message: 'Slow down' } }, { 'Retry-After': '7' }),
+      'PROVIDER_RATE_LIMITED',
+      /Slow down/,
+    ],
     ['500', status(500, { error: { message: 'boom' } }), 'PROVIDER_UNAVAILABLE', /HTTP 500/],
     ['503', status(503, '<html>busy</html>'), 'PROVIDER_UNAVAILABLE', /503/],
     [
@@ -524,9 +583,24 @@ test('endpoint failures end the turn with their code and source "provider"', asy
       'PROVIDER_PROTOCOL_ERROR',
       /broke off/,
     ],
-    ['data that is not JSON', sse(['data: {"choices": [oops\n\n'], { done: false }), 'PROVIDER_PROTOCOL_ERROR', /not JSON/],
-    ['a stream that ends without [DONE]', sse([chunk({ content: 'Hal' })], { done: false }), 'PROVIDER_PROTOCOL_ERROR', /end marker/],
-    ['an error inside the stream', sse([{ error: { message: 'overloaded' } }], { done: false }), 'PROVIDER_UNAVAILABLE', /overloaded/],
+    [
+      'data that is not JSON',
+      sse(['data: {"choices": [oops\n\n'], { done: false }),
+      'PROVIDER_PROTOCOL_ERROR',
+      /not JSON/,
+    ],
+    [
+      'a stream that ends without [DONE]',
+      sse([chunk({ content: 'Hal' })], { done: false }),
+      'PROVIDER_PROTOCOL_ERROR',
+      /end marker/,
+    ],
+    [
+      'an error inside the stream',
+      sse([{ error: { message: 'overloaded' } }], { done: false }),
+      'PROVIDER_UNAVAILABLE',
+      /overloaded/,
+    ],
     ['silence past the timeout', () => {}, 'PROVIDER_UNAVAILABLE', /did not answer within/],
   ];
   for (const [label, handler, code, message] of cases) {
@@ -551,7 +625,11 @@ test('endpoint failures end the turn with their code and source "provider"', asy
       server.close(() => resolve(port));
     });
   });
-  const core = await startCore(t, { protocol: '0.1', agent: 'openai', env: { PEDELEC_DEV_BASE_URL: `http://127.0.0.1:${port}/v1`, PEDELEC_DEV_MODEL: 'm' } });
+  const core = await startCore(t, {
+    protocol: '0.1',
+    agent: 'openai',
+    env: { PEDELEC_DEV_BASE_URL: `http://127.0.0.1:${port}/v1`, PEDELEC_DEV_MODEL: 'm' },
+  });
   const page2 = await BridgeClient.open(t, core);
   const session2 = await createSession(page2, { provider: 'openai' });
   const events = await turn(page2, session2, 'hello');
@@ -634,11 +712,18 @@ test('a turn that failed before any answer leaves no trace in the history sent n
 
 test('two calls streamed at the same index with different ids are two calls', async (t) => {
   const { fake, page, sessionId } = await setup(t);
-  const piece = (id, args) => chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name: 'update_counter', arguments: args } }] });
-  fake.reply(sse([chunk({ role: 'assistant' }), piece('a', '{"delta":1}'), piece('b', '{"delta":2}'), chunk({}, 'tool_calls')]), text('Both.'));
+  const piece = (id, args) =>
+    chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name: 'update_counter', arguments: args } }] });
+  fake.reply(
+    sse([chunk({ role: 'assistant' }), piece('a', '{"delta":1}'), piece('b', '{"delta":2}'), chunk({}, 'tool_calls')]),
+    text('Both.'),
+  );
   const seen = autoAnswer(page, (m) => ({ value: m.args.delta }));
   const events = await turn(page, sessionId, 'two');
-  assert.deepEqual(seen.map((m) => m.args), [{ delta: 1 }, { delta: 2 }]);
+  assert.deepEqual(
+    seen.map((m) => m.args),
+    [{ delta: 1 }, { delta: 2 }],
+  );
   assert.equal(chatText(events), 'Both.');
   const tools = (await fake.request(2)).body.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
   assert.deepEqual(tools, ['a', 'b']);
@@ -646,7 +731,9 @@ test('two calls streamed at the same index with different ids are two calls', as
 
 test('a whole JSON answer that keeps arriving is not cut off: the timeout is a silence limit', async (t) => {
   const { fake, page, sessionId } = await setup(t, { env: { PEDELEC_DEV_TIMEOUT_MS: '300' } });
-  const body = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'Slow but steady.' }, finish_reason: 'stop' }] });
+  const body = JSON.stringify({
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Slow but steady.' }, finish_reason: 'stop' }],
+  });
   fake.reply(async (_req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     // Six pieces 120 ms apart: 720 ms in all, never 300 ms of silence.
@@ -669,7 +756,13 @@ test('a server that ignores stream:true and answers one JSON object still works'
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: null, tool_calls: [{ id: 'w1', type: 'function', function: { name: 'update_counter', arguments: '{"delta":5}' } }] },
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'w1', type: 'function', function: { name: 'update_counter', arguments: '{"delta":5}' } },
+            ],
+          },
           finish_reason: 'tool_calls',
         },
       ],
@@ -678,7 +771,10 @@ test('a server that ignores stream:true and answers one JSON object still works'
   );
   const seen = autoAnswer(page, () => ({ value: 5 }));
   const events = await turn(page, sessionId, 'five');
-  assert.deepEqual(seen.map((m) => m.args), [{ delta: 5 }]);
+  assert.deepEqual(
+    seen.map((m) => m.args),
+    [{ delta: 5 }],
+  );
   assert.equal(chatText(events), 'Five.');
   assert.equal(lastEvent(events).status, 'idle');
 });

@@ -10,10 +10,25 @@ import { startDevCore } from '../../dist/dev/index.js';
 import { BridgeClient, chatText, createSession, messageText, rawHttp, shapeOf, startCore } from './dev-helpers.mjs';
 
 /** What a 0.1 extension answers to a frame without requestId. */
-const LEGACY_REFUSAL = { channelId: '', type: 'response', requestId: '', ok: false, error: { code: 'SDK_PROTOCOL_ERROR', message: 'requestId is required' } };
+const LEGACY_REFUSAL = {
+  channelId: '',
+  type: 'response',
+  requestId: '',
+  ok: false,
+  error: { code: 'SDK_PROTOCOL_ERROR', message: 'requestId is required' },
+};
 const MADE_OPERATION_ID = /^op_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The events of a turn, which carry its operationId with today's protocol. */
-const TURN_EVENT_TYPES = new Set(['status_changed', 'chat_delta', 'chat_message', 'tool_call', 'error', 'usage_updated', 'provider_artifact', 'operation_completed']);
+const TURN_EVENT_TYPES = new Set([
+  'status_changed',
+  'chat_delta',
+  'chat_message',
+  'tool_call',
+  'error',
+  'usage_updated',
+  'provider_artifact',
+  'operation_completed',
+]);
 const CALL_TEXT = '/call update_counter {"delta": 2}';
 
 /** The event shape with runs of chat_delta collapsed into one. */
@@ -23,7 +38,9 @@ function collapsed(events) {
 }
 
 async function openInspector(t, core) {
-  const socket = new WebSocket(`ws://127.0.0.1:${core.port}/inspector/socket?token=${core.inspectorToken}`, { origin: core.url });
+  const socket = new WebSocket(`ws://127.0.0.1:${core.port}/inspector/socket?token=${core.inspectorToken}`, {
+    origin: core.url,
+  });
   const inspector = new BridgeClient(socket, null);
   t.after(() => inspector.close());
   await inspector.until((m) => m.type === 'hello');
@@ -69,10 +86,13 @@ async function fakeEndpoint(t, ...handlers) {
     req.on('end', () => (handlers.shift() ?? replyStatus(500, { error: { message: 'nothing scripted' } }))(res));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  }));
+  t.after(
+    () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
   return `http://127.0.0.1:${server.address().port}/v1`;
 }
 
@@ -82,20 +102,27 @@ const replyStatus = (code, body) => (res) => {
 };
 
 /** A streamed text answer in the given pieces. */
-const streamed = (...pieces) => (res) => {
-  res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-  const chunk = (delta, finish = null) => `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  res.write(chunk({ role: 'assistant', content: '' }));
-  for (const piece of pieces) res.write(chunk({ content: piece }));
-  res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
-};
+const streamed =
+  (...pieces) =>
+  (res) => {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    const chunk = (delta, finish = null) =>
+      `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    res.write(chunk({ role: 'assistant', content: '' }));
+    for (const piece of pieces) res.write(chunk({ content: piece }));
+    res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+  };
 
 const openaiCore = (t, baseUrl, options = {}) =>
-  startCore(t, { agent: 'openai', env: { PEDELEC_DEV_BASE_URL: baseUrl, PEDELEC_DEV_MODEL: 'test-model' }, ...options });
+  startCore(t, {
+    agent: 'openai',
+    env: { PEDELEC_DEV_BASE_URL: baseUrl, PEDELEC_DEV_MODEL: 'test-model' },
+    ...options,
+  });
 
 // ───────────────────────────── handshake ─────────────────────────────
 
-test('current: sdk_hello and page_activity are taken silently, logged, and remembered in the connection\'s log line', async (t) => {
+test("current: sdk_hello and page_activity are taken silently, logged, and remembered in the connection's log line", async (t) => {
   const core = await startCore(t);
   const inspector = await openInspector(t, core);
   const page = await BridgeClient.open(t, core);
@@ -109,11 +136,13 @@ test('current: sdk_hello and page_activity are taken silently, logged, and remem
   await inspector.until((m) => m.type === 'log' && m.entry.dir === 'in' && m.entry.type === 'sdk_hello');
   await inspector.until((m) => m.type === 'log' && m.entry.dir === 'in' && m.entry.type === 'page_activity');
   await page.close();
-  const closed = await inspector.until((m) => m.type === 'log' && m.entry.dir === 'info' && m.entry.text.startsWith('closed'));
+  const closed = await inspector.until(
+    (m) => m.type === 'log' && m.entry.dir === 'info' && m.entry.text.startsWith('closed'),
+  );
   assert.match(closed.entry.text, /— SDK 0\.4\.6, page inactive$/);
 });
 
-test('0.1: sdk_hello and page_activity get the 0.1 extension\'s unmatchable SDK_PROTOCOL_ERROR response', async (t) => {
+test("0.1: sdk_hello and page_activity get the 0.1 extension's unmatchable SDK_PROTOCOL_ERROR response", async (t) => {
   const core = await startCore(t, { protocol: '0.1' });
   const page = await BridgeClient.open(t, core);
   const from = page.mark();
@@ -159,7 +188,9 @@ test('current: hostile handshake frames are never answered and never break the c
   assert.deepEqual(page.since(from), [status]);
   assert.equal({}.polluted, undefined);
   await page.close();
-  const closed = await inspector.until((m) => m.type === 'log' && m.entry.dir === 'info' && m.entry.text.startsWith('closed'));
+  const closed = await inspector.until(
+    (m) => m.type === 'log' && m.entry.dir === 'info' && m.entry.text.startsWith('closed'),
+  );
   assert.match(closed.entry.text, /SDK \(too long to show\), page active$/);
 });
 
@@ -179,7 +210,11 @@ test('list_providers: the selected agent carries isDefault: true today (the othe
   let page = await BridgeClient.open(t, await startCore(t));
   assert.deepEqual(
     (await page.ok('list_providers')).map((p) => [p.code, p.isDefault]),
-    [['scripted', true], ['operator', false], ['openai', false]],
+    [
+      ['scripted', true],
+      ['operator', false],
+      ['openai', false],
+    ],
   );
   page = await BridgeClient.open(t, await startCore(t, { agent: 'operator' }));
   assert.deepEqual(
@@ -187,7 +222,8 @@ test('list_providers: the selected agent carries isDefault: true today (the othe
     ['operator'],
   );
   page = await BridgeClient.open(t, await startCore(t, { protocol: '0.1' }));
-  for (const p of await page.ok('list_providers')) assert.deepEqual(Object.keys(p).sort(), ['available', 'code', 'error', 'name']);
+  for (const p of await page.ok('list_providers'))
+    assert.deepEqual(Object.keys(p).sort(), ['available', 'code', 'error', 'name']);
 });
 
 test('current: create_session refuses a blank model and model with effortLevel; takes callerSdkVersion, effortLevel and effort', async (t) => {
@@ -208,9 +244,15 @@ test('current: create_session refuses a blank model and model with effortLevel; 
   }
 
   // Profile mode: no model (the agent's default), an effort level passed through.
-  const profile = await page.ok('create_session', { callerSdkVersion: '0.4.6', input: { ...base, effortLevel: 'high' } });
+  const profile = await page.ok('create_session', {
+    callerSdkVersion: '0.4.6',
+    input: { ...base, effortLevel: 'high' },
+  });
   // Explicit mode: a model with its effort.
-  const explicit = await page.ok('create_session', { callerSdkVersion: '0.4.6', input: { ...base, model: 'gpt-5', effort: 'low' } });
+  const explicit = await page.ok('create_session', {
+    callerSdkVersion: '0.4.6',
+    input: { ...base, model: 'gpt-5', effort: 'low' },
+  });
   const a = await summaryOf(t, core, profile.sessionId);
   assert.deepEqual([a.model, a.effortLevel, a.effort], ['scripted', 'high', undefined]);
   const b = await summaryOf(t, core, explicit.sessionId);
@@ -220,20 +262,33 @@ test('current: create_session refuses a blank model and model with effortLevel; 
 test('0.1: create_session still takes a blank model, and model with effortLevel', async (t) => {
   const page = await BridgeClient.open(t, await startCore(t, { protocol: '0.1' }));
   for (const input of [{ model: '' }, { model: 'gpt-5', effortLevel: 'high' }]) {
-    const response = await page.request('create_session', { input: { provider: 'scripted', autoEndOnDisconnect: true, ...input } });
+    const response = await page.request('create_session', {
+      input: { provider: 'scripted', autoEndOnDisconnect: true, ...input },
+    });
     assert.equal(response.ok, true, JSON.stringify(input));
   }
-  assert.equal((await page.request('create_session', { input: { provider: 'scripted', effortLevel: 3 } })).error.code, 'INVALID_INPUT');
+  assert.equal(
+    (await page.request('create_session', { input: { provider: 'scripted', effortLevel: 3 } })).error.code,
+    'INVALID_INPUT',
+  );
 });
 
 // ───────────────────────────── operations ─────────────────────────────
 
-test('current: every event of a turn carries the page\'s operationId', async (t) => {
+test("current: every event of a turn carries the page's operationId", async (t) => {
   const page = await BridgeClient.open(t, await startCore(t));
   const sessionId = await createSession(page);
   const events = await toolTurn(page, sessionId, CALL_TEXT, { value: 2 }, { operationId: 'op_page_1' });
   const types = new Set(events.map((m) => m.type));
-  for (const type of ['status_changed', 'chat_delta', 'chat_message', 'tool_call', 'usage_updated', 'operation_completed']) assert.ok(types.has(type), type);
+  for (const type of [
+    'status_changed',
+    'chat_delta',
+    'chat_message',
+    'tool_call',
+    'usage_updated',
+    'operation_completed',
+  ])
+    assert.ok(types.has(type), type);
   for (const m of events) {
     assert.ok(TURN_EVENT_TYPES.has(m.type), m.type);
     assert.equal(m.operationId, 'op_page_1', JSON.stringify(m));
@@ -267,7 +322,15 @@ test('0.1: no event carries an operationId, even when the request had one; no ch
   const page = await BridgeClient.open(t, await startCore(t, { protocol: '0.1' }));
   const sessionId = await createSession(page);
   const events = await toolTurn(page, sessionId, CALL_TEXT, { value: 2 }, { operationId: 'op_page_1' });
-  assert.deepEqual(collapsed(events), ['running', 'chat_delta', 'waiting_tool_result', 'tool_call', 'running', 'chat_delta', 'idle']);
+  assert.deepEqual(collapsed(events), [
+    'running',
+    'chat_delta',
+    'waiting_tool_result',
+    'tool_call',
+    'running',
+    'chat_delta',
+    'idle',
+  ]);
   for (const m of events) assert.equal('operationId' in m, false, JSON.stringify(m));
   const from = page.mark();
   await page.ok('prepare_session', { sessionId, operationId: 'op_prepare_1' });
@@ -279,7 +342,17 @@ test('current: a full turn ends with idle immediately followed by operation_comp
   const sessionId = await createSession(page);
   const events = await toolTurn(page, sessionId, CALL_TEXT, { value: 2 }, { operationId: 'op_full' });
   assert.deepEqual(collapsed(events), [
-    'running', 'chat_delta', 'chat_message', 'waiting_tool_result', 'tool_call', 'running', 'chat_delta', 'chat_message', 'usage_updated', 'idle', 'operation_completed',
+    'running',
+    'chat_delta',
+    'chat_message',
+    'waiting_tool_result',
+    'tool_call',
+    'running',
+    'chat_delta',
+    'chat_message',
+    'usage_updated',
+    'idle',
+    'operation_completed',
   ]);
   const [idle, completed] = events.slice(-2);
   assert.equal(completed.seq, idle.seq + 1, 'back to back');
@@ -292,7 +365,10 @@ test('current: a full turn ends with idle immediately followed by operation_comp
     operationKind: 'user',
     success: true,
   });
-  assert.ok(events.every((m, i) => i === 0 || m.seq === events[i - 1].seq + 1), 'seq increases by one');
+  assert.ok(
+    events.every((m, i) => i === 0 || m.seq === events[i - 1].seq + 1),
+    'seq increases by one',
+  );
   assert.ok(!events.some((m) => m.type === 'done'));
 });
 
@@ -321,7 +397,12 @@ test('current: a failed turn sends the error event, then operation_completed (su
   const other = await BridgeClient.open(t, core);
   const { next: snapshot } = await responseAndNext(other, 'resume_session', { sessionId });
   assert.equal(snapshot.snapshot.status, 'error');
-  assert.deepEqual(snapshot.snapshot.lastCompletedOperation, { operationId: 'op_fail', operationKind: 'user', success: false, error: error.error });
+  assert.deepEqual(snapshot.snapshot.lastCompletedOperation, {
+    operationId: 'op_fail',
+    operationKind: 'user',
+    success: false,
+    error: error.error,
+  });
 });
 
 test('0.1: a failed turn sends the error event alone', async (t) => {
@@ -342,7 +423,11 @@ test('current: chat_delta fragments, and the whole message as chat_message befor
   const messages = events.filter((m) => m.type === 'chat_message').map((m) => m.text);
   assert.deepEqual(messages, ['Calling update_counter with {"delta":2}…\n', 'update_counter returned {"value":2}']);
   const callAt = events.findIndex((m) => m.type === 'status_changed' && m.status === 'waiting_tool_result');
-  assert.equal(chatText(events.slice(0, callAt)), messages[0], 'the first message is what the fragments before the call said');
+  assert.equal(
+    chatText(events.slice(0, callAt)),
+    messages[0],
+    'the first message is what the fragments before the call said',
+  );
   assert.equal(chatText(events.slice(callAt)), messages[1]);
   assert.ok(events.filter((m) => m.type === 'chat_delta').length >= 3, 'still streamed in fragments');
   assert.equal(events[callAt - 1].type, 'chat_message', 'the message comes right before the call');
@@ -353,7 +438,15 @@ test('no fragments: only chat_message events, split at the tool call the same wa
   const sessionId = await createSession(page);
   const events = await toolTurn(page, sessionId, CALL_TEXT, { value: 2 });
   assert.deepEqual(shapeOf(events), [
-    'running', 'chat_message', 'waiting_tool_result', 'tool_call', 'running', 'chat_message', 'usage_updated', 'idle', 'operation_completed',
+    'running',
+    'chat_message',
+    'waiting_tool_result',
+    'tool_call',
+    'running',
+    'chat_message',
+    'usage_updated',
+    'idle',
+    'operation_completed',
   ]);
   assert.equal(messageText(events), 'Calling update_counter with {"delta":2}…\nupdate_counter returned {"value":2}');
   const reply = await plainTurn(page, sessionId, 'hello');
@@ -370,13 +463,23 @@ test('0.1: chat_delta only, never chat_message', async (t) => {
   assert.ok(!events.some((m) => m.type === 'chat_message'));
 });
 
-test('current: the openai agent\'s streamed pieces arrive as chat_delta, then whole as one chat_message', async (t) => {
+test("current: the openai agent's streamed pieces arrive as chat_delta, then whole as one chat_message", async (t) => {
   const baseUrl = await fakeEndpoint(t, streamed('Hel', 'lo, ', 'I am ', 'a model.'));
   const page = await BridgeClient.open(t, await openaiCore(t, baseUrl));
   const sessionId = await createSession(page, { provider: 'openai' });
   const events = await plainTurn(page, sessionId, 'Hi');
-  assert.deepEqual(events.filter((m) => m.type === 'chat_delta').map((m) => m.text), ['Hel', 'lo, ', 'I am ', 'a model.']);
-  assert.deepEqual(collapsed(events), ['running', 'chat_delta', 'chat_message', 'usage_updated', 'idle', 'operation_completed']);
+  assert.deepEqual(
+    events.filter((m) => m.type === 'chat_delta').map((m) => m.text),
+    ['Hel', 'lo, ', 'I am ', 'a model.'],
+  );
+  assert.deepEqual(collapsed(events), [
+    'running',
+    'chat_delta',
+    'chat_message',
+    'usage_updated',
+    'idle',
+    'operation_completed',
+  ]);
   assert.equal(messageText(events), 'Hello, I am a model.');
 });
 
@@ -384,9 +487,17 @@ test('current: the openai agent\'s streamed pieces arrive as chat_delta, then wh
 
 test('current: create_session is followed, after its response, by a session_snapshot to that page', async (t) => {
   const page = await BridgeClient.open(t, await startCore(t));
-  const { response, next } = await responseAndNext(page, 'create_session', { input: { provider: 'scripted', autoEndOnDisconnect: true } });
+  const { response, next } = await responseAndNext(page, 'create_session', {
+    input: { provider: 'scripted', autoEndOnDisconnect: true },
+  });
   const { sessionId } = response.result;
-  assert.deepEqual(next, { channelId: page.channelId, type: 'session_snapshot', sessionId, seq: 1, snapshot: { status: 'idle', latestSeq: 0 } });
+  assert.deepEqual(next, {
+    channelId: page.channelId,
+    type: 'session_snapshot',
+    sessionId,
+    seq: 1,
+    snapshot: { status: 'idle', latestSeq: 0 },
+  });
   const events = await plainTurn(page, sessionId, 'hello');
   assert.equal(events[0].seq, 2, 'the snapshot took seq 1');
 });
@@ -425,7 +536,12 @@ test('current: resume_session gets a snapshot with usage and the last operation,
   assert.equal(busy.snapshot.latestSeq, call.seq);
   assert.equal(busy.seq, call.seq + 1);
   assert.deepEqual(busy.snapshot.activeOperation, { operationId: 'op_2', operationKind: 'user' });
-  assert.deepEqual(busy.snapshot.pendingToolRequest, { toolRequestId: call.toolRequestId, tool: 'update_counter', args: { delta: 1 }, operationId: 'op_2' });
+  assert.deepEqual(busy.snapshot.pendingToolRequest, {
+    toolRequestId: call.toolRequestId,
+    tool: 'update_counter',
+    args: { delta: 1 },
+    operationId: 'op_2',
+  });
   assert.deepEqual(busy.snapshot.lastCompletedOperation, { operationId: 'op_1', operationKind: 'user', success: true });
   assert.deepEqual(busy.snapshot.usage, { totalTokens: usage });
 
@@ -433,14 +549,19 @@ test('current: resume_session gets a snapshot with usage and the last operation,
   const thirdEvents = await third.turnEnd(sessionId, third.messages.indexOf(busy) + 1);
   assert.equal(thirdEvents[0].seq, busy.seq + 1, 'the resumed page sees the events after its snapshot');
   await owner.turnEnd(sessionId, turnFrom);
-  assert.ok(!owner.since(ownerFrom).some((m) => m.type === 'session_snapshot'), 'a snapshot goes only to the page that subscribed');
+  assert.ok(
+    !owner.since(ownerFrom).some((m) => m.type === 'session_snapshot'),
+    'a snapshot goes only to the page that subscribed',
+  );
 });
 
 test('0.1: no session_snapshot on create or resume', async (t) => {
   const core = await startCore(t, { protocol: '0.1' });
   const page = await BridgeClient.open(t, core);
   const from = page.mark();
-  const { sessionId } = await page.ok('create_session', { input: { provider: 'scripted', autoEndOnDisconnect: false } });
+  const { sessionId } = await page.ok('create_session', {
+    input: { provider: 'scripted', autoEndOnDisconnect: false },
+  });
   const other = await BridgeClient.open(t, core);
   const otherFrom = other.mark();
   await other.ok('resume_session', { sessionId });
@@ -465,7 +586,9 @@ test('current: a reloaded page resumes its persistent session, answers the tool 
   // The page goes away before it answers; the Core has seen the close (its log says so).
   const inspectorFrom = inspector.mark();
   await before.close();
-  await inspector.until((m) => m.type === 'log' && m.entry.dir === 'info' && m.entry.text.startsWith('closed'), { from: inspectorFrom });
+  await inspector.until((m) => m.type === 'log' && m.entry.dir === 'info' && m.entry.text.startsWith('closed'), {
+    from: inspectorFrom,
+  });
 
   const after = await BridgeClient.open(t, core, { origin });
   const { next: snapshot } = await responseAndNext(after, 'resume_session', { sessionId });
@@ -473,10 +596,18 @@ test('current: a reloaded page resumes its persistent session, answers the tool 
   assert.equal(snapshot.snapshot.status, 'waiting_tool_result');
   assert.deepEqual(snapshot.snapshot.activeOperation, { operationId: 'op_reload', operationKind: 'user' });
   const pending = snapshot.snapshot.pendingToolRequest;
-  assert.deepEqual(pending, { toolRequestId: call.toolRequestId, tool: 'update_counter', args: { delta: 5 }, operationId: 'op_reload' });
+  assert.deepEqual(pending, {
+    toolRequestId: call.toolRequestId,
+    tool: 'update_counter',
+    args: { delta: 5 },
+    operationId: 'op_reload',
+  });
 
   const turnFrom = after.mark();
-  assert.deepEqual(await after.ok('submit_tool_result', { sessionId, toolRequestId: pending.toolRequestId, result: { value: 5 } }), {});
+  assert.deepEqual(
+    await after.ok('submit_tool_result', { sessionId, toolRequestId: pending.toolRequestId, result: { value: 5 } }),
+    {},
+  );
   const events = await after.turnEnd(sessionId, turnFrom);
   assert.deepEqual(shapeOf(events.slice(-2)), ['idle', 'operation_completed']);
   assert.deepEqual(events.at(-1), { ...events.at(-1), operationId: 'op_reload', operationKind: 'user', success: true });
@@ -499,7 +630,11 @@ test('current: usage_updated closes every turn with a running estimate, ceil(cha
   assert.equal(firstUsage.operationId, first.at(-1).operationId);
 
   const second = await toolTurn(page, sessionId, CALL_TEXT, { value: 2 });
-  characters += CALL_TEXT.length + JSON.stringify({ delta: 2 }).length + JSON.stringify({ value: 2 }).length + messageText(second).length;
+  characters +=
+    CALL_TEXT.length +
+    JSON.stringify({ delta: 2 }).length +
+    JSON.stringify({ value: 2 }).length +
+    messageText(second).length;
   const secondUsage = second.find((m) => m.type === 'usage_updated');
   assert.equal(secondUsage.totalTokens, Math.ceil(characters / 4));
   assert.ok(secondUsage.totalTokens > firstUsage.totalTokens);
@@ -514,11 +649,13 @@ test('current: usage_updated closes every turn with a running estimate, ceil(cha
 /** Reads an asset's bytes back the way a page does: create_asset_download, then GET with the token. */
 async function download(core, page, sessionId, path) {
   const ticket = await page.ok('create_asset_download', { sessionId, path });
-  const file = await rawHttp(core, new URL(ticket.downloadUrl).pathname, { headers: { Authorization: `Bearer ${ticket.token}` } });
+  const file = await rawHttp(core, new URL(ticket.downloadUrl).pathname, {
+    headers: { Authorization: `Bearer ${ticket.token}` },
+  });
   return { ticket, file };
 }
 
-test('current: /artifact publishes a file — provider_artifact with the turn\'s operationId — whose bytes download through the asset flow', async (t) => {
+test("current: /artifact publishes a file — provider_artifact with the turn's operationId — whose bytes download through the asset flow", async (t) => {
   const core = await startCore(t);
   const page = await BridgeClient.open(t, core);
   const sessionId = await createSession(page, { provider: 'codex' });
@@ -543,7 +680,10 @@ test('current: /artifact publishes a file — provider_artifact with the turn\'s
   assert.ok(shapeOf(events).indexOf('provider_artifact') < shapeOf(events).indexOf('chat_message'));
 
   const { assets } = await page.ok('list_assets', { sessionId });
-  assert.deepEqual(assets.map((a) => [a.path, a.name, a.sizeBytes]), [['/artifacts/notes.md', 'notes.md', Buffer.byteLength(content)]]);
+  assert.deepEqual(
+    assets.map((a) => [a.path, a.name, a.sizeBytes]),
+    [['/artifacts/notes.md', 'notes.md', Buffer.byteLength(content)]],
+  );
   const { ticket, file } = await download(core, page, sessionId, artifact.path);
   assert.equal(ticket.mimeType, 'text/markdown');
   assert.equal(file.status, 200);
@@ -573,26 +713,43 @@ test('/artifact with a name that is not a plain file name is explained, and noth
   assert.deepEqual(await page.ok('list_assets', { sessionId }), { assets: [] });
 
   // A file the page uploaded where the artifacts folder would go: a conflict, explained the same way.
-  const ticket = await page.ok('create_asset_upload', { sessionId, filename: 'artifacts', sizeBytes: 1, mimeType: 'text/plain' });
-  const uploaded = await fetch(ticket.uploadUrl, { method: 'PUT', headers: { Authorization: `Bearer ${ticket.token}` }, body: 'x' });
+  const ticket = await page.ok('create_asset_upload', {
+    sessionId,
+    filename: 'artifacts',
+    sizeBytes: 1,
+    mimeType: 'text/plain',
+  });
+  const uploaded = await fetch(ticket.uploadUrl, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${ticket.token}` },
+    body: 'x',
+  });
   assert.equal(uploaded.status, 201);
   events = await plainTurn(page, sessionId, '/artifact notes.txt hi');
   assert.match(messageText(events), /could not publish notes\.txt: ASSET_PATH_CONFLICT/);
-  assert.deepEqual((await page.ok('list_assets', { sessionId })).assets.map((a) => a.path), ['/artifacts']);
+  assert.deepEqual(
+    (await page.ok('list_assets', { sessionId })).assets.map((a) => a.path),
+    ['/artifacts'],
+  );
 });
 
-test('the scripted agent\'s help mentions /artifact', async (t) => {
+test("the scripted agent's help mentions /artifact", async (t) => {
   const page = await BridgeClient.open(t, await startCore(t));
   const withTools = await createSession(page);
   assert.match(messageText(await plainTurn(page, withTools, 'what can you do?')), /\/artifact <name> <text>/);
-  const { sessionId: noTools } = await page.ok('create_session', { input: { provider: 'scripted', autoEndOnDisconnect: true } });
+  const { sessionId: noTools } = await page.ok('create_session', {
+    input: { provider: 'scripted', autoEndOnDisconnect: true },
+  });
   assert.match(messageText(await plainTurn(page, noTools, 'hi')), /\/artifact <name> <text>/);
 });
 
 // ───────────────────────────── options ─────────────────────────────
 
 test('startDevCore refuses an unknown protocol and fragments: false with protocol 0.1', async () => {
-  await assert.rejects(startDevCore({ port: 0, protocol: '0.4' }), (error) => error.code === 'INVALID_OPTION' && /--protocol 0\.4/.test(error.message));
+  await assert.rejects(
+    startDevCore({ port: 0, protocol: '0.4' }),
+    (error) => error.code === 'INVALID_OPTION' && /--protocol 0\.4/.test(error.message),
+  );
   await assert.rejects(
     startDevCore({ port: 0, protocol: '0.1', fragments: false }),
     (error) => error.code === 'INVALID_OPTION' && /--no-fragments needs --protocol current/.test(error.message),

@@ -12,14 +12,27 @@ test('a bad rules document is refused with the path of the problem', () => {
     [[], /must be a JSON object/],
     [{}, /rules: must be an array/],
     [{ rules: [{ steps: [{ say: 'x' }] }] }, /rules\[0\]\.match: must be \{"regex"/],
-    [{ rules: [{ match: { regex: '(' }, steps: [{ say: 'x' }] }] }, /rules\[0\]\.match\.regex: is not a valid regular expression/],
+    [
+      { rules: [{ match: { regex: '(' }, steps: [{ say: 'x' }] }] },
+      /rules\[0\]\.match\.regex: is not a valid regular expression/,
+    ],
     [{ rules: [{ match: { regex: 'a' }, steps: [] }] }, /rules\[0\]\.steps: must be a non-empty array/],
-    [{ rules: [{ match: { regex: 'a' }, steps: [{ say: 'x', call: 'y' }] }] }, /rules\[0\]\.steps\[0\]: must have exactly one of/],
-    [{ rules: [{ match: { regex: 'a' }, steps: [{ call: 'y', args: [1] }] }] }, /rules\[0\]\.steps\[0\]\.args: must be an object/],
+    [
+      { rules: [{ match: { regex: 'a' }, steps: [{ say: 'x', call: 'y' }] }] },
+      /rules\[0\]\.steps\[0\]: must have exactly one of/,
+    ],
+    [
+      { rules: [{ match: { regex: 'a' }, steps: [{ call: 'y', args: [1] }] }] },
+      /rules\[0\]\.steps\[0\]\.args: must be an object/,
+    ],
     [{ rules: [{ match: { regex: 'a' }, steps: [{ say: 3 }] }] }, /steps\[0\]\.say: must be a string/],
   ];
   for (const [doc, message] of cases) {
-    assert.throws(() => parseScript(doc, 'rules.json'), (error) => error.code === 'SCRIPT_INVALID' && message.test(error.message) && error.message.startsWith('rules.json'));
+    assert.throws(
+      () => parseScript(doc, 'rules.json'),
+      (error) =>
+        error.code === 'SCRIPT_INVALID' && message.test(error.message) && error.message.startsWith('rules.json'),
+    );
   }
 });
 
@@ -68,7 +81,11 @@ test('the spec example rule runs, with {{result.value}}, and whole-template args
       {
         name: 'add_todo',
         description: 'Add.',
-        argsSchema: { type: 'object', properties: { text: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['text'] },
+        argsSchema: {
+          type: 'object',
+          properties: { text: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } },
+          required: ['text'],
+        },
       },
       { name: 'echo', description: 'Echo.', argsSchema: { type: 'object' } },
     ),
@@ -85,7 +102,11 @@ test('the spec example rule runs, with {{result.value}}, and whole-template args
   await page.ok('send_text', { sessionId, text: 'add milk' });
   call = await page.until((m) => m.type === 'tool_call' && m.tool === 'add_todo', { from });
   assert.deepEqual(call.args, { text: 'milk', tags: ['from add milk'] });
-  await page.ok('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { id: 3, text: 'milk' } });
+  await page.ok('submit_tool_result', {
+    sessionId,
+    toolRequestId: call.toolRequestId,
+    result: { id: 3, text: 'milk' },
+  });
   call = await page.until((m) => m.type === 'tool_call' && m.tool === 'echo', { from });
   assert.deepEqual(call.args, { item: { id: 3, text: 'milk' }, missing: null });
   await page.ok('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: call.args });
@@ -94,11 +115,22 @@ test('the spec example rule runs, with {{result.value}}, and whole-template args
 });
 
 test('a rule with the g or y flag matches every message, not every other one', async (t) => {
-  const script = parseScript({ rules: [{ match: { regex: 'count', flags: 'gi' }, steps: [{ say: 'RULE' }] }, { match: { regex: 'x', flags: 'y' }, steps: [{ say: 'STICKY' }] }] });
+  const script = parseScript({
+    rules: [
+      { match: { regex: 'count', flags: 'gi' }, steps: [{ say: 'RULE' }] },
+      { match: { regex: 'x', flags: 'y' }, steps: [{ say: 'STICKY' }] },
+    ],
+  });
   const core = await startCore(t, { script });
   const page = await BridgeClient.open(t, core);
   const sessionId = await createSession(page);
-  for (const [message, reply] of [['count', 'RULE'], ['count', 'RULE'], ['Count', 'RULE'], ['x', 'STICKY'], ['x', 'STICKY']]) {
+  for (const [message, reply] of [
+    ['count', 'RULE'],
+    ['count', 'RULE'],
+    ['Count', 'RULE'],
+    ['x', 'STICKY'],
+    ['x', 'STICKY'],
+  ]) {
     const from = page.mark();
     await page.ok('send_text', { sessionId, text: message });
     assert.equal(chatText(await page.turnEnd(sessionId, from)), reply, message);

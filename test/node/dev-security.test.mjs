@@ -5,7 +5,16 @@ import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { BridgeClient, PAGE_ORIGIN, closeOf, createSession, rawHttp, skills, startCore, tryUpgrade } from './dev-helpers.mjs';
+import {
+  BridgeClient,
+  PAGE_ORIGIN,
+  closeOf,
+  createSession,
+  rawHttp,
+  skills,
+  startCore,
+  tryUpgrade,
+} from './dev-helpers.mjs';
 
 /** The server still answers a fresh page: the check that follows every refusal. */
 async function stillServes(t, core) {
@@ -17,13 +26,25 @@ async function stillServes(t, core) {
 
 test('the bridge refuses WebSocket upgrades from origins not on the allow-list', async (t) => {
   const core = await startCore(t, { allowOrigins: ['https://app.example:8443'] });
-  for (const origin of ['https://evil.example', 'http://localhost.evil.example:5173', 'null', 'http://127.0.0.2:80', 'https://localhost:5173']) {
+  for (const origin of [
+    'https://evil.example',
+    'http://localhost.evil.example:5173',
+    'null',
+    'http://127.0.0.2:80',
+    'https://localhost:5173',
+  ]) {
     const attempt = await tryUpgrade(core.bridgeUrl, { origin });
     assert.equal(attempt.opened, false, origin);
     assert.equal(attempt.status, 403, origin);
     await stillServes(t, core);
   }
-  for (const origin of ['http://localhost:5173', 'http://127.0.0.1:8080', 'http://localhost', core.url, 'https://app.example:8443']) {
+  for (const origin of [
+    'http://localhost:5173',
+    'http://127.0.0.1:8080',
+    'http://localhost',
+    core.url,
+    'https://app.example:8443',
+  ]) {
     const attempt = await tryUpgrade(core.bridgeUrl, { origin });
     assert.equal(attempt.opened, true, origin);
     attempt.socket.terminate();
@@ -32,13 +53,21 @@ test('the bridge refuses WebSocket upgrades from origins not on the allow-list',
 
 test('HTTP requests and upgrades with a non-loopback Host are refused (DNS rebinding)', async (t) => {
   const core = await startCore(t);
-  for (const host of ['evil.example', `evil.example:${core.port}`, `192.168.1.10:${core.port}`, `localhost.evil.example:${core.port}`]) {
+  for (const host of [
+    'evil.example',
+    `evil.example:${core.port}`,
+    `192.168.1.10:${core.port}`,
+    `localhost.evil.example:${core.port}`,
+  ]) {
     const response = await rawHttp(core, '/inspector', { headers: { Host: host } });
     assert.equal(response.status, 403, host);
   }
   const noHost = await rawHttp(core, '/inspector', { headers: { Host: null } });
   assert.ok([400, 403].includes(noHost.status), `no Host: ${noHost.status}`);
-  const upgrade = await tryUpgrade(core.bridgeUrl, { origin: PAGE_ORIGIN, headers: { Host: `rebound.example:${core.port}` } });
+  const upgrade = await tryUpgrade(core.bridgeUrl, {
+    origin: PAGE_ORIGIN,
+    headers: { Host: `rebound.example:${core.port}` },
+  });
   assert.equal(upgrade.opened, false);
   assert.equal(upgrade.status, 403);
   for (const host of [`localhost:${core.port}`, `127.0.0.1:${core.port}`, `[::1]:${core.port}`]) {
@@ -49,7 +78,10 @@ test('HTTP requests and upgrades with a non-loopback Host are refused (DNS rebin
 
 test('a non-loopback host is refused unless allowRemote', async () => {
   const { startDevCore } = await import('../../dist/dev/index.js');
-  await assert.rejects(startDevCore({ port: 0, host: '0.0.0.0' }), (error) => error.code === 'REMOTE_HOST_REFUSED' && /--allow-remote/.test(error.message));
+  await assert.rejects(
+    startDevCore({ port: 0, host: '0.0.0.0' }),
+    (error) => error.code === 'REMOTE_HOST_REFUSED' && /--allow-remote/.test(error.message),
+  );
 });
 
 test('static serving cannot leave its folder: .., %2e%2e, encoded slashes, symlinks, dotfiles', async (t) => {
@@ -102,7 +134,10 @@ test('static serving cannot leave its folder: .., %2e%2e, encoded slashes, symli
   for (const path of escapes) {
     const response = await rawHttp(core, path);
     assert.notEqual(response.status, 200, path);
-    assert.ok(!/SECRET|"name": "pedelec-elements"/.test(response.body), `${path} leaked: ${response.body.slice(0, 80)}`);
+    assert.ok(
+      !/SECRET|"name": "pedelec-elements"/.test(response.body),
+      `${path} leaked: ${response.body.slice(0, 80)}`,
+    );
   }
   await stillServes(t, core);
 });
@@ -155,14 +190,25 @@ test('an oversized frame closes that connection with 1009; the server survives',
   await stillServes(t, core);
   // The session of the closed connection was auto-ended, not left behind.
   const other = await BridgeClient.open(t, core);
-  assert.ok(['THREAD_NOT_FOUND', 'THREAD_ACCESS_DENIED'].includes((await other.request('resume_session', { sessionId })).error.code));
+  assert.ok(
+    ['THREAD_NOT_FOUND', 'THREAD_ACCESS_DENIED'].includes(
+      (await other.request('resume_session', { sessionId })).error.code,
+    ),
+  );
 });
 
 test('malformed frames get an error response and the connection keeps working', async (t) => {
   const core = await startCore(t);
   const page = await BridgeClient.open(t, core);
   const from = page.mark();
-  for (const frame of ['{not json', '[]', '42', 'null', JSON.stringify({ type: 'get_settings' }), JSON.stringify({ channelId: 'c', requestId: '', type: 'get_settings' })]) {
+  for (const frame of [
+    '{not json',
+    '[]',
+    '42',
+    'null',
+    JSON.stringify({ type: 'get_settings' }),
+    JSON.stringify({ channelId: 'c', requestId: '', type: 'get_settings' }),
+  ]) {
     page.sendRaw(frame);
   }
   page.socket.send(Buffer.from([1, 2, 3]), { binary: true });
@@ -221,7 +267,10 @@ test('a refused upgrade does not hold close(): its socket is closed, even if the
   assert.match(await answer, /^HTTP\/1\.1 403/);
   // The client never ends its side. The server closes the socket itself, and close() finishes.
   const stopped = core.close().then(() => 'closed');
-  const outcome = await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 3000, 'still pending after 3 s'))]);
+  const outcome = await Promise.race([
+    stopped,
+    new Promise((resolve) => setTimeout(resolve, 3000, 'still pending after 3 s')),
+  ]);
   socket.destroy();
   await closed;
   assert.equal(outcome, 'closed');
@@ -265,34 +314,47 @@ test('static: the file that was checked is the file that is served (names with @
 });
 
 // dev-core.md Safety: never a crash — a page that stops reading is closed rather than buffered for without bound.
-test('bridge: a page that stops reading cannot make the Core buffer without bound (slow consumer)', { timeout: 60_000 }, async (t) => {
-  const core = await startCore(t);
-  // One tool with a 1 MiB description: every `/tools` (a ~150-byte request) streams ~1 MiB back.
-  const word = 'a'.repeat(4000);
-  const description = Array.from({ length: 256 }, () => word).join(' ');
-  const big = { name: 'big', description, argsSchema: { type: 'object', properties: {} } };
-  const reader = await BridgeClient.open(t, core);
-  const sessionId = await createSession(reader, { skills: skills(big) });
-  // A second connection of the same origin drives the turns; the first one stops reading.
-  const driver = await BridgeClient.open(t, core);
-  await driver.ok('resume_session', { sessionId });
-  let closedByServer = null;
-  reader.socket.once('close', (code) => (closedByServer = code));
-  reader.socket._socket.pause();
-  const TURNS = 40;
-  for (let i = 0; i < TURNS; i++) {
-    const from = driver.mark();
-    await driver.ok('send_text', { sessionId, text: '/tools' });
-    await driver.turnEnd(sessionId, from);
-  }
-  // Count what the server kept for the reader: everything it delivers once the reader reads again.
-  let bytes = 0;
-  reader.socket.on('message', (data) => (bytes += data.length));
-  reader.socket._socket.resume();
-  const deadline = Date.now() + 20_000;
-  while (closedByServer === null && reader.messages.filter((m) => m.type === 'status_changed' && m.status === 'idle').length < TURNS && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  t.diagnostic(`delivered ${(bytes / 2 ** 20).toFixed(1)} MiB to a socket that read nothing for ${TURNS} turns; closed by server: ${closedByServer}`);
-  assert.ok(closedByServer !== null || bytes < 16 * 2 ** 20, `the Core held ${(bytes / 2 ** 20).toFixed(1)} MiB for a page that did not read`);
-});
+test(
+  'bridge: a page that stops reading cannot make the Core buffer without bound (slow consumer)',
+  { timeout: 60_000 },
+  async (t) => {
+    const core = await startCore(t);
+    // One tool with a 1 MiB description: every `/tools` (a ~150-byte request) streams ~1 MiB back.
+    const word = 'a'.repeat(4000);
+    const description = Array.from({ length: 256 }, () => word).join(' ');
+    const big = { name: 'big', description, argsSchema: { type: 'object', properties: {} } };
+    const reader = await BridgeClient.open(t, core);
+    const sessionId = await createSession(reader, { skills: skills(big) });
+    // A second connection of the same origin drives the turns; the first one stops reading.
+    const driver = await BridgeClient.open(t, core);
+    await driver.ok('resume_session', { sessionId });
+    let closedByServer = null;
+    reader.socket.once('close', (code) => (closedByServer = code));
+    reader.socket._socket.pause();
+    const TURNS = 40;
+    for (let i = 0; i < TURNS; i++) {
+      const from = driver.mark();
+      await driver.ok('send_text', { sessionId, text: '/tools' });
+      await driver.turnEnd(sessionId, from);
+    }
+    // Count what the server kept for the reader: everything it delivers once the reader reads again.
+    let bytes = 0;
+    reader.socket.on('message', (data) => (bytes += data.length));
+    reader.socket._socket.resume();
+    const deadline = Date.now() + 20_000;
+    while (
+      closedByServer === null &&
+      reader.messages.filter((m) => m.type === 'status_changed' && m.status === 'idle').length < TURNS &&
+      Date.now() < deadline
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.diagnostic(
+      `delivered ${(bytes / 2 ** 20).toFixed(1)} MiB to a socket that read nothing for ${TURNS} turns; closed by server: ${closedByServer}`,
+    );
+    assert.ok(
+      closedByServer !== null || bytes < 16 * 2 ** 20,
+      `the Core held ${(bytes / 2 ** 20).toFixed(1)} MiB for a page that did not read`,
+    );
+  },
+);

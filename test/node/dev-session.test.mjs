@@ -15,7 +15,16 @@ function harness(turn, { protocol = protocolProfile('0.1'), prepare } = {}) {
   const sink = { id: 'sink', sendEvent: (m) => events.push(m) };
   const agent = { code: 'fake', name: 'Fake', defaultModel: 'fake-1', openSession: () => ({ turn, prepare }) };
   const session = new DevSession(
-    { origin: 'http://localhost:1', provider: 'codex', model: 'm', agent, autoEndOnDisconnect: true, skills: checkSkills(skills()), defaultToolTimeoutMs: 1000, protocol },
+    {
+      origin: 'http://localhost:1',
+      provider: 'codex',
+      model: 'm',
+      agent,
+      autoEndOnDisconnect: true,
+      skills: checkSkills(skills()),
+      defaultToolTimeoutMs: 1000,
+      protocol,
+    },
     { changed() {}, ended() {} },
   );
   session.addRoute(sink, 'chan');
@@ -39,11 +48,18 @@ const shape = (events) => events.map((m) => (m.type === 'status_changed' ? m.sta
 test('0.1: an AgentError ends the turn with one error event carrying source and provider, and no idle', async () => {
   const { session, events } = harness(async (_text, ctx) => {
     ctx.say('Thinking');
-    throw new AgentError('PROVIDER_AUTH_FAILED', 'The endpoint refused the API key', { source: 'provider', details: { status: 401 } });
+    throw new AgentError('PROVIDER_AUTH_FAILED', 'The endpoint refused the API key', {
+      source: 'provider',
+      details: { status: 401 },
+    });
   });
   session.reserveTurn('user', 'hi')();
   const error = await until(events, (m) => m.type === 'error');
-  assert.deepEqual(error.error, { code: 'PROVIDER_AUTH_FAILED', message: 'The endpoint refused the API key', details: { status: 401 } });
+  assert.deepEqual(error.error, {
+    code: 'PROVIDER_AUTH_FAILED',
+    message: 'The endpoint refused the API key',
+    details: { status: 401 },
+  });
   assert.equal(error.source, 'provider');
   assert.equal(error.provider, 'codex');
   assert.deepEqual(shape(events), ['running', 'chat_delta', 'error']);
@@ -64,7 +80,11 @@ test('an unexpected exception in an agent is a core-sourced INTERNAL_ERROR', asy
 test('0.1: parallel tool calls reach the page one at a time, in call order', async () => {
   let results;
   const { session, events } = harness(async (_text, ctx) => {
-    results = await Promise.all([ctx.callTool('update_counter', { delta: 1 }), ctx.callTool('update_counter', { delta: 2 }), ctx.callTool('nope', {})]);
+    results = await Promise.all([
+      ctx.callTool('update_counter', { delta: 1 }),
+      ctx.callTool('update_counter', { delta: 2 }),
+      ctx.callTool('nope', {}),
+    ]);
   });
   session.reserveTurn('user', 'go')();
   const first = await until(events, (m) => m.type === 'tool_call');
@@ -76,7 +96,16 @@ test('0.1: parallel tool calls reach the page one at a time, in call order', asy
   await until(events, (m) => m.status === 'idle');
   assert.deepEqual(results.slice(0, 2), [{ value: 1 }, { value: 3 }]);
   assert.equal(results[2].error.code, 'TOOL_NOT_FOUND');
-  assert.deepEqual(shape(events), ['running', 'waiting_tool_result', 'tool_call', 'running', 'waiting_tool_result', 'tool_call', 'running', 'idle']);
+  assert.deepEqual(shape(events), [
+    'running',
+    'waiting_tool_result',
+    'tool_call',
+    'running',
+    'waiting_tool_result',
+    'tool_call',
+    'running',
+    'idle',
+  ]);
   assert.ok(events.every((m, i) => m.seq === i + 1 && m.channelId === 'chan' && m.sessionId === session.id));
 });
 
@@ -103,20 +132,33 @@ test('ending the session aborts the agent, rejects its pending call, and silence
   ctxRef.say('too late');
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(events.length, before, 'nothing after end, not even ended, to the page that ended it');
-  assert.throws(() => session.reserveTurn('user', 'x'), (error) => error.code === 'THREAD_NOT_FOUND');
+  assert.throws(
+    () => session.reserveTurn('user', 'x'),
+    (error) => error.code === 'THREAD_NOT_FOUND',
+  );
 });
 
 test('current: an AgentError ends the turn with the error event, then operation_completed carrying the same error', async () => {
   const { session, events } = harness(
     async (_text, ctx) => {
       ctx.say('Thinking');
-      throw new AgentError('PROVIDER_AUTH_FAILED', 'The endpoint refused the API key', { source: 'provider', details: { status: 401 } });
+      throw new AgentError('PROVIDER_AUTH_FAILED', 'The endpoint refused the API key', {
+        source: 'provider',
+        details: { status: 401 },
+      });
     },
     { protocol: protocolProfile('current') },
   );
   session.reserveTurn('user', 'hi', 'op_1')();
   const completed = await until(events, (m) => m.type === 'operation_completed');
-  assert.deepEqual(shape(events), ['running', 'chat_delta', 'chat_message', 'usage_updated', 'error', 'operation_completed']);
+  assert.deepEqual(shape(events), [
+    'running',
+    'chat_delta',
+    'chat_message',
+    'usage_updated',
+    'error',
+    'operation_completed',
+  ]);
   const error = events.find((m) => m.type === 'error');
   assert.equal(error.source, 'provider');
   assert.deepEqual(completed, {
@@ -146,13 +188,22 @@ test('current: parallel tool calls still reach the page one at a time, each with
   session.submitToolResult(second.toolRequestId, { value: 3 });
   const completed = await until(events, (m) => m.type === 'operation_completed');
   assert.deepEqual(shape(events), [
-    'running', 'waiting_tool_result', 'tool_call', 'running', 'waiting_tool_result', 'tool_call', 'running', 'usage_updated', 'idle', 'operation_completed',
+    'running',
+    'waiting_tool_result',
+    'tool_call',
+    'running',
+    'waiting_tool_result',
+    'tool_call',
+    'running',
+    'usage_updated',
+    'idle',
+    'operation_completed',
   ]);
   assert.equal(completed.operationKind, 'user');
   assert.ok(events.every((m) => m.operationId === 'op_p'));
 });
 
-test('current: a prepare turn\'s say()s go out like a user turn\'s: fragments, then the whole message, then the end', async () => {
+test("current: a prepare turn's say()s go out like a user turn's: fragments, then the whole message, then the end", async () => {
   const { session, events } = harness(async () => {}, {
     protocol: protocolProfile('current'),
     prepare: async (ctx) => {
@@ -162,7 +213,15 @@ test('current: a prepare turn\'s say()s go out like a user turn\'s: fragments, t
   });
   session.reserveTurn('prepare', '', 'op_warm')();
   const completed = await until(events, (m) => m.type === 'operation_completed');
-  assert.deepEqual(shape(events), ['running', 'chat_delta', 'chat_delta', 'chat_message', 'usage_updated', 'idle', 'operation_completed']);
+  assert.deepEqual(shape(events), [
+    'running',
+    'chat_delta',
+    'chat_delta',
+    'chat_message',
+    'usage_updated',
+    'idle',
+    'operation_completed',
+  ]);
   assert.equal(events.find((m) => m.type === 'chat_message').text, 'Warming up.');
   assert.deepEqual([completed.operationKind, completed.success], ['prepare', true]);
   assert.ok(events.every((m) => m.operationId === 'op_warm'));

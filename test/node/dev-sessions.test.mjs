@@ -83,7 +83,10 @@ test('resume from another origin is refused with THREAD_ACCESS_DENIED and leaks 
   await owner.turnEnd(sessionId, from);
   assert.deepEqual(stranger.since(strangerFrom), []);
 
-  assert.equal((await stranger.request('resume_session', { sessionId: 'session_nope' })).error.code, 'THREAD_NOT_FOUND');
+  assert.equal(
+    (await stranger.request('resume_session', { sessionId: 'session_nope' })).error.code,
+    'THREAD_NOT_FOUND',
+  );
   assert.equal((await stranger.request('resume_session', { sessionId: '' })).error.code, 'INVALID_INPUT');
 });
 

@@ -18,7 +18,9 @@ async function rulesFor(path, code) {
 }
 
 test('a test focused with .only fails the lint (it would skip the rest of the suite)', async () => {
-  assert.deepEqual(await rulesFor('test/core/x.test.ts', "it.only('one', () => {});\n"), ['no-only-tests/no-only-tests']);
+  assert.deepEqual(await rulesFor('test/core/x.test.ts', "it.only('one', () => {});\n"), [
+    'no-only-tests/no-only-tests',
+  ]);
 });
 
 test('an unused variable in src/ fails the lint', async () => {
@@ -51,7 +53,13 @@ test('Prettier checks the format with the project configuration (printWidth 120)
   assert.equal(options?.printWidth, 120);
   const ugly = 'export const a = {b:1,   c:2}\n';
   assert.equal(await prettier.check(ugly, { ...options, filepath: `${root}src/core/x.ts` }), false);
-  assert.equal(await prettier.check(await prettier.format(ugly, { ...options, filepath: `${root}src/core/x.ts` }), { ...options, filepath: `${root}src/core/x.ts` }), true);
+  assert.equal(
+    await prettier.check(await prettier.format(ugly, { ...options, filepath: `${root}src/core/x.ts` }), {
+      ...options,
+      filepath: `${root}src/core/x.ts`,
+    }),
+    true,
+  );
 });
 
 test('npm test runs the lint before the type check and the tests', () => {

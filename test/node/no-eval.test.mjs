@@ -21,7 +21,12 @@ function jsFiles(dir) {
 
 test('the detector finds what it must and ignores look-alikes', () => {
   assert.ok(EVAL.test('x = eval("1")') && EVAL.test('eval (s)') && NEW_FUNCTION.test('new Function("a", b)'));
-  assert.ok(!EVAL.test('setInterval(f)') && !EVAL.test('obj.eval(x)') && !EVAL.test('retrieval (x)') && !NEW_FUNCTION.test('new FunctionCall()'));
+  assert.ok(
+    !EVAL.test('setInterval(f)') &&
+      !EVAL.test('obj.eval(x)') &&
+      !EVAL.test('retrieval (x)') &&
+      !NEW_FUNCTION.test('new FunctionCall()'),
+  );
 });
 
 for (const folder of ['dist/core', 'dist', 'cdn']) {

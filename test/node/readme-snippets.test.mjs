@@ -11,7 +11,11 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const SNIPPET = /<!-- snippet: (\S+) -->\s*\n```[\w-]*\n([\s\S]*?)\n```/g;
 
-const lines = (text) => text.split('\n').map((line) => line.trim()).filter(Boolean);
+const lines = (text) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
 
 /** Index of `needle` as a contiguous run inside `haystack`, or -1. */
 function indexOfRun(haystack, needle) {
@@ -28,7 +32,9 @@ test('the detector finds a run and refuses a changed line', () => {
 });
 
 const docs = ['README.md', 'docs/readme-frameworks.md'].filter((file) => existsSync(join(root, file)));
-const found = docs.flatMap((doc) => [...readFileSync(join(root, doc), 'utf8').matchAll(SNIPPET)].map((m) => ({ doc, file: m[1], code: m[2] })));
+const found = docs.flatMap((doc) =>
+  [...readFileSync(join(root, doc), 'utf8').matchAll(SNIPPET)].map((m) => ({ doc, file: m[1], code: m[2] })),
+);
 
 test('the framework section has snippets to check', () => {
   assert.ok(found.length >= 10, `found ${found.length} marked snippets in ${docs.join(', ')}`);

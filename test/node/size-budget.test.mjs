@@ -17,15 +17,19 @@ test(`the CDN main file ≤ ${SIZE_RATCHET.cdn} B and the core entry ≤ ${SIZE_
 test('the CDN main file is self-contained: it imports no other file statically (lazy chunks only)', async () => {
   const { cdn, chunks } = await sizes;
   assert.deepEqual(cdn.staticImports, []);
-  assert.ok(chunks.length >= 2, `the chat view and Markdown chunks sit beside it (found ${chunks.map((c) => c.file).join(', ')})`);
+  assert.ok(
+    chunks.length >= 2,
+    `the chat view and Markdown chunks sit beside it (found ${chunks.map((c) => c.file).join(', ')})`,
+  );
 });
 
 test('staticImports tells a static import from a lazy one', async () => {
-  assert.deepEqual(staticImports('import{a as b}from"./shared-1.js";import"./side.js";export*from"./re.js";const c=()=>import("./lazy.js");'), [
-    './shared-1.js',
-    './side.js',
-    './re.js',
-  ]);
+  assert.deepEqual(
+    staticImports(
+      'import{a as b}from"./shared-1.js";import"./side.js";export*from"./re.js";const c=()=>import("./lazy.js");',
+    ),
+    ['./shared-1.js', './side.js', './re.js'],
+  );
 });
 
 test('a lowered budget fails, naming the measured sizes and the ceilings', async () => {
@@ -39,10 +43,16 @@ test('a lowered budget fails, naming the measured sizes and the ceilings', async
       ['core', measured.core.gzip, 1_000],
     ],
   );
-  assert.match(verdict.message, new RegExp(`cdn/pedelec-elements\\.js .*: ${measured.cdn.gzip} bytes gzip -9 > 1000 budget`));
+  assert.match(
+    verdict.message,
+    new RegExp(`cdn/pedelec-elements\\.js .*: ${measured.cdn.gzip} bytes gzip -9 > 1000 budget`),
+  );
   assert.match(verdict.message, new RegExp(`core entry .*: ${measured.core.gzip} bytes gzip -9 > 1000 budget`));
   // And what the failing assertion prints: node's message is exactly the verdict.
-  assert.throws(() => assert.ok(verdict.ok, verdict.message), (error) => error.message === verdict.message && /Size budget exceeded/.test(error.message));
+  assert.throws(
+    () => assert.ok(verdict.ok, verdict.message),
+    (error) => error.message === verdict.message && /Size budget exceeded/.test(error.message),
+  );
 });
 
 test('a generous budget passes, and the sizes are plausible', async () => {
@@ -61,7 +71,10 @@ test('the CDN file is compared with bare Lit built by the CDN pipeline, the core
   const { summarizeBundle } = await import('../../bench/lib/report.mjs');
   const measured = await measureSizes();
   const summary = summarizeBundle(measured);
-  assert.ok(measured.litCdn.gzip > 4000 && measured.litCdn.gzip < 8000, `bare Lit through the CDN build: ${measured.litCdn.gzip} B`);
+  assert.ok(
+    measured.litCdn.gzip > 4000 && measured.litCdn.gzip < 8000,
+    `bare Lit through the CDN build: ${measured.litCdn.gzip} B`,
+  );
   assert.equal(summary.cdn.gzipVsLit, measured.cdn.gzip / measured.litCdn.gzip);
   assert.equal(summary.core.gzipVsLit, measured.core.gzip / measured.lit.gzip);
 });
@@ -70,8 +83,17 @@ test('the CDN file is compared with bare Lit built by the CDN pipeline, the core
 test('declare "ms per tool" has a median, a min and a max', async () => {
   const { summarizeDeclare, tableRows } = await import('../../bench/lib/report.mjs');
   const runs = (ms) => ({ ms, connectMs: [1, 1, 1, 1, 1], buildMs: [1, 1, 1, 1, 1], builds: [1, 1, 1, 1, 1] });
-  const declare = summarizeDeclare({ results: [{ n: 1000, ...runs([50, 60, 70, 80, 90]) }, { n: 2000, ...runs([100, 120, 140, 160, 180]) }] });
+  const declare = summarizeDeclare({
+    results: [
+      { n: 1000, ...runs([50, 60, 70, 80, 90]) },
+      { n: 2000, ...runs([100, 120, 140, 160, 180]) },
+    ],
+  });
   const row = tableRows({ declare }).find((r) => r[1].startsWith('N = 1 000') && r[2] === 'ms per tool');
-  assert.deepEqual([row[3], row[4], row[5]].map((cell) => cell !== ''), [true, true, true], JSON.stringify(row));
+  assert.deepEqual(
+    [row[3], row[4], row[5]].map((cell) => cell !== ''),
+    [true, true, true],
+    JSON.stringify(row),
+  );
   assert.equal(declare.results[0].msPerTool.min, 0.05);
 });

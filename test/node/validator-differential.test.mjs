@@ -28,10 +28,15 @@ function random(seed) {
 // Names include ones Object.prototype has, and ones that need brackets in a path.
 const NAMES = ['a', 'b', 'c', 'd', 'p', 'q', 'constructor', 'toString', '__proto__', 'valueOf', 'x y', '0'];
 const STRINGS = ['', 'a', 'ab', 'abc', 'xyz', '😀', 'aaaa', 'B'];
-const setOwn = (object, key, value) => Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+const setOwn = (object, key, value) =>
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 
 function schemaOf(r, level) {
-  const type = r.pick(level >= 4 ? ['string', 'number', 'integer', 'boolean'] : ['string', 'number', 'integer', 'boolean', 'array', 'array', 'object', 'object', 'object', 'oneOf']);
+  const type = r.pick(
+    level >= 4
+      ? ['string', 'number', 'integer', 'boolean']
+      : ['string', 'number', 'integer', 'boolean', 'array', 'array', 'object', 'object', 'object', 'oneOf'],
+  );
   if (type === 'oneOf') return { oneOf: Array.from({ length: 1 + r.int(3) }, () => schemaOf(r, level + 1)) };
   const s = { type };
   if (type === 'string') {
@@ -40,7 +45,10 @@ function schemaOf(r, level) {
     if (r.chance(0.3)) s.maxLength = (s.minLength ?? 0) + r.int(3);
     if (r.chance(0.2)) s.pattern = r.pick(['^a', 'b', '^.{0,2}$', '\\d']);
   } else if (type === 'number' || type === 'integer') {
-    if (r.chance(0.3)) s.enum = Array.from({ length: 1 + r.int(3) }, () => (type === 'integer' ? r.int(5) - 2 : r.pick([0, 1, 2.5, -1])));
+    if (r.chance(0.3))
+      s.enum = Array.from({ length: 1 + r.int(3) }, () =>
+        type === 'integer' ? r.int(5) - 2 : r.pick([0, 1, 2.5, -1]),
+      );
     if (r.chance(0.3)) s.minimum = r.int(4) - 2;
     if (r.chance(0.3)) s.maximum = (s.minimum ?? -2) + r.int(4);
   } else if (type === 'boolean') {
@@ -54,7 +62,9 @@ function schemaOf(r, level) {
     s.properties = {};
     for (let i = r.int(7); i > 0; i--) setOwn(s.properties, r.pick(NAMES), schemaOf(r, level + 1));
     const listed = Object.keys(s.properties);
-    const required = new Set(Array.from({ length: r.int(4) }, () => (listed.length && r.chance(0.7) ? r.pick(listed) : r.pick(NAMES))));
+    const required = new Set(
+      Array.from({ length: r.int(4) }, () => (listed.length && r.chance(0.7) ? r.pick(listed) : r.pick(NAMES))),
+    );
     if (required.size) s.required = [...required];
   }
   return s;
@@ -65,7 +75,8 @@ function valueOf(r, s, level) {
   if (r.chance(0.08) || level > 6) return r.pick([null, 1, 'a', true, [], {}, undefined, 2.5, -0, NaN]);
   if (s.oneOf) return valueOf(r, r.pick(s.oneOf), level);
   if (s.type === 'string') return s.enum && r.chance(0.7) ? r.pick(s.enum) : r.pick(STRINGS);
-  if (s.type === 'number' || s.type === 'integer') return s.enum && r.chance(0.7) ? r.pick(s.enum) : r.pick([0, 1, -1, 2, 2.5, 3, -3, Infinity]);
+  if (s.type === 'number' || s.type === 'integer')
+    return s.enum && r.chance(0.7) ? r.pick(s.enum) : r.pick([0, 1, -1, 2, 2.5, 3, -3, Infinity]);
   if (s.type === 'boolean') return r.chance(0.5);
   if (s.type === 'array') {
     const list = Array.from({ length: r.int(5) }, () => valueOf(r, s.items, level + 1));
@@ -73,9 +84,11 @@ function valueOf(r, s, level) {
     return list;
   }
   const o = r.chance(0.1) ? Object.create(null) : {};
-  for (const key of Object.keys(s.properties)) if (r.chance(0.75)) setOwn(o, key, valueOf(r, s.properties[key], level + 1));
+  for (const key of Object.keys(s.properties))
+    if (r.chance(0.75)) setOwn(o, key, valueOf(r, s.properties[key], level + 1));
   for (const key of s.required ?? []) {
-    if (!Object.hasOwn(o, key) && r.chance(0.6)) setOwn(o, key, valueOf(r, Object.hasOwn(s.properties, key) ? s.properties[key] : { type: 'string' }, level + 1));
+    if (!Object.hasOwn(o, key) && r.chance(0.6))
+      setOwn(o, key, valueOf(r, Object.hasOwn(s.properties, key) ? s.properties[key] : { type: 'string' }, level + 1));
   }
   if (r.chance(0.2)) setOwn(o, r.pick(NAMES), r.pick([1, 'z', null]));
   return o;
@@ -84,7 +97,10 @@ function valueOf(r, s, level) {
 // ── the reference: the semantics as written, own data only, every error ──
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const oneOfText = (values) =>
-  `must be one of ${values.slice(0, 20).map((v) => JSON.stringify(v)).join(', ')}${values.length > 20 ? `, … (${values.length - 20} more)` : ''}`;
+  `must be one of ${values
+    .slice(0, 20)
+    .map((v) => JSON.stringify(v))
+    .join(', ')}${values.length > 20 ? `, … (${values.length - 20} more)` : ''}`;
 const canonical = (v) =>
   v === null || typeof v !== 'object'
     ? typeof v === 'string'
@@ -92,7 +108,11 @@ const canonical = (v) =>
       : String(v)
     : Array.isArray(v)
       ? `[${v.map(canonical).join(',')}]`
-      : `{${Object.keys(v).filter((k) => v[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+      : `{${Object.keys(v)
+          .filter((k) => v[k] !== undefined)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+          .join(',')}}`;
 const isPlainObject = (v) => {
   const proto = typeof v === 'object' && v !== null && Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
@@ -107,26 +127,40 @@ function reference(s, v, path, out) {
   }
   const { type } = s;
   if (type === 'string') {
-    if (typeof v !== 'string') return fail(path, 'must be a string'), out;
+    if (typeof v !== 'string') return (fail(path, 'must be a string'), out);
     if (s.enum && !s.enum.includes(v)) fail(path, oneOfText(s.enum));
     const length = [...v].length;
-    if (s.minLength !== undefined && length < s.minLength) return fail(path, `must be at least ${plural(s.minLength, 'character')}`), out;
-    if (s.maxLength !== undefined && length > s.maxLength) return fail(path, `must be at most ${plural(s.maxLength, 'character')}`), out;
+    if (s.minLength !== undefined && length < s.minLength)
+      return (fail(path, `must be at least ${plural(s.minLength, 'character')}`), out);
+    if (s.maxLength !== undefined && length > s.maxLength)
+      return (fail(path, `must be at most ${plural(s.maxLength, 'character')}`), out);
     if (s.pattern !== undefined && !new RegExp(s.pattern, 'u').test(v)) fail(path, `must match pattern ${s.pattern}`);
   } else if (type === 'number' || type === 'integer') {
     if (type === 'number' ? !Number.isFinite(v) : !Number.isInteger(v)) {
-      return fail(path, type === 'integer' ? 'must be an integer' : typeof v !== 'number' ? 'must be a number' : 'must be a finite number'), out;
+      return (
+        fail(
+          path,
+          type === 'integer'
+            ? 'must be an integer'
+            : typeof v !== 'number'
+              ? 'must be a number'
+              : 'must be a finite number',
+        ),
+        out
+      );
     }
     if (s.enum && !s.enum.includes(v)) fail(path, oneOfText(s.enum));
     if (s.minimum !== undefined && v < s.minimum) fail(path, `must be ≥ ${s.minimum}`);
     else if (s.maximum !== undefined && v > s.maximum) fail(path, `must be ≤ ${s.maximum}`);
   } else if (type === 'boolean') {
-    if (typeof v !== 'boolean') return fail(path, 'must be a boolean'), out;
+    if (typeof v !== 'boolean') return (fail(path, 'must be a boolean'), out);
     if (s.enum && !s.enum.includes(v)) fail(path, oneOfText(s.enum));
   } else if (type === 'array') {
-    if (!Array.isArray(v)) return fail(path, 'must be an array'), out;
-    if (s.minItems !== undefined && v.length < s.minItems) fail(path, `must have at least ${plural(s.minItems, 'item')}`);
-    else if (s.maxItems !== undefined && v.length > s.maxItems) fail(path, `must have at most ${plural(s.maxItems, 'item')}`);
+    if (!Array.isArray(v)) return (fail(path, 'must be an array'), out);
+    if (s.minItems !== undefined && v.length < s.minItems)
+      fail(path, `must have at least ${plural(s.minItems, 'item')}`);
+    else if (s.maxItems !== undefined && v.length > s.maxItems)
+      fail(path, `must have at most ${plural(s.maxItems, 'item')}`);
     v.forEach((item, i) => reference(s.items, item, `${path}[${i}]`, out));
     if (s.uniqueItems === true) {
       const seen = new Map();
@@ -140,7 +174,7 @@ function reference(s, v, path, out) {
       }
     }
   } else {
-    if (!isPlainObject(v)) return fail(path, 'must be an object'), out;
+    if (!isPlainObject(v)) return (fail(path, 'must be an object'), out);
     const required = s.required ?? [];
     for (const key of [...Object.keys(s.properties), ...required.filter((k) => !Object.hasOwn(s.properties, k))]) {
       if (Object.hasOwn(v, key)) {
@@ -165,7 +199,10 @@ test(`the compiled validator agrees with the reference on ${SCHEMAS} random sche
   for (let n = 0; n < SCHEMAS; n++) {
     const schema = { type: 'object', properties: {} };
     for (let i = 1 + r.int(5); i > 0; i--) setOwn(schema.properties, r.pick(NAMES), schemaOf(r, 1));
-    if (r.chance(0.5)) schema.required = [...new Set(Array.from({ length: 1 + r.int(3) }, () => r.pick([...Object.keys(schema.properties), ...NAMES])))];
+    if (r.chance(0.5))
+      schema.required = [
+        ...new Set(Array.from({ length: 1 + r.int(3) }, () => r.pick([...Object.keys(schema.properties), ...NAMES]))),
+      ];
     // Two validators of one schema, used in turns: they must share no state.
     const first = compileArgsValidator(schema);
     const second = compileArgsValidator(schema);
@@ -175,7 +212,12 @@ test(`the compiled validator agrees with the reference on ${SCHEMAS} random sche
       for (const key of [r.pick(POLLUTERS), r.pick(POLLUTERS)]) {
         if (key in Object.prototype) continue;
         const value = r.pick([1, 'a', 'ab', true, [], {}, null, 2.5, ['a']]);
-        Object.defineProperty(Object.prototype, key, { value, enumerable: pollution === 2, writable: true, configurable: true });
+        Object.defineProperty(Object.prototype, key, {
+          value,
+          enumerable: pollution === 2,
+          writable: true,
+          configurable: true,
+        });
         added.push(key);
       }
     }
@@ -209,7 +251,14 @@ test('oneOf alternatives count own data only, with their property names on a pol
   // Where the first test rarely goes: objects told apart by optional properties, and a prototype
   // that carries those very names (an inherited value must not make an alternative fail or pass).
   const r = random(7);
-  const leaf = () => r.pick([{ type: 'string' }, { type: 'string', enum: ['A'] }, { type: 'string', enum: ['B'] }, { type: 'integer' }, { type: 'boolean' }]);
+  const leaf = () =>
+    r.pick([
+      { type: 'string' },
+      { type: 'string', enum: ['A'] },
+      { type: 'string', enum: ['B'] },
+      { type: 'integer' },
+      { type: 'boolean' },
+    ]);
   const names = ['a', 'b', 'k'];
   let checked = 0;
   for (let n = 0; n < 1_500; n++) {
@@ -223,7 +272,12 @@ test('oneOf alternatives count own data only, with their property names on a pol
     const validate = compileArgsValidator(schema);
     const enumerable = r.chance(0.5);
     const key = r.pick(names);
-    Object.defineProperty(Object.prototype, key, { value: r.pick(['A', 'B', 'x', 5, true]), enumerable, writable: true, configurable: true });
+    Object.defineProperty(Object.prototype, key, {
+      value: r.pick(['A', 'B', 'x', 5, true]),
+      enumerable,
+      writable: true,
+      configurable: true,
+    });
     try {
       for (let k = 0; k < 4; k++) {
         const v = {};
@@ -231,7 +285,10 @@ test('oneOf alternatives count own data only, with their property names on a pol
         const args = { v };
         const expected = reference(schema, args, '', []);
         checked++;
-        assert.ok(agrees(expected, validate(args)), `schema ${JSON.stringify(schema)}\nargs ${JSON.stringify(args)}\nObject.prototype.${key} = ${JSON.stringify(Object.prototype[key])}\nexpected ${JSON.stringify(expected)}`);
+        assert.ok(
+          agrees(expected, validate(args)),
+          `schema ${JSON.stringify(schema)}\nargs ${JSON.stringify(args)}\nObject.prototype.${key} = ${JSON.stringify(Object.prototype[key])}\nexpected ${JSON.stringify(expected)}`,
+        );
       }
     } finally {
       delete Object.prototype[key];

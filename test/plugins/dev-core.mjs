@@ -44,7 +44,10 @@ export const SCRIPT_RULES = {
     },
     {
       match: { regex: '^bench$' },
-      steps: [...Array.from({ length: BENCH_CALLS }, () => ({ call: 'ping', args: {} })), { say: 'bench done, last {{result.n}}' }],
+      steps: [
+        ...Array.from({ length: BENCH_CALLS }, () => ({ call: 'ping', args: {} })),
+        { say: 'bench done, last {{result.n}}' },
+      ],
     },
   ],
 };
@@ -85,7 +88,9 @@ function watchConnections(core) {
       }
     }
   };
-  const socket = new WebSocket(`${core.url.replace(/^http/, 'ws')}/inspector/socket?token=${core.inspectorToken}`, { origin: core.url });
+  const socket = new WebSocket(`${core.url.replace(/^http/, 'ws')}/inspector/socket?token=${core.inspectorToken}`, {
+    origin: core.url,
+  });
   const ready = new Promise((resolve, reject) => {
     socket.once('error', reject);
     socket.on('message', (data) => {
@@ -122,19 +127,29 @@ export function devCorePlugin(options = {}) {
   let closedPort = 0;
   let restarting = Promise.resolve();
 
-  const start = (extra = {}) => startDevCore({ port: 0, host: '127.0.0.1', allowOrigins, onBug: (e) => console.error('pedelec-dev (tests): bug:', e), ...extra });
+  const start = (extra = {}) =>
+    startDevCore({
+      port: 0,
+      host: '127.0.0.1',
+      allowOrigins,
+      onBug: (e) => console.error('pedelec-dev (tests): bug:', e),
+      ...extra,
+    });
 
   return {
     name: 'pedelec-dev',
 
     async serverStart({ config }) {
       if (!existsSync(fileURLToPath(serverModule))) {
-        throw new Error('test/plugins/dev-core.mjs: dist/dev/server.js is missing — run `npm run build` before the browser tests.');
+        throw new Error(
+          'test/plugins/dev-core.mjs: dist/dev/server.js is missing — run `npm run build` before the browser tests.',
+        );
       }
       ({ startDevCore } = await import(serverModule.href));
       ({ parseScript } = await import(scriptModule.href));
       const scheme = config.http2 ? 'https' : 'http';
-      const hostname = !config.hostname || config.hostname === '0.0.0.0' || config.hostname === '::' ? 'localhost' : config.hostname;
+      const hostname =
+        !config.hostname || config.hostname === '0.0.0.0' || config.hostname === '::' ? 'localhost' : config.hostname;
       allowOrigins = [`${scheme}://${hostname.includes(':') ? `[${hostname}]` : hostname}:${config.port ?? 8000}`];
       cores.main = await start();
       cores.rules = await start({ script: parseScript(SCRIPT_RULES, 'test rules') });
@@ -188,7 +203,11 @@ export function devCorePlugin(options = {}) {
         });
         restarting = run.catch(() => {});
         await run;
-        return { body: JSON.stringify({ port: cores.restartable.port }), type: 'json', headers: { 'cache-control': 'no-store' } };
+        return {
+          body: JSON.stringify({ port: cores.restartable.port }),
+          type: 'json',
+          headers: { 'cache-control': 'no-store' },
+        };
       }
       return undefined;
     },

@@ -116,11 +116,14 @@ function reactFacades() {
           const file = require.resolve(entry);
           const url = `/${file.slice(root.length).split('\\').join('/')}`;
           const names = Object.keys(require(entry)).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && k !== 'default');
-          facades.set(`${FACADE_PREFIX}${entry}.js`, [
-            `import m from ${JSON.stringify(url)};`,
-            'export default m;',
-            ...names.map((name) => `export const ${name} = m.${name};`),
-          ].join('\n'));
+          facades.set(
+            `${FACADE_PREFIX}${entry}.js`,
+            [
+              `import m from ${JSON.stringify(url)};`,
+              'export default m;',
+              ...names.map((name) => `export const ${name} = m.${name};`),
+            ].join('\n'),
+          );
         }
       } finally {
         if (previous === undefined) delete process.env.NODE_ENV;
@@ -145,7 +148,8 @@ function reactEnv() {
   return {
     name: 'pedelec-react-env',
     transform(context) {
-      if (!/\/node_modules\/(react|react-dom|scheduler)\//.test(context.path) || typeof context.body !== 'string') return undefined;
+      if (!/\/node_modules\/(react|react-dom|scheduler)\//.test(context.path) || typeof context.body !== 'string')
+        return undefined;
       return { body: context.body.replaceAll('process.env.NODE_ENV', '"development"') };
     },
   };

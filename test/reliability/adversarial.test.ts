@@ -77,7 +77,9 @@ const timed = <T>(fn: () => T): { value: T; ms: number } => {
 };
 
 const protoKeys = () =>
-  [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Reflect.ownKeys(p).map(String).sort());
+  [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) =>
+    Reflect.ownKeys(p).map(String).sort(),
+  );
 
 // ───────────────────────────── bad arguments, through a live session ─────────────────────────────
 
@@ -88,7 +90,11 @@ describe('reliability: hostile arguments reach a live session', () => {
       {
         name: 'note',
         description: 'Saves a note.',
-        argsSchema: { type: 'object', properties: { text: { type: 'string', maxLength: 1000, pattern: '^(a+)+$' } }, required: ['text'] },
+        argsSchema: {
+          type: 'object',
+          properties: { text: { type: 'string', maxLength: 1000, pattern: '^(a+)+$' } },
+          required: ['text'],
+        },
         handler: (args: unknown) => calls.push(args),
       },
     ]);
@@ -106,7 +112,11 @@ describe('reliability: hostile arguments reach a live session', () => {
       {
         name: 'note',
         description: 'Saves a note.',
-        argsSchema: { type: 'object', properties: { text: { type: 'string', maxLength: 20_000_000, pattern: 'z$' } }, required: ['text'] },
+        argsSchema: {
+          type: 'object',
+          properties: { text: { type: 'string', maxLength: 20_000_000, pattern: 'z$' } },
+          required: ['text'],
+        },
         handler: (args: { text: string }) => lengths.push(args.text.length),
       },
     ]);
@@ -123,7 +133,13 @@ describe('reliability: hostile arguments reach a live session', () => {
         description: 'Tags records.',
         argsSchema: {
           type: 'object',
-          properties: { records: { type: 'array', uniqueItems: true, items: { type: 'object', properties: { id: { type: 'integer' } } } } },
+          properties: {
+            records: {
+              type: 'array',
+              uniqueItems: true,
+              items: { type: 'object', properties: { id: { type: 'integer' } } },
+            },
+          },
           required: ['records'],
         },
         handler: (args: { records: unknown[] }) => calls.push(args.records.length),
@@ -132,7 +148,10 @@ describe('reliability: hostile arguments reach a live session', () => {
     const records = Array.from({ length: 100_000 }, (_, i) => ({ id: i, tags: ['x', i % 7] }));
     let t = timed(() => toolCall('r1', 'tag', { records: [...records, { tags: ['x', 5], id: 5 }] }));
     expect(t.ms).to.be.below(2000);
-    expect(resultOf('r1').error).to.deep.include({ code: 'TOOL_ARGS_INVALID', message: 'records: must not contain duplicates (items 5 and 100000 are equal)' });
+    expect(resultOf('r1').error).to.deep.include({
+      code: 'TOOL_ARGS_INVALID',
+      message: 'records: must not contain duplicates (items 5 and 100000 are equal)',
+    });
     expect(calls).to.deep.equal([]);
     t = timed(() => toolCall('r2', 'tag', { records }));
     expect(t.ms).to.be.below(2000);
@@ -179,7 +198,10 @@ describe('reliability: hostile arguments reach a live session', () => {
         description: 'Stores.',
         argsSchema: {
           type: 'object',
-          properties: { list: { type: 'array', uniqueItems: true, items: { type: 'object' } }, blob: { type: 'object' } },
+          properties: {
+            list: { type: 'array', uniqueItems: true, items: { type: 'object' } },
+            blob: { type: 'object' },
+          },
         },
         handler: () => calls.push('called'),
       },
@@ -187,7 +209,10 @@ describe('reliability: hostile arguments reach a live session', () => {
     let deep: unknown = {};
     for (let i = 0; i < 100_000; i++) deep = { a: deep };
     toolCall('r1', 'store', { list: [deep, deep] });
-    expect(resultOf('r1').error).to.deep.include({ code: 'TOOL_ARGS_INVALID', message: 'list[0]: nested deeper than 64 levels' });
+    expect(resultOf('r1').error).to.deep.include({
+      code: 'TOOL_ARGS_INVALID',
+      message: 'list[0]: nested deeper than 64 levels',
+    });
     expect(calls).to.deep.equal([]);
     toolCall('r2', 'store', { blob: deep });
     await flush();
@@ -227,7 +252,8 @@ async function removeElement(el: PedelecSessionElement): Promise<void> {
   await until(() => openClientCount() === 0, 'the shared client to close');
 }
 
-const lastSubmit = (id: string): Posted | undefined => fake.posted.find((m) => m.type === 'submit_tool_result' && m.toolRequestId === id);
+const lastSubmit = (id: string): Posted | undefined =>
+  fake.posted.find((m) => m.type === 'submit_tool_result' && m.toolRequestId === id);
 
 describe('reliability: <pedelec-session> reports bad results and bridge faults as pedelec-error', () => {
   class Point {
@@ -252,7 +278,11 @@ describe('reliability: <pedelec-session> reports bad results and bridge faults a
   ];
 
   it('non-JSON results → TOOL_RESULT_INVALID with the path to the agent, one pedelec-error each; Date converted silently', async () => {
-    const el = await startedElement(html`<pedelec-session provider="codex" model="m"><pedelec-tool name="produce" description="Produces."></pedelec-tool></pedelec-session>`);
+    const el = await startedElement(
+      html`<pedelec-session provider="codex" model="m"
+        ><pedelec-tool name="produce" description="Produces."></pedelec-tool
+      ></pedelec-session>`,
+    );
     const errors = record<PedelecErrorEvent>(el, 'pedelec-error');
     const tool = el.querySelector('pedelec-tool') as PedelecToolElement;
     await openTurn(el);
@@ -276,7 +306,11 @@ describe('reliability: <pedelec-session> reports bad results and bridge faults a
   });
 
   it('a disconnect during a tool call: signal aborted, turn rejected, the late result → pedelec-error SUBMIT_TOOL_RESULT_FAILED (cause EXTENSION_DISCONNECTED), no unhandled rejection; restart() works', async () => {
-    const el = await startedElement(html`<pedelec-session provider="codex" model="m"><pedelec-tool name="slow" description="Slow."></pedelec-tool></pedelec-session>`);
+    const el = await startedElement(
+      html`<pedelec-session provider="codex" model="m"
+        ><pedelec-tool name="slow" description="Slow."></pedelec-tool
+      ></pedelec-session>`,
+    );
     const errors = record<PedelecErrorEvent>(el, 'pedelec-error');
     let ctx!: ToolCallContext;
     let finish!: (value: unknown) => void;
@@ -327,7 +361,9 @@ describe('reliability: a handler that never settles keeps nothing alive', () => 
   afterEach(() => counters.restore());
 
   it('its signal aborts at the deadline (nothing answered for it), and once the session ends no timer or pending request remains', async () => {
-    const session = await open([{ name: 'stuck', description: 'Never answers.', argsSchema: { type: 'object' }, timeoutMs: 30 }]);
+    const session = await open([
+      { name: 'stuck', description: 'Never answers.', argsSchema: { type: 'object' }, timeoutMs: 30 },
+    ]);
     await flush();
     fake.respond({}, fake.last('send_text'));
     const signals: AbortSignal[] = [];
@@ -340,7 +376,10 @@ describe('reliability: a handler that never settles keeps nothing alive', () => 
     expect(counters.timers(), 'one deadline timer per call that read its signal').to.equal(2);
     await until(() => signals.every((s) => s.aborted), 'the deadline');
     expect(signals.map((s) => (s.reason as PedelecError).code)).to.deep.equal(['TOOL_TIMEOUT', 'TOOL_TIMEOUT']);
-    expect(fake.posted.filter((m) => m.type === 'submit_tool_result'), "Core's own timeout answers the agent").to.deep.equal([]);
+    expect(
+      fake.posted.filter((m) => m.type === 'submit_tool_result'),
+      "Core's own timeout answers the agent",
+    ).to.deep.equal([]);
     toolCall('r3', 'stuck', {}); // this one is still inside its deadline when the session ends
     expect(counters.timers()).to.equal(1);
     fake.event('s1', 'ended', { seq: ++seq });
@@ -355,10 +394,14 @@ describe('reliability: a handler that never settles keeps nothing alive', () => 
 
 describe('reliability: context ids are not used for authorization', () => {
   it('a tool_call carrying forged context fields gets the same checks and a context built by the session', async () => {
-    const el = await startedElement(html`<pedelec-session provider="codex" model="m">
-      <pedelec-tool name="open" description="Open."><pedelec-arg name="n" type="integer" required></pedelec-arg></pedelec-tool>
-      <pedelec-tool name="locked" description="Disabled later."></pedelec-tool>
-    </pedelec-session>`);
+    const el = await startedElement(
+      html`<pedelec-session provider="codex" model="m">
+        <pedelec-tool name="open" description="Open."
+          ><pedelec-arg name="n" type="integer" required></pedelec-arg
+        ></pedelec-tool>
+        <pedelec-tool name="locked" description="Disabled later."></pedelec-tool>
+      </pedelec-session>`,
+    );
     const starts = record<PedelecToolStartEvent>(el, 'pedelec-tool-start');
     const contexts: ToolCallContext[] = [];
     (el.querySelector('pedelec-tool[name="open"]') as PedelecToolElement).handler = (_args, ctx) => {
@@ -373,8 +416,22 @@ describe('reliability: context ids are not used for authorization', () => {
     await openTurn(el);
 
     // Fields a forger might hope the kit trusts: a local call, the SDK as source, another turn.
-    const forged = { source: 'sdk', local: true, turnKind: 'local', turnId: 'turn_forged', sessionCreatedAt: 0, provider: 'admin', deadline: 1 };
-    fake.event('s1', 'tool_call', { seq: ++seq, toolRequestId: 'local_1', tool: 'open', args: { n: 'not a number' }, ...forged });
+    const forged = {
+      source: 'sdk',
+      local: true,
+      turnKind: 'local',
+      turnId: 'turn_forged',
+      sessionCreatedAt: 0,
+      provider: 'admin',
+      deadline: 1,
+    };
+    fake.event('s1', 'tool_call', {
+      seq: ++seq,
+      toolRequestId: 'local_1',
+      tool: 'open',
+      args: { n: 'not a number' },
+      ...forged,
+    });
     fake.event('s1', 'tool_call', { seq: ++seq, toolRequestId: 'local_2', tool: 'locked', args: {}, ...forged });
     fake.event('s1', 'tool_call', { seq: ++seq, toolRequestId: 'local_3', tool: 'open', args: { n: 1 }, ...forged });
     await flush(20);
@@ -384,23 +441,38 @@ describe('reliability: context ids are not used for authorization', () => {
     expect(lastSubmit('local_3')?.result).to.equal('ok');
     const [ctx] = contexts;
     expect(ctx).to.deep.include({ source: 'core', turnKind: 'user', provider: 'codex', sessionId: 's1' });
-    expect(ctx!.turnId).to.match(/^turn_\d+_/).and.not.equal('turn_forged');
+    expect(ctx!.turnId)
+      .to.match(/^turn_\d+_/)
+      .and.not.equal('turn_forged');
     expect(ctx!.deadline).to.be.above(Date.now());
     expect(starts.map((e) => e.detail.local)).to.deep.equal([false, false, false]);
 
     // A local invoke() numbered like the forged call is another call: the agent's did not touch it.
     const local = await el.invoke('open', { n: 2 });
     expect(local).to.deep.equal({ ok: true, result: 'ok' });
-    expect(fake.posted.filter((m) => m.type === 'submit_tool_result'), 'invoke() posts nothing').to.have.length(3);
+    expect(
+      fake.posted.filter((m) => m.type === 'submit_tool_result'),
+      'invoke() posts nothing',
+    ).to.have.length(3);
     await removeElement(el);
   });
 
   it('a tool_call naming a session of another client (channel) never reaches that session', async () => {
-    const first = await open([{ name: 'secret', description: 'Secret.', argsSchema: { type: 'object' }, handler: () => 'secret' }]);
+    const first = await open([
+      { name: 'secret', description: 'Secret.', argsSchema: { type: 'object' }, handler: () => 'secret' },
+    ]);
     const calls: unknown[] = [];
     first.onTool('secret', () => calls.push('called'));
     // Same session id, but the message comes on another channel: another client's conversation.
-    fake.emit({ channelId: 'pedelec_forged', type: 'tool_call', sessionId: 's1', seq: ++seq, toolRequestId: 'x1', tool: 'secret', args: {} });
+    fake.emit({
+      channelId: 'pedelec_forged',
+      type: 'tool_call',
+      sessionId: 's1',
+      seq: ++seq,
+      toolRequestId: 'x1',
+      tool: 'secret',
+      args: {},
+    });
     await flush();
     expect(calls).to.deep.equal([]);
     expect(fake.posted.filter((m) => m.type === 'submit_tool_result')).to.deep.equal([]);
@@ -433,7 +505,10 @@ describe('reliability: a session element removed while it starts', () => {
     await start;
     await flush(20);
     const ends = fake.posted.filter((m) => m.type === 'end_session');
-    expect(ends.map((m) => m.sessionId), 'the orphan session is ended').to.deep.equal(['s2']);
+    expect(
+      ends.map((m) => m.sessionId),
+      'the orphan session is ended',
+    ).to.deep.equal(['s2']);
     fake.respond({}, ends[0]);
     await flush(20);
     expect(leaves.session).to.equal(null);
@@ -443,7 +518,9 @@ describe('reliability: a session element removed while it starts', () => {
   });
 
   it('alone on its client: the start rejects SESSION_ENDED, and the element stays inactive without a pedelec-error', async () => {
-    const root = await fixture<HTMLDivElement>(html`<div><pedelec-session provider="codex" model="m"></pedelec-session></div>`);
+    const root = await fixture<HTMLDivElement>(
+      html`<div><pedelec-session provider="codex" model="m"></pedelec-session></div>`,
+    );
     const el = root.querySelector('pedelec-session') as PedelecSessionElement;
     const errors = record<PedelecErrorEvent>(el, 'pedelec-error');
     const start = el.start().then(

@@ -50,7 +50,12 @@ export function installCounters(): Counters {
     if (byKey?.get(key)?.size === 0) byKey.delete(key);
     if (byKey?.size === 0) registry.delete(target);
   };
-  patch(proto, 'addEventListener', function (this: EventTarget, type: string, listener: AnyListener | null, options?: boolean | AddEventListenerOptions) {
+  patch(proto, 'addEventListener', function (
+    this: EventTarget,
+    type: string,
+    listener: AnyListener | null,
+    options?: boolean | AddEventListenerOptions,
+  ) {
     if (!listener) return add.call(this, type, listener, options);
     const key = keyOf(type, options);
     const byKey = registry.get(this) ?? new Map<string, Map<AnyListener, AnyListener>>();
@@ -73,7 +78,12 @@ export function installCounters(): Counters {
     if (signal) add.call(signal, 'abort', () => forget(target, key, listener), { once: true });
     return add.call(this, type, registered, options);
   } as EventTarget['addEventListener']);
-  patch(proto, 'removeEventListener', function (this: EventTarget, type: string, listener: AnyListener | null, options?: boolean | EventListenerOptions) {
+  patch(proto, 'removeEventListener', function (
+    this: EventTarget,
+    type: string,
+    listener: AnyListener | null,
+    options?: boolean | EventListenerOptions,
+  ) {
     if (!listener) return remove.call(this, type, listener, options);
     const key = keyOf(type, options);
     const registered = registry.get(this)?.get(key)?.get(listener);
@@ -83,10 +93,12 @@ export function installCounters(): Counters {
 
   const countWhere = (keep: (target: EventTarget) => boolean) => {
     let n = 0;
-    for (const [target, byKey] of registry) if (keep(target)) for (const listeners of byKey.values()) n += listeners.size;
+    for (const [target, byKey] of registry)
+      if (keep(target)) for (const listeners of byKey.values()) n += listeners.size;
     return n;
   };
-  const detached = (target: EventTarget) => target instanceof Node && !target.isConnected && !(target instanceof Document);
+  const detached = (target: EventTarget) =>
+    target instanceof Node && !target.isConnected && !(target instanceof Document);
 
   // ── timers ──
   const liveTimers = new Set<unknown>();
@@ -97,10 +109,14 @@ export function installCounters(): Counters {
   const setI = w.setInterval.bind(window);
   const clearI = w.clearInterval.bind(window);
   patch(w, 'setTimeout', (fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) => {
-    const id = setT((...a: unknown[]) => {
-      liveTimers.delete(id);
-      fn(...a);
-    }, ms, ...args);
+    const id = setT(
+      (...a: unknown[]) => {
+        liveTimers.delete(id);
+        fn(...a);
+      },
+      ms,
+      ...args,
+    );
     liveTimers.add(id);
     return id;
   });
@@ -143,7 +159,11 @@ export function installCounters(): Counters {
     timers: () => liveTimers.size,
     observers: () => observing.size,
     clears: () => clears,
-    restore: () => undo.splice(0).reverse().forEach((fn) => fn()),
+    restore: () =>
+      undo
+        .splice(0)
+        .reverse()
+        .forEach((fn) => fn()),
   };
 }
 
@@ -212,7 +232,14 @@ export function installAutoCore(): AutoCore {
     let channelId: string | undefined;
     const answer = (request: Message, result: unknown) => {
       pending--;
-      if (open) autoPort.emit({ channelId: request.channelId, type: 'response', requestId: request.requestId, ok: true, result });
+      if (open)
+        autoPort.emit({
+          channelId: request.channelId,
+          type: 'response',
+          requestId: request.requestId,
+          ok: true,
+          result,
+        });
     };
     const autoPort: AutoPort = {
       get open() {
@@ -254,7 +281,10 @@ export function installAutoCore(): AutoCore {
           }
         });
       },
-      onMessage: { addListener: (fn: PortListener) => messageListeners.add(fn), removeListener: (fn: PortListener) => messageListeners.delete(fn) },
+      onMessage: {
+        addListener: (fn: PortListener) => messageListeners.add(fn),
+        removeListener: (fn: PortListener) => messageListeners.delete(fn),
+      },
       onDisconnect: {
         addListener: (fn: PortListener) => disconnectListeners.add(fn),
         removeListener: (fn: PortListener) => disconnectListeners.delete(fn),

@@ -35,7 +35,8 @@ afterEach(() => {
 
 function newSession(attributes: Record<string, string> = {}): PedelecSessionElement {
   const el = document.createElement('pedelec-session') as PedelecSessionElement;
-  for (const [name, value] of Object.entries({ provider: 'codex', model: 'm', ...attributes })) el.setAttribute(name, value);
+  for (const [name, value] of Object.entries({ provider: 'codex', model: 'm', ...attributes }))
+    el.setAttribute(name, value);
   made.push(el);
   return el;
 }
@@ -61,7 +62,11 @@ async function afterRemoval(late: (el: PedelecSessionElement) => Promise<unknown
     await late(el);
   }
   await tick();
-  return { removedHoldingAClient: removed.filter((el) => el.client).length, pooledClients: openClientCount(), openPorts: core.openPorts() };
+  return {
+    removedHoldingAClient: removed.filter((el) => el.client).length,
+    pooledClients: openClientCount(),
+    openPorts: core.openPorts(),
+  };
 }
 const nothing = { removedHoldingAClient: 0, pooledClients: 0, openPorts: 0 };
 
@@ -80,8 +85,14 @@ describe('leaks after removal and tool churn', () => {
       // Page code resuming after the unmount (an awaited fetch, a queued UI action) sends a turn.
       const sends = count('send_text');
       let settled = false;
-      const turn = el.sendText('late').then(() => (settled = true), () => (settled = true));
-      await until(() => settled || (count('send_text') > sends && core.unanswered() === 0), 'the late turn to be refused or accepted');
+      const turn = el.sendText('late').then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      await until(
+        () => settled || (count('send_text') > sends && core.unanswered() === 0),
+        'the late turn to be refused or accepted',
+      );
       if (el.sessionId) ids.push(el.sessionId);
       if (el.sessionId) core.event(el.sessionId, 'done', { seq: 1 });
       await turn;
@@ -102,7 +113,10 @@ describe('leaks after removal and tool churn', () => {
     const held = await afterRemoval(
       async (el) => {
         await el.end(); // "log out": end the conversation the page unmounted (persist kept it)
-        await until(() => core.unanswered() === 0 && count('end_session') === count('create_session'), 'the recorded session to end');
+        await until(
+          () => core.unanswered() === 0 && count('end_session') === count('create_session'),
+          'the recorded session to end',
+        );
       },
       (i) => ({ persist: '', id: `persisted-${i}` }),
     );
@@ -150,7 +164,10 @@ describe('leaks after removal and tool churn', () => {
       await until(() => el.manifest?.tools.length === 1, 'the tool to join');
       core.event(session.sessionId, 'tool_call', { seq: i + 1, toolRequestId: `r${i}`, tool: `t${i}`, args: {} });
       tool.remove();
-      await until(() => el.manifest === undefined && signals[i]?.aborted === true, 'the tool to leave, its call aborted');
+      await until(
+        () => el.manifest === undefined && signals[i]?.aborted === true,
+        'the tool to leave, its call aborted',
+      );
     }
     expect(el.status, 'the session went on').to.equal('waiting_tool_result');
     expect(el.bookkeeping.running, 'aborted calls of removed tools, each holding its element').to.equal(0);

@@ -29,7 +29,15 @@
  */
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
-import { Pedelec, PedelecSession, type PedelecError, type PedelecSessionElement, type PedelecToolElement, type ToolArgsSchema, type ToolCallContext } from '../../src/index.js';
+import {
+  Pedelec,
+  PedelecSession,
+  type PedelecError,
+  type PedelecSessionElement,
+  type PedelecToolElement,
+  type ToolArgsSchema,
+  type ToolCallContext,
+} from '../../src/index.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
 import { installAutoCore, installCounters, quiet, until, type AutoCore, type Counters } from './harness.js';
 
@@ -118,13 +126,25 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
 
     await cycle(-1); // warm-up
     await until(() => core.unanswered() === 0, 'warm-up requests to be answered');
-    const baseline = { listeners: counters.allListeners(), timers: counters.timers(), observers: counters.observers(), ports: core.openPorts(), pending: client.pendingCount };
+    const baseline = {
+      listeners: counters.allListeners(),
+      timers: counters.timers(),
+      observers: counters.observers(),
+      ports: core.openPorts(),
+      pending: client.pendingCount,
+    };
     expect(baseline.timers, 'no timer outlives an answered request or a settled call').to.equal(0);
     expect(client.pendingCount, 'no request is held once answered').to.equal(0);
 
     const measure = async () => {
       await until(() => core.unanswered() === 0, 'every request to be answered');
-      return { listeners: counters.allListeners(), timers: counters.timers(), observers: counters.observers(), ports: core.openPorts(), pending: client.pendingCount };
+      return {
+        listeners: counters.allListeners(),
+        timers: counters.timers(),
+        observers: counters.observers(),
+        ports: core.openPorts(),
+        pending: client.pendingCount,
+      };
     };
     for (let i = 0; i < CYCLES; i++) {
       await cycle(i);
@@ -150,7 +170,7 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
       return new Promise(() => {});
     });
     core.event(control.sessionId, 'tool_call', { seq: ++seq, toolRequestId: 'hang', tool: 'hang', args: {} });
-    expect(counters.timers(), 'the requests\' shared timer and the hanging call\'s deadline timer').to.equal(2);
+    expect(counters.timers(), "the requests' shared timer and the hanging call's deadline timer").to.equal(2);
     expect(client.pendingCount, 'pending before disconnect: the unanswered request only').to.equal(1);
 
     // Disconnect rejects every pending request and so empties the map.
@@ -158,7 +178,10 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     expect(client.pendingCount, 'nothing pending after disconnect').to.equal(0);
     expect(((await unanswered) as PedelecError).code).to.equal('EXTENSION_DISCONNECTED');
     expect(hanging!.aborted, 'control: the hanging call is aborted').to.equal(true);
-    expect(signals.filter((s) => s.aborted), 'finished calls still held as running').to.have.length(0);
+    expect(
+      signals.filter((s) => s.aborted),
+      'finished calls still held as running',
+    ).to.have.length(0);
     expect(counters.timers()).to.equal(0);
     expect(core.openPorts()).to.equal(0);
   });
@@ -193,7 +216,10 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
         await turn;
       }
       el.remove();
-      await until(() => el.status === 'inactive' && core.openPorts() === 0 && core.unanswered() === 0, `session ${i} to be torn down`);
+      await until(
+        () => el.status === 'inactive' && core.openPorts() === 0 && core.unanswered() === 0,
+        `session ${i} to be torn down`,
+      );
       expect(session.getStatus()).to.equal('ended');
     };
 
@@ -218,8 +244,14 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     // And the baseline itself holds nothing: a removed session keeps no client, timer or observer.
     expect([baseline.clients, baseline.ports, baseline.timers, baseline.observers]).to.deep.equal([0, 0, 0, 0]);
     expect(signals).to.have.length(turns);
-    expect(signals.filter((s) => s.aborted), 'finished calls aborted at teardown').to.have.length(0);
-    expect(core.posted.filter((m) => m.type === 'end_session'), 'every session ended').to.have.length(CYCLES + 1);
+    expect(
+      signals.filter((s) => s.aborted),
+      'finished calls aborted at teardown',
+    ).to.have.length(0);
+    expect(
+      core.posted.filter((m) => m.type === 'end_session'),
+      'every session ended',
+    ).to.have.length(CYCLES + 1);
   });
 
   it(`elements: ${CYCLES} <pedelec-tool> add → call → remove cycles under one started <pedelec-session>`, async function () {
@@ -250,11 +282,19 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
       el.append(tool);
       await until(() => el.manifest?.tools.length === 2, `tool_${i} to join the manifest`);
       const submitted = core.submits().length;
-      core.event(session.sessionId, 'tool_call', { seq: ++seq, toolRequestId: `r${i}`, tool: `tool_${i}`, args: { n: i } });
+      core.event(session.sessionId, 'tool_call', {
+        seq: ++seq,
+        toolRequestId: `r${i}`,
+        tool: `tool_${i}`,
+        args: { n: i },
+      });
       await until(() => core.submits().length === submitted + 1 && core.unanswered() === 0, `the result of tool_${i}`);
       expect(core.submits().at(-1)!.result).to.deep.equal({ n: i });
       // A local invoke() with a long-lived signal: its abort listener must not stay behind.
-      expect(await el.invoke(`tool_${i}`, { n: i }, { signal: page.signal })).to.deep.equal({ ok: true, result: { n: i } });
+      expect(await el.invoke(`tool_${i}`, { n: i }, { signal: page.signal })).to.deep.equal({
+        ok: true,
+        result: { n: i },
+      });
       tool.remove();
       await until(() => el.manifest?.tools.length === 1, `tool_${i} to leave the manifest`);
     };
@@ -296,7 +336,10 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     await until(() => el.status === 'inactive' && core.openPorts() === 0, 'teardown');
     expect(hanging!.aborted, 'control: the hanging call is aborted').to.equal(true);
     expect(signals).to.have.length(2 * (CYCLES + 1));
-    expect(signals.filter((s) => s.aborted), 'finished calls still held as running').to.have.length(0);
+    expect(
+      signals.filter((s) => s.aborted),
+      'finished calls still held as running',
+    ).to.have.length(0);
     expect(sizeOf(el, 'running')).to.equal(0);
     expect(counters.timers()).to.equal(0);
     expect(counters.observers(), 'the removed tool stopped observing').to.equal(0);
@@ -308,7 +351,12 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     host.innerHTML = '<pedelec-session id="leak-session" provider="codex" model="m"></pedelec-session>';
     const session = host.firstElementChild!;
     await until(() => core.unanswered() === 0, 'the page to settle');
-    const measure = () => ({ listeners: counters.listeners(), onSession: counters.listenersOn(session), observers: counters.observers(), timers: counters.timers() });
+    const measure = () => ({
+      listeners: counters.listeners(),
+      onSession: counters.listenersOn(session),
+      observers: counters.observers(),
+      timers: counters.timers(),
+    });
     const before = measure();
     // Control: a bound chat does observe its root (for the id) and listen to its session.
     const probe = document.createElement('pedelec-chat');
@@ -322,7 +370,9 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     // (with the client's page-activity listeners) while it is connected: the baseline includes it.
     await quiet(core, 'the first check to settle');
     const baseline = measure();
-    expect(baseline.listeners - before.listeners, "the session's client: window focus and visibilitychange").to.equal(2);
+    expect(baseline.listeners - before.listeners, "the session's client: window focus and visibilitychange").to.equal(
+      2,
+    );
     for (let i = 0; i < CYCLES; i++) {
       const chat = document.createElement('pedelec-chat');
       chat.setAttribute('session', 'leak-session');

@@ -169,12 +169,14 @@ export function analyzeArgsSchema(
       }
       const value = node[key];
       if (!RULES[key]![0](value)) reject(at(key), `must be ${RULES[key]![1]}`);
-      if (key === 'enum') value.forEach((v: unknown, i: number) => is!(v) || reject(`${at(key)}[${i}]`, `must be ${what}`));
+      if (key === 'enum')
+        value.forEach((v: unknown, i: number) => is!(v) || reject(`${at(key)}[${i}]`, `must be ${what}`));
       if (key.startsWith('min')) {
         min = value;
         minKey = key;
       }
-      if (key.startsWith('max') && (max = value) < min) reject(at(minKey), `must not exceed ${at(key)} (${min} > ${max})`);
+      if (key.startsWith('max') && (max = value) < min)
+        reject(at(minKey), `must not exceed ${at(key)} (${min} > ${max})`);
       if (key === 'pattern') {
         try {
           // Non-global: `test` keeps no `lastIndex` state between calls.
@@ -196,7 +198,10 @@ export function analyzeArgsSchema(
     // Warnings before descending, so they come out in document order.
     for (const key of Object.keys(node)) {
       if (key !== 'type' && !keywords.includes(key)) {
-        warn(at(key), `${hasOwn(RULES, key) ? `does not apply to ${hasType ? `type "${kind}"` : 'oneOf'}` : 'is not in the Pedelec Tool Args Schema'}; ignored`);
+        warn(
+          at(key),
+          `${hasOwn(RULES, key) ? `does not apply to ${hasType ? `type "${kind}"` : 'oneOf'}` : 'is not in the Pedelec Tool Args Schema'}; ignored`,
+        );
       }
     }
 
@@ -209,7 +214,9 @@ export function analyzeArgsSchema(
     const object = kind === 'object';
     // Alternatives describe the same value, at the same container level; array elements sit one
     // level below the array, object properties one below the object.
-    const alts: Test[] = hasType ? [] : node.oneOf.map((alt: unknown, i: number) => walk(alt, `${at('oneOf')}[${i}]`, level + 1, depth, true)[0]);
+    const alts: Test[] = hasType
+      ? []
+      : node.oneOf.map((alt: unknown, i: number) => walk(alt, `${at('oneOf')}[${i}]`, level + 1, depth, true)[0]);
     const [itemTest, itemExplain] = array ? walk(node.items, at('items'), level + 1, depth + 1, alternative) : PASS;
     const unique = array && get('uniqueItems') === true;
     // Each element may add this many more container levels.
@@ -218,10 +225,17 @@ export function analyzeArgsSchema(
     // checked). Both closures walk these, never the value's keys.
     const props = (object && get('properties')) || {};
     const required: string[] = (object && get('required')) || [];
-    required.forEach((name, i) => hasOwn(props, name) || warn(`${at('required')}[${i}]`, `${JSON.stringify(name)} is not in properties`));
+    required.forEach(
+      (name, i) =>
+        hasOwn(props, name) || warn(`${at('required')}[${i}]`, `${JSON.stringify(name)} is not in properties`),
+    );
     const keys = [...Object.keys(props), ...required.filter((name) => !hasOwn(props, name))];
     const propertiesPath = object ? at('properties') : '';
-    const nodes = keys.map((name) => (hasOwn(props, name) ? walk(props[name], appendKey(propertiesPath, name), level + 1, depth + 1, alternative) : PASS));
+    const nodes = keys.map((name) =>
+      hasOwn(props, name)
+        ? walk(props[name], appendKey(propertiesPath, name), level + 1, depth + 1, alternative)
+        : PASS,
+    );
     const tests = nodes.map((c) => c[0]);
     const mandatory = keys.map((name) => required.includes(name));
     (alternative ? keys : required).forEach((name) => guarded.add(name));
@@ -239,7 +253,12 @@ export function analyzeArgsSchema(
     };
     /** One explanation for every kind of node. */
     const explain: Explain = (v, out, path) => {
-      if (!hasType) return push(out, path, `must match exactly one of ${plural(alts.length, 'schema')} (matched ${count(v, alts.length)})`);
+      if (!hasType)
+        return push(
+          out,
+          path,
+          `must match exactly one of ${plural(alts.length, 'schema')} (matched ${count(v, alts.length)})`,
+        );
       if (!is!(v)) return push(out, path, `must be ${kind === 'number' && typeof v !== 'number' ? 'a number' : what}`);
       if (object) {
         // Properties before the one that failed the test passed it: start there.
@@ -258,7 +277,15 @@ export function analyzeArgsSchema(
       const size = string ? codePointLength(v) : array ? v.length : v;
       if (size < min || size > max) {
         const [least, n] = size < min ? ['least', min] : ['most', max];
-        push(out, path, string ? `must be at ${least} ${plural(n, 'character')}` : array ? `must have at ${least} ${plural(n, 'item')}` : `must be ${size < min ? '≥' : '≤'} ${n}`);
+        push(
+          out,
+          path,
+          string
+            ? `must be at ${least} ${plural(n, 'character')}`
+            : array
+              ? `must have at ${least} ${plural(n, 'item')}`
+              : `must be ${size < min ? '≥' : '≤'} ${n}`,
+        );
         // Lengths first: a pathological pattern never sees an over-long string.
         if (string) return;
       }
@@ -280,7 +307,8 @@ export function analyzeArgsSchema(
       !hasType
         ? (v) => count(v, 1) === 1
         : string
-          ? (v) => typeof v === 'string' && (!allowed || allowed.has(v)) && lengthWithin(v, min, max) && (!re || re.test(v))
+          ? (v) =>
+              typeof v === 'string' && (!allowed || allowed.has(v)) && lengthWithin(v, min, max) && (!re || re.test(v))
           : kind === 'boolean'
             ? (v) => typeof v === 'boolean' && (!allowed || allowed.has(v))
             : array
@@ -315,7 +343,11 @@ export function analyzeArgsSchema(
       // Nothing found although `test` failed: an optional property was read through the prototype.
       return clean ? run(args, false) : [{ path: '', message: 'args: is invalid' }];
     };
-    return { error, warnings, validate: (args) => run(args, !inherent && !needed.some((name) => name in Object.prototype)) };
+    return {
+      error,
+      warnings,
+      validate: (args) => run(args, !inherent && !needed.some((name) => name in Object.prototype)),
+    };
   } catch (thrown) {
     if (!error) throw thrown;
     return { error, warnings };
@@ -326,7 +358,10 @@ export function analyzeArgsSchema(
  * Checks `schema` (rooted at `path`) and returns the first error, or `null`, plus every warning
  * found before checking stopped. Never modifies `schema`.
  */
-export function checkArgsSchema(schema: unknown, path?: string): { error: SchemaProblem | null; warnings: SchemaProblem[] } {
+export function checkArgsSchema(
+  schema: unknown,
+  path?: string,
+): { error: SchemaProblem | null; warnings: SchemaProblem[] } {
   const { error, warnings } = analyzeArgsSchema(schema, path);
   return { error, warnings };
 }
@@ -354,7 +389,14 @@ export function compileArgsValidator(schema: ToolArgsSchema): ArgsValidator {
  * inherited from a polluted Object.prototype, which `run` deals with. An `undefined` read — absent, or own with the value `undefined` (present: it
  * then fails its test) — asks `hasOwn`.
  */
-function propsTest(keys: string[], tests: Test[], mandatory: boolean[], proto: { clean: boolean }, first: number[], start = 0): Test {
+function propsTest(
+  keys: string[],
+  tests: Test[],
+  mandatory: boolean[],
+  proto: { clean: boolean },
+  first: number[],
+  start = 0,
+): Test {
   const next = keys.length > start + 4 && propsTest(keys, tests, mandatory, proto, first, start + 4);
   const [[k0, t0, m0], [k1, t1, m1], [k2, t2, m2], [k3, t3, m3]] = [0, 1, 2, 3].map((i): [string, Test, boolean] => [
     keys[(i += start)]!,
@@ -419,7 +461,13 @@ let uniqueToken = 0;
  * never equal to anything.
  */
 const leaf = (v: unknown) =>
-  typeof v === 'string' ? JSON.stringify(v) : typeof v === 'bigint' ? `${v}n` : typeof v === 'function' || typeof v === 'symbol' ? `#${++uniqueToken}` : String(v);
+  typeof v === 'string'
+    ? JSON.stringify(v)
+    : typeof v === 'bigint'
+      ? `${v}n`
+      : typeof v === 'function' || typeof v === 'symbol'
+        ? `#${++uniqueToken}`
+        : String(v);
 
 /**
  * `undefined` when no two elements are equal and none is nested more than `budget` levels; else

@@ -3,7 +3,8 @@ import { PEDELEC_EXTENSION_ID, PORT_NAME, type BridgePort, type PortFactory } fr
 type ChromeRuntime = { connect?: (extensionId: string, info: { name: string }) => BridgePort; lastError?: unknown };
 
 /** `globalThis.chrome.runtime`, read when asked (tests install and delete it around each test). */
-export const chromeRuntime = (): ChromeRuntime | undefined => (globalThis as { chrome?: { runtime?: ChromeRuntime } }).chrome?.runtime;
+export const chromeRuntime = (): ChromeRuntime | undefined =>
+  (globalThis as { chrome?: { runtime?: ChromeRuntime } }).chrome?.runtime;
 
 /**
  * The default transport: a long-lived port to the Pedelec extension. Throws where the extension

@@ -26,7 +26,12 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
     } catch {
       // Firefox refuses a URL the page's CSP (connect-src) blocks in the constructor: a socket that
       // never opens, so the port reports BRIDGE_UNAVAILABLE as for any Core it cannot reach.
-      socket = { readyState: 3, send() {}, close() {}, addEventListener: (type, listener) => type === 'close' && queueMicrotask(() => listener({})) };
+      socket = {
+        readyState: 3,
+        send() {},
+        close() {},
+        addEventListener: (type, listener) => type === 'close' && queueMicrotask(() => listener({})),
+      };
     }
     const on = (type: string, listener: (event: { data?: unknown }) => void) => socket.addEventListener(type, listener);
     const [onMessage, emitMessage] = portEvent<unknown>();

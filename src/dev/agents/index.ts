@@ -11,7 +11,11 @@ import { scriptedAgent } from './scripted.js';
 import type { DevAgent } from './types.js';
 
 /** What an agent may need to start. `env` is where an agent reads its configuration (keys stay here). */
-export type AgentDeps = { script: ScriptRules | undefined; desk: OperatorDesk; env: Readonly<Record<string, string | undefined>> };
+export type AgentDeps = {
+  script: ScriptRules | undefined;
+  desk: OperatorDesk;
+  env: Readonly<Record<string, string | undefined>>;
+};
 
 /** An agent, or the reason it cannot run (shown in `list_providers` and at start). */
 type AgentEntry = { code: string; name: string; create(deps: AgentDeps): DevAgent | { unavailable: string } };
@@ -57,9 +61,13 @@ export class AgentDirectory {
    */
   resolve(provider: string, strict: boolean): DevAgent {
     if (strict && !DEV_AGENT_CODES.includes(provider)) {
-      throw new DevCoreError('PROVIDER_NOT_FOUND', `pedelec-dev runs with --strict-providers and serves only ${DEV_AGENT_CODES.join(', ')}`, {
-        provider,
-      });
+      throw new DevCoreError(
+        'PROVIDER_NOT_FOUND',
+        `pedelec-dev runs with --strict-providers and serves only ${DEV_AGENT_CODES.join(', ')}`,
+        {
+          provider,
+        },
+      );
     }
     return this.selected;
   }
@@ -67,7 +75,12 @@ export class AgentDirectory {
   providers(): ProviderInfo[] {
     return AGENTS.map(({ code, name }) => {
       const agent = this.agents.get(code);
-      return { name: agent?.name ?? name, code, available: agent !== undefined, error: agent ? null : (this.unavailable.get(code) ?? null) };
+      return {
+        name: agent?.name ?? name,
+        code,
+        available: agent !== undefined,
+        error: agent ? null : (this.unavailable.get(code) ?? null),
+      };
     });
   }
 

@@ -65,9 +65,12 @@ export function readOpenAIConfig(env: Env): OpenAIConfig | { unavailable: string
   } catch {
     return { unavailable: 'PEDELEC_DEV_BASE_URL is not a valid URL (expected e.g. http://127.0.0.1:11434/v1)' };
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') return { unavailable: 'PEDELEC_DEV_BASE_URL must be an http:// or https:// URL' };
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    return { unavailable: 'PEDELEC_DEV_BASE_URL must be an http:// or https:// URL' };
   if (base.username !== '' || base.password !== '') {
-    return { unavailable: 'PEDELEC_DEV_BASE_URL must not contain a user name or password; put the key in PEDELEC_DEV_API_KEY' };
+    return {
+      unavailable: 'PEDELEC_DEV_BASE_URL must not contain a user name or password; put the key in PEDELEC_DEV_API_KEY',
+    };
   }
   const model = env.PEDELEC_DEV_MODEL?.trim();
   if (!model) return { unavailable: 'no model configured: set PEDELEC_DEV_MODEL (or --model), e.g. llama3.1' };
@@ -144,7 +147,8 @@ class CallAssembler {
   add(piece: unknown, position = 0): void {
     if (!isObject(piece)) return;
     const id = typeof piece.id === 'string' && piece.id !== '' ? piece.id : undefined;
-    const index = typeof piece.index === 'number' && Number.isInteger(piece.index) && piece.index >= 0 ? piece.index : undefined;
+    const index =
+      typeof piece.index === 'number' && Number.isInteger(piece.index) && piece.index >= 0 ? piece.index : undefined;
     // Calls are kept in the order they started; `key` is that position.
     let key: number | undefined;
     if (index !== undefined) {
@@ -190,7 +194,11 @@ function parseArguments(text: string): { ok: true; value: unknown } | { ok: fals
 }
 
 /** Reads a body up to `limit` bytes; `progress` runs as each piece arrives (the silence timer). */
-async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number, progress = () => {}): Promise<{ text: string; complete: boolean }> {
+async function readLimited(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+  progress = () => {},
+): Promise<{ text: string; complete: boolean }> {
   if (!body) return { text: '', complete: true };
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -280,15 +288,25 @@ class OpenAISession implements AgentSession {
         content: reply.text === '' ? null : reply.text,
         tool_calls: reply.calls.map((c, i) => {
           const args = parsed[i]!;
-          return { id: c.id, type: 'function', function: { name: c.name, arguments: args.ok ? JSON.stringify(args.value) : '{}' } };
+          return {
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: args.ok ? JSON.stringify(args.value) : '{}' },
+          };
         }),
       };
       if (round === MAX_ROUNDS) {
         // Keep the history valid (every call answered) for the next turn, without running more calls.
         const notRun = JSON.stringify({
-          error: { code: 'AGENT_LOOP_LIMIT', message: `Not run: the turn reached its limit of ${MAX_ROUNDS} model requests.` },
+          error: {
+            code: 'AGENT_LOOP_LIMIT',
+            message: `Not run: the turn reached its limit of ${MAX_ROUNDS} model requests.`,
+          },
         });
-        this.history.push(assistant, ...reply.calls.map((c): ChatMessage => ({ role: 'tool', tool_call_id: c.id, content: notRun })));
+        this.history.push(
+          assistant,
+          ...reply.calls.map((c): ChatMessage => ({ role: 'tool', tool_call_id: c.id, content: notRun })),
+        );
         throw new AgentError(
           'AGENT_LOOP_LIMIT',
           `The model kept calling tools: the turn stopped after ${MAX_ROUNDS} model requests without a final answer.`,
@@ -298,13 +316,18 @@ class OpenAISession implements AgentSession {
       // The round goes into the history only once every call has its result, so a turn that fails
       // half-way leaves a history the endpoint still accepts.
       const results: ChatMessage[] = [];
-      for (const [i, call] of reply.calls.entries()) results.push({ role: 'tool', tool_call_id: call.id, content: await this.runCall(call, parsed[i]!, ctx) });
+      for (const [i, call] of reply.calls.entries())
+        results.push({ role: 'tool', tool_call_id: call.id, content: await this.runCall(call, parsed[i]!, ctx) });
       this.history.push(assistant, ...results);
     }
   }
 
   /** Runs one call on the page (or answers it here when its arguments are not JSON); the tool message content. */
-  private async runCall(call: AssembledCall, args: ReturnType<typeof parseArguments>, ctx: TurnContext): Promise<string> {
+  private async runCall(
+    call: AssembledCall,
+    args: ReturnType<typeof parseArguments>,
+    ctx: TurnContext,
+  ): Promise<string> {
     if (!args.ok) {
       return JSON.stringify({
         error: {
@@ -340,9 +363,13 @@ class OpenAISession implements AgentSession {
     const interrupted = (otherwise: () => AgentError): unknown => {
       if (ctx.signal.aborted) return ctx.signal.reason;
       if (timedOut) {
-        return this.fail('PROVIDER_UNAVAILABLE', `The endpoint did not answer within ${Number((this.config.timeoutMs / 1000).toFixed(1))} s.`, {
-          timeoutMs: this.config.timeoutMs,
-        });
+        return this.fail(
+          'PROVIDER_UNAVAILABLE',
+          `The endpoint did not answer within ${Number((this.config.timeoutMs / 1000).toFixed(1))} s.`,
+          {
+            timeoutMs: this.config.timeoutMs,
+          },
+        );
       }
       return otherwise();
     };
@@ -353,7 +380,10 @@ class OpenAISession implements AgentSession {
     messages.push(...this.history);
     const body: Record<string, unknown> = { model: this.model, messages, stream: true };
     if (this.tools) body.tools = this.tools;
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/event-stream, application/json' };
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: 'text/event-stream, application/json',
+    };
     if (this.config.apiKey) headers.Authorization = `Bearer ${this.config.apiKey}`;
 
     let payload: string;
@@ -361,18 +391,35 @@ class OpenAISession implements AgentSession {
       payload = JSON.stringify(body);
     } catch (error) {
       // Not the endpoint's fault: say what it is (a conversation too large to serialize).
-      throw this.fail('PROVIDER_REQUEST_TOO_LARGE', `The conversation is too large to send (${(error as Error).message}); restart the session.`);
+      throw this.fail(
+        'PROVIDER_REQUEST_TOO_LARGE',
+        `The conversation is too large to send (${(error as Error).message}); restart the session.`,
+      );
     }
     arm();
     try {
       let response: Response;
       try {
-        response = await fetch(this.config.endpoint, { method: 'POST', headers, body: payload, signal: controller.signal, redirect: 'error' });
+        response = await fetch(this.config.endpoint, {
+          method: 'POST',
+          headers,
+          body: payload,
+          signal: controller.signal,
+          redirect: 'error',
+        });
       } catch (error) {
         throw interrupted(() => {
           const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-          const why = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : (error as Error).message;
-          return this.fail('PROVIDER_UNAVAILABLE', `Cannot reach the endpoint at ${this.config.endpoint.origin} (${why}).`);
+          const why =
+            typeof cause?.code === 'string'
+              ? cause.code
+              : typeof cause?.message === 'string'
+                ? cause.message
+                : (error as Error).message;
+          return this.fail(
+            'PROVIDER_UNAVAILABLE',
+            `Cannot reach the endpoint at ${this.config.endpoint.origin} (${why}).`,
+          );
         });
       }
 
@@ -387,7 +434,8 @@ class OpenAISession implements AgentSession {
       }
 
       const type = response.headers.get('content-type') ?? '';
-      if (/json/i.test(type) && !/event-stream/i.test(type)) return await this.wholeReply(response, ctx, round, interrupted, arm);
+      if (/json/i.test(type) && !/event-stream/i.test(type))
+        return await this.wholeReply(response, ctx, round, interrupted, arm);
       return await this.streamedReply(response, ctx, round, arm, interrupted);
     } finally {
       clearTimeout(timer);
@@ -401,7 +449,11 @@ class OpenAISession implements AgentSession {
     const status = response.status;
     const said = detail ? `: ${detail}` : '.';
     if (status === 401 || status === 403) {
-      return this.fail('PROVIDER_AUTH_FAILED', `The endpoint refused the request (HTTP ${status}); check PEDELEC_DEV_API_KEY${said}`, { status });
+      return this.fail(
+        'PROVIDER_AUTH_FAILED',
+        `The endpoint refused the request (HTTP ${status}); check PEDELEC_DEV_API_KEY${said}`,
+        { status },
+      );
     }
     if (status === 404) {
       return this.fail(
@@ -413,10 +465,17 @@ class OpenAISession implements AgentSession {
     if (status === 429) {
       const retryAfter = response.headers.get('retry-after');
       const seconds = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : undefined;
-      return this.fail('PROVIDER_RATE_LIMITED', `The endpoint is rate limiting requests (HTTP 429)${said}`, seconds === undefined ? { status } : { status, retryAfterSeconds: seconds });
+      return this.fail(
+        'PROVIDER_RATE_LIMITED',
+        `The endpoint is rate limiting requests (HTTP 429)${said}`,
+        seconds === undefined ? { status } : { status, retryAfterSeconds: seconds },
+      );
     }
-    if (status >= 500 || status === 408) return this.fail('PROVIDER_UNAVAILABLE', `The endpoint failed (HTTP ${status})${said}`, { status });
-    return this.fail('PROVIDER_PROTOCOL_ERROR', `The endpoint rejected the request (HTTP ${status})${said}`, { status });
+    if (status >= 500 || status === 408)
+      return this.fail('PROVIDER_UNAVAILABLE', `The endpoint failed (HTTP ${status})${said}`, { status });
+    return this.fail('PROVIDER_PROTOCOL_ERROR', `The endpoint rejected the request (HTTP ${status})${said}`, {
+      status,
+    });
   }
 
   /** An error object inside a 200 stream or body (`{"error":{…}}`). */
@@ -425,9 +484,14 @@ class OpenAISession implements AgentSession {
     const message = typeof e.message === 'string' ? e.message : typeof error === 'string' ? error : 'unknown error';
     const status = typeof e.status === 'number' ? e.status : typeof e.code === 'number' ? e.code : undefined;
     const detail = upstreamMessage(JSON.stringify({ error: { message } }));
-    if (status === 401 || status === 403) return this.fail('PROVIDER_AUTH_FAILED', `The endpoint refused the request: ${detail}`, { status });
-    if (status === 404) return this.fail('PROVIDER_MODEL_NOT_FOUND', `The endpoint does not know model "${this.model}": ${detail}`, { status });
-    if (status === 429 || e.code === 'rate_limit_exceeded') return this.fail('PROVIDER_RATE_LIMITED', `The endpoint is rate limiting requests: ${detail}`);
+    if (status === 401 || status === 403)
+      return this.fail('PROVIDER_AUTH_FAILED', `The endpoint refused the request: ${detail}`, { status });
+    if (status === 404)
+      return this.fail('PROVIDER_MODEL_NOT_FOUND', `The endpoint does not know model "${this.model}": ${detail}`, {
+        status,
+      });
+    if (status === 429 || e.code === 'rate_limit_exceeded')
+      return this.fail('PROVIDER_RATE_LIMITED', `The endpoint is rate limiting requests: ${detail}`);
     return this.fail('PROVIDER_UNAVAILABLE', `The endpoint reported an error: ${detail}`);
   }
 
@@ -457,14 +521,16 @@ class OpenAISession implements AgentSession {
     } catch {
       throw this.protocolError('the response is not valid JSON');
     }
-    if (isObject(parsed) && parsed.error !== undefined && parsed.error !== null) throw this.embeddedFailure(parsed.error);
+    if (isObject(parsed) && parsed.error !== undefined && parsed.error !== null)
+      throw this.embeddedFailure(parsed.error);
     const choice = isObject(parsed) && Array.isArray(parsed.choices) ? parsed.choices[0] : undefined;
     const message = isObject(choice) && isObject(choice.message) ? choice.message : undefined;
     if (!message) throw this.protocolError('the response has no choices[0].message');
     const text = typeof message.content === 'string' ? message.content : '';
     ctx.say(text);
     const calls = new CallAssembler(this.names);
-    if (Array.isArray(message.tool_calls)) message.tool_calls.forEach((call, index) => calls.add(isObject(call) ? { index, ...call } : call));
+    if (Array.isArray(message.tool_calls))
+      message.tool_calls.forEach((call, index) => calls.add(isObject(call) ? { index, ...call } : call));
     return { text, calls: calls.finish(round) };
   }
 
@@ -498,7 +564,8 @@ class OpenAISession implements AgentSession {
       if (!isObject(chunk)) throw this.protocolError('a stream event is not a JSON object');
       if (chunk.error !== undefined && chunk.error !== null) throw this.embeddedFailure(chunk.error);
       if (!Array.isArray(chunk.choices)) return; // e.g. a usage-only chunk
-      const choice = chunk.choices.find((c) => isObject(c) && (c.index === undefined || c.index === 0)) ?? chunk.choices[0];
+      const choice =
+        chunk.choices.find((c) => isObject(c) && (c.index === undefined || c.index === 0)) ?? chunk.choices[0];
       if (!isObject(choice)) return;
       const delta = isObject(choice.delta) ? choice.delta : undefined;
       if (delta) {
@@ -536,12 +603,16 @@ class OpenAISession implements AgentSession {
         try {
           chunk = await reader.read();
         } catch {
-          throw interrupted(() => this.protocolError(`the stream broke off${finished ? '' : ' before the answer was complete'}`));
+          throw interrupted(() =>
+            this.protocolError(`the stream broke off${finished ? '' : ' before the answer was complete'}`),
+          );
         }
         if (ctx.signal.aborted) throw ctx.signal.reason;
         let events;
         try {
-          events = chunk.done ? parser.push(decoder.decode()).concat(parser.end()) : parser.push(decoder.decode(chunk.value, { stream: true }));
+          events = chunk.done
+            ? parser.push(decoder.decode()).concat(parser.end())
+            : parser.push(decoder.decode(chunk.value, { stream: true }));
         } catch (error) {
           throw this.protocolError((error as Error).message);
         }

@@ -64,7 +64,9 @@ export class OperatorDesk {
   private get(sessionId: string): OpenTurn {
     const turn = this.turns.get(sessionId);
     if (!turn) {
-      throw new DevCoreError('NO_OPERATOR_TURN', 'That session has no open turn: the page must send a message first', { sessionId });
+      throw new DevCoreError('NO_OPERATOR_TURN', 'That session has no open turn: the page must send a message first', {
+        sessionId,
+      });
     }
     return turn;
   }

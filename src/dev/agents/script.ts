@@ -72,7 +72,10 @@ export function loadScriptFile(file: string): ScriptRules {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new DevCoreError('SCRIPT_INVALID', `${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new DevCoreError(
+      'SCRIPT_INVALID',
+      `${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
   }
   let doc: unknown;
   try {

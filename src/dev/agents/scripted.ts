@@ -115,7 +115,10 @@ class ScriptedSession implements AgentSession {
       try {
         args = JSON.parse(rawArgs);
       } catch (e) {
-        return streamText(ctx, `I could not read the arguments as JSON (${(e as Error).message}). Try: /call ${tool} {"name": "value"}`);
+        return streamText(
+          ctx,
+          `I could not read the arguments as JSON (${(e as Error).message}). Try: /call ${tool} {"name": "value"}`,
+        );
       }
     }
     await streamText(ctx, `Calling ${tool} with ${JSON.stringify(args)}…\n`);
@@ -125,7 +128,8 @@ class ScriptedSession implements AgentSession {
 
   /** `/artifact <name> <text…>`: publishes the text as a file; a refused name is explained, not thrown. */
   private async slashArtifact(ctx: TurnContext, name: string | undefined, content: string): Promise<void> {
-    if (name === undefined) return streamText(ctx, `Give the file a name and its text: /artifact notes.txt Hello from the agent`);
+    if (name === undefined)
+      return streamText(ctx, `Give the file a name and its text: /artifact notes.txt Hello from the agent`);
     let published;
     try {
       published = await ctx.publishArtifact(name, content);
@@ -134,7 +138,10 @@ class ScriptedSession implements AgentSession {
       const { code, message } = error as { code?: string; message?: string };
       return streamText(ctx, `I could not publish ${name}: ${code ?? 'ERROR'} — ${message ?? String(error)}`);
     }
-    await streamText(ctx, `Published ${published.name} (${published.sizeBytes} bytes, ${published.mimeType}) at ${published.path}.`);
+    await streamText(
+      ctx,
+      `Published ${published.name} (${published.sizeBytes} bytes, ${published.mimeType}) at ${published.path}.`,
+    );
   }
 
   private toolList(tools: readonly ToolManifest[]): string {
@@ -145,7 +152,8 @@ class ScriptedSession implements AgentSession {
 
   private help(tools: readonly ToolManifest[]): string {
     const intro = "I'm the scripted development agent: I follow commands, not conversation.";
-    if (tools.length === 0) return `${intro} This page gives me no tools, so there is nothing for me to call yet. ${ARTIFACT_HINT}`;
+    if (tools.length === 0)
+      return `${intro} This page gives me no tools, so there is nothing for me to call yet. ${ARTIFACT_HINT}`;
     const names = tools.map((t) => t.name).join(', ');
     return (
       `${intro} This page gives me these tools: ${names}. Type /tools to see them, or /call <tool> <json args> to call one, ` +

@@ -25,7 +25,12 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
-const short = (id) => (id ? String(id).replace(/^session_/, '').slice(0, 8) : '');
+const short = (id) =>
+  id
+    ? String(id)
+        .replace(/^session_/, '')
+        .slice(0, 8)
+    : '';
 const time = (ms) => {
   const d = new Date(ms);
   return `${d.toLocaleTimeString([], { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`;
@@ -57,7 +62,9 @@ function connect() {
     $('socket-state').value = 'no token';
     return;
   }
-  socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/inspector/socket?token=${encodeURIComponent(token)}`);
+  socket = new WebSocket(
+    `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/inspector/socket?token=${encodeURIComponent(token)}`,
+  );
   socket.addEventListener('open', () => ($('socket-state').value = 'connected'));
   socket.addEventListener('message', (event) => {
     let message;
@@ -86,7 +93,8 @@ function handle(message) {
       const s = message.server;
       // A Core from before the protocol option sends no `protocol`: say nothing rather than guess.
       const protocol = s.protocol ? ` · protocol ${s.protocol}${s.fragments === false ? ' (no fragments)' : ''}` : '';
-      $('server-info').textContent = `pedelec-dev ${s.version} · agent ${s.agent} · approval ${s.approval}${protocol}${s.strictProviders ? ' · strict providers' : ''} · bridge ${s.bridgeUrl}`;
+      $('server-info').textContent =
+        `pedelec-dev ${s.version} · agent ${s.agent} · approval ${s.approval}${protocol}${s.strictProviders ? ' · strict providers' : ''} · bridge ${s.bridgeUrl}`;
       state.sessions = new Map(message.sessions.map((x) => [x.sessionId, x]));
       state.turns = new Map(message.turns.map((t) => [t.sessionId, t]));
       state.approvals = new Map(message.approvals.map((p) => [p.id, p]));
@@ -326,7 +334,13 @@ function controlFor(node, required) {
       return { control, read: () => (control.value === '' ? undefined : Number(control.value)) };
     }
     case 'boolean': {
-      const control = el('select', {}, el('option', { value: '' }, '(not set)'), el('option', { value: 'true' }, 'true'), el('option', { value: 'false' }, 'false'));
+      const control = el(
+        'select',
+        {},
+        el('option', { value: '' }, '(not set)'),
+        el('option', { value: 'true' }, 'true'),
+        el('option', { value: 'false' }, 'false'),
+      );
       return { control, read: () => (control.value === '' ? undefined : control.value === 'true') };
     }
     default: {
@@ -353,7 +367,11 @@ function showCallResult(message) {
   const failure = message.ok ? message.result?.error : message.error;
   if (message.ok && typeof failure?.code === 'string') {
     box.replaceChildren(
-      el('p', { class: 'failed' }, `Failed in ${message.durationMs.toFixed(1)} ms: ${failure.code}: ${failure.message ?? ''}`),
+      el(
+        'p',
+        { class: 'failed' },
+        `Failed in ${message.durationMs.toFixed(1)} ms: ${failure.code}: ${failure.message ?? ''}`,
+      ),
       el('pre', {}, JSON.stringify(message.result, null, 2)),
     );
   } else if (message.ok) {
@@ -377,7 +395,13 @@ $('call-form').addEventListener('submit', (event) => {
     return;
   }
   $('call-result').replaceChildren(el('p', { class: 'muted' }, 'Waiting for the page…'));
-  send({ type: 'operator_call', callId: state.nextCallId++, sessionId: state.selected, tool: $('call-tool').value, args });
+  send({
+    type: 'operator_call',
+    callId: state.nextCallId++,
+    sessionId: state.selected,
+    tool: $('call-tool').value,
+    args,
+  });
 });
 $('say-form').addEventListener('submit', (event) => {
   event.preventDefault();
@@ -396,7 +420,9 @@ function matches(entry) {
   if ($('filter-session').checked && state.selected && entry.sessionId !== state.selected) return false;
   const needle = $('filter-text').value.trim().toLowerCase();
   if (!needle) return true;
-  return [entry.text, entry.type, entry.origin, entry.sessionId, entry.connectionId].some((v) => v && String(v).toLowerCase().includes(needle));
+  return [entry.text, entry.type, entry.origin, entry.sessionId, entry.connectionId].some(
+    (v) => v && String(v).toLowerCase().includes(needle),
+  );
 }
 
 /** The frame without the fields that have their own column, shortened. */
@@ -458,7 +484,8 @@ function renderLog() {
   $('log').replaceChildren(...rows);
 }
 
-for (const id of ['filter-text', 'filter-dir', 'filter-session', 'log-pause']) $(id).addEventListener('input', renderLog);
+for (const id of ['filter-text', 'filter-dir', 'filter-session', 'log-pause'])
+  $(id).addEventListener('input', renderLog);
 $('log-filter').addEventListener('submit', (event) => event.preventDefault());
 $('log-clear').addEventListener('click', () => {
   state.log = [];

@@ -34,7 +34,13 @@ export class PedelecArgElement extends HTMLElement {
   connectedCallback(): void {
     // Properties set before the upgrade (a framework binding, a script that ran before the kit) are
     // plain own properties that hide the accessors: move them into the attributes they stand for.
-    for (const key of ['name', 'type', 'required', 'description', ...KEYWORD_PROPERTIES.map(([property]) => property)] as const) {
+    for (const key of [
+      'name',
+      'type',
+      'required',
+      'description',
+      ...KEYWORD_PROPERTIES.map(([property]) => property),
+    ] as const) {
       if (!Object.hasOwn(this, key)) continue;
       const value = this[key] as never;
       delete this[key];

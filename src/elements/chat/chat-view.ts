@@ -97,20 +97,28 @@ export class ChatView {
     const id = ++this.#checks;
     const a: PedelecAvailability = await s.checkAvailability();
     const error = a.error;
-    let note =
-      a.available ? ''
-      : error?.code === 'INVALID_INPUT' ? error.message
-      : error?.code === 'BRIDGE_UNAVAILABLE' || (!a.extension.available && /^wss?:/i.test(s.bridge ?? '')) ? SAY.dev
-      : !a.extension.available ? SAY.extension
-      : !a.approval.approved ? error?.message ?? SAY.approve
-      : SAY.desktop;
+    let note = a.available
+      ? ''
+      : error?.code === 'INVALID_INPUT'
+        ? error.message
+        : error?.code === 'BRIDGE_UNAVAILABLE' || (!a.extension.available && /^wss?:/i.test(s.bridge ?? ''))
+          ? SAY.dev
+          : !a.extension.available
+            ? SAY.extension
+            : !a.approval.approved
+              ? (error?.message ?? SAY.approve)
+              : SAY.desktop;
     // Availability does not tell whether a default provider is set and available: ask, unless the
     // session names one.
     const client = s.client;
     if (!note && !s.provider && client) {
       note = await client
         .getSettings()
-        .then(async (x) => (x.defaultProvider && (await client.listProviders()).some((p) => p.code === x.defaultProvider && p.available) ? '' : SAY.provider))
+        .then(async (x) =>
+          x.defaultProvider && (await client.listProviders()).some((p) => p.code === x.defaultProvider && p.available)
+            ? ''
+            : SAY.provider,
+        )
         .catch(() => '');
     }
     if (s === this.#host.boundSession && bridge === this.#checked && id === this.#checks) {
@@ -186,7 +194,8 @@ export class ChatView {
       // A message that never became a turn (busy, or no session could start) is given back, so the
       // user can send it again as the availability line says — before what they typed meanwhile; one
       // that was sent stays in the log.
-      if (!transcript.entries.slice(rows).some((e) => e.kind === 'user' && e.text === text)) input.value = input.value ? `${text}\n${input.value}` : text;
+      if (!transcript.entries.slice(rows).some((e) => e.kind === 'user' && e.text === text))
+        input.value = input.value ? `${text}\n${input.value}` : text;
       if (error?.code === 'SESSION_BUSY') {
         // Not an error: the turn in progress goes on.
       } else if (error !== this.#shown) {
@@ -219,7 +228,10 @@ export class ChatView {
     const render = this.#host.renderMarkdown ?? defaultRenderer;
     if (!render) {
       loading ??= import('../../markdown.js').then((m) => void (defaultRenderer = m.renderMarkdown));
-      loading.then(() => this.#host.requestUpdate(), () => {});
+      loading.then(
+        () => this.#host.requestUpdate(),
+        () => {},
+      );
       return entry.text;
     }
     let cached = this.#md.get(entry);
@@ -282,10 +294,14 @@ export class ChatView {
         return html`<div part="message user"><span class="sr">You: </span>${e.text}</div>`;
       case 'agent': {
         const md = this.#host.markdown && e.text;
-        return html`<div part="message agent" class=${md ? 'md' : ''} aria-busy=${e.busy}><span class="sr">Agent: </span>${md ? this.#body(e) : e.text}</div>`;
+        return html`<div part="message agent" class=${md ? 'md' : ''} aria-busy=${e.busy}>
+          <span class="sr">Agent: </span>${md ? this.#body(e) : e.text}
+        </div>`;
       }
       case 'tool':
-        return html`<div part="tool ${e.state}">${e.name}: ${e.state}${e.ms !== undefined ? ` in ${Math.round(e.ms)} ms` : e.state === 'running' ? '…' : ''}</div>`;
+        return html`<div part="tool ${e.state}">
+          ${e.name}: ${e.state}${e.ms !== undefined ? ` in ${Math.round(e.ms)} ms` : e.state === 'running' ? '…' : ''}
+        </div>`;
       default:
         return html`<div part="error">${e.text}</div>`;
     }
@@ -296,9 +312,21 @@ export class ChatView {
     const note = this.#host.boundSession?.getAttribute('approval') === 'pending' ? SAY.pending : this.#note;
     // Kept on few lines: Lit ships template text as written.
     render(
-      html`<div part="log" role="log" aria-label="Conversation" tabindex="0" @scroll=${this.#onScroll}>${entries.length ? entries.map((e) => this.#row(e)) : html`<slot name="empty"></slot>`}</div>
-<p part="availability" role="status">${note}</p>
-<form part="composer" @submit=${this.#onSubmit}><textarea part="input" aria-label="Message" rows="2" placeholder="Message the agent…" @keydown=${this.#onKey} @focus=${this.#onFocus}></textarea><button part="send" aria-disabled=${this.#busy}>Send</button></form>`,
+      html`<div part="log" role="log" aria-label="Conversation" tabindex="0" @scroll=${this.#onScroll}>
+          ${entries.length ? entries.map((e) => this.#row(e)) : html`<slot name="empty"></slot>`}
+        </div>
+        <p part="availability" role="status">${note}</p>
+        <form part="composer" @submit=${this.#onSubmit}>
+          <textarea
+            part="input"
+            aria-label="Message"
+            rows="2"
+            placeholder="Message the agent…"
+            @keydown=${this.#onKey}
+            @focus=${this.#onFocus}
+          ></textarea
+          ><button part="send" aria-disabled=${this.#busy}>Send</button>
+        </form>`,
       this.#root,
     );
   }

@@ -9,7 +9,9 @@ import { chatHostStyles } from './chat-host.styles.js';
 /** Turns Markdown into DOM the chat inserts as is (sanitizing is the renderer's job). */
 export type RenderMarkdown = (markdown: string) => Node;
 
-const EVENTS = 'turn chat-delta tool-start tool-result status error ended ready'.split(' ').map((name) => `pedelec-${name}`);
+const EVENTS = 'turn chat-delta tool-start tool-result status error ended ready'
+  .split(' ')
+  .map((name) => `pedelec-${name}`);
 
 /** The chat's view (chat-view.ts: transcript, composer, availability, templates, styles), imported by the first update of the first chat. */
 let viewModule: Promise<typeof import('./chat-view.js')> | undefined;
@@ -139,7 +141,9 @@ export class PedelecChatElement extends ReactiveElement {
     if (this.sessionElement) return this.sessionElement;
     let found: Node | null | undefined;
     if (this.session) found = (this.getRootNode() as Document | ShadowRoot).getElementById(this.session);
-    else for (found = this.parentNode; found && (found as Element).localName !== SESSION_TAG; ) found = found.parentNode ?? (found as ShadowRoot).host;
+    else
+      for (found = this.parentNode; found && (found as Element).localName !== SESSION_TAG;)
+        found = found.parentNode ?? (found as ShadowRoot).host;
     return (found as Element)?.localName === SESSION_TAG ? (found as PedelecSessionElement) : null;
   }
 
@@ -168,7 +172,8 @@ export class PedelecChatElement extends ReactiveElement {
     }
     // Watch for the `session` id appearing (or moving), and for the session's `approval` attribute.
     this.#observer.disconnect();
-    if (this.isConnected && this.session) this.#observer.observe(this.getRootNode(), { childList: true, subtree: true, attributeFilter: ['id'] });
+    if (this.isConnected && this.session)
+      this.#observer.observe(this.getRootNode(), { childList: true, subtree: true, attributeFilter: ['id'] });
     if (next) this.#observer.observe(next, { attributeFilter: ['approval'] });
   }
 

@@ -10,7 +10,11 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * WebSocket, but from markup only on a loopback host: injected markup must not be able to send the
  * page's tools to a foreign server. A foreign host is accepted only when `trusted` (set from script).
  */
-export function parseBridge(value: string | null | undefined, trusted: boolean, extensionId?: string): BridgeConfig | PedelecError {
+export function parseBridge(
+  value: string | null | undefined,
+  trusted: boolean,
+  extensionId?: string,
+): BridgeConfig | PedelecError {
   const text = (value ?? '').trim();
   if (text === '') return extensionId ? { kind: 'extension', extensionId } : { kind: 'extension' };
   let url: URL | undefined;

@@ -47,7 +47,10 @@ export function acquireClient(holder: object, config: BridgeConfig, bridgeTimeou
  * Asks a connection of its own, closed again after: for a bridge whose shared client went away, which
  * stays down until a holder restarts (nothing reconnects on its own), to learn whether it is back.
  */
-export function probeAvailability(config: BridgeConfig, bridgeTimeoutMs: number | undefined): Promise<PedelecAvailability> {
+export function probeAvailability(
+  config: BridgeConfig,
+  bridgeTimeoutMs: number | undefined,
+): Promise<PedelecAvailability> {
   const client = create(config, bridgeTimeoutMs);
   return client.checkAvailability().finally(() => client.disconnect());
 }

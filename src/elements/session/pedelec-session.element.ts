@@ -36,7 +36,13 @@ import { PedelecTurnEvent } from '../../events/turn.event.js';
 import { PedelecUsageEvent } from '../../events/usage.event.js';
 import { PedelecWarningEvent } from '../../events/warning.event.js';
 import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
-import { anyMemberConnected, flushChanges, RegisterEvent, type Registrable, type SessionOwner } from '../registration.js';
+import {
+  anyMemberConnected,
+  flushChanges,
+  RegisterEvent,
+  type Registrable,
+  type SessionOwner,
+} from '../registration.js';
 import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
 import { acquireClient, probeAvailability, releaseClient } from './client-pool.js';
@@ -48,14 +54,14 @@ import { ToolRegistry, type ToolBuild } from './tool-registry.js';
 /** The result of `invoke()`: exactly what the agent would have received. Never a rejection. */
 export type InvokeResult = { ok: true; result: JsonValue } | { ok: false; error: PedelecError };
 
-
 /** The origin is awaiting approval: give the user time to decide in the extension's popup. */
 const APPROVAL_WAIT_MS = 65_000;
 const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 /** Session elements in a document now (shadow roots included): for the `persist` key check. */
 const connectedSessions = new Set<PedelecSessionElement>();
 
-const sessionEnded = (sessionId?: string) => pedelecError('SESSION_ENDED', 'Pedelec session has ended.', sessionId ? { sessionId } : undefined);
+const sessionEnded = (sessionId?: string) =>
+  pedelecError('SESSION_ENDED', 'Pedelec session has ended.', sessionId ? { sessionId } : undefined);
 
 /**
  * A toolbox that announces every call it runs, agent or local (pedelec-tool-start), and reports its
@@ -128,7 +134,11 @@ class ObservedToolbox extends Toolbox {
  * @slot - `<pedelec-tool>`, `<pedelec-guidance>`, `<pedelec-chat>` and any other content.
  */
 export class PedelecSessionElement extends ReactiveElement implements SessionOwner {
-  static override styles = css`:host{display:contents}`;
+  static override styles = css`
+    :host {
+      display: contents;
+    }
+  `;
 
   static override properties = {
     provider: { type: String },
@@ -199,7 +209,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #localCount = 0;
   /** Counts teardowns: a start that was in flight across one must not attach what it created. */
   #teardowns = 0;
-  readonly #running = new Map<ToolCallContext, { element: PedelecToolElement | null; abort(reason: PedelecError): void }>();
+  readonly #running = new Map<
+    ToolCallContext,
+    { element: PedelecToolElement | null; abort(reason: PedelecError): void }
+  >();
 
   constructor() {
     super();
@@ -295,7 +308,12 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** @internal For leak tests: the sizes of the element's bookkeeping (members, running calls, reported problems, cached JS definitions). */
   get bookkeeping(): { members: number; running: number; reported: number; cached: number } {
-    return { members: this.#members.size, running: this.#running.size, reported: this.#reported.size, cached: this.#registry.cached };
+    return {
+      members: this.#members.size,
+      running: this.#running.size,
+      reported: this.#reported.size,
+      cached: this.#registry.cached,
+    };
   }
 
   // ───────────────────────────── lifecycle ─────────────────────────────
@@ -307,7 +325,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     // session (maybe this one, maybe a nested one) takes each. Members connect after their session
     // when both arrive together, so with none connected yet there is no one to ask.
     if (anyMemberConnected()) {
-      for (const member of this.#below((el) => el instanceof PedelecToolElement || el instanceof PedelecGuidanceElement)) (member as Element & Registrable).reregister();
+      for (const member of this.#below(
+        (el) => el instanceof PedelecToolElement || el instanceof PedelecGuidanceElement,
+      ))
+        (member as Element & Registrable).reregister();
     }
     this.#queueRebuild();
     // Properties set before the upgrade (`bridge`, `tools`, a tool's `argsSchema`…) are put back by
@@ -345,7 +366,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     super.requestUpdate(name, oldValue, options);
     // What the build reads: queued now, not in this element's update a microtask later, so a
     // start() or `manifest` read in this task sees it. (Connecting queues a build anyway.)
-    if (this.isConnected && (name === 'tools' || name === 'extensionId' || CONFIG_KEYS.includes(name as never))) this.#queueRebuild();
+    if (this.isConnected && (name === 'tools' || name === 'extensionId' || CONFIG_KEYS.includes(name as never)))
+      this.#queueRebuild();
   }
 
   // ───────────────────────────── members ─────────────────────────────
@@ -419,10 +441,13 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
     // The problems of this build, by element (or JS tool name); one event per problem, not per build.
     const reported = this.#reported;
-    this.#reported = new Map(this.#built.invalid.map((problem) => [problem.element ?? `js:${problem.name}`, problem.error.message]));
+    this.#reported = new Map(
+      this.#built.invalid.map((problem) => [problem.element ?? `js:${problem.name}`, problem.error.message]),
+    );
     for (const element of toolElements) element.setInvalid(this.#reported.get(element) ?? null);
     for (const problem of this.#built.invalid) {
-      if (reported.get(problem.element ?? `js:${problem.name}`) !== problem.error.message) this.#error(problem.error, problem.element);
+      if (reported.get(problem.element ?? `js:${problem.name}`) !== problem.error.message)
+        this.#error(problem.error, problem.element);
     }
 
     // Warnings of this build; one the previous build gave already is not repeated, and one whose tool
@@ -434,7 +459,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     // kit twice, one copy per tag). Said, not dropped silently.
     for (const member of members) {
       if (!(member instanceof PedelecToolElement || member instanceof PedelecGuidanceElement)) {
-        this.#warn(pedelecError('FOREIGN_ELEMENT', `<${member.localName}> is from another copy of pedelec-elements: ignored`), warned);
+        this.#warn(
+          pedelecError('FOREIGN_ELEMENT', `<${member.localName}> is from another copy of pedelec-elements: ignored`),
+          warned,
+        );
       }
     }
 
@@ -471,11 +499,21 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     const attribute = this.guidance;
     if (attribute != null && children.length > 0) {
       // The attribute wins; the conflict is reported once, until it is resolved.
-      const error = pedelecError('INVALID_INPUT', 'guidance is given both as the guidance attribute and as <pedelec-guidance>', { reason: 'guidance given twice' });
+      const error = pedelecError(
+        'INVALID_INPUT',
+        'guidance is given both as the guidance attribute and as <pedelec-guidance>',
+        { reason: 'guidance given twice' },
+      );
       if (!this.#guidanceError) this.#error(error, children[0]!);
       this.#guidanceError = error;
     } else this.#guidanceError = null;
-    return attribute ?? children.map((g) => g.text).filter(Boolean).join('\n\n');
+    return (
+      attribute ??
+      children
+        .map((g) => g.text)
+        .filter(Boolean)
+        .join('\n\n')
+    );
   }
 
   #warn(warning: PedelecError, before: Set<string>): void {
@@ -501,7 +539,6 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     };
   }
 
-
   // ───────────────────────────── tool calls ─────────────────────────────
 
   #unavailable(tool: string): PedelecError | null {
@@ -516,7 +553,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #dispatchToolCall(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined {
     const element = this.#built.byName.get(call.tool)?.element;
     if (!element) return undefined;
-    const event = new PedelecToolCallEvent({ tool: call.tool, args: call.args, context: call.ctx }, (error) => this.#error(error, element));
+    const event = new PedelecToolCallEvent({ tool: call.tool, args: call.args, context: call.ctx }, (error) =>
+      this.#error(error, element),
+    );
     element.dispatchEvent(event);
     return event.close();
   }
@@ -538,7 +577,15 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
   #toolFinished(call: ToolCall, outcome: ToolOutcome, durationMs: number): void {
     this.#running.delete(call.ctx);
     this.#emit(
-      new PedelecToolResultEvent({ tool: call.tool, args: call.args, result: outcome.result, ok: outcome.ok, durationMs, context: call.ctx, local: call.local }),
+      new PedelecToolResultEvent({
+        tool: call.tool,
+        args: call.args,
+        result: outcome.result,
+        ok: outcome.ok,
+        durationMs,
+        context: call.ctx,
+        local: call.local,
+      }),
     );
   }
 
@@ -601,11 +648,13 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
 
   /** Registers a named handler (`onTool(name, fn)`) or the generic fallback (`onTool(fn)`); returns an unsubscribe. */
   onTool(handler: GenericToolHandler): () => void;
-  onTool<TArgs = unknown, TResult = unknown>(toolName: string, handler: ToolSpecificHandler<TArgs, TResult>): () => void;
+  onTool<TArgs = unknown, TResult = unknown>(
+    toolName: string,
+    handler: ToolSpecificHandler<TArgs, TResult>,
+  ): () => void;
   onTool(nameOrHandler: string | GenericToolHandler, handler?: ToolSpecificHandler): () => void {
     return this.#toolbox.onTool(nameOrHandler, handler);
   }
-
 
   // ───────────────────────────── session ─────────────────────────────
 
@@ -725,7 +774,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     // A client whose bridge went away stays down until restart(), the explicit reconnect. With no
     // session on it, ask a new connection whether the bridge is back (a dev Core restarted, say).
     const config = this.#bridgeConfig();
-    if (client.unavailableReason && !this.#live() && !('code' in config)) return probeAvailability(config, this.bridgeTimeoutMs);
+    if (client.unavailableReason && !this.#live() && !('code' in config))
+      return probeAvailability(config, this.bridgeTimeoutMs);
     return client.checkAvailability().finally(() => this.#releaseIfGone());
   }
 
@@ -761,7 +811,10 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     const config = this.#bridgeConfig();
     if ('code' in config) return null;
     // The bridge as given (spec: `pedelec-elements:v1:<bridge or 'ext:'+extensionId>:<id or path>`).
-    return persistKey(config.kind === 'websocket' ? this.bridge!.trim() : bridgeKey(config), this.id || (globalThis.location?.pathname ?? ''));
+    return persistKey(
+      config.kind === 'websocket' ? this.bridge!.trim() : bridgeKey(config),
+      this.id || (globalThis.location?.pathname ?? ''),
+    );
   }
 
   /**
@@ -810,7 +863,11 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     const removed = () => this.#teardowns !== generation;
     const key = this.#storageKey();
     if (key && [...connectedSessions].some((other) => other !== this && other.#storageKey() === key)) {
-      return fail(pedelecError('INVALID_INPUT', `two persisted sessions share the storage key ${key}; give them distinct ids`, { key }));
+      return fail(
+        pedelecError('INVALID_INPUT', `two persisted sessions share the storage key ${key}; give them distinct ids`, {
+          key,
+        }),
+      );
     }
     this.#setStatus('starting');
     // What is sent, taken once: changes made while starting are compared with it once started.
@@ -837,7 +894,9 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       throw sessionEnded();
     }
     const wiring = { toolbox, requestTimeoutMs };
-    const skills = manifest ? { guidance: manifest.guidance, tools: built.tools.map((t) => ({ ...t.tool.manifest })) } : undefined;
+    const skills = manifest
+      ? { guidance: manifest.guidance, tools: built.tools.map((t) => ({ ...t.tool.manifest })) }
+      : undefined;
 
     let session: PedelecSession | null = null;
     let resumed = false;
@@ -848,7 +907,15 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       const resumeId = current ? current.sessionId : fresh ? null : this.getAttribute('session-id');
       if (resumeId) {
         try {
-          session = await client.resumeSession(resumeId, { provider: current?.provider ?? config.provider, model: current?.model ?? (config.model || undefined), skills }, wiring);
+          session = await client.resumeSession(
+            resumeId,
+            {
+              provider: current?.provider ?? config.provider,
+              model: current?.model ?? (config.model || undefined),
+              skills,
+            },
+            wiring,
+          );
           resumed = true;
         } catch {
           // Gone, or not ours any more: start fresh below.
@@ -864,7 +931,12 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       // No provider: the user's default, and a model only makes sense with a provider.
       session ??= await client.createSession(
         // What was taken when the start began (a change during the approval wait is a later change).
-        { provider: config.provider || undefined, model: (config.provider && config.model) || undefined, skills, autoEndOnDisconnect: !this.persist } as CreateSessionInput,
+        {
+          provider: config.provider || undefined,
+          model: (config.provider && config.model) || undefined,
+          skills,
+          autoEndOnDisconnect: !this.persist,
+        } as CreateSessionInput,
         wiring,
       );
     } catch (error) {
@@ -874,7 +946,13 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       return fail(normalizeError(error, 'CREATE_SESSION_FAILED', 'Could not create the Pedelec session'));
     }
     this.removeAttribute('approval');
-    if (key) writeRecord(key, { sessionId: session.sessionId, provider: session.provider, model: session.model, manifestHash });
+    if (key)
+      writeRecord(key, {
+        sessionId: session.sessionId,
+        provider: session.provider,
+        model: session.model,
+        manifestHash,
+      });
     this.#recordKey = key;
     if (removed()) {
       // Removed while Core created the session: treat it as teardown would have (end it, or with
@@ -885,7 +963,14 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
       throw reason;
     }
     this.#attach(session, manifest, config);
-    this.#emit(new PedelecReadyEvent({ sessionId: session.sessionId, provider: session.provider, model: session.model, resumed }));
+    this.#emit(
+      new PedelecReadyEvent({
+        sessionId: session.sessionId,
+        provider: session.provider,
+        model: session.model,
+        resumed,
+      }),
+    );
     return session;
   }
 
@@ -901,7 +986,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     // lets this one go before the session reports its end.
     session.onEnded((context) => {
       // Its running calls were aborted and forgotten by the session: their handlers may never answer.
-      for (const ctx of this.#running.keys()) if (ctx.sessionId === session.sessionId && ctx.turnKind !== 'local') this.#running.delete(ctx);
+      for (const ctx of this.#running.keys())
+        if (ctx.sessionId === session.sessionId && ctx.turnKind !== 'local') this.#running.delete(ctx);
       this.#emit(new PedelecEndedEvent({ context }));
     });
     this.#unsubscribe = [
@@ -990,6 +1076,8 @@ export class PedelecSessionElement extends ReactiveElement implements SessionOwn
     this.#_status = next;
     this.setAttribute('status', next);
     this.#showState(previousStatus, next);
-    this.#emitStatus(new PedelecStatusEvent(context ? { status: next, previousStatus, context } : { status: next, previousStatus }));
+    this.#emitStatus(
+      new PedelecStatusEvent(context ? { status: next, previousStatus, context } : { status: next, previousStatus }),
+    );
   }
 }

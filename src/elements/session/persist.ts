@@ -22,7 +22,12 @@ export function readRecord(key: string): PersistRecord | null {
     const record = JSON.parse(storage()?.getItem(key) ?? 'null') as PersistRecord | null;
     const { sessionId, provider, model, manifestHash } = record ?? ({} as PersistRecord);
     const text = (value: unknown) => typeof value === 'string';
-    return text(sessionId) && text(manifestHash) && (provider === undefined || text(provider)) && (model === undefined || text(model)) ? record : null;
+    return text(sessionId) &&
+      text(manifestHash) &&
+      (provider === undefined || text(provider)) &&
+      (model === undefined || text(model))
+      ? record
+      : null;
   } catch {
     return null; // corrupt JSON, or a storage method that throws (a SecurityError, say)
   }

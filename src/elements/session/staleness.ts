@@ -13,7 +13,8 @@ export type SessionConfig = Record<(typeof CONFIG_KEYS)[number], string>;
 /** Tool names added, removed or changed since the snapshot, and configuration keys that changed. */
 export type StaleChange = { added: string[]; removed: string[]; changed: string[]; config: string[] };
 
-const toolTexts = (manifest: SerializableSkillsManifest | undefined) => new Map((manifest?.tools ?? []).map((t) => [t.name, canonicalJson(t)]));
+const toolTexts = (manifest: SerializableSkillsManifest | undefined) =>
+  new Map((manifest?.tools ?? []).map((t) => [t.name, canonicalJson(t)]));
 
 export class Staleness {
   #snapshot: { tools: Map<string, string>; config: SessionConfig } | null = null;

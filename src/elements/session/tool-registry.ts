@@ -5,7 +5,13 @@
  * one change costs one normalization, not N. Unlike `createSession`, a bad tool is dropped and
  * reported; the rest keeps working.
  */
-import { isPedelecError, pedelecError, type NormalizedTool, type PedelecError, type ToolDefinition } from '../../core/index.js';
+import {
+  isPedelecError,
+  pedelecError,
+  type NormalizedTool,
+  type PedelecError,
+  type ToolDefinition,
+} from '../../core/index.js';
 // Kit internals, not on the core entry (whose size is budgeted).
 import { canonicalJson } from '../../core/json.js';
 import { normalizeTool } from '../../core/tools.js';
@@ -14,9 +20,19 @@ import type { PedelecToolElement, ToolDeclaration } from '../tool/pedelec-tool.e
 export type BuiltTool = { tool: NormalizedTool; element: PedelecToolElement | null; definition: ToolDefinition | null };
 export type InvalidDeclaration = { element: PedelecToolElement | null; name: string | null; error: PedelecError };
 /** `disabled`: the names of tool elements that are `disabled` (left out, but declared on this page). */
-export type ToolBuild = { tools: BuiltTool[]; byName: Map<string, BuiltTool>; invalid: InvalidDeclaration[]; disabled: Set<string> };
+export type ToolBuild = {
+  tools: BuiltTool[];
+  byName: Map<string, BuiltTool>;
+  invalid: InvalidDeclaration[];
+  disabled: Set<string>;
+};
 
-function invalid(element: PedelecToolElement | null, name: string | null, reason: string, path?: string): InvalidDeclaration {
+function invalid(
+  element: PedelecToolElement | null,
+  name: string | null,
+  reason: string,
+  path?: string,
+): InvalidDeclaration {
   const details: Record<string, unknown> = { tool: name, reason };
   if (path !== undefined) details.path = path;
   const label = name ? `tool "${name}"` : 'tool';
@@ -44,10 +60,22 @@ export class ToolRegistry {
     const problems: InvalidDeclaration[] = [];
     const disabled = new Set<string>();
 
-    const add = (definition: unknown, normalized: NormalizedTool | PedelecError, element: PedelecToolElement | null, jsDefinition: ToolDefinition | null) => {
+    const add = (
+      definition: unknown,
+      normalized: NormalizedTool | PedelecError,
+      element: PedelecToolElement | null,
+      jsDefinition: ToolDefinition | null,
+    ) => {
       if (isPedelecError(normalized)) {
         const name = (definition as { name?: unknown } | null)?.name;
-        problems.push(invalid(element, typeof name === 'string' ? name : null, normalized.message, (normalized.details as { path?: string } | undefined)?.path));
+        problems.push(
+          invalid(
+            element,
+            typeof name === 'string' ? name : null,
+            normalized.message,
+            (normalized.details as { path?: string } | undefined)?.path,
+          ),
+        );
         return;
       }
       if (byName.has(normalized.name)) {
@@ -64,16 +92,23 @@ export class ToolRegistry {
       const declared = element.declaration();
       if (!declared.ok) return problems.push(invalid(element, declared.name, declared.reason, declared.path));
       let cached = this.#byElement.get(element);
-      if (cached?.[0] !== declared) this.#byElement.set(element, (cached = [declared, normalizeTool(declared.definition, index, declared.owned)]));
+      if (cached?.[0] !== declared)
+        this.#byElement.set(element, (cached = [declared, normalizeTool(declared.definition, index, declared.owned)]));
       add(declared.definition, cached[1], element, null);
     });
-    definitions.forEach((definition, index) => add(definition, this.#normalize(definition, elements.length + index, used), null, definition));
+    definitions.forEach((definition, index) =>
+      add(definition, this.#normalize(definition, elements.length + index, used), null, definition),
+    );
 
     this.#cache = used; // entries no build uses any more are dropped: nothing grows without bound
     return { tools, byName, invalid: problems, disabled };
   }
 
-  #normalize(definition: unknown, index: number, used: Map<string, NormalizedTool | PedelecError>): NormalizedTool | PedelecError {
+  #normalize(
+    definition: unknown,
+    index: number,
+    used: Map<string, NormalizedTool | PedelecError>,
+  ): NormalizedTool | PedelecError {
     let key: string | null = null;
     try {
       const { handler: _handler, ...data } = definition as Record<string, unknown>;

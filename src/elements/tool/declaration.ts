@@ -18,7 +18,8 @@ export function setOwn(target: Node, key: string, value: unknown): void {
 }
 
 /** A number as a JSON round trip gives it: -0 is 0, one that is not finite is null (`JSON.parse` gives both: `-0`, `1e400`). */
-const asJson = (_key: string, value: unknown) => (typeof value === 'number' ? (Number.isFinite(value) ? value + 0 : null) : value);
+const asJson = (_key: string, value: unknown) =>
+  typeof value === 'number' ? (Number.isFinite(value) ? value + 0 : null) : value;
 
 /** Parsed JSON, or `fallback` when the text is not JSON. */
 function jsonOr(text: string, fallback: unknown): unknown {
@@ -33,11 +34,13 @@ const NOT_JSON = Symbol('not JSON');
 /** The `<pedelec-arg>` children of an element, in order (direct children only). */
 export function argChildren(parent: Element): Element[] {
   const args: Element[] = [];
-  for (let child = parent.firstElementChild; child; child = child.nextElementSibling) if (child.localName === ARG_TAG) args.push(child);
+  for (let child = parent.firstElementChild; child; child = child.nextElementSibling)
+    if (child.localName === ARG_TAG) args.push(child);
   return args;
 }
 
-const isJsonScript = (child: Element) => child.localName === 'script' && (child.getAttribute('type') ?? '').trim().toLowerCase() === 'application/json';
+const isJsonScript = (child: Element) =>
+  child.localName === 'script' && (child.getAttribute('type') ?? '').trim().toLowerCase() === 'application/json';
 
 /** Reads one attribute's text as its keyword's value (what cannot be read stays text, for the check). */
 type Reader = (text: string, type: string) => unknown;
@@ -50,7 +53,8 @@ const number: Reader = (t) => {
 const jsonOrText: Reader = (t) => jsonOr(t, t);
 // A JSON array, or comma-separated for strings; anything else is reported by the check with its path
 // — text that starts like an array but is not JSON too (`['a','b']` is not a list of two quoted names).
-const enumValues: Reader = (t, type) => (t.trim().startsWith('[') ? jsonOr(t, t) : type === 'string' ? t.split(',').map((s) => s.trim()) : t);
+const enumValues: Reader = (t, type) =>
+  t.trim().startsWith('[') ? jsonOr(t, t) : type === 'string' ? t.split(',').map((s) => s.trim()) : t;
 
 /** `<pedelec-arg>` attributes and the keywords they set, in this order. */
 const KEYWORDS: ReadonlyArray<[attribute: string, keyword: string, read: Reader]> = [
@@ -72,7 +76,13 @@ const KEYWORDS: ReadonlyArray<[attribute: string, keyword: string, read: Reader]
  * The attributes a declaration is read from, on `<pedelec-arg>`s and the inline JSON script: the
  * only ones whose change is a change of the tool (a `class` or `data-*` change is not).
  */
-export const DECLARATION_ATTRIBUTES = ['name', 'type', 'required', 'items', ...KEYWORDS.map(([attribute]) => attribute)];
+export const DECLARATION_ATTRIBUTES = [
+  'name',
+  'type',
+  'required',
+  'items',
+  ...KEYWORDS.map(([attribute]) => attribute),
+];
 
 /**
  * Nested `<pedelec-arg>`s read at most this deep (node levels). Deeper markup (built from script: the
@@ -116,12 +126,13 @@ export function objectFromArgs(args: Element[], level = 2): { properties: Node; 
 
 /** What declares a tool's args schema, and the problem when it cannot be read. */
 export type SchemaSource =
-  | { ok: true; schema: unknown; owned: boolean; path?: undefined }
-  | { ok: false; reason: string; path?: string };
+  { ok: true; schema: unknown; owned: boolean; path?: undefined } | { ok: false; reason: string; path?: string };
 
 function fromJson(text: string, what: string, path: string): SchemaSource {
   const schema = jsonOr(text, NOT_JSON);
-  return schema !== NOT_JSON ? { ok: true, schema, owned: true } : { ok: false, reason: `${what} is not valid JSON`, path };
+  return schema !== NOT_JSON
+    ? { ok: true, schema, owned: true }
+    : { ok: false, reason: `${what} is not valid JSON`, path };
 }
 
 /**
@@ -132,7 +143,8 @@ function fromJson(text: string, what: string, path: string): SchemaSource {
 export function readSchema(tool: Element, schemaAttribute: string | null, argsSchemaProperty: unknown): SchemaSource {
   const args = argChildren(tool);
   let script: Element | undefined;
-  for (let child = tool.firstElementChild; child && !script; child = child.nextElementSibling) if (isJsonScript(child)) script = child;
+  for (let child = tool.firstElementChild; child && !script; child = child.nextElementSibling)
+    if (isJsonScript(child)) script = child;
   const sources = [
     schemaAttribute !== null && 'the schema attribute',
     script && 'an inline JSON script',
@@ -144,6 +156,7 @@ export function readSchema(tool: Element, schemaAttribute: string | null, argsSc
   if (script) return fromJson(script.textContent ?? '', 'inline JSON schema', 'script');
   if (args.length > 0) return { ok: true, schema: { type: 'object', ...objectFromArgs(args) }, owned: true };
   // The page's own object: normalization clones it.
-  if (argsSchemaProperty !== undefined && argsSchemaProperty !== null) return { ok: true, schema: argsSchemaProperty, owned: false };
+  if (argsSchemaProperty !== undefined && argsSchemaProperty !== null)
+    return { ok: true, schema: argsSchemaProperty, owned: false };
   return { ok: true, schema: { type: 'object', properties: {} }, owned: true };
 }

@@ -68,7 +68,12 @@ export class PedelecToolElement extends ReactiveElement {
   declare argsSchema: ToolArgsSchema | undefined;
 
   // <pedelec-arg> children and an inline JSON script are part of the declaration.
-  readonly #membership = new Membership(this, { childList: true, subtree: true, attributeFilter: DECLARATION_ATTRIBUTES, characterData: true });
+  readonly #membership = new Membership(this, {
+    childList: true,
+    subtree: true,
+    attributeFilter: DECLARATION_ATTRIBUTES,
+    characterData: true,
+  });
   #reason: string | null = null;
 
   constructor() {
@@ -122,7 +127,11 @@ export class PedelecToolElement extends ReactiveElement {
     // `undefined` too is no schema attribute: a framework unbinding `schema` sets it.
     const source = readSchema(this, this.schema ?? null, this.argsSchema);
     if (!source.ok) return { ...source, name };
-    const definition: Record<string, unknown> = { name, description: this.description ?? '', argsSchema: source.schema };
+    const definition: Record<string, unknown> = {
+      name,
+      description: this.description ?? '',
+      argsSchema: source.schema,
+    };
     const timeout = this.timeoutMs;
     if (timeout !== null && timeout !== undefined) {
       // An empty value (timeout-ms="", a bare timeout-ms) is a bad one, not "no timeout".
@@ -142,5 +151,4 @@ export class PedelecToolElement extends ReactiveElement {
   reregister(): void {
     this.#membership.reregister();
   }
-
 }
