@@ -144,12 +144,12 @@ export class AssetStore {
     request: Record<string, unknown>,
   ): { uploadId: string; uploadUrl: string; token: string } {
     const { filename, sizeBytes, mimeType, targetPath } = request;
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
     if (
       typeof filename !== 'string' ||
       filename === '' ||
       filename === '.' ||
       filename === '..' ||
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
       /[/\\\x00-\x1f]/.test(filename)
     ) {
       throw new DevCoreError('INVALID_INPUT', 'filename must be a plain file name');

@@ -120,13 +120,13 @@ function jsonLength(value: unknown): number {
 
 /** A plain file name: no folder, nothing a path could misread. */
 function isArtifactName(name: unknown): name is string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
   return (
     typeof name === 'string' &&
     name !== '' &&
     name !== '.' &&
     name !== '..' &&
     name.length <= 255 &&
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
     !/[/\\\x00-\x1f]/.test(name)
   );
 }
