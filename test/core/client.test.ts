@@ -1,13 +1,13 @@
 /**
  * Behaviour tests of the `Pedelec` client (spec/sdk-api.md "new Pedelec", "createSession", "Other
  * client methods", "Error shape", "Testing"; spec/bridge-protocol.md §1–§3), driven through the
- * fake Chrome port of ./fake-chrome.ts.
+ * fake Chrome port of test/support/fake-chrome.ts.
  */
 import { expect } from '@open-wc/testing';
 import { Pedelec, PEDELEC_EXTENSION_ID, PEDELEC_PROTOCOL_VERSION } from '../../src/core/index.js';
 import type { PedelecOptions, PedelecSession } from '../../src/core/index.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from './fake-chrome.js';
-import { rejection, track, type Tracked } from './promises.js';
+import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { rejection, track, type Tracked } from '../support/promises.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
 

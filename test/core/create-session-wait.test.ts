@@ -6,8 +6,8 @@
 import { expect } from '@open-wc/testing';
 import { Pedelec } from '../../src/core/index.js';
 import type { PedelecOptions } from '../../src/core/index.js';
-import { installFakeChrome, uninstallFakeChrome, type FakePort } from './fake-chrome.js';
-import { track } from './promises.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { track } from '../support/promises.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 let fake: FakePort;

@@ -7,8 +7,8 @@
  */
 import { expect } from '@open-wc/testing';
 import { Pedelec, PEDELEC_PROTOCOL_VERSION, type PedelecError, type PedelecSession } from '../../src/core/index.js';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from './fake-chrome.js';
-import { rejection, track } from './promises.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
+import { rejection, track } from '../support/promises.js';
 
 let fake: FakePort;
 let clients: Pedelec[] = [];

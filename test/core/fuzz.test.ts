@@ -8,7 +8,7 @@ import { expect } from '@open-wc/testing';
 import fc from 'fast-check';
 import { Pedelec, type PedelecSession } from '../../src/core/index.js';
 import type { PedelecError } from '../../src/core/errors.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from './fake-chrome.js';
+import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
 
 const SEED = 20240917;
 const NUM_RUNS = 100;

@@ -16,8 +16,8 @@ import type {
   StatusEventContext,
   ToolCallContext,
 } from '../../src/core/types.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from './fake-chrome.js';
-import { rejection as rejectionOf } from './promises.js';
+import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { rejection as rejectionOf } from '../support/promises.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
 

@@ -6,7 +6,7 @@
  */
 import { expect } from '@open-wc/testing';
 import { Pedelec, type PedelecError, type PedelecSession } from '../../src/core/index.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from './fake-chrome.js';
+import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
 
 let fake: FakePort;
 let client: Pedelec;

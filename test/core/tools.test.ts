@@ -1,7 +1,7 @@
 /**
  * Behaviour tests for tools in the core SDK: spec/tools-api.md (all of it), the tool-related parts of
  * spec/sdk-api.md, and reliability.md rows "Bad results from handlers" and "Handler faults".
- * Everything runs against the fake Chrome port (test/core/fake-chrome.ts).
+ * Everything runs against the fake Chrome port (test/support/fake-chrome.ts).
  */
 import { expect } from '@open-wc/testing';
 import {
@@ -14,8 +14,8 @@ import {
   type StatusEventContext,
   type ToolCallContext,
 } from '../../src/core/index.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from './fake-chrome.js';
-import { rejection as rejectionOf } from './promises.js';
+import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
+import { rejection as rejectionOf } from '../support/promises.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
 

@@ -7,8 +7,8 @@ import { Pedelec } from '../../src/core/index.js';
 import type { BridgePort } from '../../src/core/index.js';
 import { createMemoryPair, websocketTransport } from '../../src/transports.js';
 import type { MemoryPeer } from '../../src/transports.js';
-import { flush } from './fake-chrome.js';
-import { rejection, track } from './promises.js';
+import { flush } from '../support/fake-chrome.js';
+import { rejection, track } from '../support/promises.js';
 
 function thrownBy(fn: () => void): unknown {
   try {

@@ -8,8 +8,8 @@ import { expect } from '@open-wc/testing';
 import { Pedelec, PedelecSession } from '../../src/core/index.js';
 import type { PedelecError } from '../../src/core/errors.js';
 import type { PedelecSessionStatus } from '../../src/core/types.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from './fake-chrome.js';
-import { track, type Tracked } from './promises.js';
+import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { track, type Tracked } from '../support/promises.js';
 
 let fake: FakePort;
 let clients: Pedelec[] = [];

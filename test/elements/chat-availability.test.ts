@@ -7,7 +7,7 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecChatElement, PedelecSessionElement } from '../../src/index.js';
-import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
 import { replier } from './helpers.js';
 
 let fake: FakePort;

@@ -7,7 +7,7 @@
  * its `lit-html` policy). No @open-wc/testing: it would bring a second Lit.
  */
 import { expect } from '@esm-bundle/chai';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
 
 const violations: SecurityPolicyViolationEvent[] = [];
 document.addEventListener('securitypolicyviolation', (e) => violations.push(e));

@@ -15,7 +15,7 @@ import {
   type PedelecChatElement,
   type PedelecSessionElement,
 } from '../../src/index.js';
-import { installFakeChrome, uninstallFakeChrome } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome } from '../support/fake-chrome.js';
 
 // The chat renders the events of its session; here the test is the session's agent.
 let turns = 0;

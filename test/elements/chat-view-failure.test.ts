@@ -7,7 +7,7 @@
 import { expect, fixture, html, waitUntil } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecChatElement, PedelecErrorEvent, PedelecSessionElement } from '../../src/index.js';
-import { installFakeChrome, uninstallFakeChrome } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome } from '../support/fake-chrome.js';
 
 const unhandled: unknown[] = [];
 const onUnhandled = (event: PromiseRejectionEvent) => {

@@ -2,14 +2,14 @@
  * <pedelec-chat> in text mode: binding order, the transcript (user turns, streamed deltas, tool rows,
  * errors), the composer (Enter, Shift+Enter, IME, busy turns, focus, keyboard only), the availability
  * line in every state, agent text as text, accessibility, light and dark. Driven through the fake
- * extension port of test/core/fake-chrome.ts, exactly as the extension would drive it.
+ * extension port of test/support/fake-chrome.ts, exactly as the extension would drive it.
  */
 import { aTimeout, expect, fixture, html, waitUntil } from '@open-wc/testing';
 import { emulateMedia, sendKeys } from '@web/test-runner-commands';
 import '../../src/define.js';
 import { PedelecChatElement, type PedelecSessionElement, type PedelecToolElement } from '../../src/index.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
 import { uniqueTag } from './helpers.js';
 
 // ───────────────────────────── harness ─────────────────────────────

@@ -1,13 +1,13 @@
 /**
  * Shared fixtures for the element tests (test/elements/*.test.ts). Kept small and stable: other test
  * files import them. Everything here drives the public surface only (elements, events, the fake
- * Chrome port of test/core/fake-chrome.ts).
+ * Chrome port of test/support/fake-chrome.ts).
  */
 import { fixture, html } from '@open-wc/testing';
 import type { PedelecSessionElement } from '../../src/index.js';
-import { flush, type FakePort, type Posted } from '../core/fake-chrome.js';
+import { flush, type FakePort, type Posted } from '../support/fake-chrome.js';
 
-export { installFakeChrome, uninstallFakeChrome, flush, type FakePort, type Posted } from '../core/fake-chrome.js';
+export { installFakeChrome, uninstallFakeChrome, flush, type FakePort, type Posted } from '../support/fake-chrome.js';
 
 /** What `get_approval_status` answers for an installed extension whose origin is approved. */
 export function approvedStatus(): Record<string, unknown> {

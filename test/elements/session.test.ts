@@ -1,7 +1,7 @@
 /**
  * <pedelec-session>: bridge rules, the shared client, status, lazy start, persist, methods, invoke(),
  * handler resolution, changes after start, teardown and events (spec/elements.md, reliability.md).
- * The bridge is the fake Chrome runtime of test/core/fake-chrome.ts; WebSockets are only ever opened
+ * The bridge is the fake Chrome runtime of test/support/fake-chrome.ts; WebSockets are only ever opened
  * to a closed loopback port.
  */
 import { aTimeout, expect, fixture, html, oneEvent } from '@open-wc/testing';
@@ -25,7 +25,7 @@ import {
   type ToolCallContext,
 } from '../../src/index.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
 import { twoSessions, uniqueTag } from './helpers.js';
 
 // ───────────────────────────── harness ─────────────────────────────

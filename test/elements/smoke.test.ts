@@ -1,7 +1,7 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecSessionElement } from '../../src/index.js';
-import { installFakeChrome, uninstallFakeChrome, flush, type FakePort } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, flush, type FakePort } from '../support/fake-chrome.js';
 
 describe('smoke', () => {
   let fake: FakePort;

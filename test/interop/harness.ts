@@ -5,7 +5,7 @@
  */
 import { expect } from '@open-wc/testing';
 import type { PedelecSessionElement, PedelecToolElement, PedelecToolsChangedEvent } from 'pedelec-elements';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
 
 export { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted };
 

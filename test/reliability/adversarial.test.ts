@@ -16,7 +16,7 @@ import {
   type PedelecToolStartEvent,
   type ToolCallContext,
 } from '../../src/index.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../core/fake-chrome.js';
+import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
 import { approvedStatus, record, twoSessions } from '../elements/helpers.js';
 import { installCounters, until, type Counters } from './harness.js';

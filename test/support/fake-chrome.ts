@@ -1,7 +1,12 @@
 /**
  * The fake Chrome runtime of spec/sdk-api.md "Testing": installs `globalThis.chrome.runtime.connect`
  * returning a port that records what the page posts and lets the test emit responses and events.
+ * It is the tests' one way to answer the page's requests: `request(type)` waits for a request to be
+ * posted (the promise settles when the page posts it, not after a count of microtasks), and
+ * `answer` / `refuse` respond to it.
  */
+import { installPageGlobals } from './page-globals.js';
+
 type Listener = (message: unknown) => void;
 
 export type Posted = Record<string, any>;
@@ -19,10 +24,23 @@ export interface FakePort {
   connectArgs: unknown[] | null;
   /** Delivers a message to the page (synchronously, like a listener call). */
   emit(message: unknown): void;
-  /** Answers the n-th (default: last) posted request. */
+  /** Answers a posted request (default: the last one) with `result`. */
   respond(result?: unknown, request?: Posted): void;
+  /** Refuses a posted request (default: the last one) with `error`. */
   fail(error: unknown, request?: Posted): void;
-  /** Sends a session event with this client's channel id. */
+  /**
+   * The first request of `type` (passing `where`) not answered yet through `answer`/`refuse`: at once
+   * when it was posted already, else when the page posts it. Rejects after `timeoutMs` (default 2 000)
+   * naming what was posted.
+   */
+  request(type: string, where?: (message: Posted) => boolean, timeoutMs?: number): Promise<Posted>;
+  /** Waits for {@link FakePort.request} and answers it with `result`; resolves with the request. */
+  answer(type: string, result?: unknown, where?: (message: Posted) => boolean): Promise<Posted>;
+  /** Waits for {@link FakePort.request} and refuses it with `error`; resolves with the request. */
+  refuse(type: string, error: unknown, where?: (message: Posted) => boolean): Promise<Posted>;
+  /** Requests answered through `answer`/`refuse` (a test may add one it answered by hand). */
+  answered: WeakSet<Posted>;
+  /** Sends a session event on the channel of the page's first request. */
   event(sessionId: string, type: string, fields?: Record<string, unknown>): void;
   /** Fires onDisconnect, optionally with chrome.runtime.lastError set. */
   disconnect(lastError?: unknown): void;
@@ -33,15 +51,21 @@ export interface FakePort {
 }
 
 export function installFakeChrome(opts: { connectThrows?: boolean; noConnect?: boolean } = {}): FakePort {
+  installPageGlobals();
   const messageListeners: Listener[] = [];
   const disconnectListeners: Listener[] = [];
   const runtime: Record<string, unknown> = {};
+  /** Tests waiting for a request to be posted. */
+  const waiting = new Set<() => void>();
+  const find = (type: string, where?: (message: Posted) => boolean) =>
+    fake.posted.find((m) => m.type === type && !fake.answered.has(m) && (!where || where(m)));
   const fake: FakePort = {
     posted: [],
     handshake: [],
     connectArgs: null,
     throwOnPost: undefined,
     disconnectCalls: 0,
+    answered: new WeakSet(),
     emit(message) {
       messageListeners.slice().forEach((fn) => fn(message));
     },
@@ -52,6 +76,40 @@ export function installFakeChrome(opts: { connectThrows?: boolean; noConnect?: b
     fail(error, request) {
       const req = request ?? fake.last();
       fake.emit({ channelId: req.channelId, type: 'response', requestId: req.requestId, ok: false, error });
+    },
+    request(type, where, timeoutMs = 2000) {
+      const found = find(type, where);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const posted = find(type, where);
+          if (!posted) return;
+          waiting.delete(check);
+          clearTimeout(timer);
+          resolve(posted);
+        };
+        const timer = setTimeout(() => {
+          waiting.delete(check);
+          reject(
+            new Error(
+              `no ${type} request was posted; posted: ${fake.posted.map((m) => m.type).join(', ') || 'nothing'}`,
+            ),
+          );
+        }, timeoutMs);
+        waiting.add(check);
+      });
+    },
+    async answer(type, result = {}, where) {
+      const req = await fake.request(type, where);
+      fake.answered.add(req);
+      fake.respond(result, req);
+      return req;
+    },
+    async refuse(type, error, where) {
+      const req = await fake.request(type, where);
+      fake.answered.add(req);
+      fake.fail(error, req);
+      return req;
     },
     event(sessionId, type, fields = {}) {
       fake.emit({ channelId: fake.posted[0]?.channelId, type, sessionId, ...fields });
@@ -74,6 +132,7 @@ export function installFakeChrome(opts: { connectThrows?: boolean; noConnect?: b
       if (fake.throwOnPost !== undefined) throw fake.throwOnPost;
       const handshake = message?.type === 'sdk_hello' || message?.type === 'page_activity';
       (handshake ? fake.handshake : fake.posted).push(message);
+      if (!handshake) [...waiting].forEach((check) => check());
     },
     onMessage: { addListener: (fn: Listener) => messageListeners.push(fn) },
     onDisconnect: { addListener: (fn: Listener) => disconnectListeners.push(fn) },
