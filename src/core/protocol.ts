@@ -75,6 +75,12 @@ export function inOrder<T>(deliver: (item: T) => void): (item: T) => void {
   };
 }
 
+/** setTimeout's ceiling: a longer delay overflows and fires at once, so longer waits re-arm at this. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** How long Core waits for a tool's result when the tool names no `timeoutMs` (bridge-protocol.md §3). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+
 /** `<prefix>_<Date.now()>_<random>`; crypto.randomUUID when the platform has it. */
 export const randomId = (prefix: string): string =>
   `${prefix}_${Date.now()}_${globalThis.crypto?.randomUUID?.() ?? Math.random().toString(36).slice(2)}`;

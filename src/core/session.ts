@@ -4,7 +4,8 @@
  */
 import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import { fieldsOf, isObject, isText, type JsonValue } from './json.js';
-import { inOrder, randomId } from './protocol.js';
+import { toolCallContext } from './call-context.js';
+import { DEFAULT_TOOL_TIMEOUT_MS, inOrder, randomId } from './protocol.js';
 import {
   Toolbox,
   type GenericToolHandler,
@@ -24,7 +25,6 @@ import type {
   ReadAssetType,
   SandboxAsset,
   StatusEventContext,
-  ToolCallContext,
   TurnEvent,
   TurnKind,
   UsageEventContext,
@@ -60,7 +60,6 @@ type Turn = {
 type Listener = (...args: any[]) => void;
 
 const STATUSES = ['idle', 'running', 'waiting_tool_result', 'ended', 'error'];
-const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 const noop = () => {};
 /** A tool call from a snapshot, waiting for a handler to be registered (see #takeOverPendingCall). */
@@ -572,7 +571,7 @@ export class PedelecSession<TToolName extends string = string> {
     const deadline = receivedAt + (this.toolbox.tools.get(tool)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
     const { ctx, abort, settle } = toolCallContext(
       this.#ctx('tool_call', receivedAt),
-      { toolRequestId, tool },
+      { toolRequestId, tool, via: 'pedelec' },
       deadline,
     );
     this.#calls.set(toolRequestId, abort);
@@ -598,7 +597,7 @@ export class PedelecSession<TToolName extends string = string> {
         },
       );
     };
-    const outcome = this.toolbox.run({ tool, args, ctx, local: false, abort } satisfies ToolCall);
+    const outcome = this.toolbox.run({ tool, args, ctx, via: 'pedelec', abort } satisfies ToolCall);
     if (outcome instanceof Promise) outcome.then(submit);
     else submit(outcome);
   }
@@ -815,102 +814,5 @@ export class PedelecSession<TToolName extends string = string> {
 
   #busy(): PedelecError {
     return this.#error('SESSION_BUSY', 'Pedelec session is busy.');
-  }
-}
-
-/** What a call still running at its deadline gets: Core stops waiting for it then. */
-export const toolTimeout = (tool: string, toolRequestId: string): PedelecError =>
-  pedelecError('TOOL_TIMEOUT', `Tool ${tool} passed its deadline`, { tool, toolRequestId });
-
-/**
- * The context handed to a tool handler. Its `AbortController` and deadline timer are created only
- * if the handler reads `ctx.signal` (most never do), and the timer is cleared when the call settles.
- */
-export function toolCallContext(
-  base: PedelecEventContext,
-  { toolRequestId, tool }: { toolRequestId: string; tool: string },
-  deadline: number,
-): { ctx: ToolCallContext; abort(reason: PedelecError): void; settle(): PedelecError | undefined } {
-  let controller: AbortController | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let abortedWith: PedelecError | undefined;
-  let settled = false;
-  const signal = () => {
-    if (!controller) {
-      const signalled = (controller = new AbortController());
-      // Made here, not per call: most handlers never read the signal.
-      // Timers overflow past 2^31-1 ms (~24.8 days) and fire at once: a later deadline re-arms.
-      const arm = () => {
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) signalled.abort(toolTimeout(tool, toolRequestId));
-        else if (!settled) timer = setTimeout(arm, Math.min(remaining, 2 ** 31 - 1));
-      };
-      if (abortedWith) controller.abort(abortedWith);
-      else arm();
-    }
-    return controller.signal;
-  };
-  return {
-    ctx: new CallContext(base, toolRequestId, tool, deadline, signal),
-    abort(reason) {
-      if (abortedWith) return;
-      abortedWith = reason;
-      clearTimeout(timer);
-      controller?.abort(reason);
-    },
-    /** The call is answered: no deadline timer any more. Returns why it was aborted, if it was. */
-    settle() {
-      settled = true;
-      clearTimeout(timer);
-      return abortedWith;
-    },
-  };
-}
-
-/** Where a {@link CallContext} keeps its signal's maker: a symbol, so that a Proxy of it still works. */
-const MAKE_SIGNAL = Symbol('signal');
-
-/**
- * A tool call context: the event context's fields, own and in one order, and `signal` as a getter
- * on the prototype. Not an object literal with `get signal()`: V8 creates such a literal through the
- * runtime, ~0.6 µs — a tenth of a whole tool call; an instance of this class costs ~20 ns. So
- * `ctx.signal` is not an own key: spreading the context does not copy it, and serializing the
- * context no longer creates the AbortController as a side effect. (Not a #private field: the getter
- * must work on a Proxy of the context, as frameworks make, and on objects inheriting from it.)
- */
-// Declaration merging: an instance has every field of a ToolCallContext; the class adds `signal`.
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the class assigns every field it declares
-interface CallContext extends Omit<ToolCallContext, 'signal'> {}
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
-class CallContext {
-  readonly [MAKE_SIGNAL]: () => AbortSignal;
-
-  constructor(
-    base: PedelecEventContext,
-    toolRequestId: string,
-    tool: string,
-    deadline: number,
-    signal: () => AbortSignal,
-  ) {
-    this.sessionId = base.sessionId;
-    this.provider = base.provider;
-    this.model = base.model;
-    this.sessionCreatedAt = base.sessionCreatedAt;
-    this.eventEmittedAt = base.eventEmittedAt;
-    this.eventReceivedAt = base.eventReceivedAt!;
-    this.source = base.source;
-    this.turnId = base.turnId!;
-    this.turnStartedAt = base.turnStartedAt!;
-    this.turnKind = base.turnKind;
-    this.type = 'tool_call';
-    this.toolRequestId = toolRequestId;
-    this.tool = tool;
-    this.deadline = deadline;
-    this[MAKE_SIGNAL] = signal;
-  }
-
-  /** Aborts at the deadline, when the session ends, when the bridge disconnects, or (elements) when the tool goes. */
-  get signal(): AbortSignal {
-    return this[MAKE_SIGNAL]();
   }
 }

@@ -7,7 +7,9 @@ import { invalidInput, isPedelecError, normalizeError, pedelecError, type Pedele
 import { isPlainObject, toBridgeJson, type JsonValue } from './json.js';
 import { analyzeArgsSchema, type ArgsValidator } from './schema/compile.js';
 import type { ToolArgsSchema } from './schema/types.js';
-import type { ToolCallContext } from './types.js';
+import { toolTimeout } from './call-context.js';
+import { MAX_TIMER_MS } from './protocol.js';
+import type { ToolCallContext, ToolCallVia } from './types.js';
 
 /**
  * A tool's handler. Declared through a method-style signature so a handler for specific args is still
@@ -184,9 +186,15 @@ export type ToolCall = {
   tool: string;
   args: unknown;
   ctx: ToolCallContext;
-  local: boolean;
+  /** Who called (also `ctx.via`). */
+  via: ToolCallVia;
   /** Aborts `ctx.signal` (e.g. an element removing the tool while it runs). */
   abort?: (reason: PedelecError) => void;
+  /**
+   * Answer `TOOL_TIMEOUT` at `ctx.deadline` when the handler has not answered by then, aborting its
+   * signal: for calls made in the page. An agent's call has Core, which stops waiting at the deadline.
+   */
+  enforceDeadline?: boolean;
 };
 
 /**
@@ -248,8 +256,16 @@ export class Toolbox {
     this.tools = new Map(tools.map((t) => [t.name, t]));
   }
 
-  /** Answers one call: availability, argument validation, then the first handler in resolution order. */
+  /**
+   * Answers one call — whoever made it: availability, argument validation, the first handler in
+   * resolution order, the result check, and (`enforceDeadline`) the deadline.
+   */
   run(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
+    const outcome = this.#answer(call);
+    return call.enforceDeadline && outcome instanceof Promise ? withinDeadline(call, outcome) : outcome;
+  }
+
+  #answer(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
     const { tool, args, ctx } = call;
     const { hooks } = this;
     const unavailable = hooks.unavailable?.(tool);
@@ -278,6 +294,28 @@ export class Toolbox {
     if (generic) return settle(() => generic(tool, args, ctx));
     return kitError(pedelecError('TOOL_HANDLER_NOT_FOUND', `No tool handler registered for ${tool}`, { tool }));
   }
+}
+
+/**
+ * The outcome, or `TOOL_TIMEOUT` once the call's deadline passes (its signal aborted with it): what the
+ * agent would get from Core, which stops waiting then.
+ */
+function withinDeadline(call: ToolCall, outcome: Promise<ToolOutcome>): Promise<ToolOutcome> {
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      const left = call.ctx.deadline - Date.now();
+      if (left > 0) return void (timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS)));
+      const error = toolTimeout(call.tool, call.ctx.toolRequestId);
+      call.abort?.(error);
+      resolve(kitError(error));
+    };
+    arm();
+    void outcome.then((settled) => {
+      clearTimeout(timer);
+      resolve(settled);
+    });
+  });
 }
 
 /**

@@ -47,6 +47,13 @@ export type PedelecOptions = {
 
 export type TurnKind = 'user' | 'prepare';
 
+/**
+ * (ours) Who called a tool: the agent through Pedelec (`pedelec`), the page itself
+ * (`<pedelec-session>.invoke()`: `local`), the browser's agent through WebMCP (`webmcp`), or an MCP
+ * client through the development Core (`mcp`). Every one of them takes the same path.
+ */
+export type ToolCallVia = 'pedelec' | 'local' | 'webmcp' | 'mcp';
+
 export type PedelecEventContext = {
   sessionId: string;
   provider: string;
@@ -56,8 +63,7 @@ export type PedelecEventContext = {
   eventReceivedAt?: number;
   turnId?: string;
   turnStartedAt?: number;
-  /** `local` (ours): a tool call made with `<pedelec-session>.invoke()`, and its tool events. */
-  turnKind?: TurnKind | 'local';
+  turnKind?: TurnKind;
   source: 'core' | 'sdk';
   type?:
     | 'chat_delta'
@@ -124,6 +130,8 @@ export type ToolCallContext = PedelecEventContext & {
   readonly signal: AbortSignal;
   /** (ours) Epoch ms when Core is expected to stop waiting for this call's result. */
   deadline: number;
+  /** (ours) Who called the tool; see {@link ToolCallVia}. */
+  via?: ToolCallVia;
 };
 
 export type StatusEventContext = PedelecEventContext & {

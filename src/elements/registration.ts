@@ -39,6 +39,17 @@ export class RegisterEvent extends Event {
   }
 }
 
+/** Makes `owner` the session of the members that announce themselves below `session`, unless a nearer one took them. */
+export function ownMembers(session: EventTarget, owner: SessionOwner): void {
+  session.addEventListener(RegisterEvent.eventName, (event) => {
+    const register = event as RegisterEvent;
+    if (register.owner) return;
+    register.stopPropagation();
+    register.owner = owner;
+    owner.adopt(register.member);
+  });
+}
+
 /**
  * Announces `member` and returns its owner (or null). Releases the previous owner when the nearest
  * session is now another one.

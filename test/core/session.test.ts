@@ -1316,7 +1316,7 @@ describe('PedelecSession: event contexts', () => {
     fake.event('s1', 'tool_call', { seq: 2, toolRequestId: 'tr9', tool: 'lookup', args: {} });
     const t1 = Date.now();
     expect(seen).to.not.equal(undefined);
-    expectKeys(seen!, ['eventReceivedAt', 'toolRequestId', 'tool', 'deadline', ...TURN_KEYS]);
+    expectKeys(seen!, ['eventReceivedAt', 'toolRequestId', 'tool', 'deadline', 'via', ...TURN_KEYS]);
     // `signal` is an accessor the context inherits, so reading keys or serializing never makes it.
     expect('signal' in seen!).to.equal(true);
     expect(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(seen!), 'signal')?.get).to.be.a('function');
@@ -1334,6 +1334,7 @@ describe('PedelecSession: event contexts', () => {
       tool: 'lookup',
       turnId: turn.turnId,
       turnKind: 'user',
+      via: 'pedelec',
     });
     expect(seen!.eventReceivedAt).to.be.within(t0, t1);
   });

@@ -1183,7 +1183,7 @@ describe('<pedelec-session>', () => {
       }
     });
 
-    it('its ctx has source "sdk", turnKind "local", ids local_<n>; its events carry local: true', async () => {
+    it('its ctx has source "sdk", via "local", no turnKind, ids local_<n>; its events carry local: true', async () => {
       const el = await fixture<PedelecSessionElement>(kit());
       const contexts: ToolCallContext[] = [];
       toolOf(el, 'ok').handler = (_args, ctx) => {
@@ -1197,7 +1197,8 @@ describe('<pedelec-session>', () => {
       expect(contexts).to.have.length(2);
       for (const ctx of contexts) {
         expect(ctx.source).to.equal('sdk');
-        expect(ctx.turnKind).to.equal('local');
+        expect(ctx.via).to.equal('local');
+        expect(ctx.turnKind).to.equal(undefined);
         expect(ctx.toolRequestId).to.match(/^local_\d+$/);
         expect(ctx.turnId).to.match(/^local_\d+$/);
         expect(ctx.tool).to.equal('ok');

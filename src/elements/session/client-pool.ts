@@ -1,4 +1,10 @@
-import { Pedelec, extensionTransport, type PedelecAvailability, type PedelecOptions } from '../../core/index.js';
+import {
+  Pedelec,
+  extensionTransport,
+  type PedelecAvailability,
+  type PedelecError,
+  type PedelecOptions,
+} from '../../core/index.js';
 import { websocketTransport } from '../../core/transports/websocket.js';
 import { bridgeKey, type BridgeConfig } from './bridge.js';
 
@@ -72,4 +78,80 @@ export function releaseClient(holder: object, client: Pedelec): void {
 /** @internal For leak tests: how many shared clients are open. */
 export function openClientCount(): number {
   return pool.size;
+}
+
+/**
+ * The client one session element holds: taken from the pool for the bridge as configured, and given
+ * back when the element lets it go. A new configuration means another client (the old one is given
+ * back first).
+ */
+export class ClientLease {
+  #client: Pedelec | null = null;
+  #key: string | null = null;
+
+  constructor(private readonly holder: object) {}
+
+  get client(): Pedelec | null {
+    return this.#client;
+  }
+
+  /** The client for `config`: the one held, when it was taken for the same configuration. */
+  take(config: BridgeConfig, bridgeTimeoutMs: number | undefined): Pedelec {
+    const key = keyOf(config, bridgeTimeoutMs);
+    if (this.#client && this.#key === key) return this.#client;
+    this.release();
+    this.#client = acquireClient(this.holder, config, bridgeTimeoutMs);
+    this.#key = key;
+    return this.#client;
+  }
+
+  release(): void {
+    if (this.#client) releaseClient(this.holder, this.#client);
+    this.#client = null;
+    this.#key = null;
+  }
+
+  /**
+   * The client for a start, a check or a cleanup. While a session runs on the held client it stays
+   * (`keepHeld`): a changed bridge makes that session stale and restart() applies it — switching here
+   * would cut it off.
+   */
+  clientFor(
+    bridge: BridgeConfig | PedelecError,
+    bridgeTimeoutMs: number | undefined,
+    keepHeld: boolean,
+  ): Pedelec | PedelecError {
+    if (this.#client && keepHeld) return this.#client;
+    return 'code' in bridge ? bridge : this.take(bridge, bridgeTimeoutMs);
+  }
+
+  /**
+   * The bridge's availability (never rejects). A client whose bridge went away stays down until
+   * restart(), the explicit reconnect; with no session on it (`keepHeld` false), a connection of its own
+   * asks whether the bridge is back (a dev Core restarted, say). `done` runs after a check on the held client.
+   */
+  checkAvailability(
+    bridge: BridgeConfig | PedelecError,
+    bridgeTimeoutMs: number | undefined,
+    keepHeld: boolean,
+    done: () => void,
+  ): Promise<PedelecAvailability> {
+    const client = this.clientFor(bridge, bridgeTimeoutMs, keepHeld);
+    if ('code' in client) {
+      return Promise.resolve({
+        available: false,
+        extension: { available: false },
+        approval: { approved: false, origin: globalThis.location?.origin ?? null },
+        desktop: { available: false, launchAttempted: false },
+        error: client,
+      });
+    }
+    if (client.unavailableReason && !keepHeld && !('code' in bridge)) return probeAvailability(bridge, bridgeTimeoutMs);
+    return client.checkAvailability().finally(done);
+  }
+
+  /** The explicit reconnect: a client whose bridge went away is given back, so the next take() makes a new one. */
+  releaseIfDown(): void {
+    if (this.#client?.unavailableReason) this.release();
+  }
 }

@@ -60,3 +60,30 @@ export function hashText(text: string): string {
   }
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
+
+/**
+ * The records of one session element: where its held session is recorded (under the key it was
+ * written with), and forgetting them. A recorded session the element does not hold — made by an
+ * earlier page and never resumed — is ended as it is forgotten: it was made to outlive its page, and
+ * nothing else would end it.
+ */
+export class SessionRecords {
+  #key: string | null = null;
+
+  /** Records the session just created or resumed under `key` (null: `persist` is off). */
+  hold(key: string | null, record: PersistRecord): void {
+    if (key) writeRecord(key, record);
+    this.#key = key;
+  }
+
+  /** Deletes the held record and the one under `currentKey`; `end` ends a recorded session other than `heldSessionId`. */
+  forget(currentKey: string | null, heldSessionId: string | undefined, end: (sessionId: string) => void): void {
+    for (const key of new Set([this.#key, currentKey])) {
+      if (!key) continue;
+      const record = readRecord(key);
+      if (record && record.sessionId !== heldSessionId) end(record.sessionId);
+      deleteRecord(key);
+    }
+    this.#key = null;
+  }
+}

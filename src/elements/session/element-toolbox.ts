@@ -1,0 +1,131 @@
+/**
+ * The toolbox of a `<pedelec-session>`: the core {@link Toolbox} with the element's steps in the
+ * resolution order (elements.md "Handler resolution") — a declared tool that is gone or disabled, or
+ * was not sent to Core, answers `TOOL_UNAVAILABLE`; the `pedelec-tool-call` event on the tool's
+ * element; the element's `handler` property — and the calls still running, so that removing a tool or
+ * the session element aborts them. Every call, whoever made it, is announced before it is answered and
+ * reported with its outcome and duration.
+ */
+import {
+  pedelecError,
+  Toolbox,
+  type PedelecError,
+  type ToolCall,
+  type ToolCallContext,
+  type ToolOutcome,
+} from '../../core/index.js';
+import { monotonic } from '../../core/protocol.js';
+import { PedelecErrorEvent } from '../../events/error.event.js';
+import { PedelecToolCallEvent } from '../../events/tool-call.event.js';
+import { PedelecToolResultEvent } from '../../events/tool-result.event.js';
+import { PedelecToolStartEvent } from '../../events/tool-start.event.js';
+import type { PedelecToolElement } from '../tool/pedelec-tool.element.js';
+import type { ToolBuild } from './tool-registry.js';
+
+export interface ElementToolboxHost {
+  /** The declarations as built now. */
+  built(): ToolBuild;
+  /** Whether `tool` is in the manifest sent to Core (or being sent, while starting). */
+  sent(tool: string): boolean;
+  /** Dispatches one of the session's events: `pedelec-tool-start`, `pedelec-tool-result`, `pedelec-error`. */
+  emit(event: Event): void;
+}
+
+type Running = { element: PedelecToolElement | null; abort(reason: PedelecError): void };
+
+export class ElementToolbox extends Toolbox {
+  /** Calls whose handler has not answered yet (those that can be aborted). */
+  readonly #running = new Map<ToolCallContext, Running>();
+
+  constructor(private readonly host: ElementToolboxHost) {
+    super(true);
+    this.hooks = {
+      unavailable: (tool) => this.#unavailable(tool),
+      dispatch: (call) => this.#dispatch(call),
+      inline: (tool) => this.#inline(tool),
+    };
+  }
+
+  /** Calls made in the page so far, by who made them: their ids are `<via>_<n>`. */
+  readonly #made = new Map<string, number>();
+
+  /** The next id of a call made in the page: `local_1`, `local_2`… (per element). */
+  nextId(via: 'local' | 'webmcp' | 'mcp'): string {
+    const n = (this.#made.get(via) ?? 0) + 1;
+    this.#made.set(via, n);
+    return `${via}_${n}`;
+  }
+
+  /** How many calls are running (for leak tests). */
+  get runningCount(): number {
+    return this.#running.size;
+  }
+
+  /** Every call goes through here: announced, run on the core path, reported. A synchronous answer stays synchronous. */
+  override run(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
+    const startedAt = monotonic();
+    const element = this.host.built().byName.get(call.tool)?.element ?? null;
+    if (call.abort) this.#running.set(call.ctx, { element, abort: call.abort });
+    const { tool, args, ctx: context } = call;
+    const local = call.via === 'local';
+    this.host.emit(new PedelecToolStartEvent({ tool, args, context, local }));
+    const finish = (outcome: ToolOutcome): ToolOutcome => {
+      this.#running.delete(call.ctx);
+      const { result, ok } = outcome;
+      const durationMs = monotonic() - startedAt;
+      this.host.emit(new PedelecToolResultEvent({ tool, args, result, ok, durationMs, context, local }));
+      return outcome;
+    };
+    const outcome = super.run(call);
+    return outcome instanceof Promise ? outcome.then(finish) : finish(outcome);
+  }
+
+  /** Aborts the running calls that `which` picks, and forgets them (a handler may never answer). */
+  abort(reason: PedelecError, which: (call: Running, ctx: ToolCallContext) => boolean = () => true): void {
+    for (const [ctx, call] of [...this.#running]) {
+      if (!which(call, ctx)) continue;
+      this.#running.delete(ctx);
+      call.abort(reason);
+    }
+  }
+
+  /** A removed tool's running calls abort, so their handlers can stop and close their UI. */
+  abortCallsOf(element: PedelecToolElement): void {
+    const { name } = element;
+    const reason = pedelecError('TOOL_UNAVAILABLE', `Tool ${name ?? ''} was removed from the page`, { tool: name });
+    this.abort(reason, (call) => call.element === element);
+  }
+
+  /** The agent's calls of a session that ended: aborted and forgotten by that session already. */
+  forgetCallsOf(sessionId: string): void {
+    for (const ctx of [...this.#running.keys()]) {
+      if (ctx.sessionId === sessionId && ctx.via === 'pedelec') this.#running.delete(ctx);
+    }
+  }
+
+  #unavailable(tool: string): PedelecError | null {
+    // Only tools that were sent to Core, or are declared here but disabled, are unavailable; others go
+    // to named and generic handlers.
+    const built = this.host.built();
+    if (!(this.host.sent(tool) || built.disabled.has(tool)) || built.byName.has(tool)) return null;
+    return pedelecError('TOOL_UNAVAILABLE', `Tool ${tool} is no longer available on this page`, { tool });
+  }
+
+  #dispatch(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined {
+    const element = this.host.built().byName.get(call.tool)?.element;
+    if (!element) return undefined;
+    const event = new PedelecToolCallEvent({ tool: call.tool, args: call.args, context: call.ctx }, (error) =>
+      this.host.emit(new PedelecErrorEvent({ error }, element)),
+    );
+    element.dispatchEvent(event);
+    return event.close();
+  }
+
+  #inline(tool: string) {
+    const built = this.host.built().byName.get(tool);
+    if (built?.element) return built.element.handler;
+    // The current definition's handler only: a tool whose handler the page took away has none (the
+    // toolbox may still hold an earlier definition's, cached by its data).
+    return built?.definition?.handler;
+  }
+}
