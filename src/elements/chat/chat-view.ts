@@ -6,27 +6,17 @@
  */
 import { adoptStyles } from '@lit/reactive-element';
 import { html, render } from 'lit-html';
-import { normalizeError, type PedelecAvailability, type PedelecError } from '../../core/index.js';
+import { normalizeError, type PedelecError } from '../../core/index.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
 import { SESSION_TAG } from '../tags.js';
+import { ADVICE, adviceFor, providerAdvice } from './advice.js';
 import type { PedelecChatElement, RenderMarkdown } from './pedelec-chat.element.js';
 import { chatHostStyles } from './chat-host.styles.js';
 import { chatStyles } from './pedelec-chat.styles.js';
 import { Transcript, type ChatEntry } from './transcript.js';
 
 const BUSY = ['starting', 'running', 'waiting_tool_result'];
-
-/** What to tell the user, per availability state: what to do, not what went wrong. */
-const SAY = {
-  extension: 'Install the Pedelec browser extension, then reload this page.',
-  approve: "This site needs your approval: send a message, then approve it in the Pedelec extension's popup.",
-  pending: "Approve this site in the Pedelec extension's popup to continue.",
-  desktop: 'Open the Pedelec Desktop app, then send your message again.',
-  provider: "Choose an AI provider in Pedelec's settings, then send your message again.",
-  // `-p`: the command comes with this package, which a page using the CDN file has not installed.
-  dev: 'The development Core is not reachable: start it with `npx -p pedelec-elements pedelec-dev`, then send your message again.',
-};
 
 /** The lazily loaded default renderer (`pedelec-elements/markdown`), shared by every chat. */
 let loading: Promise<void> | undefined;
@@ -95,30 +85,14 @@ export class ChatView {
     const bridge = (this.#checked = bridgeOf(s));
     // Only the latest check speaks, and none that started before the agent was reached.
     const id = ++this.#checks;
-    const a: PedelecAvailability = await s.checkAvailability();
-    const error = a.error;
-    let note = a.available
-      ? ''
-      : error?.code === 'INVALID_INPUT'
-        ? error.message
-        : error?.code === 'BRIDGE_UNAVAILABLE' || (!a.extension.available && /^wss?:/i.test(s.bridge ?? ''))
-          ? SAY.dev
-          : !a.extension.available
-            ? SAY.extension
-            : !a.approval.approved
-              ? (error?.message ?? SAY.approve)
-              : SAY.desktop;
+    let note = adviceFor(await s.checkAvailability(), s.bridge);
     // Availability does not tell whether a default provider is set and available: ask, unless the
     // session names one.
     const client = s.client;
     if (!note && !s.provider && client) {
       note = await client
         .getSettings()
-        .then(async (x) =>
-          x.defaultProvider && (await client.listProviders()).some((p) => p.code === x.defaultProvider && p.available)
-            ? ''
-            : SAY.provider,
-        )
+        .then(async ({ defaultProvider }) => providerAdvice(defaultProvider, await client.listProviders()))
         .catch(() => '');
     }
     if (s === this.#host.boundSession && bridge === this.#checked && id === this.#checks) {
@@ -159,7 +133,7 @@ export class ChatView {
         if ((event as Event & { element?: Element | null }).element) return;
         const error: PedelecError = d.error;
         this.#showError(error);
-        if (/^DEFAULT_PROVIDER_|^PROVIDER_NOT_FOUND/.test(error.code)) this.#note = SAY.provider;
+        if (/^DEFAULT_PROVIDER_|^PROVIDER_NOT_FOUND/.test(error.code)) this.#note = ADVICE.provider;
         else if (!this.#host.boundSession?.session || /^(EXTENSION|BRIDGE|NATIVE)_/.test(error.code)) this.#check();
       }
     }
@@ -305,7 +279,7 @@ export class ChatView {
 
   render(): void {
     const entries = this.#transcript.entries;
-    const note = this.#host.boundSession?.getAttribute('approval') === 'pending' ? SAY.pending : this.#note;
+    const note = this.#host.boundSession?.getAttribute('approval') === 'pending' ? ADVICE.pending : this.#note;
     // Kept on few lines: Lit ships template text as written.
     render(
       html`<div part="log" role="log" aria-label="Conversation" tabindex="0" @scroll=${this.#onScroll}>${entries.length ? entries.map((e) => this.#row(e)) : html`<slot name="empty"></slot>`}</div>
