@@ -294,14 +294,10 @@ export class ChatView {
         return html`<div part="message user"><span class="sr">You: </span>${e.text}</div>`;
       case 'agent': {
         const md = this.#host.markdown && e.text;
-        return html`<div part="message agent" class=${md ? 'md' : ''} aria-busy=${e.busy}>
-          <span class="sr">Agent: </span>${md ? this.#body(e) : e.text}
-        </div>`;
+        return html`<div part="message agent" class=${md ? 'md' : ''} aria-busy=${e.busy}><span class="sr">Agent: </span>${md ? this.#body(e) : e.text}</div>`;
       }
       case 'tool':
-        return html`<div part="tool ${e.state}">
-          ${e.name}: ${e.state}${e.ms !== undefined ? ` in ${Math.round(e.ms)} ms` : e.state === 'running' ? '…' : ''}
-        </div>`;
+        return html`<div part="tool ${e.state}">${e.name}: ${e.state}${e.ms !== undefined ? ` in ${Math.round(e.ms)} ms` : e.state === 'running' ? '…' : ''}</div>`;
       default:
         return html`<div part="error">${e.text}</div>`;
     }
@@ -312,21 +308,9 @@ export class ChatView {
     const note = this.#host.boundSession?.getAttribute('approval') === 'pending' ? SAY.pending : this.#note;
     // Kept on few lines: Lit ships template text as written.
     render(
-      html`<div part="log" role="log" aria-label="Conversation" tabindex="0" @scroll=${this.#onScroll}>
-          ${entries.length ? entries.map((e) => this.#row(e)) : html`<slot name="empty"></slot>`}
-        </div>
-        <p part="availability" role="status">${note}</p>
-        <form part="composer" @submit=${this.#onSubmit}>
-          <textarea
-            part="input"
-            aria-label="Message"
-            rows="2"
-            placeholder="Message the agent…"
-            @keydown=${this.#onKey}
-            @focus=${this.#onFocus}
-          ></textarea
-          ><button part="send" aria-disabled=${this.#busy}>Send</button>
-        </form>`,
+      html`<div part="log" role="log" aria-label="Conversation" tabindex="0" @scroll=${this.#onScroll}>${entries.length ? entries.map((e) => this.#row(e)) : html`<slot name="empty"></slot>`}</div>
+<p part="availability" role="status">${note}</p>
+<form part="composer" @submit=${this.#onSubmit}><textarea part="input" aria-label="Message" rows="2" placeholder="Message the agent…" @keydown=${this.#onKey} @focus=${this.#onFocus}></textarea><button part="send" aria-disabled=${this.#busy}>Send</button></form>`,
       this.#root,
     );
   }
