@@ -8,26 +8,12 @@ import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecChatElement, PedelecSessionElement } from '../../src/index.js';
 import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
-import { replier } from './helpers.js';
+import { nextTask } from '../support/waits.js';
 
 let fake: FakePort;
 const APPROVED = { installed: true, approved: true, origin: location.origin, appConnected: true };
 const SETTINGS = { defaultProvider: 'codex', defaultModels: { codex: 'm' } };
 
-const settle = async (n = 40) => {
-  for (let i = 0; i < n; i++) await Promise.resolve();
-};
-const replies = replier(() => fake);
-const { answered } = replies;
-/** Answers (or refuses) the first unanswered request of `type`, then lets the chat react. */
-async function answer(type: string, result: unknown = {}): Promise<void> {
-  await replies.answer(type, result);
-  await settle();
-}
-async function refuse(type: string, error: unknown): Promise<void> {
-  await replies.refuse(type, error);
-  await settle();
-}
 let seq = 0;
 function core(type: string, fields: Record<string, unknown> = {}, sessionId = 's1'): void {
   fake.event(sessionId, type, { seq: ++seq, ...fields });
@@ -44,8 +30,9 @@ async function mountChat(
 const shadow = (chat: Element) => (chat as PedelecChatElement).shadowRoot!;
 const note = (chat: Element) => shadow(chat).querySelector<HTMLElement>('[part=availability]')!;
 const input = (chat: Element) => shadow(chat).querySelector('textarea')!;
+/** Lets the chat take in what happened (promise callbacks, one task) and render it. */
 const update = async (chat: Element) => {
-  await settle();
+  await nextTask();
   await (chat as PedelecChatElement).updateComplete;
 };
 
@@ -54,40 +41,42 @@ describe('<pedelec-chat> availability line and accessibility', () => {
     fake = installFakeChrome();
   });
   afterEach(async () => {
+    // Teardown runs a microtask after removal and may post end_session: answer what it posted.
     for (const el of Array.from(document.querySelectorAll('pedelec-session'))) el.remove();
-    await settle();
-    for (const req of fake.posted.filter((m) => m.type === 'end_session' && !answered.has(m))) {
-      answered.add(req);
+    await nextTask();
+    for (const req of fake.posted.filter((m) => m.type === 'end_session' && !fake.answered.has(m))) {
+      fake.answered.add(req);
       fake.respond({}, req);
     }
-    await settle();
+    await nextTask();
     fake.disconnect();
-    await settle();
+    await nextTask();
     uninstallFakeChrome();
   });
 
   it('a check that answers after the session became ready does not put back a stale "open Desktop" line', async () => {
     const { session, chat } = await mountChat();
-    await answer('get_approval_status', APPROVED); // the chat's check; its get_settings probe is still out
+    await fake.answer('get_approval_status', APPROVED); // the chat's check…
+    await fake.request('get_settings'); // …whose get_settings probe is still out
     const started = session.start(); // the user sends / autostart: Desktop is up by now
-    await answer('get_approval_status', APPROVED);
-    await answer('create_session', { sessionId: 's1' });
+    await fake.answer('get_approval_status', APPROVED);
+    await fake.answer('create_session', { sessionId: 's1' });
     await started;
     await update(chat);
     expect(note(chat).textContent, 'ready: nothing to do').to.equal('');
     // The earlier probe times out only now.
-    await refuse('get_settings', { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' });
+    await fake.refuse('get_settings', { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' });
     await update(chat);
     expect(note(chat).textContent, 'the session is live').to.equal('');
   });
 
   it('a turn that works clears an "open Desktop" line left by a bridge error', async () => {
     const { session, chat } = await mountChat();
-    await answer('get_approval_status', APPROVED);
-    await answer('get_settings', SETTINGS);
+    await fake.answer('get_approval_status', APPROVED);
+    await fake.answer('get_settings', SETTINGS);
     const started = session.start();
-    await answer('get_approval_status', APPROVED);
-    await answer('create_session', { sessionId: 's1' });
+    await fake.answer('get_approval_status', APPROVED);
+    await fake.answer('create_session', { sessionId: 's1' });
     await started;
     // Desktop went away: a transport-wide error; the chat checks and says what to do.
     fake.emit({
@@ -95,14 +84,14 @@ describe('<pedelec-chat> availability line and accessibility', () => {
       type: 'error',
       error: { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' },
     });
-    await answer('get_approval_status', APPROVED);
-    await refuse('get_settings', { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' });
+    await fake.answer('get_approval_status', APPROVED);
+    await fake.refuse('get_settings', { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' });
     await update(chat);
     expect(note(chat).textContent).to.equal('Open the Pedelec Desktop app, then send your message again.');
     // Desktop is back (the extension relaunched it); the user sends again, as the line said, and it works.
     input(chat).value = 'again';
     input(chat).dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
-    await answer('send_text');
+    await fake.answer('send_text');
     core('chat_delta', { text: 'Here you go' });
     core('status_changed', { status: 'idle' });
     await update(chat);
@@ -115,14 +104,14 @@ describe('<pedelec-chat> availability line and accessibility', () => {
     const pedelec = async () => {
       for (let i = 0; i < 20; i++) {
         const out = fake.posted.find(
-          (m) => ['get_approval_status', 'get_settings', 'list_providers'].includes(m.type) && !answered.has(m),
+          (m) => ['get_approval_status', 'get_settings', 'list_providers'].includes(m.type) && !fake.answered.has(m),
         );
         if (out)
-          await answer(
+          await fake.answer(
             out.type,
             out.type === 'get_approval_status' ? APPROVED : out.type === 'get_settings' ? SETTINGS : providers,
           );
-        else await new Promise((r) => setTimeout(r, 0));
+        else await nextTask();
       }
     };
     const { session, chat } = await mountChat(''); // no provider: the user's default
@@ -147,7 +136,7 @@ describe('<pedelec-chat> availability line and accessibility', () => {
     // Still empty (the check is out): a polite status region is announced only if it was rendered
     // before its content changed.
     const before = getComputedStyle(line).display;
-    await answer('get_approval_status', {
+    await fake.answer('get_approval_status', {
       installed: true,
       approved: false,
       origin: location.origin,
@@ -160,18 +149,18 @@ describe('<pedelec-chat> availability line and accessibility', () => {
 
   it('the visually hidden "You:"/"Agent:" prefixes do not make the page scroll', async () => {
     const { session, chat } = await mountChat();
-    await answer('get_approval_status', APPROVED);
-    await answer('get_settings', SETTINGS);
+    await fake.answer('get_approval_status', APPROVED);
+    await fake.answer('get_settings', SETTINGS);
     const started = session.start();
-    await answer('get_approval_status', APPROVED);
-    await answer('create_session', { sessionId: 's1' });
+    await fake.answer('get_approval_status', APPROVED);
+    await fake.answer('create_session', { sessionId: 's1' });
     await started;
     const page = document.scrollingElement!;
     await update(chat);
     const height = page.scrollHeight;
     for (let i = 0; i < 60; i++) {
       const turn = session.sendText(`question ${i}`).catch((e) => e);
-      await answer('send_text');
+      await fake.answer('send_text');
       core('chat_delta', { text: `answer ${i}` });
       core('status_changed', { status: 'idle' });
       await turn;

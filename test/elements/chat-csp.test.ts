@@ -7,28 +7,14 @@
  * its `lit-html` policy). No @open-wc/testing: it would bring a second Lit.
  */
 import { expect } from '@esm-bundle/chai';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { until } from '../support/waits.js';
 
 const violations: SecurityPolicyViolationEvent[] = [];
 document.addEventListener('securitypolicyviolation', (e) => violations.push(e));
 const seen = () => violations.map((v) => `${v.effectiveDirective} ${v.blockedURI} ${v.sample}`);
 
-async function until(probe: () => unknown, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (probe()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 let fake: FakePort;
-const answered = new Set<Posted>();
-async function answer(type: string, result: unknown = {}): Promise<void> {
-  let req: Posted | undefined;
-  await until(() => (req = fake.posted.find((m) => m.type === type && !answered.has(m))), `a ${type} request`);
-  answered.add(req!);
-  fake.respond(result, req);
-}
 
 describe('<pedelec-chat> under a strict CSP with Trusted Types enforced (CDN build)', () => {
   before(() => (fake = installFakeChrome()));
@@ -68,13 +54,13 @@ describe('<pedelec-chat> under a strict CSP with Trusted Types enforced (CDN bui
       'the chat view chunk',
     ).to.have.length(1);
     const shadow = () => chat.shadowRoot as ShadowRoot;
-    await answer('get_approval_status', {
+    await fake.answer('get_approval_status', {
       installed: true,
       approved: true,
       origin: location.origin,
       appConnected: true,
     });
-    await answer('get_settings', { defaultProvider: 'codex', defaultModels: { codex: 'm' } });
+    await fake.answer('get_settings', { defaultProvider: 'codex', defaultModels: { codex: 'm' } });
 
     // The user types and sends; the agent answers with markup that must stay text.
     const field = shadow().querySelector('textarea')!;
@@ -82,14 +68,14 @@ describe('<pedelec-chat> under a strict CSP with Trusted Types enforced (CDN bui
     field.dispatchEvent(
       new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true, cancelable: true }),
     );
-    await answer('get_approval_status', {
+    await fake.answer('get_approval_status', {
       installed: true,
       approved: true,
       origin: location.origin,
       appConnected: true,
     });
-    await answer('create_session', { sessionId: 's1' });
-    await answer('send_text');
+    await fake.answer('create_session', { sessionId: 's1' });
+    await fake.answer('send_text');
     const hostile = '<img src=x onerror="window.__ttXss=1"><script>window.__ttXss=2</script>';
     fake.event('s1', 'chat_delta', { seq: 1, text: hostile });
     fake.event('s1', 'status_changed', { seq: 2, status: 'idle' });
@@ -101,7 +87,7 @@ describe('<pedelec-chat> under a strict CSP with Trusted Types enforced (CDN bui
     // Markdown mode: the chunk beside the main file is imported, and renders through the policies.
     chat.setAttribute('markdown', '');
     session.sendText('a list, please').catch(() => {});
-    await answer('send_text');
+    await fake.answer('send_text');
     fake.event('s1', 'chat_delta', {
       seq: 3,
       text: 'Here:\n\n- one\n- two\n\n```\ncode <b>\n```\n\n![x](https://evil.example/x.png) ',

@@ -6,35 +6,20 @@ import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecChatElement, PedelecSessionElement } from '../../src/index.js';
 import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
-import { replier } from './helpers.js';
+import { nextTask } from '../support/waits.js';
 
 let fake: FakePort;
 const APPROVED = { installed: true, approved: true, origin: location.origin, appConnected: true };
 const SETTINGS = { defaultProvider: 'codex', defaultModels: { codex: 'm' } };
 
-const settle = async (times = 40) => {
-  for (let i = 0; i < times; i++) await Promise.resolve();
-};
-const replies = replier(() => fake);
-const { answered } = replies;
-/** Answers (or refuses) the first unanswered request of `type`, then lets the chat react. */
-async function answer(type: string, result: unknown = {}): Promise<void> {
-  await replies.answer(type, result);
-  await settle();
-}
-async function refuse(type: string, error: unknown): Promise<void> {
-  await replies.refuse(type, error);
-  await settle();
-}
-const request = replies.request;
 async function available(): Promise<void> {
-  await answer('get_approval_status', APPROVED);
-  await answer('get_settings', SETTINGS);
+  await fake.answer('get_approval_status', APPROVED);
+  await fake.answer('get_settings', SETTINGS);
 }
 async function start(session: PedelecSessionElement, sessionId = 's1'): Promise<void> {
   const started = session.start();
-  await answer('get_approval_status', APPROVED);
-  await answer('create_session', { sessionId });
+  await fake.answer('get_approval_status', APPROVED);
+  await fake.answer('create_session', { sessionId });
   await started;
 }
 let seq = 0;
@@ -48,8 +33,9 @@ const transcript = (chat: Element) =>
 const input = (chat: Element) => shadow(chat).querySelector('textarea')!;
 const sendButton = (chat: Element) => shadow(chat).querySelector('button')!;
 const sendTexts = () => fake.posted.filter((m) => m.type === 'send_text').map((m) => m.text);
+/** Lets the chat take in what happened (promise callbacks, one task) and render it. */
 const update = async (chat: Element) => {
-  await settle();
+  await nextTask();
   await (chat as PedelecChatElement).updateComplete;
 };
 function enter(target: HTMLElement): void {
@@ -72,15 +58,16 @@ describe('<pedelec-chat> edges', () => {
     fake = installFakeChrome();
   });
   afterEach(async () => {
+    // Teardown runs a microtask after removal and may post end_session: answer what it posted.
     for (const el of Array.from(document.querySelectorAll('pedelec-session'))) el.remove();
-    await settle();
-    for (const req of fake.posted.filter((m) => m.type === 'end_session' && !answered.has(m))) {
-      answered.add(req);
+    await nextTask();
+    for (const req of fake.posted.filter((m) => m.type === 'end_session' && !fake.answered.has(m))) {
+      fake.answered.add(req);
       fake.respond({}, req);
     }
-    await settle();
+    await nextTask();
     fake.disconnect();
-    await settle();
+    await nextTask();
     uninstallFakeChrome();
   });
 
@@ -94,7 +81,7 @@ describe('<pedelec-chat> edges', () => {
     await available();
     await start(session);
     const turn = session.sendText('hi').catch((e) => e);
-    await answer('send_text');
+    await fake.answer('send_text');
     core('chat_delta', { text: 'Hel' });
     await update(chat);
     chat.remove();
@@ -127,7 +114,7 @@ describe('<pedelec-chat> edges', () => {
     await available();
     await start(session);
     const turn = session.sendText('go').catch((e) => e);
-    await answer('send_text');
+    await fake.answer('send_text');
     core('tool_call', { toolRequestId: 't1', tool: 'slow', args: {} });
     await update(chat);
     // Core gave up on the call (TOOL_TIMEOUT to the agent) and the turn ended.
@@ -147,7 +134,7 @@ describe('<pedelec-chat> edges', () => {
     const field = input(chat);
     field.value = 'first';
     enter(field);
-    await refuse('send_text', { code: 'SESSION_NOT_FOUND', message: 'Core does not know this session.' });
+    await fake.refuse('send_text', { code: 'SESSION_NOT_FOUND', message: 'Core does not know this session.' });
     await update(chat);
     expect(transcript(chat)).to.deep.equal([
       'user: first',
@@ -159,8 +146,7 @@ describe('<pedelec-chat> edges', () => {
     expect(sendButton(chat).getAttribute('aria-disabled'), 'send button').to.equal('false');
     field.value = 'second';
     enter(field);
-    await settle();
-    await new Promise((r) => setTimeout(r, 50));
+    await fake.request('send_text'); // Enter sent it
     expect(sendTexts()).to.deep.equal(['first', 'second']);
   });
 
@@ -169,14 +155,13 @@ describe('<pedelec-chat> edges', () => {
     await available();
     await start(session);
     const prepared = session.prepare().catch((e) => e);
-    await refuse('prepare_session', { code: 'PREPARE_FAILED', message: 'Could not warm up.' });
+    await fake.refuse('prepare_session', { code: 'PREPARE_FAILED', message: 'Could not warm up.' });
     await prepared;
     await update(chat);
     const field = input(chat);
     field.value = 'hello';
     enter(field);
-    await settle();
-    await new Promise((r) => setTimeout(r, 50));
+    await fake.request('send_text'); // Enter sent it
     expect(sendTexts()).to.deep.equal(['hello']);
   });
 
@@ -193,7 +178,7 @@ describe('<pedelec-chat> edges', () => {
     const field = input(chat);
     field.value = 'question for a';
     enter(field);
-    await answer('send_text');
+    await fake.answer('send_text');
     await update(chat);
     expect(transcript(chat)).to.deep.equal(['user: question for a']);
     // "New conversation": the page points the chat at another session.
@@ -216,16 +201,19 @@ describe('<pedelec-chat> edges', () => {
     field.value = 'my long first question';
     enter(field);
     // The origin is not approved yet: the extension holds the create request while its popup is open.
-    await answer('get_approval_status', {
+    await fake.answer('get_approval_status', {
       installed: true,
       approved: false,
       origin: location.origin,
       appConnected: true,
     });
-    await request('create_session');
+    await fake.request('create_session');
     expect(field.value, 'cleared while sending').to.equal('');
     field.value = 'and a follow-up'; // the textarea stays editable: the user goes on typing
-    await refuse('create_session', { code: 'ORIGIN_NOT_APPROVED', message: 'The user did not approve this site.' });
+    await fake.refuse('create_session', {
+      code: 'ORIGIN_NOT_APPROVED',
+      message: 'The user did not approve this site.',
+    });
     await update(chat);
     const shown = [...transcript(chat), field.value].join('\n');
     expect(shown, 'the first question is somewhere the user can get it back').to.include('my long first question');

@@ -9,55 +9,26 @@ import { emulateMedia, sendKeys } from '@web/test-runner-commands';
 import '../../src/define.js';
 import { PedelecChatElement, type PedelecSessionElement, type PedelecToolElement } from '../../src/index.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { nextTask } from '../support/waits.js';
 import { uniqueTag } from './helpers.js';
 
 // ───────────────────────────── harness ─────────────────────────────
 
 let fake: FakePort;
-let answered: Set<string>;
-const keyOf = (m: Posted) => `${m.channelId}|${m.requestId}`;
 const APPROVED = { installed: true, approved: true, origin: location.origin, appConnected: true };
 const SETTINGS = { defaultProvider: 'codex', defaultModels: { codex: 'm' } };
 
-async function settle(times = 40): Promise<void> {
-  for (let i = 0; i < times; i++) await Promise.resolve();
-}
-
-/** The oldest request of `type` nobody answered yet (waits a few tasks for it). */
-async function request(type: string): Promise<Posted> {
-  for (let i = 0; i < 50; i++) {
-    const found = fake.posted.find((m) => m.type === type && !answered.has(keyOf(m)));
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  throw new Error(`no ${type} request; posted: ${fake.posted.map((m) => m.type).join(', ') || 'nothing'}`);
-}
-async function answer(type: string, result: unknown = {}): Promise<Posted> {
-  const req = await request(type);
-  answered.add(keyOf(req));
-  fake.respond(result, req);
-  await settle();
-  return req;
-}
-async function refuse(type: string, error: unknown): Promise<Posted> {
-  const req = await request(type);
-  answered.add(keyOf(req));
-  fake.fail(error, req);
-  await settle();
-  return req;
-}
-
 /** The chat's own availability check: approval status, then (approved) the settings. */
 async function available(status: Record<string, unknown> = APPROVED, settings: unknown = SETTINGS): Promise<void> {
-  await answer('get_approval_status', status);
-  if (status.installed && status.approved) await answer('get_settings', settings);
+  await fake.answer('get_approval_status', status);
+  if (status.installed && status.approved) await fake.answer('get_settings', settings);
 }
 
 async function start(session: PedelecSessionElement, sessionId = 's1'): Promise<void> {
   const started = session.start();
-  await answer('get_approval_status', APPROVED);
-  await answer('create_session', { sessionId });
+  await fake.answer('get_approval_status', APPROVED);
+  await fake.answer('create_session', { sessionId });
   await started;
 }
 
@@ -69,7 +40,7 @@ function core(type: string, fields: Record<string, unknown> = {}, sessionId = 's
 /** A user turn started by page code; `done` settles when it ends. */
 async function pageTurn(session: PedelecSessionElement, text: string): Promise<{ done: Promise<unknown> }> {
   const done = session.sendText(text).catch((e) => e);
-  await answer('send_text');
+  await fake.answer('send_text');
   return { done };
 }
 
@@ -96,8 +67,9 @@ const sendButton = (chat: Element) => shadow(chat).querySelector('button')!;
 const note = (chat: Element) => shadow(chat).querySelector<HTMLElement>('[part=availability]')!;
 const sendTexts = () => fake.posted.filter((m) => m.type === 'send_text').map((m) => m.text);
 
+/** Lets the chat take in what happened (promise callbacks, one task) and render it. */
 async function update(chat: Element): Promise<void> {
-  await settle();
+  await nextTask();
   await (chat as PedelecChatElement).updateComplete;
 }
 
@@ -122,19 +94,19 @@ const focused = (chat: Element) => shadow(chat).activeElement;
 describe('<pedelec-chat>', () => {
   beforeEach(() => {
     fake = installFakeChrome();
-    answered = new Set();
   });
 
   afterEach(async () => {
+    // Teardown runs a microtask after removal and may post end_session: answer what it posted.
     for (const el of Array.from(document.querySelectorAll('pedelec-session'))) el.remove();
-    await settle();
-    for (const req of fake.posted.filter((m) => m.type === 'end_session' && !answered.has(keyOf(m)))) {
-      answered.add(keyOf(req));
+    await nextTask();
+    for (const req of fake.posted.filter((m) => m.type === 'end_session' && !fake.answered.has(m))) {
+      fake.answered.add(req);
       fake.respond({}, req);
     }
-    await settle();
+    await nextTask();
     fake.disconnect();
-    await settle();
+    await nextTask();
     uninstallFakeChrome();
     expect(openClientCount(), 'a shared client stayed open').to.equal(0);
   });
@@ -318,7 +290,7 @@ describe('<pedelec-chat>', () => {
       expect(shadow(chat).querySelector('[part~=tool]')!.getAttribute('part')).to.equal('tool running');
       await aTimeout(15); // the duration is the subject here
       release({ ok: true });
-      await answer('submit_tool_result');
+      await fake.answer('submit_tool_result');
       await update(chat);
       const done = shadow(chat).querySelector('[part~=tool]')!;
       expect(done.getAttribute('part')).to.equal('tool done');
@@ -326,7 +298,7 @@ describe('<pedelec-chat>', () => {
       expect(ms).to.be.at.least(10);
       // A call nothing answers fails (TOOL_HANDLER_NOT_FOUND), and the agent's text goes on below it.
       core('tool_call', { toolRequestId: 't2', tool: 'missing', args: {} });
-      await answer('submit_tool_result');
+      await fake.answer('submit_tool_result');
       core('chat_delta', { text: 'Done.' });
       core('status_changed', { status: 'idle' });
       await turn.done;
@@ -385,10 +357,10 @@ describe('<pedelec-chat>', () => {
       field.focus();
       field.value = 'line one';
       expect(enter(field, { shiftKey: true }).defaultPrevented, 'Shift+Enter is left to the textarea').to.equal(false);
-      await settle();
+      await nextTask(); // nothing is sent
       expect(sendTexts()).to.deep.equal([]);
       expect(enter(field).defaultPrevented).to.equal(true);
-      await answer('send_text');
+      await fake.answer('send_text');
       expect(sendTexts()).to.deep.equal(['line one']);
       expect(field.value).to.equal('');
       await update(chat);
@@ -409,12 +381,12 @@ describe('<pedelec-chat>', () => {
       expect(legacy.keyCode, 'this browser keeps keyCode from the init dict').to.equal(229);
       expect(legacy.defaultPrevented).to.equal(false);
       field.dispatchEvent(new CompositionEvent('compositionend', { data: 'にほんご' }));
-      await settle();
+      await nextTask(); // nothing is sent
       expect(sendTexts()).to.deep.equal([]);
       expect(field.value).to.equal('にほんご');
       // The same Enter after the composition ended sends.
       enter(field);
-      await answer('send_text');
+      await fake.answer('send_text');
       expect(sendTexts()).to.deep.equal(['にほんご']);
     });
 
@@ -444,7 +416,7 @@ describe('<pedelec-chat>', () => {
       await update(chat);
       expect(button.getAttribute('aria-disabled')).to.equal('false');
       enter(field);
-      await answer('send_text');
+      await fake.answer('send_text');
       expect(sendTexts()).to.deep.equal(['page turn', 'next question']);
     });
 
@@ -457,7 +429,7 @@ describe('<pedelec-chat>', () => {
       // Page code starts a turn in the same task the user presses Enter: the chat still sees `idle`.
       const page = session.sendText('page').catch((e) => e);
       enter(field);
-      await answer('send_text');
+      await fake.answer('send_text');
       await update(chat);
       expect(sendTexts()).to.deep.equal(['page']);
       expect(field.value).to.equal('mine');
@@ -487,7 +459,7 @@ describe('<pedelec-chat>', () => {
       await sendKeys({ up: 'Shift' });
       await sendKeys({ type: 'there' });
       await sendKeys({ press: 'Enter' });
-      await answer('send_text');
+      await fake.answer('send_text');
       expect(sendTexts()).to.deep.equal(['hello\nthere']);
       expect(focused(chat)).to.equal(input(chat));
       core('status_changed', { status: 'idle' });
@@ -497,7 +469,7 @@ describe('<pedelec-chat>', () => {
       await sendKeys({ press: 'Tab' });
       expect(focused(chat)).to.equal(sendButton(chat));
       await sendKeys({ press: 'Enter' });
-      await answer('send_text');
+      await fake.answer('send_text');
       expect(sendTexts()).to.deep.equal(['hello\nthere', 'by button']);
       expect(focused(chat)).to.equal(input(chat));
       core('status_changed', { status: 'idle' });
@@ -511,8 +483,11 @@ describe('<pedelec-chat>', () => {
       input(chat).value = 'my long question';
       enter(input(chat));
       expect(input(chat).value, 'cleared while sending').to.equal('');
-      await answer('get_approval_status', APPROVED);
-      await refuse('create_session', { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' });
+      await fake.answer('get_approval_status', APPROVED);
+      await fake.refuse('create_session', {
+        code: 'NATIVE_HOST_UNAVAILABLE',
+        message: 'Pedelec Desktop is not running.',
+      });
       await update(chat);
       expect(input(chat).value).to.equal('my long question');
       expect(session.status).to.equal('error');
@@ -567,7 +542,7 @@ describe('<pedelec-chat>', () => {
       for (let i = 0; i < 20; i++) {
         p.textContent = `change ${i}`;
         p.append(document.createElement('span'));
-        await settle();
+        await nextTask(); // its mutation records were delivered
       }
       await update(chat);
       expect(updates).to.equal(0);
@@ -584,9 +559,10 @@ describe('<pedelec-chat>', () => {
       const size = Object.getOwnPropertyDescriptor(Element.prototype, 'scrollHeight')!;
       let reads = 0;
       Object.defineProperty(log, 'scrollHeight', { configurable: true, get: () => (reads++, size.get!.call(log)) });
+      // Faster than frames: each delta is rendered (its update), with no task in between.
       for (let i = 0; i < 60; i++) {
         core('chat_delta', { text: 'word ' });
-        await update(chat);
+        await (chat as PedelecChatElement).updateComplete;
       }
       await new Promise(requestAnimationFrame);
       expect(transcript(chat)[1]).to.equal(`agent: ${'word '.repeat(60)}`);
@@ -687,7 +663,7 @@ describe('<pedelec-chat>', () => {
         "This site needs your approval: send a message, then approve it in the Pedelec extension's popup.",
       );
       const started = session.start();
-      await answer('get_approval_status', {
+      await fake.answer('get_approval_status', {
         installed: true,
         approved: false,
         origin: location.origin,
@@ -696,7 +672,7 @@ describe('<pedelec-chat>', () => {
       await waitUntil(() => session.getAttribute('approval') === 'pending');
       await update(chat);
       expect(note(chat).textContent).to.equal("Approve this site in the Pedelec extension's popup to continue.");
-      await answer('create_session', { sessionId: 's1' });
+      await fake.answer('create_session', { sessionId: 's1' });
       await started;
       await update(chat);
       expect(note(chat).textContent, 'approved: nothing left to do').to.equal('');
@@ -704,8 +680,11 @@ describe('<pedelec-chat>', () => {
 
     it('Desktop unavailable → open the Desktop app', async () => {
       const { chat } = await mountChat();
-      await answer('get_approval_status', APPROVED);
-      await refuse('get_settings', { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Pedelec Desktop is not running.' });
+      await fake.answer('get_approval_status', APPROVED);
+      await fake.refuse('get_settings', {
+        code: 'NATIVE_HOST_UNAVAILABLE',
+        message: 'Pedelec Desktop is not running.',
+      });
       await update(chat);
       expect(note(chat).textContent).to.equal('Open the Pedelec Desktop app, then send your message again.');
     });
@@ -714,7 +693,7 @@ describe('<pedelec-chat>', () => {
       const noProvider = { defaultProvider: null, defaultModels: {} };
       const { chat } = await mountChat('');
       await available(APPROVED, noProvider);
-      await answer('get_settings', noProvider); // the chat asks: no provider named on the session
+      await fake.answer('get_settings', noProvider); // the chat asks: no provider named on the session
       await update(chat);
       const say = "Choose an AI provider in Pedelec's settings, then send your message again.";
       expect(note(chat).textContent).to.equal(say);
@@ -722,12 +701,12 @@ describe('<pedelec-chat>', () => {
       // The same from a failed start, when the check had nothing to say.
       const other = await mountChat('');
       await available(APPROVED, noProvider);
-      await answer('get_settings', SETTINGS);
+      await fake.answer('get_settings', SETTINGS);
       await update(other.chat);
       expect(note(other.chat).textContent).to.equal('');
       other.session.sendText('hi').catch(() => {});
-      await answer('get_approval_status', APPROVED);
-      await answer('get_settings', noProvider);
+      await fake.answer('get_approval_status', APPROVED);
+      await fake.answer('get_settings', noProvider);
       await update(other.chat);
       expect(note(other.chat).textContent).to.equal(say);
       expect(transcript(other.chat)).to.deep.equal([
@@ -768,7 +747,7 @@ describe('<pedelec-chat>', () => {
       const turn = await pageTurn(session, 'hi');
       core('chat_delta', { text: 'Hello' });
       core('tool_call', { toolRequestId: 't1', tool: 'missing', args: {} });
-      await answer('submit_tool_result');
+      await fake.answer('submit_tool_result');
       core('status_changed', { status: 'idle' });
       await turn.done;
       await update(chat);

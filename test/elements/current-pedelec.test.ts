@@ -15,18 +15,9 @@ import type {
   PedelecToolResultEvent,
   PedelecUsageEvent,
 } from '../../src/index.js';
-import {
-  approvedStatus,
-  installFakeChrome,
-  mount,
-  nextTask,
-  replier,
-  uninstallFakeChrome,
-  type FakePort,
-} from './helpers.js';
+import { approvedStatus, installFakeChrome, mount, nextTask, uninstallFakeChrome, type FakePort } from './helpers.js';
 
 let fake: FakePort;
-const { answer, request } = replier(() => fake);
 
 /** A session event from the fake Core, on the channel of the page's latest client. */
 function coreEvent(sessionId: string, type: string, fields: Record<string, unknown> = {}): void {
@@ -36,8 +27,8 @@ function coreEvent(sessionId: string, type: string, fields: Record<string, unkno
 /** Starts `el` as today's Core answers: created, then the session's snapshot. */
 async function startCurrent(el: PedelecSessionElement, sessionId = 's1'): Promise<void> {
   const started = el.start();
-  await answer('get_approval_status', approvedStatus());
-  await answer('create_session', { sessionId });
+  await fake.answer('get_approval_status', approvedStatus());
+  await fake.answer('create_session', { sessionId });
   await started;
   coreEvent(sessionId, 'session_snapshot', { seq: 1, snapshot: { status: 'idle', latestSeq: 0 } });
 }
@@ -45,7 +36,7 @@ async function startCurrent(el: PedelecSessionElement, sessionId = 's1'): Promis
 /** Sends `text` and answers its request; returns the turn and its operationId. */
 async function turn(el: PedelecSessionElement, text: string): Promise<{ done: Promise<void>; operationId: string }> {
   const done = el.sendText(text);
-  const req = await answer('send_text');
+  const req = await fake.answer('send_text');
   return { done, operationId: req.operationId };
 }
 
@@ -145,8 +136,8 @@ describe('<pedelec-session> with today’s Pedelec', () => {
     const tool = second.querySelector<PedelecToolElement>('pedelec-tool')!;
     tool.handler = (args) => ({ value: (args as { delta: number }).delta });
     const ready = el.start();
-    await answer('get_approval_status', approvedStatus());
-    await answer('resume_session', { sessionId: 's-persist' });
+    await fake.answer('get_approval_status', approvedStatus());
+    await fake.answer('resume_session', { sessionId: 's-persist' });
     await ready;
     const result = oneEvent(el, 'pedelec-tool-result') as Promise<PedelecToolResultEvent>;
     coreEvent('s-persist', 'session_snapshot', {
@@ -164,7 +155,7 @@ describe('<pedelec-session> with today’s Pedelec', () => {
       },
     });
     expect((await result).detail).to.include({ tool: 'update_counter', ok: true });
-    const submitted = await request('submit_tool_result');
+    const submitted = await fake.request('submit_tool_result');
     expect(submitted).to.include({ sessionId: 's-persist', toolRequestId: 'r-old' });
     expect(submitted.result).to.deep.equal({ value: 3 });
   });

@@ -3,18 +3,10 @@
  * (… nothing kept alive once the session ends)"; tools-api.md: a failed delivery is reported through
  * `onError` / `pedelec-error`; elements.md: invoke() "never rejects"). Each test failed before its fix.
  */
-import { expect, fixture, html } from '@open-wc/testing';
+import { expect, fixture, html, oneEvent } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecErrorEvent, PedelecSessionElement, PedelecToolElement } from '../../src/index.js';
-import {
-  approvedStatus,
-  flush,
-  installFakeChrome,
-  uninstallFakeChrome,
-  replier,
-  type FakePort,
-  type Posted,
-} from './helpers.js';
+import { approvedStatus, installFakeChrome, nextTask, uninstallFakeChrome, type FakePort } from './helpers.js';
 
 let fake: FakePort;
 beforeEach(() => {
@@ -25,18 +17,10 @@ afterEach(() => {
   uninstallFakeChrome();
 });
 
-const replies = replier(() => fake);
-/** Answers the first unanswered request of `type` (waiting for it, bounded), then lets the page react. */
-async function answer(type: string, result: unknown = {}): Promise<Posted> {
-  const request = await replies.answer(type, result);
-  await flush(20);
-  return request;
-}
-
 async function startEl(el: PedelecSessionElement, sessionId: string): Promise<void> {
   const started = el.start();
-  await answer('get_approval_status', approvedStatus());
-  await answer('create_session', { sessionId });
+  await fake.answer('get_approval_status', approvedStatus());
+  await fake.answer('create_session', { sessionId });
   await started;
 }
 
@@ -45,26 +29,27 @@ const hangingKit = () =>
     <pedelec-tool name="hang" description="Never answers." timeout-ms="100"></pedelec-tool>
   </pedelec-session>`;
 
-/** Starts the element as s1 and has the agent call `hang`. */
+/** Starts the element as s1 and has the agent call `hang`; resolves once its handler runs. */
 async function withCall(el: PedelecSessionElement): Promise<void> {
   await startEl(el, 's1');
   el.sendText('hi').catch(() => {});
-  await answer('send_text');
+  await fake.answer('send_text');
+  const started = oneEvent(el, 'pedelec-tool-start');
   fake.event('s1', 'tool_call', { seq: 1, toolRequestId: 'c1', tool: 'hang', args: {} });
-  await flush();
+  await started;
 }
 
 async function restartTo(el: PedelecSessionElement, id: string): Promise<void> {
   const restarting = el.restart();
-  await answer('end_session');
-  await answer('get_approval_status', approvedStatus());
-  await answer('create_session', { sessionId: id });
+  await fake.answer('end_session');
+  await fake.answer('get_approval_status', approvedStatus());
+  await fake.answer('create_session', { sessionId: id });
   await restarting;
 }
 
 async function endEl(el: PedelecSessionElement): Promise<void> {
   const ending = el.end();
-  await answer('end_session');
+  await fake.answer('end_session');
   await ending;
 }
 
@@ -73,8 +58,9 @@ describe('handlers that never answer, on the element', () => {
     const el = await fixture<PedelecSessionElement>(hangingKit());
     (el.querySelector('pedelec-tool') as PedelecToolElement).handler = () => new Promise(() => {});
     const controller = new AbortController();
+    const started = oneEvent(el, 'pedelec-tool-start');
     const result = el.invoke('hang', {}, { signal: controller.signal });
-    await flush();
+    await started; // the handler runs
     controller.abort();
     const outcome = await Promise.race([result, new Promise<'never'>((r) => setTimeout(() => r('never'), 1000))]);
     expect(outcome, 'invoke() never settled').to.not.equal('never');
@@ -101,8 +87,9 @@ describe('handlers that never answer, on the element', () => {
     const el = await fixture<PedelecSessionElement>(hangingKit());
     (el.querySelector('pedelec-tool') as PedelecToolElement).handler = () => new Promise(() => {});
     await withCall(el);
+    const ended = oneEvent(el, 'pedelec-ended');
     fake.event('s1', 'ended', { seq: 2 });
-    await flush();
+    await ended;
     expect(el.status).to.equal('ended');
     expect(el.bookkeeping.running, 'a call of the ended session is still held').to.equal(0);
   });
@@ -116,8 +103,10 @@ describe('handlers that never answer, on the element', () => {
     await restartTo(el, 's2');
     const errors: PedelecErrorEvent[] = [];
     el.addEventListener('pedelec-error', (e) => errors.push(e as PedelecErrorEvent));
+    const reported = oneEvent(el, 'pedelec-error');
     finish({ done: true });
-    await flush(30);
+    await reported;
+    await nextTask(); // nothing more follows: no second error, no submit
     expect(
       fake.posted.filter((m) => m.type === 'submit_tool_result'),
       'not posted for an ended session',

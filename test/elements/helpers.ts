@@ -5,9 +5,10 @@
  */
 import { fixture, html } from '@open-wc/testing';
 import type { PedelecSessionElement } from '../../src/index.js';
-import { flush, type FakePort, type Posted } from '../support/fake-chrome.js';
+import type { FakePort, Posted } from '../support/fake-chrome.js';
 
-export { installFakeChrome, uninstallFakeChrome, flush, type FakePort, type Posted } from '../support/fake-chrome.js';
+export { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
+export { nextTask } from '../support/waits.js';
 
 /** What `get_approval_status` answers for an installed extension whose origin is approved. */
 export function approvedStatus(): Record<string, unknown> {
@@ -17,14 +18,6 @@ export function approvedStatus(): Record<string, unknown> {
 /** A tag name no other test uses (for elements defined late, inside the test). */
 export function uniqueTag(prefix: string): string {
   return `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
-}
-
-/**
- * Lets every pending microtask run, however many hops a batch takes (a zero-delay task boundary,
- * not a sleep: no time passes that a test depends on).
- */
-export function nextTask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** Records every `type` event reaching `target` (listen before acting). */
@@ -75,14 +68,6 @@ export function manifestTool(session: PedelecSessionElement, name: string) {
   return found;
 }
 
-/** The last request of `type` the page posted (throws when there is none). */
-function lastOf(fake: FakePort, type: string): Posted {
-  const found = [...fake.posted].reverse().find((m) => m.type === type);
-  if (!found)
-    throw new Error(`expected a ${type} request; posted: ${fake.posted.map((m) => m.type).join(', ') || 'nothing'}`);
-  return found;
-}
-
 /**
  * Starts `session` through the fake extension: answers `get_approval_status` (approved) and then
  * `create_session` with `sessionId`. The session element needs both `provider` and `model` (otherwise
@@ -90,11 +75,8 @@ function lastOf(fake: FakePort, type: string): Posted {
  */
 export async function startSession(session: PedelecSessionElement, fake: FakePort, sessionId = 's1'): Promise<Posted> {
   const started = session.start();
-  await flush();
-  fake.respond(approvedStatus(), lastOf(fake, 'get_approval_status'));
-  await flush();
-  const create = lastOf(fake, 'create_session');
-  fake.respond({ sessionId }, create);
+  await fake.answer('get_approval_status', approvedStatus());
+  const create = await fake.answer('create_session', { sessionId });
   await started;
   return create;
 }
@@ -109,8 +91,7 @@ export async function beginTurn(
   text = 'hi',
 ): Promise<{ turn: Promise<void> }> {
   const turn = session.sendText(text);
-  await flush();
-  fake.respond({}, lastOf(fake, 'send_text'));
+  await fake.answer('send_text');
   return { turn };
 }
 
@@ -135,58 +116,17 @@ export async function callTool(
   }: { sessionId?: string; seq?: number; toolRequestId?: string } = {},
 ): Promise<Posted> {
   fake.event(sessionId, 'tool_call', { seq, toolRequestId, tool, args });
-  await flush();
-  const submit = [...fake.posted]
-    .reverse()
-    .find((m) => m.type === 'submit_tool_result' && m.toolRequestId === toolRequestId);
-  if (!submit)
-    throw new Error(`no submit_tool_result for ${toolRequestId}; posted: ${fake.posted.map((m) => m.type).join(', ')}`);
-  fake.respond({}, submit);
-  await flush();
-  return submit;
+  return fake.answer('submit_tool_result', {}, (m) => m.toolRequestId === toolRequestId);
 }
 
 /**
- * Ends the session cleanly (answers `end_session`), so the shared client is released when the
+ * Ends the session cleanly (answers its `end_session`), so the shared client is released when the
  * fixture is removed and the next test starts from a fresh connection.
  */
 export async function endSession(session: PedelecSessionElement, fake: FakePort): Promise<void> {
   if (!session.session) return;
-  const before = fake.posted.length;
+  const { sessionId } = session.session;
   const ending = session.end();
-  await flush();
-  const request = fake.posted.slice(before).find((m) => m.type === 'end_session');
-  if (request) fake.respond({}, request);
+  await fake.answer('end_session', {}, (m) => m.sessionId === sessionId);
   await ending;
-}
-
-/**
- * Answers the page's requests by type, each once, for tests that drive a whole sequence. `request`
- * waits (bounded: microtasks, then tasks) for the first unanswered request of `type` (and `where`);
- * `answer` / `refuse` respond to it; `answered` holds what was answered (add one answered by hand).
- * `port` gives the fake port installed now (tests install a fresh one each).
- */
-export function replier(port: () => FakePort) {
-  const answered = new WeakSet<Posted>();
-  const request = async (type: string, where?: (m: Posted) => boolean): Promise<Posted> => {
-    for (let i = 0; i < 400; i++) {
-      const found = port().posted.find((m) => m.type === type && !answered.has(m) && (!where || where(m)));
-      if (found) return found;
-      await (i < 300 ? Promise.resolve() : nextTask());
-    }
-    throw new Error(
-      `no ${type} request; posted: ${port()
-        .posted.map((m) => m.type)
-        .join(', ')}`,
-    );
-  };
-  const reply =
-    (how: 'respond' | 'fail') =>
-    async (type: string, value: unknown = {}, where?: (m: Posted) => boolean): Promise<Posted> => {
-      const req = await request(type, where);
-      answered.add(req);
-      port()[how](value, req);
-      return req;
-    };
-  return { request, answer: reply('respond'), refuse: reply('fail'), answered };
 }

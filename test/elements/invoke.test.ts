@@ -11,16 +11,7 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecSessionElement, PedelecToolResultEvent, PedelecToolStartEvent } from '../../src/index.js';
-import {
-  approvedStatus,
-  flush,
-  installFakeChrome,
-  nextTask,
-  record,
-  uninstallFakeChrome,
-  replier,
-  type FakePort,
-} from './helpers.js';
+import { approvedStatus, installFakeChrome, nextTask, record, uninstallFakeChrome, type FakePort } from './helpers.js';
 
 let fake: FakePort;
 beforeEach(() => {
@@ -30,13 +21,6 @@ afterEach(() => {
   fake.disconnect(); // a shared client left open by a failing test is dead for the next one
   uninstallFakeChrome();
 });
-
-const replies = replier(() => fake);
-/** Answers the first unanswered request of `type` (waiting for it, bounded), then lets the page react. */
-async function answer(type: string, result: unknown = {}): Promise<void> {
-  await replies.answer(type, result);
-  await flush(20);
-}
 
 const schema = { type: 'object', properties: {} } as const;
 
@@ -90,20 +74,20 @@ describe('invoke() as an agent call', () => {
     el.fallback = (tool) => ran.push(`fallback ${tool}`);
     await nextTask();
     const starting = el.start(); // create_session (with x) is on its way: x is being sent to Core
-    await flush();
+    await fake.request('get_approval_status');
     el.querySelector('pedelec-tool')!.remove();
     await nextTask();
     expect(el.status).to.equal('starting');
     const whileStarting = await el.invoke('x', {});
-    await answer('get_approval_status', approvedStatus());
-    await answer('create_session', { sessionId: 's1' });
+    await fake.answer('get_approval_status', approvedStatus());
+    await fake.answer('create_session', { sessionId: 's1' });
     await starting;
     const afterStart = await el.invoke('x', {});
     expect(afterStart).to.deep.include({ ok: false });
     expect(whileStarting, 'the same answer as a moment later').to.deep.equal(afterStart);
     expect(ran).to.deep.equal([]);
     const ending = el.end();
-    await answer('end_session');
+    await fake.answer('end_session');
     await ending;
   });
 });

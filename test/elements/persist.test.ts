@@ -8,19 +8,15 @@ import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecSessionElement, PedelecSession } from '../../src/index.js';
 import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
-import { replier } from './helpers.js';
+import { nextTask } from '../support/waits.js';
 
 let fake: FakePort;
 const APPROVED = () => ({ installed: true, approved: true, origin: location.origin, appConnected: true });
 const postedOf = (type: string) => fake.posted.filter((m) => m.type === type);
-const settle = async (n = 40) => {
-  for (let i = 0; i < n; i++) await Promise.resolve();
-};
-const { request, answer, refuse, answered } = replier(() => fake);
 async function started(el: PedelecSessionElement, sessionId = 's1'): Promise<PedelecSession> {
   const p = el.start();
-  await answer('get_approval_status', APPROVED());
-  await answer('create_session', { sessionId });
+  await fake.answer('get_approval_status', APPROVED());
+  await fake.answer('create_session', { sessionId });
   return p;
 }
 
@@ -30,12 +26,13 @@ describe('<pedelec-session> persist, resume and restart', () => {
     sessionStorage.clear();
   });
   afterEach(async () => {
+    // Teardown runs a microtask after removal and may post end_session: answer what it posted.
     for (const el of Array.from(document.querySelectorAll('pedelec-session'))) el.remove();
-    await settle();
-    for (const req of postedOf('end_session').filter((m) => !answered.has(m))) fake.respond({}, req);
-    await settle();
+    await nextTask();
+    for (const req of postedOf('end_session').filter((m) => !fake.answered.has(m))) fake.respond({}, req);
+    await nextTask();
     fake.disconnect();
-    await settle();
+    await nextTask();
     uninstallFakeChrome();
     sessionStorage.clear();
   });
@@ -45,22 +42,22 @@ describe('<pedelec-session> persist, resume and restart', () => {
       html`<pedelec-session session-id="abc" provider="codex" model="m"></pedelec-session>`,
     );
     const p = el.start();
-    await answer('get_approval_status', APPROVED());
-    await answer('resume_session', { sessionId: 'abc' });
+    await fake.answer('get_approval_status', APPROVED());
+    await fake.answer('resume_session', { sessionId: 'abc' });
     await p;
     expect(el.sessionId).to.equal('abc');
 
     const before = fake.posted.length;
     const restarting = el.restart();
     restarting.catch(() => {}); // (settled below when the assertion passes)
-    await refuse('end_session', { code: 'END_SESSION_FAILED', message: 'no' });
-    await answer('get_approval_status', APPROVED());
-    await settle();
+    await fake.refuse('end_session', { code: 'END_SESSION_FAILED', message: 'no' });
+    await fake.answer('get_approval_status', APPROVED());
+    await fake.request('create_session'); // what restart() sends next: by then it has chosen create
     expect(
       fake.posted.slice(before).map((m) => m.type),
       'restart() creates; it must not resume the old session and its history',
     ).to.not.include('resume_session');
-    await answer('create_session', { sessionId: 's2' });
+    await fake.answer('create_session', { sessionId: 's2' });
     expect((await restarting).sessionId).to.equal('s2');
   });
 
@@ -70,18 +67,16 @@ describe('<pedelec-session> persist, resume and restart', () => {
     );
     await started(el, 's1');
     const ending = el.end().catch((e) => e);
-    await refuse('end_session', { code: 'END_SESSION_FAILED', message: 'Core busy' });
+    await fake.refuse('end_session', { code: 'END_SESSION_FAILED', message: 'Core busy' });
     await ending;
     expect(el.session?.getStatus(), 'the session was not ended').to.equal('idle');
 
     const session = await el.start();
     expect(session.sessionId).to.equal('s1');
     const sent = el.sendText('hi').catch((e) => e);
-    await settle();
+    await fake.request('send_text');
     expect(postedOf('send_text'), 'spec: sendText rejects SESSION_ENDED only until start()').to.have.length(1);
-    const req = postedOf('send_text')[0]!;
-    answered.add(req);
-    fake.respond({}, req);
+    await fake.answer('send_text');
     fake.event('s1', 'status_changed', { seq: 1, status: 'idle' });
     expect(await sent).to.equal(undefined);
   });
@@ -97,7 +92,7 @@ describe('<pedelec-session> persist, resume and restart', () => {
     const el1 = await fixture<PedelecSessionElement>(persisted());
     await started(el1, 's1');
     el1.remove();
-    await settle();
+    await nextTask(); // teardown ran (a microtask after removal)
     expect(postedOf('end_session')).to.deep.equal([]);
     fake.disconnect();
     uninstallFakeChrome();
@@ -109,10 +104,10 @@ describe('<pedelec-session> persist, resume and restart', () => {
     await previousPage();
     const el = await fixture<PedelecSessionElement>(persisted());
     const starting = el.start().catch((e) => e);
-    await answer('get_approval_status', APPROVED());
-    await request('resume_session', (m) => m.sessionId === 's1');
+    await fake.answer('get_approval_status', APPROVED());
+    await fake.request('resume_session', (m) => m.sessionId === 's1');
     el.remove(); // e.g. a router unmounts the chat; it is the last holder of the client
-    await settle();
+    await nextTask(); // teardown ran (a microtask after removal)
     expect((await starting).code).to.equal('SESSION_ENDED');
     expect(postedOf('end_session')).to.deep.equal([]);
     expect(
@@ -125,11 +120,11 @@ describe('<pedelec-session> persist, resume and restart', () => {
     await previousPage();
     const el = await fixture<PedelecSessionElement>(persisted());
     const restarting = el.restart();
-    await answer('get_approval_status', APPROVED());
-    await answer('create_session', { sessionId: 's2' });
+    await fake.answer('get_approval_status', APPROVED());
+    await fake.answer('create_session', { sessionId: 's2' });
     await restarting;
     expect(el.sessionId).to.equal('s2');
-    await settle();
+    await fake.request('resume_session', (m) => m.sessionId === 's1');
     // The recorded session was created with autoEndOnDisconnect: false: nothing else will ever end it.
     const touched = fake.posted.filter((m) => m.sessionId === 's1').map((m) => m.type);
     expect(touched, 'the old persisted session s1 is ended (resume_session + end_session)').to.include(

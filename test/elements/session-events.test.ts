@@ -8,23 +8,19 @@ import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import { PedelecSessionElement, type PedelecEndedEvent, type PedelecStatusEvent } from '../../src/index.js';
 import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
-import { replier } from './helpers.js';
+import { nextTask } from '../support/waits.js';
 
 let fake: FakePort;
 const APPROVED = () => ({ installed: true, approved: true, origin: location.origin, appConnected: true });
 const postedOf = (type: string) => fake.posted.filter((m) => m.type === type);
 
-async function settle(times = 60): Promise<void> {
-  for (let i = 0; i < times; i++) await Promise.resolve();
-}
-const { answer, refuse, answered } = replier(() => fake);
 function coreEvent(sessionId: string, type: string, fields: Record<string, unknown> = {}): void {
   fake.emit({ channelId: fake.posted[fake.posted.length - 1]?.channelId, type, sessionId, ...fields });
 }
 async function started(el: PedelecSessionElement, sessionId = 's1') {
   const p = el.start();
-  await answer('get_approval_status', APPROVED());
-  await answer('create_session', { sessionId });
+  await fake.answer('get_approval_status', APPROVED());
+  await fake.answer('create_session', { sessionId });
   return p;
 }
 function collect<T extends Event>(target: EventTarget, type: string): T[] {
@@ -32,14 +28,14 @@ function collect<T extends Event>(target: EventTarget, type: string): T[] {
   target.addEventListener(type, (e) => seen.push(e as T));
   return seen;
 }
-/** What a promise did once the microtasks settled. */
+/** What a promise did by the next task: for answers that come at once, without a bridge round trip. */
 async function outcomeOf(p: Promise<unknown>): Promise<string> {
   let out = 'pending';
   p.then(
     () => (out = 'resolved'),
     (e) => (out = e?.code ?? 'rejected'),
   );
-  await settle();
+  await nextTask();
   return out;
 }
 
@@ -49,12 +45,13 @@ describe('<pedelec-session> end, restart and status listeners', () => {
     sessionStorage.clear();
   });
   afterEach(async () => {
+    // Teardown runs a microtask after removal and may post end_session: answer what it posted.
     for (const el of Array.from(document.querySelectorAll('pedelec-session'))) el.remove();
-    await settle();
-    for (const req of postedOf('end_session').filter((m) => !answered.has(m))) fake.respond({}, req);
-    await settle();
+    await nextTask();
+    for (const req of postedOf('end_session').filter((m) => !fake.answered.has(m))) fake.respond({}, req);
+    await nextTask();
     fake.disconnect();
-    await settle();
+    await nextTask();
     uninstallFakeChrome();
     sessionStorage.clear();
   });
@@ -87,8 +84,8 @@ describe('<pedelec-session> end, restart and status listeners', () => {
       html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
     );
     const failedStart = el.start().catch((e) => e);
-    await answer('get_approval_status', APPROVED());
-    await refuse('create_session', { code: 'PROVIDER_UNAVAILABLE', message: 'codex is not available' });
+    await fake.answer('get_approval_status', APPROVED());
+    await fake.refuse('create_session', { code: 'PROVIDER_UNAVAILABLE', message: 'codex is not available' });
     expect((await failedStart).code).to.equal('PROVIDER_UNAVAILABLE');
     expect(el.status).to.equal('error');
 
@@ -109,13 +106,23 @@ describe('<pedelec-session> end, restart and status listeners', () => {
     await started(el, 's1');
     const restarting = el.restart().catch((e) => e);
     const ending = el.end();
-    await answer('end_session'); // the old session s1
+    await fake.answer('end_session'); // the old session s1
     await ending;
-    // Whatever the restart does now, the page's last word was end().
-    await answer('get_approval_status', APPROVED()).catch(() => {});
-    await answer('create_session', { sessionId: 's2' }).catch(() => {});
+    // Whatever the restart does now (what it asks for is answered; it may ask nothing and settle), the
+    // page's last word was end().
+    const settled = restarting.then(() => false);
+    for (const [type, result] of [
+      ['get_approval_status', APPROVED()],
+      ['create_session', { sessionId: 's2' }],
+    ] as const) {
+      const asked = fake.request(type).then(
+        () => true,
+        () => false,
+      );
+      if (await Promise.race([asked, settled])) await fake.answer(type, result);
+    }
     await restarting;
-    await settle();
+    await nextTask();
     expect(await outcomeOf(el.sendText('hi')), 'sendText() after end()').to.equal('SESSION_ENDED');
     expect(el.status === 'ended' || el.status === 'inactive' || el.status === 'error', `status ${el.status}`).to.equal(
       true,

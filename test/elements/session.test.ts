@@ -25,7 +25,8 @@ import {
   type ToolCallContext,
 } from '../../src/index.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
-import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { nextTask } from '../support/waits.js';
 import { twoSessions, uniqueTag } from './helpers.js';
 
 // ───────────────────────────── harness ─────────────────────────────
@@ -39,8 +40,6 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 let fake: FakePort;
 /** Arguments of every `chrome.runtime.connect` call in this test. */
 let connects: unknown[][];
-/** Requests this test already answered (channel + request id: each client counts from 1). */
-let answered: Set<string>;
 /** Undo functions for globals a test wrapped. */
 const restorers: Array<() => void> = [];
 /** Tests after which a shared client was still open. */
@@ -49,7 +48,6 @@ let toolSeq = 0;
 
 function install(): void {
   fake = installFakeChrome();
-  answered = new Set();
   connects = [];
   const runtime = (globalThis as any).chrome.runtime;
   const connect = runtime.connect;
@@ -59,51 +57,16 @@ function install(): void {
   };
 }
 
-const keyOf = (m: Posted) => `${m.channelId}|${m.requestId}`;
 const APPROVED = () => ({ installed: true, approved: true, origin: location.origin, appConnected: true });
 const j = (value: unknown) => JSON.parse(JSON.stringify(value));
 
-/** Lets promise callbacks and Lit updates run: microtasks only, no sleeping. */
-async function settle(times = 40): Promise<void> {
-  for (let i = 0; i < times; i++) await Promise.resolve();
-}
-
-/** Waits (microtasks, then at most a few zero-delay tasks) until `probe` finds something. */
-async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const found = probe();
-    if (found !== undefined) return found;
-    await Promise.resolve();
-  }
-  for (let i = 0; i < 20; i++) {
-    const found = probe();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  throw new Error(
-    `timed out waiting for ${what}; posted so far: ${fake.posted.map((m) => m.type).join(', ') || '(nothing)'}`,
-  );
-}
-
-function unanswered(type: string, where?: (m: Posted) => boolean): Posted | undefined {
-  return fake.posted.find((m) => m.type === type && !answered.has(keyOf(m)) && (!where || where(m)));
-}
 const postedOf = (type: string) => fake.posted.filter((m) => m.type === type);
-
-function request(type: string, where?: (m: Posted) => boolean): Promise<Posted> {
-  return waitFor(() => unanswered(type, where), `a ${type} request`);
-}
-async function answer(type: string, result: unknown = {}, where?: (m: Posted) => boolean): Promise<Posted> {
-  const req = await request(type, where);
-  answered.add(keyOf(req));
-  fake.respond(result, req);
-  return req;
-}
-async function refuse(type: string, error: unknown, where?: (m: Posted) => boolean): Promise<Posted> {
-  const req = await request(type, where);
-  answered.add(keyOf(req));
-  fake.fail(error, req);
-  return req;
+/** Answers the end_session requests nobody answered yet (teardown posts them a microtask after removal). */
+function answerEnds(): void {
+  for (const req of postedOf('end_session').filter((m) => !fake.answered.has(m))) {
+    fake.answered.add(req);
+    fake.respond({}, req);
+  }
 }
 
 /** A session-addressed message from Core, on the channel of the newest client. */
@@ -115,23 +78,23 @@ function coreEvent(sessionId: string, type: string, fields: Record<string, unkno
 /** start(): approval, then create_session answered with `sessionId`. Needs provider + model in markup. */
 async function started(el: PedelecSessionElement, sessionId = 's1'): Promise<PedelecSession> {
   const p = el.start();
-  await answer('get_approval_status', APPROVED());
-  await answer('create_session', { sessionId });
+  await fake.answer('get_approval_status', APPROVED());
+  await fake.answer('create_session', { sessionId });
   return p;
 }
 
 /** end(), with its end_session answered. */
 async function ended(el: PedelecSessionElement): Promise<void> {
   const ending = el.end();
-  await answer('end_session');
+  await fake.answer('end_session');
   await ending;
 }
 
 /** restart() after the old session is gone: approval, then create_session answered with `sessionId`. */
 async function restarted(el: PedelecSessionElement, sessionId: string): Promise<PedelecSession> {
   const restarting = el.restart();
-  await answer('get_approval_status', APPROVED());
-  await answer('create_session', { sessionId });
+  await fake.answer('get_approval_status', APPROVED());
+  await fake.answer('create_session', { sessionId });
   return restarting;
 }
 
@@ -141,7 +104,7 @@ async function openTurn(el: PedelecSessionElement, sessionId = 's1', text = 'hi'
     () => 'done',
     (e) => e,
   );
-  await answer('send_text', {}, (m) => m.sessionId === sessionId);
+  await fake.answer('send_text', {}, (m) => m.sessionId === sessionId);
   return { outcome }; // wrapped: an async function would otherwise wait for the turn itself
 }
 
@@ -149,22 +112,30 @@ async function openTurn(el: PedelecSessionElement, sessionId = 's1', text = 'hi'
 async function agentCall(sessionId: string, tool: string, args: unknown): Promise<any> {
   const id = `call_${++toolSeq}`;
   coreEvent(sessionId, 'tool_call', { toolRequestId: id, tool, args });
-  const submit = await request('submit_tool_result', (m) => m.toolRequestId === id);
-  answered.add(keyOf(submit));
-  fake.respond({}, submit);
+  const submit = await fake.answer('submit_tool_result', {}, (m) => m.toolRequestId === id);
   expect(submit.sessionId).to.equal(sessionId);
   return submit.result;
 }
 
-/** What a promise did after the microtasks settled: for answers that must be immediate. */
+/**
+ * What a promise did by the next task: for answers that must be immediate (no bridge round trip — the
+ * fake port answers nothing on its own, so only what needs no answer can settle by then).
+ */
 async function soon<T>(p: Promise<T>): Promise<{ settled: boolean; value?: T; error?: any }> {
   let out: { settled: boolean; value?: T; error?: any } = { settled: false };
   p.then(
     (value) => (out = { settled: true, value }),
     (error) => (out = { settled: true, error }),
   );
-  await settle(60);
+  await nextTask();
   return out;
+}
+
+/** An agent tool call during an open turn; resolves once its handler runs (pedelec-tool-start). */
+async function toolCallStarted(el: PedelecSessionElement, sessionId: string, fields: Record<string, unknown>) {
+  const started = oneEvent(el, 'pedelec-tool-start');
+  coreEvent(sessionId, 'tool_call', fields);
+  await started;
 }
 
 function collect<T extends Event>(target: EventTarget, type: string): T[] {
@@ -227,14 +198,11 @@ describe('<pedelec-session>', () => {
     // Tear down every session this test left (teardown ends its agent session), answer the
     // end_session requests that produces, then fail anything still pending.
     for (const el of Array.from(document.querySelectorAll('pedelec-session'))) el.remove();
-    await settle();
-    for (const req of postedOf('end_session').filter((m) => !answered.has(keyOf(m)))) {
-      answered.add(keyOf(req));
-      fake.respond({}, req);
-    }
-    await settle();
+    await nextTask();
+    answerEnds();
+    await nextTask();
     fake.disconnect();
-    await settle();
+    await nextTask();
     restorers
       .splice(0)
       .reverse()
@@ -398,15 +366,15 @@ describe('<pedelec-session>', () => {
       expect(connects).to.have.length(1);
 
       a.remove();
-      await answer('end_session', {}, (m) => m.sessionId === 's1');
-      await settle();
+      await fake.answer('end_session', {}, (m) => m.sessionId === 's1');
+      await nextTask();
       expect(fake.disconnectCalls, 'still held by b').to.equal(0);
       expect(b.status).to.equal('idle');
       await openTurn(b, 's2');
 
       b.remove();
-      await answer('end_session', {}, (m) => m.sessionId === 's2');
-      await settle();
+      await fake.answer('end_session', {}, (m) => m.sessionId === 's2');
+      await nextTask(); // the last holder released the client
       expect(fake.disconnectCalls).to.equal(1);
     });
 
@@ -458,7 +426,7 @@ describe('<pedelec-session>', () => {
           ><pedelec-tool name="t" description="T."></pedelec-tool
         ></pedelec-session>`,
       );
-      await settle();
+      await nextTask(); // nothing happens by itself
       expect(el.status).to.equal('inactive');
       expect(el.hasAttribute('status')).to.equal(false);
       expect(el.hasAttribute('approval')).to.equal(false);
@@ -493,12 +461,12 @@ describe('<pedelec-session>', () => {
       };
 
       const p = el.start();
-      await request('get_approval_status');
+      await fake.request('get_approval_status');
       check('starting');
-      await answer('get_approval_status', APPROVED());
-      await request('create_session');
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.request('create_session');
       check('starting');
-      await answer('create_session', { sessionId: 's1' });
+      await fake.answer('create_session', { sessionId: 's1' });
       await p;
       check('idle');
       expect(el.sessionId).to.equal('s1');
@@ -509,7 +477,7 @@ describe('<pedelec-session>', () => {
       check('running');
       coreEvent('s1', 'tool_call', { toolRequestId: 'c1', tool: 't', args: {} });
       check('waiting_tool_result');
-      await answer('submit_tool_result');
+      await fake.answer('submit_tool_result');
       coreEvent('s1', 'status_changed', { status: 'running' });
       check('running');
       coreEvent('s1', 'status_changed', { status: 'idle' });
@@ -544,16 +512,16 @@ describe('<pedelec-session>', () => {
         html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
       );
       const p = el.start();
-      await answer('get_approval_status', {
+      await fake.answer('get_approval_status', {
         installed: true,
         approved: false,
         origin: location.origin,
         appConnected: true,
       });
-      await request('create_session');
+      await fake.request('create_session');
       expect(el.getAttribute('approval')).to.equal('pending');
       expect(el.status).to.equal('starting');
-      await answer('create_session', { sessionId: 's1' });
+      await fake.answer('create_session', { sessionId: 's1' });
       await p;
       expect(el.hasAttribute('approval')).to.equal(false);
       expect(el.status).to.equal('idle');
@@ -564,10 +532,10 @@ describe('<pedelec-session>', () => {
         html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
       );
       const p = el.start();
-      await answer('get_approval_status', APPROVED());
-      await request('create_session');
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.request('create_session');
       expect(el.hasAttribute('approval')).to.equal(false);
-      await answer('create_session', { sessionId: 's1' });
+      await fake.answer('create_session', { sessionId: 's1' });
       await p;
     });
 
@@ -577,16 +545,16 @@ describe('<pedelec-session>', () => {
       );
       const p = el.start();
       const outcome = soon(p);
-      await answer('get_approval_status', {
+      await fake.answer('get_approval_status', {
         installed: true,
         approved: false,
         origin: location.origin,
         appConnected: true,
       });
-      await request('create_session');
+      await fake.request('create_session');
       await aTimeout(150); // time is the subject: well past the 30 ms bridge timeout
       expect((await outcome).settled, 'create_session still waiting for the user').to.equal(false);
-      await answer('create_session', { sessionId: 's1' });
+      await fake.answer('create_session', { sessionId: 's1' });
       await p;
       expect(el.status).to.equal('idle');
     });
@@ -600,8 +568,8 @@ describe('<pedelec-session>', () => {
         () => null,
         (e) => e,
       );
-      await answer('get_approval_status', APPROVED());
-      await refuse('create_session', { code: 'PROVIDER_UNAVAILABLE', message: 'codex is not available' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.refuse('create_session', { code: 'PROVIDER_UNAVAILABLE', message: 'codex is not available' });
       const error = await p;
       expect(error).to.include({ code: 'PROVIDER_UNAVAILABLE' });
       expect(el.status).to.equal('error');
@@ -619,8 +587,7 @@ describe('<pedelec-session>', () => {
   describe('start', () => {
     it('nothing is posted at connection without autostart', async () => {
       await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m"></pedelec-session>`);
-      await settle();
-      await new Promise((r) => setTimeout(r, 0));
+      await nextTask();
       expect(fake.posted).to.deep.equal([]);
     });
 
@@ -631,8 +598,8 @@ describe('<pedelec-session>', () => {
       expect(fake.posted.map((m) => m.type)).to.deep.equal(['get_approval_status']);
       expect(el.status).to.equal('starting');
       const ready = oneEvent(el, 'pedelec-ready');
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's1' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's1' });
       expect((await ready).detail.sessionId).to.equal('s1');
     });
 
@@ -642,10 +609,10 @@ describe('<pedelec-session>', () => {
       );
       const first = el.start();
       expect(el.start()).to.equal(first);
-      await answer('get_approval_status', APPROVED());
-      await request('create_session');
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.request('create_session');
       expect(el.start()).to.equal(first);
-      await answer('create_session', { sessionId: 's1' });
+      await fake.answer('create_session', { sessionId: 's1' });
       const session = await first;
       expect(await el.start()).to.equal(session);
       expect(el.session).to.equal(session);
@@ -658,9 +625,9 @@ describe('<pedelec-session>', () => {
         html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
       );
       const turn = el.sendText('hello');
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's1' });
-      const send = await answer('send_text');
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's1' });
+      const send = await fake.answer('send_text');
       expect(send).to.include({ sessionId: 's1', text: 'hello' });
       coreEvent('s1', 'done');
       await turn;
@@ -671,9 +638,9 @@ describe('<pedelec-session>', () => {
         html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
       );
       const prepared = el.prepare();
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's1' });
-      const prepare = await answer('prepare_session');
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's1' });
+      const prepare = await fake.answer('prepare_session');
       expect(prepare.sessionId).to.equal('s1');
       coreEvent('s1', 'done');
       await prepared;
@@ -686,8 +653,8 @@ describe('<pedelec-session>', () => {
         </pedelec-session>`,
       );
       const p = el.start();
-      await answer('get_approval_status', APPROVED());
-      const create = await answer('create_session', { sessionId: 's1' });
+      await fake.answer('get_approval_status', APPROVED());
+      const create = await fake.answer('create_session', { sessionId: 's1' });
       await p;
       expect(create.input).to.deep.include({ provider: 'codex', model: 'm', autoEndOnDisconnect: true });
       expect(create.input.skills).to.deep.equal({
@@ -710,7 +677,7 @@ describe('<pedelec-session>', () => {
     /** A reload: the old page goes away (its element too), and a new fake bridge comes up. */
     async function reload(el: PedelecSessionElement): Promise<void> {
       el.remove();
-      await settle();
+      await nextTask(); // teardown ran (a microtask after removal)
       expect(postedOf('end_session'), 'a persisted session is not ended by unload').to.deep.equal([]);
       uninstallFakeChrome();
       install();
@@ -719,8 +686,8 @@ describe('<pedelec-session>', () => {
     it('creates with autoEndOnDisconnect: false and records the session in sessionStorage', async () => {
       const el = await fixture<PedelecSessionElement>(persisted());
       const p = el.start();
-      await answer('get_approval_status', APPROVED());
-      const create = await answer('create_session', { sessionId: 's1' });
+      await fake.answer('get_approval_status', APPROVED());
+      const create = await fake.answer('create_session', { sessionId: 's1' });
       await p;
       expect(create.input.autoEndOnDisconnect).to.equal(false);
       const record = JSON.parse(sessionStorage.getItem(persistKeyFor('chat')) ?? 'null');
@@ -743,8 +710,8 @@ describe('<pedelec-session>', () => {
         html`<pedelec-session id="chat" provider="codex" model="m"></pedelec-session>`,
       );
       const p = el.start();
-      await answer('get_approval_status', APPROVED());
-      const create = await answer('create_session', { sessionId: 's1' });
+      await fake.answer('get_approval_status', APPROVED());
+      const create = await fake.answer('create_session', { sessionId: 's1' });
       await p;
       expect(create.input.autoEndOnDisconnect).to.equal(true);
       expect(sessionStorage.length).to.equal(0);
@@ -759,8 +726,8 @@ describe('<pedelec-session>', () => {
       toolOf(el2, 'double').handler = ({ n }: { n: number }) => ({ doubled: n * 2 });
       const ready = oneEvent(el2, 'pedelec-ready');
       const p = el2.start();
-      await answer('get_approval_status', APPROVED());
-      const resume = await answer('resume_session', { sessionId: 's1' });
+      await fake.answer('get_approval_status', APPROVED());
+      const resume = await fake.answer('resume_session', { sessionId: 's1' });
       const session = await p;
       expect(resume.sessionId).to.equal('s1');
       expect(postedOf('create_session')).to.deep.equal([]);
@@ -784,8 +751,8 @@ describe('<pedelec-session>', () => {
       const el2 = await fixture<PedelecSessionElement>(persisted('Double the number n.'));
       const ready = oneEvent(el2, 'pedelec-ready');
       const p = el2.start();
-      await answer('get_approval_status', APPROVED());
-      const create = await answer('create_session', { sessionId: 's2' });
+      await fake.answer('get_approval_status', APPROVED());
+      const create = await fake.answer('create_session', { sessionId: 's2' });
       await p;
       expect(create.input.skills.tools[0].description).to.equal('Double the number n.');
       expect((await ready).detail).to.include({ sessionId: 's2', resumed: false });
@@ -793,9 +760,9 @@ describe('<pedelec-session>', () => {
       expect(record.sessionId).to.equal('s2');
       expect(record.manifestHash).to.not.equal(oldHash);
       // The old session is ended, not left running in Core.
-      const old = await answer('resume_session', { sessionId: 's1' }, (m) => m.sessionId === 's1');
+      const old = await fake.answer('resume_session', { sessionId: 's1' }, (m) => m.sessionId === 's1');
       expect(old.sessionId).to.equal('s1');
-      await request('end_session', (m) => m.sessionId === 's1');
+      await fake.request('end_session', (m) => m.sessionId === 's1');
     });
 
     it('a failed resume creates a fresh session (resumed: false)', async () => {
@@ -806,9 +773,9 @@ describe('<pedelec-session>', () => {
       const el2 = await fixture<PedelecSessionElement>(persisted());
       const ready = oneEvent(el2, 'pedelec-ready');
       const p = el2.start();
-      await answer('get_approval_status', APPROVED());
-      await refuse('resume_session', { code: 'SESSION_NOT_FOUND', message: 'gone' });
-      await answer('create_session', { sessionId: 's2' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.refuse('resume_session', { code: 'SESSION_NOT_FOUND', message: 'gone' });
+      await fake.answer('create_session', { sessionId: 's2' });
       await p;
       expect((await ready).detail).to.include({ sessionId: 's2', resumed: false });
       expect(JSON.parse(sessionStorage.getItem(persistKeyFor('chat'))!).sessionId).to.equal('s2');
@@ -826,11 +793,11 @@ describe('<pedelec-session>', () => {
       const el = await fixture<PedelecSessionElement>(persisted());
       await started(el, 's1');
       const restarting = el.restart();
-      await answer('end_session', {}, (m) => m.sessionId === 's1');
-      await request('get_approval_status');
+      await fake.answer('end_session', {}, (m) => m.sessionId === 's1');
+      await fake.request('get_approval_status');
       expect(sessionStorage.getItem(persistKeyFor('chat'))).to.equal(null);
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's2' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's2' });
       await restarting;
       expect(JSON.parse(sessionStorage.getItem(persistKeyFor('chat'))!).sessionId).to.equal('s2');
     });
@@ -848,10 +815,10 @@ describe('<pedelec-session>', () => {
         () => null,
         (e) => e,
       );
-      await settle();
-      if (unanswered('get_approval_status')) {
-        await answer('get_approval_status', APPROVED());
-        await answer('create_session', { sessionId: 's1' });
+      await nextTask();
+      if (fake.posted.some((m) => m.type === 'get_approval_status' && !fake.answered.has(m))) {
+        await fake.answer('get_approval_status', APPROVED());
+        await fake.answer('create_session', { sessionId: 's1' });
       }
       const firstError = await first;
       if (firstError) expect(firstError.code).to.equal('INVALID_INPUT');
@@ -904,8 +871,8 @@ describe('<pedelec-session>', () => {
       );
       const ready = oneEvent(el, 'pedelec-ready');
       const p = el.start();
-      await answer('get_approval_status', APPROVED());
-      const resume = await answer('resume_session', { sessionId: 'abc' });
+      await fake.answer('get_approval_status', APPROVED());
+      const resume = await fake.answer('resume_session', { sessionId: 'abc' });
       await p;
       expect(resume.sessionId).to.equal('abc');
       expect(postedOf('create_session')).to.deep.equal([]);
@@ -961,8 +928,8 @@ describe('<pedelec-session>', () => {
         () => null,
         (e) => e,
       );
-      await answer('get_approval_status', APPROVED());
-      await request('create_session');
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.request('create_session');
       const error = await p; // time is the subject: the 20 ms timeout
       expect(error.code).to.equal('SDK_BRIDGE_TIMEOUT');
       expect(error.details).to.include({ type: 'create_session' });
@@ -987,7 +954,7 @@ describe('<pedelec-session>', () => {
       await started(el, 's1');
       const ended = oneEvent(el, 'pedelec-ended');
       const ending = el.end();
-      const end = await answer('end_session');
+      const end = await fake.answer('end_session');
       await ending;
       await ended;
       expect(end.sessionId).to.equal('s1');
@@ -1022,30 +989,30 @@ describe('<pedelec-session>', () => {
       };
       await started(el, 's1');
       const { outcome: turn } = await openTurn(el, 's1');
-      coreEvent('s1', 'tool_call', { toolRequestId: 'c1', tool: 'slow', args: {} });
-      await settle();
+      await toolCallStarted(el, 's1', { toolRequestId: 'c1', tool: 'slow', args: {} });
       expect(signal?.aborted).to.equal(false);
 
+      const changed = oneEvent(el, 'pedelec-tools-changed');
       toolOf(el, 'quick').setAttribute('description', 'Quicker.');
-      await settle();
+      await changed;
       expect(el.toolsStale).to.equal(true);
 
       const changes = collect<PedelecToolsChangedEvent>(el, 'pedelec-tools-changed');
       const restarting = el.restart();
-      const end = await answer('end_session');
+      const end = await fake.answer('end_session');
       expect(end.sessionId).to.equal('s1');
       const turnOutcome: any = await turn;
       expect(turnOutcome?.code).to.equal('SESSION_ENDED');
       expect(signal?.aborted).to.equal(true);
 
-      await answer('get_approval_status', APPROVED());
-      const create = await answer('create_session', { sessionId: 's2' });
+      await fake.answer('get_approval_status', APPROVED());
+      const create = await fake.answer('create_session', { sessionId: 's2' });
       const session = await restarting;
       expect(session.sessionId).to.equal('s2');
       expect(el.sessionId).to.equal('s2');
       expect(el.toolsStale).to.equal(false);
       expect(create.input.skills.tools.map((t: any) => t.description)).to.deep.equal(['Slow.', 'Quicker.']);
-      await settle();
+      await nextTask();
       expect(changes).to.deep.equal([]);
       // The end_session for the old session went out before the new one was created.
       expect(fake.posted.indexOf(end)).to.be.lessThan(fake.posted.indexOf(create));
@@ -1059,13 +1026,13 @@ describe('<pedelec-session>', () => {
       const oldClient = el.client;
       const oldChannel = fake.posted[0]!.channelId;
       fake.disconnect();
-      await settle();
+      await nextTask();
       expect(el.status).to.equal('error');
       const errors = collect<PedelecErrorEvent>(el, 'pedelec-error');
 
       const restarting = el.restart();
-      const approval = await answer('get_approval_status', APPROVED());
-      const create = await answer('create_session', { sessionId: 's2' });
+      const approval = await fake.answer('get_approval_status', APPROVED());
+      const create = await fake.answer('create_session', { sessionId: 's2' });
       await restarting;
       expect(connects).to.have.length(2);
       expect(el.client).to.not.equal(null);
@@ -1085,8 +1052,8 @@ describe('<pedelec-session>', () => {
         html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
       );
       const ok = el.checkAvailability();
-      await answer('get_approval_status', APPROVED());
-      await answer('get_settings', { defaultProvider: 'codex', defaultModels: { codex: 'm' } });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('get_settings', { defaultProvider: 'codex', defaultModels: { codex: 'm' } });
       expect(await ok).to.deep.equal({
         available: true,
         extension: { available: true },
@@ -1094,7 +1061,7 @@ describe('<pedelec-session>', () => {
         desktop: { available: true, launchAttempted: true },
       });
       const pending = el.checkAvailability();
-      await answer('get_approval_status', {
+      await fake.answer('get_approval_status', {
         installed: true,
         approved: false,
         origin: location.origin,
@@ -1227,8 +1194,9 @@ describe('<pedelec-session>', () => {
       toolOf(el, 'ok').handler = (_args, ctx) =>
         new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ aborted: true })));
       const controller = new AbortController();
+      const running = oneEvent(el, 'pedelec-tool-start');
       const result = el.invoke('ok', {}, { signal: controller.signal });
-      await settle();
+      await running; // its handler listens to ctx.signal
       controller.abort();
       expect(await result).to.deep.equal({ ok: true, result: { aborted: true } });
     });
@@ -1416,7 +1384,7 @@ describe('<pedelec-session>', () => {
         );
         const errors = collect<PedelecErrorEvent>(el, 'pedelec-error');
         const result = await call('t', {});
-        await settle();
+        await nextTask(); // the listener's microtask ran
         expect(result.error.code).to.equal('TOOL_HANDLER_NOT_FOUND');
         expect((late as DOMException).name).to.equal('InvalidStateError');
         expect(errors.map((e) => e.detail.error.code)).to.include('TOOL_RESPOND_LATE');
@@ -1496,7 +1464,7 @@ describe('<pedelec-session>', () => {
     );
     const root = el.querySelector('#host')!.attachShadow({ mode: 'open' });
     root.innerHTML = '<pedelec-tool name="shadowed" description="In a shadow root."></pedelec-tool>';
-    await settle();
+    await nextTask(); // the tool registered with its session
     expect(el.manifest?.tools.map((t) => t.name)).to.deep.equal(['shadowed']);
     el.addEventListener('pedelec-tool-call', (e) => e.respondWith({ from: 'session listener' }));
     expect(await el.invoke('shadowed', {})).to.deep.equal({ ok: true, result: { from: 'session listener' } });
@@ -1562,10 +1530,10 @@ describe('<pedelec-session>', () => {
         await started(el);
         expect(el.toolsStale).to.equal(false);
         const changes = collect<PedelecToolsChangedEvent>(el, 'pedelec-tools-changed');
+        const changed = oneEvent(el, 'pedelec-tools-changed');
         act(el);
-        await settle();
-        await new Promise((r) => setTimeout(r, 0));
-        await settle();
+        await changed;
+        await nextTask(); // and no second one
         expect(changes.map((e) => j(e.detail))).to.deep.equal([{ ...none, ...expected }]);
         expect(el.toolsStale).to.equal(true);
         expect(changes[0]).to.be.instanceOf(PedelecToolsChangedEvent);
@@ -1590,9 +1558,7 @@ describe('<pedelec-session>', () => {
         await started(el);
         const changes = collect<PedelecToolsChangedEvent>(el, 'pedelec-tools-changed');
         act(el);
-        await settle();
-        await new Promise((r) => setTimeout(r, 0));
-        await settle();
+        await nextTask();
         expect(changes).to.deep.equal([]);
         expect(el.toolsStale).to.equal(false);
       });
@@ -1603,7 +1569,7 @@ describe('<pedelec-session>', () => {
       const changes = collect<PedelecToolsChangedEvent>(el, 'pedelec-tools-changed');
       el.append(makeTool('c', 'C.'));
       el.setAttribute('provider', 'claude');
-      await settle();
+      await nextTask();
       expect(changes).to.deep.equal([]);
       expect(el.toolsStale).to.equal(false);
     });
@@ -1624,9 +1590,10 @@ describe('<pedelec-session>', () => {
       await started(el);
       await openTurn(el);
 
+      const changed = oneEvent(el, 'pedelec-tools-changed');
       a.remove();
       b.disabled = true;
-      await settle();
+      await changed;
       const gone = await agentCall('s1', 'a', { n: 1 });
       expect(gone.error).to.deep.include({ code: 'TOOL_UNAVAILABLE' });
       expect(gone.error.details).to.deep.include({ tool: 'a' });
@@ -1641,7 +1608,7 @@ describe('<pedelec-session>', () => {
 
       b.handler = () => ({ back: true });
       b.disabled = false;
-      await settle();
+      await nextTask(); // b is back in the page's tools
       expect(await agentCall('s1', 'b', {}), 'enabled again').to.deep.equal({ back: true });
     });
 
@@ -1654,8 +1621,9 @@ describe('<pedelec-session>', () => {
       };
       await started(el);
       await openTurn(el);
+      const changed = oneEvent(el, 'pedelec-tools-changed');
       toolOf(el, 'a').querySelector('pedelec-arg')!.setAttribute('type', 'string');
-      await settle();
+      await changed;
       expect(el.toolsStale).to.equal(true);
       expect((el.manifest!.tools[0]!.argsSchema as any).properties.n.type, 'the page now declares a string').to.equal(
         'string',
@@ -1702,7 +1670,7 @@ describe('<pedelec-session>', () => {
       tool.handler = () => 'handled';
       page.defineAll();
       const el = page.session();
-      await settle();
+      await nextTask(); // the upgraded elements' first updates put the properties back
       expect(el.manifest?.tools[0]?.argsSchema).to.deep.equal({
         type: 'object',
         properties: { n: { type: 'integer' } },
@@ -1713,7 +1681,7 @@ describe('<pedelec-session>', () => {
       if (!refused.ok) expect(refused.error.code).to.equal('TOOL_ARGS_INVALID');
       expect(await el.invoke('early', { n: 1 })).to.deep.equal({ ok: true, result: 'handled' });
       page.host.remove();
-      await settle();
+      await nextTask();
     });
 
     it("autostart waits for properties set before the upgrade (tools, and the tools' own)", async () => {
@@ -1732,16 +1700,15 @@ describe('<pedelec-session>', () => {
       const tool = page.host.querySelector(page.toolTag) as unknown as Record<string, unknown>;
       tool.argsSchema = { type: 'object', properties: { n: { type: 'integer' } } };
       page.defineAll();
-      await answer('get_approval_status', APPROVED());
-      const create = await answer('create_session', { sessionId: 's1' });
+      await fake.answer('get_approval_status', APPROVED());
+      const create = await fake.answer('create_session', { sessionId: 's1' });
       const tools = create.input.skills.tools;
       expect(tools.map((t: { name: string }) => t.name)).to.deep.equal(['early', 'from_js']);
       expect(tools[0].argsSchema).to.deep.equal({ type: 'object', properties: { n: { type: 'integer' } } });
-      await settle();
+      await nextTask();
       expect(page.session().toolsStale).to.equal(false);
       page.host.remove();
-      await settle();
-      await answer('end_session');
+      await fake.answer('end_session');
     });
 
     it('a tool removed while the session is being created is stale at once, and a call to it gets TOOL_UNAVAILABLE', async () => {
@@ -1753,13 +1720,12 @@ describe('<pedelec-session>', () => {
       );
       const changes = collect<PedelecToolsChangedEvent>(el, 'pedelec-tools-changed');
       const starting = el.start();
-      await answer('get_approval_status', APPROVED());
-      const create = await request('create_session');
+      await fake.answer('get_approval_status', APPROVED());
+      const create = await fake.request('create_session');
       expect(create.input.skills.tools.map((t: { name: string }) => t.name)).to.deep.equal(['t', 'v']);
       toolOf(el, 'v').remove();
-      await settle();
-      answered.add(keyOf(create));
-      fake.respond({ sessionId: 's1' }, create);
+      await nextTask(); // the element took the removal in
+      await fake.answer('create_session', { sessionId: 's1' });
       await starting;
       expect(el.toolsStale).to.equal(true);
       expect(changes.map((e) => e.detail.removed)).to.deep.equal([['v']]);
@@ -1775,11 +1741,11 @@ describe('<pedelec-session>', () => {
       const first = el.restart();
       const second = el.restart();
       expect(second).to.equal(first);
-      await answer('end_session');
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's2' });
+      await fake.answer('end_session');
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's2' });
       expect((await first).sessionId).to.equal('s2');
-      await settle();
+      await nextTask();
       expect(postedOf('create_session')).to.have.length(2);
       expect(postedOf('end_session').map((m) => m.sessionId)).to.deep.equal(['s1']);
       expect(el.session?.sessionId).to.equal('s2');
@@ -1795,9 +1761,9 @@ describe('<pedelec-session>', () => {
         (error: PedelecError) => error.code,
       );
       el.remove();
-      await answer('end_session');
+      await fake.answer('end_session');
       expect(await restarting).to.equal('SESSION_ENDED');
-      await settle();
+      await nextTask();
       expect(postedOf('get_approval_status')).to.have.length(1);
       expect(openClientCount()).to.equal(0);
     });
@@ -1808,10 +1774,10 @@ describe('<pedelec-session>', () => {
       );
       const starting = el.start();
       const ending = el.end();
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's1' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's1' });
       await starting;
-      expect((await answer('end_session')).sessionId).to.equal('s1');
+      expect((await fake.answer('end_session')).sessionId).to.equal('s1');
       await ending;
       const sent = await soon(el.sendText('after end'));
       expect(sent.error?.code).to.equal('SESSION_ENDED');
@@ -1826,8 +1792,8 @@ describe('<pedelec-session>', () => {
       const ending = el.end();
       const second = el.start();
       expect(second).to.equal(first);
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's1' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's1' });
       expect((await second).sessionId).to.equal('s1');
       expect((await soon(ending)).settled, 'end() settles').to.equal(true);
       expect(postedOf('end_session'), 'the end was taken back').to.deep.equal([]);
@@ -1865,8 +1831,8 @@ describe('<pedelec-session>', () => {
       await started(el, 's1');
       await ended(el);
       const again = el.start().catch((error: PedelecError) => error);
-      await answer('get_approval_status', APPROVED());
-      await refuse('create_session', { code: 'PROVIDER_UNAVAILABLE', message: 'not now' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.refuse('create_session', { code: 'PROVIDER_UNAVAILABLE', message: 'not now' });
       expect(((await again) as PedelecError).code).to.equal('PROVIDER_UNAVAILABLE');
       expect(el.status).to.equal('error');
       expect(el.session === null, 'session is null').to.equal(true);
@@ -1880,9 +1846,9 @@ describe('<pedelec-session>', () => {
       const errors = collect<PedelecErrorEvent>(el, 'pedelec-error');
       await started(el, 's1');
       const restarting = el.restart();
-      await refuse('end_session', { code: 'SESSION_NOT_FOUND', message: 'gone' });
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's2' });
+      await fake.refuse('end_session', { code: 'SESSION_NOT_FOUND', message: 'gone' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's2' });
       await restarting;
       expect(errors.map((e) => e.detail.error.code)).to.deep.equal(['SESSION_NOT_FOUND']);
     });
@@ -1891,23 +1857,25 @@ describe('<pedelec-session>', () => {
       const el = await fixture<PedelecSessionElement>(
         html`<pedelec-session autostart provider="codex" model="m"></pedelec-session>`,
       );
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's1' });
-      await settle();
+      const ready = oneEvent(el, 'pedelec-ready');
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's1' });
+      await ready;
       expect(el.sessionId).to.equal('s1');
       const parent = el.parentElement!;
       el.remove();
-      await new Promise((resolve) => setTimeout(resolve, 0)); // teardown ran: end_session s1 is pending
-      const end = await request('end_session');
+      await nextTask(); // teardown ran: end_session s1 is pending
+      const end = await fake.request('end_session');
+      const readyAgain = oneEvent(el, 'pedelec-ready');
       parent.append(el);
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's2' });
-      await settle();
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's2' });
+      await readyAgain;
       expect(el.sessionId).to.equal('s2');
       // The old session's end settles afterwards and leaves the new one alone.
-      answered.add(keyOf(end));
+      fake.answered.add(end);
       fake.respond({}, end);
-      await settle();
+      await nextTask();
       expect(el.sessionId).to.equal('s2');
       expect(el.status).to.equal('idle');
     });
@@ -1960,10 +1928,10 @@ describe('<pedelec-session>', () => {
       el.setAttribute('bridge', `ws://127.0.0.1:${CLOSED_PORT}/other`);
       // As a chat does when the bridge changes: asked of the client the session runs on.
       const check = el.checkAvailability();
-      await answer('get_approval_status', APPROVED());
-      await answer('get_settings', { defaultProvider: 'codex', defaultModels: { codex: 'm' } });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('get_settings', { defaultProvider: 'codex', defaultModels: { codex: 'm' } });
       expect((await check).available).to.equal(true);
-      await settle();
+      await nextTask(); // nothing cut the session off
       expect(el.status).to.equal('running');
       expect(el.toolsStale).to.equal(true);
       expect(el.client).to.equal(client);
@@ -2001,9 +1969,9 @@ describe('<pedelec-session>', () => {
         html`<pedelec-session provider="codex" model="m"></pedelec-session>`,
       );
       void el.checkAvailability();
-      await answer('get_approval_status', APPROVED());
+      await fake.answer('get_approval_status', APPROVED());
       el.setAttribute('bridge-timeout-ms', '30');
-      await settle();
+      await el.updateComplete;
       const result = await el.start().catch((error: PedelecError) => error);
       expect((result as PedelecError).code).to.equal('SDK_BRIDGE_TIMEOUT');
     });
@@ -2017,23 +1985,23 @@ describe('<pedelec-session>', () => {
         html`<pedelec-session id="chat" persist session-id="abc" provider="codex" model="m"></pedelec-session>`,
       );
       const starting = el.start();
-      await answer('get_approval_status', APPROVED());
-      await answer('resume_session', { sessionId: 'abc' }, (m) => m.sessionId === 'abc');
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('resume_session', { sessionId: 'abc' }, (m) => m.sessionId === 'abc');
       const session = await starting;
       expect([session.sessionId, session.provider, session.model]).to.deep.equal(['abc', 'codex', 'm']);
-      await answer('resume_session', { sessionId: 'old' }, (m) => m.sessionId === 'old');
-      expect((await answer('end_session', {}, (m) => m.sessionId === 'old')).sessionId).to.equal('old');
+      await fake.answer('resume_session', { sessionId: 'old' }, (m) => m.sessionId === 'old');
+      expect((await fake.answer('end_session', {}, (m) => m.sessionId === 'old')).sessionId).to.equal('old');
     });
 
     it('a new element does not join a shared client whose connection is gone', async () => {
       const [a, b] = await twoSessions();
       await started(a, 's1');
       fake.disconnect();
-      await settle();
+      await nextTask();
       expect(a.client?.unavailableReason).to.not.equal(null);
       const starting = b.start();
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's2' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's2' });
       expect((await starting).sessionId).to.equal('s2');
       expect(connects).to.have.length(2);
       expect(b.client).to.not.equal(a.client);
@@ -2056,8 +2024,10 @@ describe('<pedelec-session>', () => {
       );
       await started(el, 's1');
       const changes = collect<PedelecToolsChangedEvent>(el, 'pedelec-tools-changed');
+      const changed = oneEvent(el, 'pedelec-tools-changed');
       el.setAttribute('extension-id', 'abcdefghijklmnopabcdefghijklmnop');
-      await settle();
+      await changed;
+      await nextTask(); // and no second one
       expect(el.toolsStale).to.equal(true);
       expect(changes.map((e) => e.detail.config)).to.deep.equal([['bridge']]);
     });
@@ -2070,20 +2040,20 @@ describe('<pedelec-session>', () => {
         const p = el0.start();
         return p;
       })();
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's1' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's1' });
       await hash;
       const stored = JSON.parse(sessionStorage.getItem(persistKeyFor('chat'))!);
       el0.remove();
-      await settle();
-      await answer('end_session').catch(() => {});
+      await nextTask(); // teardown ran (a persisted session posts no end_session; answer any it did)
+      answerEnds();
       sessionStorage.setItem(persistKeyFor('chat'), JSON.stringify({ ...stored, provider: { evil: 1 }, model: 42 }));
       const el = await fixture<PedelecSessionElement>(
         html`<pedelec-session id="chat" persist provider="codex" model="m"></pedelec-session>`,
       );
       const starting = el.start();
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's2' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's2' });
       const session = await starting;
       expect([session.sessionId, session.provider]).to.deep.equal(['s2', 'codex']);
       expect(postedOf('resume_session')).to.deep.equal([]);
@@ -2116,21 +2086,25 @@ describe('<pedelec-session>', () => {
       const slow = slowHandler(el);
       await started(el, 's1');
       const { outcome: turn } = await openTurn(el, 's1');
-      coreEvent('s1', 'tool_call', { toolRequestId: 'c1', tool: 'slow', args: {} });
-      await settle();
+      await toolCallStarted(el, 's1', { toolRequestId: 'c1', tool: 'slow', args: {} });
       const ended = collect<PedelecEndedEvent>(el, 'pedelec-ended');
+      // "After a microtask": before any task runs. A task queued now runs only after that.
+      const aborted = new Promise((resolve) => slow.signal!.addEventListener('abort', resolve, { once: true }));
+      let aTaskRan = false;
+      setTimeout(() => (aTaskRan = true));
 
       el.remove();
       // (Whether running handlers may abort synchronously here is the subject of the move tests below.)
       expect(postedOf('end_session'), 'nothing ended synchronously').to.deep.equal([]);
       expect(el.status).to.equal('waiting_tool_result');
-      await Promise.resolve();
+      await aborted;
+      expect(aTaskRan, 'the handler aborted in a microtask, before the next task').to.equal(false);
       expect(slow.signal!.aborted).to.equal(true);
-      const end = await answer('end_session');
+      const end = await fake.answer('end_session');
       expect(end.sessionId).to.equal('s1');
       const outcome: any = await turn;
       expect(outcome?.code).to.equal('SESSION_ENDED');
-      await settle();
+      await nextTask();
       expect(ended).to.have.length(1);
       expect(el.status).to.equal('inactive');
       expect(el.session).to.equal(null);
@@ -2145,18 +2119,18 @@ describe('<pedelec-session>', () => {
         (session) => session,
         (error: PedelecError) => error,
       );
-      await answer('get_approval_status', APPROVED());
-      const create = await request('create_session');
+      await fake.answer('get_approval_status', APPROVED());
+      const create = await fake.request('create_session');
       moves.remove();
-      await new Promise((resolve) => setTimeout(resolve, 0)); // teardown ran; then it is put back
+      await nextTask(); // teardown ran; then it is put back
       root.append(moves);
       const second = moves.start();
-      answered.add(keyOf(create));
+      fake.answered.add(create);
       fake.respond({ sessionId: 's2' }, create);
       expect(((await first) as PedelecError).code, 'the start of the removed element').to.equal('SESSION_ENDED');
-      expect((await answer('end_session')).sessionId, 'which ends what it created').to.equal('s2');
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's3' });
+      expect((await fake.answer('end_session')).sessionId, 'which ends what it created').to.equal('s2');
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's3' });
       expect((await second).sessionId, 'the element back in the page starts afresh').to.equal('s3');
       expect(moves.status).to.equal('idle');
     });
@@ -2166,11 +2140,10 @@ describe('<pedelec-session>', () => {
       const slow = slowHandler(el);
       await started(el, 's1');
       await openTurn(el, 's1');
-      coreEvent('s1', 'tool_call', { toolRequestId: 'c1', tool: 'slow', args: {} });
-      await settle();
+      await toolCallStarted(el, 's1', { toolRequestId: 'c1', tool: 'slow', args: {} });
 
       el.remove();
-      await settle();
+      await nextTask(); // teardown ran (a microtask after removal)
       expect(postedOf('end_session')).to.deep.equal([]);
       expect(slow.signal!.aborted).to.equal(true);
       expect(el.status).to.equal('inactive');
@@ -2192,8 +2165,7 @@ describe('<pedelec-session>', () => {
       el.remove();
       root.querySelector('section')!.append(el);
       root.insertBefore(el, null);
-      await settle();
-      await new Promise((r) => setTimeout(r, 0));
+      await nextTask(); // a teardown would have run by now
 
       expect(postedOf('end_session')).to.deep.equal([]);
       expect(el.status).to.equal('idle');
@@ -2213,18 +2185,17 @@ describe('<pedelec-session>', () => {
       el.setAttribute('model', 'm');
       el.append(makeTool('slow', 'Slow.'));
       root.append(el);
-      await settle();
+      await el.updateComplete;
       const slow = slowHandler(el);
       await started(el, 's1');
       await openTurn(el, 's1');
-      coreEvent('s1', 'tool_call', { toolRequestId: 'c1', tool: 'slow', args: {} });
-      await settle();
+      await toolCallStarted(el, 's1', { toolRequestId: 'c1', tool: 'slow', args: {} });
 
       root.querySelector('section')!.append(el);
-      await settle();
+      await nextTask(); // an abort would have happened by now
       expect(slow.signal!.aborted).to.equal(false);
       slow.resolve!({ finished: true });
-      const submit = await answer('submit_tool_result', {}, (m) => m.toolRequestId === 'c1');
+      const submit = await fake.answer('submit_tool_result', {}, (m) => m.toolRequestId === 'c1');
       expect(submit.result).to.deep.equal({ finished: true });
     });
 
@@ -2233,11 +2204,10 @@ describe('<pedelec-session>', () => {
       const slow = slowHandler(el);
       await started(el, 's1');
       await openTurn(el, 's1');
-      coreEvent('s1', 'tool_call', { toolRequestId: 'c1', tool: 'slow', args: {} });
-      await settle();
+      await toolCallStarted(el, 's1', { toolRequestId: 'c1', tool: 'slow', args: {} });
       expect(slow.signal!.aborted).to.equal(false);
       toolOf(el, 'slow').remove();
-      await settle();
+      await nextTask(); // the removal aborts the call a microtask later
       expect(slow.signal!.aborted).to.equal(true);
       expect(el.status, 'the session itself goes on').to.equal('waiting_tool_result');
     });
@@ -2273,8 +2243,9 @@ describe('<pedelec-session>', () => {
       const results = collect<PedelecToolResultEvent>(el, 'pedelec-tool-result');
       await started(el);
       await openTurn(el);
+      const changed = oneEvent(el, 'pedelec-tools-changed');
       toolOf(el, 'gone').remove();
-      await settle();
+      await changed;
 
       const calls: Array<[string, unknown, boolean]> = [
         ['fine', { x: 1 }, true],
@@ -2336,7 +2307,7 @@ describe('<pedelec-session>', () => {
       const turns = collect<PedelecTurnEvent>(el, 'pedelec-turn');
       const deltas = collect<PedelecChatDeltaEvent>(el, 'pedelec-chat-delta');
       const direct = session.sendText('direct');
-      await answer('send_text');
+      await fake.answer('send_text');
       expect(turns.map((e) => j(e.detail))).to.deep.equal([
         { turnId: turns[0]!.detail.turnId, kind: 'user', text: 'direct' },
       ]);
@@ -2347,11 +2318,11 @@ describe('<pedelec-session>', () => {
       await direct;
 
       const viaElement = el.sendText('via element');
-      await answer('send_text');
+      await fake.answer('send_text');
       coreEvent('s1', 'done');
       await viaElement;
       const preparing = el.prepare();
-      await answer('prepare_session');
+      await fake.answer('prepare_session');
       coreEvent('s1', 'done');
       await preparing;
       expect(turns.map((e) => e.detail.kind)).to.deep.equal(['user', 'user', 'prepare']);
@@ -2420,9 +2391,9 @@ describe('<pedelec-session>', () => {
           ></pedelec-tool>
         </pedelec-session>`,
       );
-      await settle();
+      await nextTask();
       el.append(makeTool('other', 'Other.'));
-      await settle();
+      await nextTask(); // no second warning
       expect(warnings).to.have.length(1);
       expect(warnings[0]!.target).to.equal(el);
       expect(warnings[0]!.detail.warning.code).to.equal('SCHEMA_KEYWORD_UNSUPPORTED');
@@ -2455,16 +2426,17 @@ describe('<pedelec-session>', () => {
         </pedelec-session>`,
       );
       toolOf(el, 'echo').handler = (args: any) => args;
-      await settle();
+      await nextTask(); // the warning
       await started(el);
       await openTurn(el);
       coreEvent('s1', 'chat_delta', { text: 'x' });
       await agentCall('s1', 'echo', { a: 1 });
+      const changed = oneEvent(el, 'pedelec-tools-changed');
       el.append(makeTool('late', 'Late.'));
-      await settle();
+      await changed;
       coreEvent('s1', 'error', { error: { code: 'PROVIDER_ERROR', message: 'x' } });
       coreEvent('s1', 'ended');
-      await settle();
+      await nextTask();
 
       for (const [type, Class] of Object.entries(classes)) {
         const events = seen.get(type)!;
@@ -2487,14 +2459,14 @@ describe('<pedelec-session>', () => {
       const outside = collect<Event>(document, 'pedelec-status');
       const inside = collect<Event>(root, 'pedelec-status');
       const p = el.start();
-      await answer('get_approval_status', APPROVED());
-      await answer('create_session', { sessionId: 's1' });
+      await fake.answer('get_approval_status', APPROVED());
+      await fake.answer('create_session', { sessionId: 's1' });
       await p;
       expect(inside.length).to.be.greaterThan(0);
       expect(outside).to.deep.equal([]);
       el.remove();
-      await answer('end_session');
-      await settle();
+      await fake.answer('end_session');
+      await nextTask();
     });
   });
 

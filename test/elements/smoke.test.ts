@@ -1,7 +1,7 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecSessionElement } from '../../src/index.js';
-import { installFakeChrome, uninstallFakeChrome, flush, type FakePort } from '../support/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
 
 describe('smoke', () => {
   let fake: FakePort;
@@ -17,7 +17,7 @@ describe('smoke', () => {
         <pedelec-tool name="get_page" description="Read the page."></pedelec-tool>
       </pedelec-session>
     `);
-    await flush();
+    await el.updateComplete;
     expect(el.manifest).to.deep.equal({
       guidance: 'g',
       tools: [
@@ -38,16 +38,19 @@ describe('smoke', () => {
       value: delta * 2,
     });
     const started = el.start();
-    await flush();
-    fake.respond({ installed: true, approved: true, origin: location.origin, appConnected: true });
-    await flush();
+    await fake.answer('get_approval_status', {
+      installed: true,
+      approved: true,
+      origin: location.origin,
+      appConnected: true,
+    });
+    await fake.request('create_session');
     expect(fake.last().type).to.equal('create_session');
-    fake.respond({ sessionId: 's1' });
+    await fake.answer('create_session', { sessionId: 's1' });
     await started;
     expect(el.status).to.equal('idle');
     const turn = el.sendText('hi');
-    await flush();
-    fake.respond({});
+    await fake.answer('send_text');
     fake.event('s1', 'tool_call', { seq: 1, toolRequestId: 't1', tool: 'update_counter', args: { delta: 3 } });
     expect(fake.last()).to.include({ type: 'submit_tool_result', toolRequestId: 't1' });
     expect(fake.last().result).to.deep.equal({ value: 6 });

@@ -9,7 +9,6 @@ import type { PedelecSessionElement, PedelecToolsChangedEvent } from '../../src/
 import {
   approvedStatus,
   endSession,
-  flush,
   installFakeChrome,
   mount,
   nextTask,
@@ -36,14 +35,12 @@ describe('staleness: what was sent, in any order, on the bridge as used', () => 
     await nextTask();
     const changes = record<PedelecToolsChangedEvent>(s, 'pedelec-tools-changed');
     const started = s.start();
-    await flush();
+    await fake.request('get_approval_status'); // waiting for approval
     s.setAttribute('provider', 'claude');
     s.setAttribute('model', 'm2');
     await nextTask();
-    fake.respond(approvedStatus(), fake.last('get_approval_status'));
-    await flush();
-    const create = fake.last('create_session');
-    fake.respond({ sessionId: 's1' }, create);
+    await fake.answer('get_approval_status', approvedStatus());
+    const create = await fake.answer('create_session', { sessionId: 's1' });
     await started;
     await nextTask();
     try {

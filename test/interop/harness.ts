@@ -6,41 +6,22 @@
 import { expect } from '@open-wc/testing';
 import type { PedelecSessionElement, PedelecToolElement, PedelecToolsChangedEvent } from 'pedelec-elements';
 import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
+import { nextTask } from '../support/waits.js';
 
 export { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted };
 
-/** Resolves once `probe` returns something other than undefined/null/false (microtasks, then tasks; ~2 s at most). */
+/**
+ * Resolves once `probe` returns something other than undefined/null/false, looking after each task (a
+ * framework renders in its own time, without an event to await); 2 s at most.
+ */
 export async function waitFor<T>(probe: () => T | undefined | null | false, what: string | (() => string)): Promise<T> {
-  for (let i = 0; i < 50; i++) {
+  const deadline = Date.now() + 2000;
+  for (;;) {
     const found = probe();
     if (found !== undefined && found !== null && found !== false) return found;
-    await Promise.resolve();
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
+    await nextTask();
   }
-  const until = Date.now() + 2000;
-  while (Date.now() < until) {
-    const found = probe();
-    if (found !== undefined && found !== null && found !== false) return found;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
-}
-
-const answered = new WeakSet<Posted>();
-
-/** The next request of `type` the page posts (waits for it). */
-export function request(fake: FakePort, type: string, match: (m: Posted) => boolean = () => true): Promise<Posted> {
-  return waitFor(
-    () => fake.posted.find((m) => m.type === type && match(m) && !answered.has(m)),
-    () => `a ${type} request (posted: ${fake.posted.map((m) => m.type).join(', ') || 'nothing'})`,
-  );
-}
-
-/** Answers the first unanswered request of `type` with `result`. */
-async function answer(fake: FakePort, type: string, result: unknown): Promise<Posted> {
-  const message = await request(fake, type);
-  answered.add(message);
-  fake.respond(result, message);
-  return message;
 }
 
 /**
@@ -49,19 +30,17 @@ async function answer(fake: FakePort, type: string, result: unknown): Promise<Po
  */
 export async function startSession(session: PedelecSessionElement, fake: FakePort): Promise<Posted> {
   const started = session.start();
-  await answer(fake, 'get_approval_status', {
+  await fake.answer('get_approval_status', {
     installed: true,
     approved: true,
     origin: location.origin,
     appConnected: true,
   });
-  const next = await waitFor(
-    () => fake.posted.find((m) => (m.type === 'get_settings' || m.type === 'create_session') && !answered.has(m)),
-    'get_settings or create_session',
-  );
+  // The settings first when the session names no provider, else the session at once.
+  const next = await Promise.race([fake.request('get_settings'), fake.request('create_session')]);
   if (next.type === 'get_settings')
-    await answer(fake, 'get_settings', { defaultProvider: 'scripted', defaultModels: { scripted: 'scripted-1' } });
-  const create = await answer(fake, 'create_session', { sessionId: 's1' });
+    await fake.answer('get_settings', { defaultProvider: 'scripted', defaultModels: { scripted: 'scripted-1' } });
+  const create = await fake.answer('create_session', { sessionId: 's1' });
   await started;
   return create;
 }
@@ -77,9 +56,7 @@ export function coreEvent(fake: FakePort, type: string, fields: Record<string, u
 export async function agentCall(fake: FakePort, tool: string, args: unknown): Promise<unknown> {
   const toolRequestId = `call_${seq + 1}`;
   coreEvent(fake, 'tool_call', { toolRequestId, tool, args });
-  const submit = await request(fake, 'submit_tool_result', (m) => m.toolRequestId === toolRequestId);
-  answered.add(submit);
-  fake.respond({}, submit);
+  const submit = await fake.answer('submit_tool_result', {}, (m) => m.toolRequestId === toolRequestId);
   return submit.result;
 }
 
@@ -92,17 +69,16 @@ export async function userSays(root: ParentNode, fake: FakePort, text: string): 
   input.value = text;
   input.dispatchEvent(new Event('input', { bubbles: true }));
   input.form!.requestSubmit();
-  const send = await request(fake, 'send_text');
+  const send = await fake.request('send_text');
   expect(send.text).to.equal(text);
-  answered.add(send);
-  fake.respond({}, send);
+  await fake.answer('send_text');
 }
 
 /** Ends the session (answering `end_session`) so the shared client is released between tests. */
 export async function endSession(session: PedelecSessionElement, fake: FakePort): Promise<void> {
   if (!session.session) return;
   const ending = session.end();
-  await answer(fake, 'end_session', {});
+  await fake.answer('end_session', {});
   await ending;
 }
 

@@ -9,7 +9,6 @@ import { mountCounterApp } from '../../demo/react/app.js';
 import {
   installFakeChrome,
   proveCounterApp,
-  request,
   startSession,
   toolNamed,
   uninstallFakeChrome,
@@ -69,7 +68,7 @@ describe('React 19', () => {
       () => '',
       (error: { code: string }) => error.code,
     );
-    const outcome = await Promise.race([refused, request(fake, 'send_text').then(() => 'sent')]);
+    const outcome = await Promise.race([refused, fake.request('send_text').then(() => 'sent')]);
     expect(outcome, 'start() after end() keeps the session').to.equal('sent');
   });
 

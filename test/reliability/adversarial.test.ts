@@ -4,7 +4,7 @@
  * during a call as the page sees them on `<pedelec-session>`, a handler that never settles leaving
  * nothing alive, and forged context ids granting nothing. Bridge: the fake Chrome port.
  */
-import { expect, fixture, html } from '@open-wc/testing';
+import { expect, fixture, html, oneEvent } from '@open-wc/testing';
 import '../../src/define.js';
 import {
   Pedelec,
@@ -16,7 +16,8 @@ import {
   type PedelecToolStartEvent,
   type ToolCallContext,
 } from '../../src/index.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
+import { nextTask } from '../support/waits.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
 import { approvedStatus, record, twoSessions } from '../elements/helpers.js';
 import { installCounters, until, type Counters } from './harness.js';
@@ -63,6 +64,10 @@ async function open(tools: unknown[]): Promise<PedelecSession> {
 function toolCall(toolRequestId: string, tool: string, args: unknown, extra: Record<string, unknown> = {}): void {
   fake.event('s1', 'tool_call', { seq: ++seq, toolRequestId, tool, args, ...extra });
 }
+
+/** Resolves once the page submitted a result for each of `ids` (to the fake Core, which does not answer). */
+const submitted = (...ids: string[]) =>
+  Promise.all(ids.map((id) => fake.request('submit_tool_result', (m) => m.toolRequestId === id)));
 
 function resultOf(toolRequestId: string): any {
   const list = fake.posted.filter((m) => m.type === 'submit_tool_result' && m.toolRequestId === toolRequestId);
@@ -178,7 +183,7 @@ describe('reliability: hostile arguments reach a live session', () => {
     toolCall('r2', 'configure', JSON.parse('{"__proto__":{"polluted":"yes"}}'));
     toolCall('r3', 'configure', JSON.parse('{"__proto__":{},"constructor":{"prototype":{"polluted":true}}}'));
     toolCall('r4', 'configure', {}); // `__proto__` inherited, not own: required is missing
-    await flush();
+    await submitted('r1', 'r2', 'r3', 'r4');
     expect(seen).to.have.length(1);
     expect(Object.getPrototypeOf(seen[0])).to.equal(Object.prototype);
     expect(Object.hasOwn(seen[0] as object, '__proto__')).to.equal(true);
@@ -215,7 +220,7 @@ describe('reliability: hostile arguments reach a live session', () => {
     });
     expect(calls).to.deep.equal([]);
     toolCall('r2', 'store', { blob: deep });
-    await flush();
+    await submitted('r2');
     expect(calls).to.deep.equal(['called']);
   });
 });
@@ -225,10 +230,8 @@ describe('reliability: hostile arguments reach a live session', () => {
 async function startedElement(markup: ReturnType<typeof html>): Promise<PedelecSessionElement> {
   const el = await fixture<PedelecSessionElement>(markup);
   const started = el.start();
-  await flush();
-  fake.respond(approvedStatus(), fake.last('get_approval_status'));
-  await flush();
-  fake.respond({ sessionId: 's1' }, fake.last('create_session'));
+  await fake.answer('get_approval_status', approvedStatus());
+  await fake.answer('create_session', { sessionId: 's1' });
   await started;
   return el;
 }
@@ -239,16 +242,14 @@ async function openTurn(el: PedelecSessionElement): Promise<{ turn: Promise<unkn
     () => 'done',
     (error: PedelecError) => error,
   );
-  await flush();
-  fake.respond({}, fake.last('send_text'));
+  await fake.answer('send_text');
   return { turn };
 }
 
 /** Removes a started element and answers its end_session, so its shared client is closed. */
 async function removeElement(el: PedelecSessionElement): Promise<void> {
   el.remove();
-  await until(() => fake.posted.some((m) => m.type === 'end_session'), 'end_session');
-  fake.respond({}, fake.last('end_session'));
+  await fake.answer('end_session');
   await until(() => openClientCount() === 0, 'the shared client to close');
 }
 
@@ -289,8 +290,10 @@ describe('reliability: <pedelec-session> reports bad results and bridge faults a
     for (const [label, value, path] of bad) {
       tool.handler = value;
       const id = `bad ${label}`;
+      const reported = oneEvent(el, 'pedelec-error');
       fake.event('s1', 'tool_call', { seq: ++seq, toolRequestId: id, tool: 'produce', args: {} });
-      await flush();
+      await submitted(id);
+      await reported;
       const result = lastSubmit(id)?.result;
       expect(result?.error, label).to.deep.include({ code: 'TOOL_RESULT_INVALID', details: { path } });
     }
@@ -299,7 +302,8 @@ describe('reliability: <pedelec-session> reports bad results and bridge faults a
     );
     tool.handler = () => ({ at: new Date(0) });
     fake.event('s1', 'tool_call', { seq: ++seq, toolRequestId: 'date', tool: 'produce', args: {} });
-    await flush();
+    await submitted('date');
+    await nextTask(); // no pedelec-error follows
     expect(lastSubmit('date')?.result).to.deep.equal({ at: '1970-01-01T00:00:00.000Z' });
     expect(errors).to.have.length(bad.length);
     await removeElement(el);
@@ -319,13 +323,13 @@ describe('reliability: <pedelec-session> reports bad results and bridge faults a
       return new Promise((resolve) => (finish = resolve));
     };
     const { turn } = await openTurn(el);
+    const running = oneEvent(el, 'pedelec-tool-start');
     fake.event('s1', 'tool_call', { seq: ++seq, toolRequestId: 'c1', tool: 'slow', args: {} });
-    await flush();
+    await running; // its handler has its ctx
     fake.disconnect();
     expect(ctx.signal.aborted).to.equal(true);
     expect(((await turn) as PedelecError).code).to.equal('EXTENSION_DISCONNECTED');
     finish({ late: true });
-    await flush(20);
     await tasks();
     const failures = errors.map((e) => e.detail.error).filter((e) => e.code === 'SUBMIT_TOOL_RESULT_FAILED');
     expect(failures).to.have.length(1);
@@ -338,14 +342,11 @@ describe('reliability: <pedelec-session> reports bad results and bridge faults a
     // A normal turn afterwards: restart() reconnects (the fake hands out a fresh connection).
     fake.posted.length = 0;
     const restarted = el.restart();
-    await until(() => fake.posted.some((m) => m.type === 'get_approval_status'), 'the new client');
-    fake.respond(approvedStatus(), fake.last('get_approval_status'));
-    await until(() => fake.posted.some((m) => m.type === 'create_session'), 'create_session');
-    fake.respond({ sessionId: 's2' }, fake.last('create_session'));
+    await fake.answer('get_approval_status', approvedStatus()); // on the new client
+    await fake.answer('create_session', { sessionId: 's2' });
     await restarted;
     const next = el.sendText('again');
-    await flush();
-    fake.respond({}, fake.last('send_text'));
+    await fake.answer('send_text');
     fake.event('s2', 'done', { seq: 1 });
     await next;
     expect(el.status).to.equal('idle');
@@ -364,8 +365,7 @@ describe('reliability: a handler that never settles keeps nothing alive', () => 
     const session = await open([
       { name: 'stuck', description: 'Never answers.', argsSchema: { type: 'object' }, timeoutMs: 30 },
     ]);
-    await flush();
-    fake.respond({}, fake.last('send_text'));
+    await fake.answer('send_text');
     const signals: AbortSignal[] = [];
     session.onTool('stuck', (_args, ctx) => {
       signals.push(ctx.signal);
@@ -411,8 +411,9 @@ describe('reliability: context ids are not used for authorization', () => {
     const lockedCalls: unknown[] = [];
     const locked = el.querySelector('pedelec-tool[name="locked"]') as PedelecToolElement;
     locked.handler = (args) => lockedCalls.push(args);
+    const changed = oneEvent(el, 'pedelec-tools-changed');
     locked.disabled = true;
-    await flush(20);
+    await changed;
     await openTurn(el);
 
     // Fields a forger might hope the kit trusts: a local call, the SDK as source, another turn.
@@ -434,7 +435,7 @@ describe('reliability: context ids are not used for authorization', () => {
     });
     fake.event('s1', 'tool_call', { seq: ++seq, toolRequestId: 'local_2', tool: 'locked', args: {}, ...forged });
     fake.event('s1', 'tool_call', { seq: ++seq, toolRequestId: 'local_3', tool: 'open', args: { n: 1 }, ...forged });
-    await flush(20);
+    await submitted('local_1', 'local_2', 'local_3');
     expect(lastSubmit('local_1')?.result.error.code, 'still validated').to.equal('TOOL_ARGS_INVALID');
     expect(lastSubmit('local_2')?.result.error.code, 'still unavailable').to.equal('TOOL_UNAVAILABLE');
     expect(lockedCalls).to.deep.equal([]);
@@ -473,7 +474,7 @@ describe('reliability: context ids are not used for authorization', () => {
       tool: 'secret',
       args: {},
     });
-    await flush();
+    await nextTask(); // a call would have run by now
     expect(calls).to.deep.equal([]);
     expect(fake.posted.filter((m) => m.type === 'submit_tool_result')).to.deep.equal([]);
   });
@@ -485,32 +486,30 @@ describe('reliability: a session element removed while it starts', () => {
   it('ends the session Core creates after the removal (shared client still open), and stays inactive', async () => {
     const [stays, leaves] = await twoSessions();
     const starting = stays.start();
-    await flush();
-    fake.respond(approvedStatus(), fake.last('get_approval_status'));
-    await flush();
-    fake.respond({ sessionId: 's1' }, fake.last('create_session'));
+    await fake.answer('get_approval_status', approvedStatus());
+    await fake.answer('create_session', { sessionId: 's1' });
     await starting;
 
     const start = leaves.start().then(
       (session) => session,
       (error: PedelecError) => error,
     );
-    await flush();
-    fake.respond(approvedStatus(), fake.last('get_approval_status'));
-    await flush();
-    const create = fake.last('create_session');
+    await fake.answer('get_approval_status', approvedStatus());
+    const create = await fake.request('create_session');
     leaves.remove();
-    await flush(20);
+    await nextTask(); // teardown ran (a microtask after removal)
+    fake.answered.add(create);
     fake.respond({ sessionId: 's2' }, create);
     await start;
-    await flush(20);
+    await fake.request('end_session');
     const ends = fake.posted.filter((m) => m.type === 'end_session');
     expect(
       ends.map((m) => m.sessionId),
       'the orphan session is ended',
     ).to.deep.equal(['s2']);
+    fake.answered.add(ends[0]!);
     fake.respond({}, ends[0]);
-    await flush(20);
+    await nextTask();
     expect(leaves.session).to.equal(null);
     expect(leaves.status).to.equal('inactive');
     expect(stays.status).to.equal('idle');
@@ -527,11 +526,10 @@ describe('reliability: a session element removed while it starts', () => {
       () => null,
       (error: PedelecError) => error,
     );
-    await flush();
-    fake.respond(approvedStatus(), fake.last('get_approval_status'));
-    await flush();
+    await fake.answer('get_approval_status', approvedStatus());
+    await fake.request('create_session');
     el.remove();
-    await flush(20);
+    await nextTask(); // teardown ran (a microtask after removal)
     expect((await start)?.code).to.equal('SESSION_ENDED');
     expect(el.status).to.equal('inactive');
     expect(el.session).to.equal(null);

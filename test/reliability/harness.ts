@@ -301,29 +301,42 @@ export function installAutoCore(): AutoCore {
   return core;
 }
 
-/** Runs microtasks, then zero-delay tasks, until `done()` holds (bounded; throws naming `what`). */
-export async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (done()) return;
-    await Promise.resolve();
+/**
+ * One task boundary (every microtask queued before it has run), as a message to this page rather than
+ * a zero-delay timeout: nested timeouts are clamped to 4 ms, and the leak tests wait thousands of times.
+ * Not a timer, so the counters do not see it.
+ */
+function nextMessage(): Promise<void> {
+  return new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
+}
+
+/** Waits until `done()` holds, looking after each task; rejects after `timeoutMs` (default 2 000) naming `what`. */
+export async function until(done: () => unknown, what: string, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await nextMessage();
   }
-  for (let i = 0; i < 50; i++) {
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /**
  * Waits until the page is quiet: no request unanswered, and nothing more posted across a task
  * boundary. `unanswered() === 0` alone can hold between two steps of a multi-step method (the next
- * request goes out a few microtasks after the previous answer). Bounded; throws naming `what`.
+ * request goes out a few microtasks after the previous answer, so by the next task). Bounded;
+ * throws naming `what`.
  */
 export async function quiet(core: AutoCore, what: string): Promise<void> {
   for (let i = 0; i < 50; i++) {
     await until(() => core.unanswered() === 0, what);
     const posted = core.posted.length;
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextMessage();
     if (core.posted.length === posted && core.unanswered() === 0) return;
   }
   throw new Error(`timed out waiting for ${what}`);
