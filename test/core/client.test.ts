@@ -3,7 +3,8 @@
  * client methods", "Error shape", "Testing"; spec/bridge-protocol.md §1–§3), driven through the
  * fake Chrome port of test/support/fake-chrome.ts.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec, PEDELEC_EXTENSION_ID, PEDELEC_PROTOCOL_VERSION } from '../../src/core/index.js';
 import type { PedelecOptions, PedelecSession } from '../../src/core/index.js';
 import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
@@ -13,7 +14,11 @@ import { rejection, track, type Tracked } from '../support/promises.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Runs `fn` with setTimeout wrapped, returning the delays it asked for. */
+/**
+ * Runs `fn` with setTimeout wrapped, returning the delays it asked for. The monotonic clock reads a
+ * whole millisecond meanwhile, so a delay computed as `(now + ms) - now` is `ms` exactly: Node's clock
+ * has sub-microsecond fractions, where that sum rounds (1234 came out as 1234.0000000000002).
+ */
 function timerDelays(fn: () => void): unknown[] {
   const original = globalThis.setTimeout;
   const delays: unknown[] = [];
@@ -21,10 +26,13 @@ function timerDelays(fn: () => void): unknown[] {
     delays.push(delay);
     return (original as any)(handler, delay, ...args);
   };
+  const wholeMs = Math.floor(performance.now());
+  performance.now = () => wholeMs; // an own property over Performance.prototype.now, deleted below
   try {
     fn();
   } finally {
     globalThis.setTimeout = original;
+    delete (performance as { now?: unknown }).now;
   }
   return delays;
 }

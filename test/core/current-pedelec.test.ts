@@ -5,7 +5,8 @@
  * `session_snapshot`, foreign operations, usage and artifacts. The 0.1.x behaviour stays covered by
  * client.test.ts and session.test.ts.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec, PEDELEC_PROTOCOL_VERSION, type PedelecError, type PedelecSession } from '../../src/core/index.js';
 import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
 import { rejection, track } from '../support/promises.js';

@@ -2,7 +2,8 @@
  * Behaviour of `PedelecSession` (spec/sdk-api.md "PedelecSession", "Event contexts", "Error shape";
  * bridge-protocol.md §3), driven through `new Pedelec()` and the fake Chrome port.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec, PedelecSession, isAssetPath } from '../../src/core/index.js';
 import { Toolbox } from '../../src/core/tools.js';
 import type { SessionBridge } from '../../src/core/session.js';
@@ -18,6 +19,8 @@ import type {
 } from '../../src/core/types.js';
 import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
 import { rejection as rejectionOf } from '../support/promises.js';
+import { watchUnhandled } from '../support/unhandled.js';
+import { nextTask } from '../support/waits.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
 
@@ -145,9 +148,6 @@ const realFetch = globalThis.fetch;
 
 const jsonResponse = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-
-/** A task hop, only where the subject is something browsers report in a task (unhandledrejection). */
-const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 beforeEach(() => {
   fake = installFakeChrome();
@@ -488,12 +488,7 @@ describe('PedelecSession.sendText', () => {
   });
 
   it('leaves no rejection unhandled, whichever side fails first', async () => {
-    const unhandled: unknown[] = [];
-    const listener = (event: PromiseRejectionEvent) => {
-      unhandled.push(event.reason);
-      event.preventDefault();
-    };
-    window.addEventListener('unhandledrejection', listener);
+    const unhandled = watchUnhandled();
     try {
       const { session } = await open();
       // The error event first, then the request fails.
@@ -512,9 +507,9 @@ describe('PedelecSession.sendText', () => {
       await nextTask();
       expect(b.error?.code).to.equal('REQUEST_FIRST');
     } finally {
-      window.removeEventListener('unhandledrejection', listener);
+      unhandled.stop();
     }
-    expect(unhandled).to.deep.equal([]);
+    expect(unhandled.events).to.deep.equal([]);
   });
 });
 

@@ -4,7 +4,8 @@
  * TOOL_RESULT_INVALID); and a transport-wide `error` that is not a disconnect aborts no running
  * handler (tools-api.md lists the abort triggers: deadline, session end, disconnect, tool removal).
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec, type PedelecError, type PedelecSession } from '../../src/core/index.js';
 import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
 

@@ -3,7 +3,9 @@
  * spec/sdk-api.md, and reliability.md rows "Bad results from handlers" and "Handler faults".
  * Everything runs against the fake Chrome port (test/support/fake-chrome.ts).
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { runInNewContext } from 'node:vm';
+import { expect } from '../support/expect.js';
 import {
   Pedelec,
   defineTool,
@@ -16,6 +18,8 @@ import {
 } from '../../src/core/index.js';
 import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
 import { rejection as rejectionOf } from '../support/promises.js';
+import { watchUnhandled } from '../support/unhandled.js';
+import { nextTask } from '../support/waits.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
 
@@ -80,14 +84,6 @@ function resultOf(toolRequestId: string): any {
 /** Enough microtask hops for an async handler's outcome to be submitted and its response handled. */
 const settle = () => flush(30);
 
-/**
- * A few macrotasks: enough for the browser to dispatch `unhandledrejection` (one task is not, in
- * either browser). Not a sleep on the subject under test.
- */
-const nextTask = async () => {
-  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setTimeout(resolve, 0));
-};
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function thrownBy(fn: () => unknown): any {
@@ -115,20 +111,6 @@ function collectErrors(session: AnySession): Array<{ error: PedelecError; ctx: E
   const errors: Array<{ error: PedelecError; ctx: ErrorEventContext }> = [];
   session.onError((error, ctx) => errors.push({ error, ctx }));
   return errors;
-}
-
-/** Records `unhandledrejection` events while a test runs. */
-function watchUnhandled(): { events: unknown[]; stop(): void } {
-  const events: unknown[] = [];
-  // Capture phase + stopImmediatePropagation: the test asserts on these itself, so the runner's own
-  // listener need not report them (and the deliberate control below stays quiet).
-  const listener = (event: PromiseRejectionEvent) => {
-    events.push(event.reason);
-    event.preventDefault();
-    event.stopImmediatePropagation();
-  };
-  window.addEventListener('unhandledrejection', listener, { capture: true });
-  return { events, stop: () => window.removeEventListener('unhandledrejection', listener, { capture: true }) };
 }
 
 const counterSchema = () => ({
@@ -1187,20 +1169,12 @@ describe('result check (ours)', () => {
     }
   });
 
-  it('accepts plain objects and arrays from another realm (a same-origin iframe)', async () => {
-    const frame = document.createElement('iframe');
-    document.body.append(frame);
-    try {
-      const other = (frame.contentWindow as unknown as { eval(code: string): unknown }).eval(
-        '({ count: 3, tags: ["a"], nested: { ok: true } })',
-      );
-      expect(Object.getPrototypeOf(other)).not.to.equal(Object.prototype);
-      const { result, errors } = await resultFor(() => other);
-      expect(result).to.deep.equal({ count: 3, tags: ['a'], nested: { ok: true } });
-      expect(errors).to.deep.equal([]);
-    } finally {
-      frame.remove();
-    }
+  it('accepts plain objects and arrays from another realm (a vm context, as a same-origin iframe is)', async () => {
+    const other = runInNewContext('({ count: 3, tags: ["a"], nested: { ok: true } })');
+    expect(Object.getPrototypeOf(other)).not.to.equal(Object.prototype);
+    const { result, errors } = await resultFor(() => other);
+    expect(result).to.deep.equal({ count: 3, tags: ['a'], nested: { ok: true } });
+    expect(errors).to.deep.equal([]);
   });
 
   const throwingToJson = () => ({
@@ -1340,7 +1314,8 @@ describe('result check (ours)', () => {
     ],
     ['a Map', () => ({ m: new Map([['a', 1]]) }), 'result.m'],
     ['a Set', () => ({ s: new Set([1]) }), 'result.s'],
-    ['a DOM node', () => ({ el: document.createElement('div') }), 'result.el'],
+    // A DOM node's kind: a platform object (no DOM in Node; every DOM node is an EventTarget).
+    ['a platform object (EventTarget)', () => ({ el: new EventTarget() }), 'result.el'],
     ['a class instance', () => ({ p: new Point() }), 'result.p'],
     ['a function (async handler)', () => Promise.resolve({ deep: { fn() {} } }), 'result.deep.fn'],
   ];
@@ -1627,7 +1602,7 @@ describe('dispatch speed (ours)', () => {
     session.onTool('quiet', () => 'no signal');
     session.onTool('curious', (_args, ctx) => (ctx.signal.aborted ? 'aborted' : 'live'));
     startTurn(session);
-    const Original = window.AbortController;
+    const Original = globalThis.AbortController;
     let constructed = 0;
     class CountingAbortController extends Original {
       constructor() {
@@ -1635,7 +1610,7 @@ describe('dispatch speed (ours)', () => {
         constructed++;
       }
     }
-    (window as any).AbortController = CountingAbortController;
+    globalThis.AbortController = CountingAbortController;
     try {
       toolCall('r1', 'quiet');
       toolCall('r2', 'update_counter', { delta: 1 }); // TOOL_HANDLER_NOT_FOUND: no handler at all
@@ -1643,7 +1618,7 @@ describe('dispatch speed (ours)', () => {
       toolCall('r3', 'curious');
       expect(constructed, 'the control: reading ctx.signal constructs one').to.equal(1);
     } finally {
-      (window as any).AbortController = Original;
+      globalThis.AbortController = Original;
     }
     expect(resultOf('r1')).to.equal('no signal');
     expect(resultOf('r3')).to.equal('live');

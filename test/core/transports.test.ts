@@ -2,13 +2,19 @@
  * Transports (spec/bridge-protocol.md §5, elements.md "Bridge"): the in-memory pair and the
  * WebSocket transport to the development Core, on their own and under a `Pedelec` client.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec } from '../../src/core/index.js';
 import type { BridgePort } from '../../src/core/index.js';
 import { createMemoryPair, websocketTransport } from '../../src/transports.js';
 import type { MemoryPeer } from '../../src/transports.js';
+import { WebSocket as NodeWebSocket } from 'ws';
 import { flush } from '../support/fake-chrome.js';
+import { installPageGlobals } from '../support/page-globals.js';
 import { rejection, track } from '../support/promises.js';
+
+// The page the client runs in: it reports page_activity (its window and document) after sdk_hello.
+installPageGlobals();
 
 function thrownBy(fn: () => void): unknown {
   try {
@@ -176,12 +182,16 @@ describe('createMemoryPair', () => {
 
 // ───────────────────────────── WebSocket, real socket ─────────────────────────────
 
+// A real socket: Node's own WebSocket where it has one (22+), else the `ws` package's, which is what
+// websocketTransport's second argument is for.
+const RealWebSocket = 'WebSocket' in globalThis ? globalThis.WebSocket : NodeWebSocket;
+
 describe('websocketTransport to a closed loopback port', () => {
   const url = 'ws://127.0.0.1:9/';
 
   it('disconnects the port with BRIDGE_UNAVAILABLE "Development Core not reachable at <url>"', async () => {
     let port!: BridgePort;
-    expect(() => (port = websocketTransport(url)())).to.not.throw();
+    expect(() => (port = websocketTransport(url, RealWebSocket)())).to.not.throw();
     const fired: unknown[] = [];
     await new Promise<void>((resolve) =>
       port.onDisconnect.addListener((p) => {
@@ -195,7 +205,7 @@ describe('websocketTransport to a closed loopback port', () => {
   });
 
   it('a Pedelec client over it rejects pending requests (posted before open) with that error, and later ones at once', async () => {
-    const c = client({ transport: websocketTransport(url) });
+    const c = client({ transport: websocketTransport(url, RealWebSocket) });
     let p!: Promise<unknown>;
     expect(() => (p = c.getSettings())).to.not.throw();
     const e = await rejection(p);
@@ -208,7 +218,7 @@ describe('websocketTransport to a closed loopback port', () => {
   });
 
   it('checkAvailability says the bridge is not there (as for a missing extension), not that it is', async () => {
-    const c = client({ transport: websocketTransport(url) });
+    const c = client({ transport: websocketTransport(url, RealWebSocket) });
     const availability = await c.checkAvailability();
     expect(availability.available).to.equal(false);
     expect(availability.extension.available).to.equal(false);

@@ -4,7 +4,8 @@
  * callback; status changes made by a status listener arrive in order; an unsubscribed listener is not
  * called later in the same emit.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec, PedelecSession } from '../../src/core/index.js';
 import type { PedelecError } from '../../src/core/errors.js';
 import type { PedelecSessionStatus } from '../../src/core/types.js';
