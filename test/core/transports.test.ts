@@ -9,9 +9,9 @@ import type { BridgePort } from '../../src/core/index.js';
 import { createMemoryPair, websocketTransport } from '../../src/transports.js';
 import type { MemoryPeer } from '../../src/transports.js';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { flush } from '../support/fake-chrome.js';
 import { installPageGlobals } from '../support/page-globals.js';
-import { rejection, track } from '../support/promises.js';
+import { rejection, settled, track } from '../support/promises.js';
+import { nextTask, until } from '../support/waits.js';
 
 // The page the client runs in: it reports page_activity (its window and document) after sdk_hello.
 installPageGlobals();
@@ -71,7 +71,7 @@ describe('createMemoryPair', () => {
     port.postMessage(a);
     port.postMessage(b);
     expect(got).to.deep.equal([]);
-    await flush();
+    await nextTask();
     expect(got).to.have.length(2);
     expect(got[0]).to.equal(a);
     expect(got[1]).to.equal(b);
@@ -87,7 +87,7 @@ describe('createMemoryPair', () => {
     peer.postMessage(a);
     peer.postMessage(b);
     expect(got).to.deep.equal([]);
-    await flush();
+    await nextTask();
     expect(got).to.have.length(2);
     expect(got[0]).to.equal(a);
     expect(got[1]).to.equal(b);
@@ -107,7 +107,7 @@ describe('createMemoryPair', () => {
     peer.disconnect();
     peer.disconnect();
     expect(peer.connected).to.equal(false);
-    await flush();
+    await nextTask();
     expect(disconnects).to.have.length(1);
     expect(disconnects[0]).to.equal(port);
     expect(toPage, 'a message in flight is dropped').to.deep.equal([]);
@@ -116,7 +116,7 @@ describe('createMemoryPair', () => {
       'posting on a disconnected port throws',
     ).to.not.equal(undefined);
     peer.postMessage({ late: true });
-    await flush();
+    await nextTask();
     expect(toPage).to.deep.equal([]);
     expect(toPeer).to.deep.equal([]);
   });
@@ -129,7 +129,7 @@ describe('createMemoryPair', () => {
     peer.onDisconnect.addListener(() => peerSaw++);
     port.onDisconnect.addListener(() => pageSaw++);
     port.disconnect!();
-    await flush();
+    await nextTask();
     expect(peerSaw).to.equal(1);
     expect(pageSaw).to.equal(0);
     expect(peer.connected).to.equal(false);
@@ -149,7 +149,7 @@ describe('createMemoryPair', () => {
     const chat: string[] = [];
     session.onChat((t) => chat.push(t));
     const turn = session.sendText('hi');
-    await flush();
+    await until(() => seen.some((m) => m.type === 'send_text'), 'send_text to reach the peer');
     const channelId = seen[0].channelId;
     peer.postMessage({ channelId, type: 'chat_delta', sessionId: 'm1', seq: 1, text: 'Hel' });
     peer.postMessage({ channelId, type: 'chat_delta', sessionId: 'm1', seq: 2, text: 'lo' });
@@ -170,7 +170,7 @@ describe('createMemoryPair', () => {
     const c = client({ transport });
     const p = track(c.getSettings());
     peer.disconnect();
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('rejected');
     expect(p.error).to.deep.equal({ code: 'EXTENSION_DISCONNECTED', message: 'Pedelec extension disconnected.' });
     expect(await rejection(c.listProviders())).to.deep.equal({
@@ -212,7 +212,7 @@ describe('websocketTransport to a closed loopback port', () => {
     expect(e.code).to.equal('BRIDGE_UNAVAILABLE');
     expect(e.message).to.equal(`Development Core not reachable at ${url}`);
     const later = track(c.listProviders());
-    await flush();
+    await nextTask();
     expect(later.state).to.equal('rejected');
     expect(later.error).to.deep.equal(e);
   });
@@ -343,7 +343,7 @@ describe('websocketTransport (fake WebSocket)', () => {
         result: [{ name: 'Scripted', code: 'scripted', available: true, error: null }],
       }),
     });
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('fulfilled');
     expect(p.value).to.deep.equal([{ name: 'Scripted', code: 'scripted', available: true, error: null }]);
   });
@@ -354,7 +354,7 @@ describe('websocketTransport (fake WebSocket)', () => {
     const c = client({ transport: websocketTransport(url, FakeSocket) });
     const p = track(c.getSettings());
     instances[0]!.closeFromServer();
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('rejected');
     expect(p.error.code).to.equal('BRIDGE_UNAVAILABLE');
     expect(p.error.message).to.equal(`Development Core not reachable at ${url}`);
@@ -366,7 +366,7 @@ describe('websocketTransport (fake WebSocket)', () => {
     instances[0]!.open();
     const p = track(c.getSettings());
     instances[0]!.closeFromServer();
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('rejected');
     expect(p.error.code).to.be.a('string');
     expect(p.error.code).to.not.equal('BRIDGE_UNAVAILABLE');
