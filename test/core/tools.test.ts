@@ -16,7 +16,7 @@ import {
   type StatusEventContext,
   type ToolCallContext,
 } from '../../src/core/index.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
 import { rejection as rejectionOf } from '../support/promises.js';
 import { watchUnhandled } from '../support/unhandled.js';
 import { nextTask } from '../support/waits.js';
@@ -81,8 +81,9 @@ function resultOf(toolRequestId: string): any {
   return list[0]!.result;
 }
 
-/** Enough microtask hops for an async handler's outcome to be submitted and its response handled. */
-const settle = () => flush(30);
+/** The submit_tool_result for that request, once the page posts it (an async handler's outcome). */
+const submitted = (toolRequestId: string): Promise<Posted> =>
+  fake.request('submit_tool_result', (m) => m.toolRequestId === toolRequestId);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -423,7 +424,7 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
       (argsSchema.properties.delta as any).type = 'string';
       startTurn(session);
       toolCall('r1', 'update_counter', { delta: 2 });
-      await settle();
+      await submitted('r1');
       expect(calls).to.deep.equal([{ delta: 2 }]);
       expect(resultOf('r1')).to.deep.equal({ ok: true });
     });
@@ -660,10 +661,10 @@ describe('session.onTool', () => {
     startTurn(session);
     toolCall('r1', 'update_counter', { delta: 1 });
     off();
-    await settle();
+    await nextTask();
     expect(signal!.aborted).to.equal(false);
     finish({ value: 1 });
-    await settle();
+    await submitted('r1');
     expect(resultOf('r1')).to.deep.equal({ value: 1 });
   });
 });
@@ -755,7 +756,7 @@ describe('handler resolution', () => {
     startTurn(session);
     toolCall('r1', 'sync_void');
     toolCall('r2', 'async_void');
-    await settle();
+    await Promise.all([submitted('r1'), submitted('r2')]);
     const [r1, r2] = [submits('r1')[0]!, submits('r2')[0]!];
     expect('result' in r1 && r1.result === null).to.equal(true);
     expect('result' in r2 && r2.result === null).to.equal(true);
@@ -851,7 +852,7 @@ describe('handler resolution', () => {
         session.onTool('risky', handler);
         startTurn(session);
         toolCall('r1', 'risky');
-        await settle();
+        await submitted('r1');
         const result = resultOf('r1');
         expect(result).to.deep.equal({ error: expected });
         expect(Object.keys(result)).to.deep.equal(['error']);
@@ -879,7 +880,7 @@ describe('handler resolution', () => {
         });
         startTurn(session);
         toolCall('r1', 'risky');
-        await settle();
+        await submitted('r1');
         const result = resultOf('r1');
         expect(result).to.deep.equal({ error: { code: 'QUOTA', message: 'Quota used up' } });
         expect(JSON.parse(JSON.stringify(result))).to.deep.equal(result);
@@ -894,7 +895,7 @@ describe('handler resolution', () => {
       );
       startTurn(session);
       toolCall('r1', 'risky');
-      await settle();
+      await submitted('r1');
       expect(resultOf('r1')).to.deep.equal({
         error: { code: 'LATE', message: 'Too late', details: { at: '2026-01-01T00:00:00.000Z' } },
       });
@@ -940,7 +941,6 @@ describe('handler resolution', () => {
         details: { waitedMs: 60000 },
       };
       fake.fail(cause, submits('r1')[0]);
-      await settle();
       await nextTask();
       const failures = errors.filter((e) => e.error.code === 'SUBMIT_TOOL_RESULT_FAILED');
       expect(failures).to.have.length(1);
@@ -964,7 +964,6 @@ describe('handler resolution', () => {
       toolCall('r1', 'update_counter', { delta: 1 });
       fake.disconnect();
       finish({ value: 1 });
-      await settle();
       await nextTask();
       const failures = errors.filter((e) => e.error.code === 'SUBMIT_TOOL_RESULT_FAILED');
       expect(failures).to.have.length(1);
@@ -990,7 +989,6 @@ describe('handler resolution', () => {
       fake.throwOnPost = { code: 'PORT_CLOSED', message: 'The port is closed.' };
       expect(() => toolCall('r2', 'b_tool')).not.to.throw();
       fake.throwOnPost = undefined;
-      await settle();
       await nextTask();
       const failures = errors.filter((e) => e.error.code === 'SUBMIT_TOOL_RESULT_FAILED').map((e) => e.error);
       expect(failures).to.have.length(2);
@@ -1101,7 +1099,7 @@ describe('result check (ours)', () => {
     session.onTool('produce', () => value());
     startTurn(session);
     toolCall('r1', 'produce');
-    await settle();
+    await submitted('r1');
     return { result: resultOf('r1'), errors };
   }
 
@@ -1375,10 +1373,9 @@ describe('deadline and cancellation (ours)', () => {
       await sleep(50); // well past the deadline: still nothing answered on the handler's behalf
       expect(submits(), 'nothing posted at the deadline').to.deep.equal([]);
       finish({ value: 'late' });
-      await settle();
+      await submitted('r1');
       expect(resultOf('r1')).to.deep.equal({ value: 'late' });
       fake.fail({ code: 'TOOL_TIMEOUT', message: 'Tool call timed out' }, submits('r1')[0]);
-      await settle();
       await nextTask();
       const failures = errors.filter((e) => e.error.code === 'SUBMIT_TOOL_RESULT_FAILED');
       expect(failures).to.have.length(1);
@@ -1424,7 +1421,7 @@ describe('deadline and cancellation (ours)', () => {
     expect(ctx.signal.aborted).to.equal(true);
     expect(errors).to.deep.equal([]);
     finish({ value: 1 });
-    await settle();
+    await nextTask();
     expect(submits()).to.deep.equal([]);
     // Nothing lost silently: the result that could not go is reported, its cause the session's end.
     expect(errors.map((e) => e.error.code)).to.deep.equal(['SUBMIT_TOOL_RESULT_FAILED']);
@@ -1444,7 +1441,7 @@ describe('deadline and cancellation (ours)', () => {
     session.onTool('update_counter', () => void ran.push('handler'));
     startTurn(session);
     toolCall('r1', 'update_counter', { delta: 1 });
-    await settle();
+    await nextTask();
     expect(ran).to.deep.equal([]);
     expect(submits()).to.deep.equal([]);
   });
@@ -1480,7 +1477,7 @@ describe('deadline and cancellation (ours)', () => {
     // Read lazily, after the end: already aborted.
     expect(ctx.signal.aborted).to.equal(true);
     finish({ value: 1 });
-    await settle();
+    await nextTask();
     expect(submits()).to.deep.equal([]);
   });
 
@@ -1535,12 +1532,12 @@ describe('exactly one submit per toolRequestId', () => {
     startTurn(session);
     toolCall('r1', 'update_counter', { delta: 1 });
     toolCall('r1', 'update_counter', { delta: 1 });
-    await settle();
+    await nextTask();
     expect(runs).to.equal(1);
     finish('once');
-    await settle();
+    await submitted('r1');
     toolCall('r1', 'update_counter', { delta: 1 });
-    await settle();
+    await nextTask();
     expect(runs).to.equal(1);
     expect(submits('r1')).to.have.length(1);
     expect(resultOf('r1')).to.equal('once');
@@ -1554,7 +1551,7 @@ describe('exactly one submit per toolRequestId', () => {
     toolCall('r1', 'update_counter', { delta: 1 });
     toolCall('r1', 'update_counter', { delta: 2 });
     fake.respond({}, submits('r1')[0]);
-    await settle();
+    await nextTask();
     toolCall('r1', 'update_counter', { delta: 3 });
     expect(runs).to.equal(1);
     expect(submits('r1')).to.have.length(1);
