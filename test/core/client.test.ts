@@ -3,17 +3,23 @@
  * client methods", "Error shape", "Testing"; spec/bridge-protocol.md §1–§3), driven through the
  * fake Chrome port of test/support/fake-chrome.ts.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec, PEDELEC_EXTENSION_ID, PEDELEC_PROTOCOL_VERSION } from '../../src/core/index.js';
 import type { PedelecOptions, PedelecSession } from '../../src/core/index.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
-import { rejection, track, type Tracked } from '../support/promises.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { rejection, settled, track, type Tracked } from '../support/promises.js';
+import { currentTask, nextTask } from '../support/waits.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Runs `fn` with setTimeout wrapped, returning the delays it asked for. */
+/**
+ * Runs `fn` with setTimeout wrapped, returning the delays it asked for. The monotonic clock reads a
+ * whole millisecond meanwhile, so a delay computed as `(now + ms) - now` is `ms` exactly: Node's clock
+ * has sub-microsecond fractions, where that sum rounds (1234 came out as 1234.0000000000002).
+ */
 function timerDelays(fn: () => void): unknown[] {
   const original = globalThis.setTimeout;
   const delays: unknown[] = [];
@@ -21,10 +27,13 @@ function timerDelays(fn: () => void): unknown[] {
     delays.push(delay);
     return (original as any)(handler, delay, ...args);
   };
+  const wholeMs = Math.floor(performance.now());
+  performance.now = () => wholeMs; // an own property over Performance.prototype.now, deleted below
   try {
     fn();
   } finally {
     globalThis.setTimeout = original;
+    delete (performance as { now?: unknown }).now;
   }
   return delays;
 }
@@ -121,7 +130,7 @@ describe('Pedelec client: connection', () => {
     const p = track(late.request('get_settings'));
     expect(fake.posted).to.have.length(1);
     fake.respond({ ok: 1 });
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('fulfilled');
   });
 
@@ -147,7 +156,7 @@ describe('Pedelec client: connection', () => {
         let p!: Promise<unknown>;
         expect(() => (p = call()), name).to.not.throw();
         const t = track(p);
-        await flush();
+        await nextTask();
         expect(t.state, `${name} rejects at once`).to.equal('rejected');
         expect(t.error, name).to.deep.equal(UNAVAILABLE);
       }
@@ -212,7 +221,7 @@ describe('Pedelec client: channel and request ids', () => {
     expect(posted.channelId).to.not.equal('other');
     expect(posted.requestId).to.match(/^sdk_\d+_\d+$/);
     fake.respond({ defaultProvider: null, defaultModels: {} }, posted);
-    await flush();
+    await settled(pending.promise);
     expect(pending.state).to.equal('fulfilled');
   });
 
@@ -257,10 +266,10 @@ describe('Pedelec client: channel and request ids', () => {
       ok: false,
       error: { code: 'X', message: 'x' },
     });
-    await flush();
+    await nextTask();
     expect(p.state).to.equal('pending');
     fake.emit({ type: 'response', requestId: req.requestId, ok: true, result });
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('fulfilled');
     expect(p.value).to.deep.equal(result);
   });
@@ -381,12 +390,12 @@ describe('Pedelec client: responses', () => {
         error: { code: 'E', message: 'm' },
       }),
     ).to.not.throw();
-    await flush();
+    await nextTask();
     expect(p.state).to.equal('pending');
     fake.respond('first', req);
-    await flush();
+    await settled(p.promise);
     expect(() => fake.fail({ code: 'LATE', message: 'late' }, req)).to.not.throw();
-    await flush();
+    await nextTask();
     expect(p.state).to.equal('fulfilled');
     expect(p.value).to.equal('first');
   });
@@ -531,7 +540,7 @@ describe('Pedelec client: timeouts', () => {
     await sleep(30);
     expect(p.state).to.equal('pending');
     fake.respond('in time');
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('fulfilled');
   });
 
@@ -541,7 +550,7 @@ describe('Pedelec client: timeouts', () => {
     const req = fake.last('get_settings');
     expect((await rejection(p)).code).to.equal('SDK_BRIDGE_TIMEOUT');
     expect(() => fake.respond({ defaultProvider: 'codex', defaultModels: { codex: 'gpt-5' } }, req)).to.not.throw();
-    await flush(10);
+    await nextTask();
     expect(types()).to.deep.equal(['get_settings']);
   });
 
@@ -594,7 +603,7 @@ describe('Pedelec client: timeouts', () => {
     });
     held.forEach(({ type, t }) => expect(t.state, `${type} waits for approval`).to.equal('pending'));
     held.forEach(({ type, req }) => fake.respond({ answered: type }, req));
-    await flush();
+    await Promise.all(held.map(({ t }) => settled(t.promise)));
     held.forEach(({ type, t }) => {
       expect(t.state, type).to.equal('fulfilled');
       expect(t.value).to.deep.equal({ answered: type });
@@ -625,7 +634,7 @@ describe('Pedelec client: postMessage throwing', () => {
     let p!: Promise<unknown>;
     expect(() => (p = c.request('get_settings'))).to.not.throw();
     const t = track(p);
-    await flush();
+    await nextTask();
     expect(t.state).to.equal('rejected');
     expect(t.error.code).to.equal('EXTENSION_DISCONNECTED');
     expect(t.error.message).to.be.a('string').and.not.equal('');
@@ -636,7 +645,7 @@ describe('Pedelec client: postMessage throwing', () => {
     const c = client();
     fake.throwOnPost = { code: 'PORT_CLOSED', message: 'The port closed.', details: { why: 'test' } };
     const t = track(c.listProviders());
-    await flush();
+    await nextTask();
     expect(t.state).to.equal('rejected');
     expect(t.error).to.deep.equal({ code: 'PORT_CLOSED', message: 'The port closed.', details: { why: 'test' } });
   });
@@ -646,7 +655,7 @@ describe('Pedelec client: postMessage throwing', () => {
     const t = track(c.createSession({ provider: 'codex' }));
     fake.throwOnPost = new Error('gone');
     fake.respond({ defaultProvider: null, defaultModels: {} });
-    await flush(10);
+    await settled(t.promise);
     expect(t.state).to.equal('rejected');
     expect(t.error.code).to.equal('EXTENSION_DISCONNECTED');
   });
@@ -664,7 +673,7 @@ describe('Pedelec client: disconnect', () => {
       track(c.createSession({ provider: 'codex', model: 'm' })),
     ];
     fake.disconnect();
-    await flush();
+    await Promise.all(pending.map((t) => settled(t.promise)));
     pending.forEach((t) => {
       expect(t.state).to.equal('rejected');
       expect(t.error).to.deep.equal(DISCONNECTED);
@@ -675,7 +684,7 @@ describe('Pedelec client: disconnect', () => {
     const c = client();
     const t = track(c.request('a'));
     fake.disconnect({ code: 'NATIVE_HOST_UNAVAILABLE', message: 'Native host is gone', details: { exit: 1 } });
-    await flush();
+    await settled(t.promise);
     expect(t.error).to.deep.equal({
       code: 'NATIVE_HOST_UNAVAILABLE',
       message: 'Native host is gone',
@@ -693,7 +702,7 @@ describe('Pedelec client: disconnect', () => {
     const t = track(c.request('a'));
     const lastError = { message: 'Could not establish connection. Receiving end does not exist.' };
     fake.disconnect(lastError);
-    await flush();
+    await settled(t.promise);
     expect(t.error).to.deep.equal({ ...DISCONNECTED, details: lastError });
   });
 
@@ -711,7 +720,7 @@ describe('Pedelec client: disconnect', () => {
     ];
     for (const [name, call] of calls) {
       const t = track(call());
-      await flush();
+      await nextTask();
       expect(t.state, name).to.equal('rejected');
       expect(t.error, name).to.deep.equal(expected);
     }
@@ -732,7 +741,7 @@ describe('Pedelec client: disconnect', () => {
     const turn = startTurn(s1);
     log.length = 0;
     fake.disconnect();
-    await flush();
+    await settled(turn.promise);
     expect(turn.state).to.equal('rejected');
     expect(turn.error).to.deep.equal(DISCONNECTED);
     for (const id of ['s1', 's2']) {
@@ -763,7 +772,7 @@ describe('Pedelec client: createSession', () => {
       expect(() => (p = c.createSession({ provider: 'codex', model: 'gpt-5', skills } as any))).to.not.throw();
       const t = track(p);
       expect(fake.posted).to.have.length(0);
-      await flush();
+      await settled(t.promise);
       expect(t.state).to.equal('rejected');
       expect(t.error.code).to.equal('INVALID_INPUT');
       expect(t.error.message).to.equal(message);
@@ -814,7 +823,7 @@ describe('Pedelec client: createSession', () => {
     const p = c.createSession({ provider: 'claude' });
     expect(types()).to.deep.equal(['get_settings']);
     fake.respond({ defaultProvider: 'codex', defaultModels: { codex: 'gpt-5', claude: 'sonnet' } });
-    await flush();
+    await fake.request('create_session');
     expect(types()).to.deep.equal(['get_settings', 'create_session']);
     expect(fake.last().input).to.deep.equal({
       provider: 'claude',
@@ -831,7 +840,7 @@ describe('Pedelec client: createSession', () => {
     const c = client();
     const p = c.createSession({ provider: 'brand-new-provider' });
     fake.respond({ defaultProvider: null, defaultModels: { codex: 'gpt-5' } });
-    await flush();
+    await fake.request('create_session');
     expect(types()).to.deep.equal(['get_settings', 'create_session']);
     const input = fake.last().input;
     expect(Object.keys(input).sort()).to.deep.equal(['autoEndOnDisconnect', 'model', 'provider', 'skills']);
@@ -849,7 +858,7 @@ describe('Pedelec client: createSession', () => {
       const c = client();
       const p = c.createSession({ provider });
       fake.respond({ defaultProvider: null, defaultModels: { codex: 'gpt-5' } });
-      await flush();
+      await fake.request('create_session', (m) => m.channelId === c.channelId);
       expect(fake.last().input.model, provider).to.equal(undefined);
       fake.respond({ sessionId: `s_${provider}` });
       await p;
@@ -861,13 +870,13 @@ describe('Pedelec client: createSession', () => {
     const p = c.createSession();
     expect(types()).to.deep.equal(['get_settings']);
     fake.respond({ defaultProvider: 'ollama', defaultModels: { ollama: 'llama3', codex: 'gpt-5' } });
-    await flush();
+    await fake.request('list_providers');
     expect(types()).to.deep.equal(['get_settings', 'list_providers']);
     fake.respond([
       { name: 'Codex', code: 'codex', available: false, error: 'not installed' },
       { name: 'Ollama', code: 'ollama', available: true, error: null },
     ]);
-    await flush();
+    await fake.request('create_session');
     expect(types()).to.deep.equal(['get_settings', 'list_providers', 'create_session']);
     expect(fake.last().input).to.deep.equal({
       provider: 'ollama',
@@ -884,14 +893,14 @@ describe('Pedelec client: createSession', () => {
     const c = client();
     const p = track(c.createSession({}));
     fake.respond({ defaultProvider: 'codex', defaultModels: {} });
-    await flush();
+    await fake.request('list_providers');
     fake.respond([{ name: 'Codex', code: 'codex', available: true, error: null }]);
-    await flush();
+    await fake.request('create_session');
     const input = fake.last('create_session').input;
     expect('model' in input).to.equal(true);
     expect(input.model).to.equal(undefined);
     fake.respond({ sessionId: 's5' });
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('fulfilled');
   });
 
@@ -902,7 +911,7 @@ describe('Pedelec client: createSession', () => {
     const e = await rejection(p);
     expect(e.code).to.equal('DEFAULT_PROVIDER_NOT_SET');
     expect(e.message).to.be.a('string');
-    await flush();
+    await nextTask();
     expect(types()).to.deep.equal(['get_settings']);
   });
 
@@ -914,13 +923,13 @@ describe('Pedelec client: createSession', () => {
       const c = client();
       const p = c.createSession();
       fake.respond({ defaultProvider: 'claude', defaultModels: { claude: 'sonnet' } });
-      await flush();
+      await fake.request('list_providers');
       fake.respond(providers);
       const e = await rejection(p);
       expect(e.code).to.equal('DEFAULT_PROVIDER_UNAVAILABLE');
       expect(e.message).to.be.a('string');
       expect(e.details).to.deep.equal({ provider: 'claude' });
-      await flush();
+      await nextTask();
       expect(types()).to.deep.equal(['get_settings', 'list_providers']);
     });
   }
@@ -1013,14 +1022,14 @@ describe('Pedelec client: createSession', () => {
     expect(second).to.equal(first);
     const turn = startTurn(second);
     fake.event('same', 'tool_call', { toolRequestId: 'tr1', tool: 'pick', args: { n: 1 } });
-    await flush();
+    await fake.request('submit_tool_result');
     expect(calls).to.deep.equal(['second']);
     const submit = fake.last('submit_tool_result');
     expect(submit.toolRequestId).to.equal('tr1');
     expect(submit.result).to.equal('second');
     fake.respond({}, submit);
     fake.event('same', 'done');
-    await flush();
+    await settled(turn.promise);
     expect(turn.state).to.equal('fulfilled');
   });
 });
@@ -1208,7 +1217,7 @@ describe('Pedelec client: checkAvailability', () => {
       desktop: { available: false, launchAttempted: false },
       error: { code: 'SOME_FAILURE', message: 'It broke.', details: { n: 1 } },
     });
-    await flush(10);
+    await nextTask();
     expect(types()).to.deep.equal(['get_approval_status']);
   });
 
@@ -1259,7 +1268,7 @@ describe('Pedelec client: checkAvailability', () => {
         approval: { approved: false, origin: 'https://app.example' },
         desktop: { available: appConnected, launchAttempted: true },
       });
-      await flush(10);
+      await nextTask();
       expect(types()).to.deep.equal(['get_approval_status']);
     });
   }
@@ -1276,7 +1285,7 @@ describe('Pedelec client: checkAvailability', () => {
       { installed: true, approved: true, origin: null, appConnected: true },
       fake.last('get_approval_status'),
     );
-    await flush();
+    await fake.request('get_settings');
     fake.respond({ defaultProvider: null, defaultModels: {} }, fake.last('get_settings'));
     expect(await q).to.deep.equal({
       available: true,
@@ -1289,8 +1298,10 @@ describe('Pedelec client: checkAvailability', () => {
   it('approved → probes get_settings right after the status (microtasks only); success → available (appConnected ignored)', async () => {
     const c = client();
     const p = c.checkAvailability();
+    const task = currentTask();
     fake.respond({ installed: true, approved: true, origin: 'https://app.example', appConnected: false });
-    await flush();
+    await fake.request('get_settings');
+    expect(task.ended, 'get_settings posted in the same task as the status: no timer in between').to.equal(false);
     expect(types()).to.deep.equal(['get_approval_status', 'get_settings']);
     fake.respond({ defaultProvider: 'codex', defaultModels: {} });
     const result = await p;
@@ -1307,7 +1318,7 @@ describe('Pedelec client: checkAvailability', () => {
     const c = client();
     const p = c.checkAvailability();
     fake.respond({ installed: true, approved: true, origin: 'https://app.example', appConnected: true });
-    await flush();
+    await fake.request('get_settings');
     fake.fail({ code: 'NATIVE_HOST_UNAVAILABLE', message: 'Desktop is not running.' });
     expect(await p).to.deep.equal({
       available: false,
@@ -1400,7 +1411,7 @@ describe('Pedelec client: transport-wide error messages', () => {
     log.length = 0;
     const error = { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Native host missing', details: { host: 'x' } };
     fake.emit({ type: 'error', error });
-    await flush();
+    await settled(turn.promise);
     expect(turn.state).to.equal('rejected');
     expect(turn.error).to.deep.equal(error);
     for (const id of ['s1', 's2']) {
@@ -1430,7 +1441,7 @@ describe('Pedelec client: transport-wide error messages', () => {
       const message: Record<string, unknown> = { type: 'error' };
       if (raw !== undefined) message.error = raw;
       fake.emit(message);
-      await flush();
+      await settled(turn.promise);
       expect(turn.error).to.deep.equal(expected);
       expect(log.filter((e) => e.kind === 'error').map((e) => e.error)).to.deep.equal([expected, expected]);
     });
@@ -1442,12 +1453,12 @@ describe('Pedelec client: transport-wide error messages', () => {
     const turn = startTurn(s1);
     for (const sessionId of [42, {}, false])
       fake.emit({ type: 'error', sessionId, error: { code: 'X', message: 'garbage' } });
-    await flush();
+    await nextTask();
     expect(log.filter((e) => e.kind === 'error')).to.deep.equal([]);
     expect(turn.state).to.equal('pending');
     // Absent or null: transport-wide.
     fake.emit({ type: 'error', sessionId: null, error: { code: 'X', message: 'real' } });
-    await flush();
+    await nextTask();
     expect(log.filter((e) => e.kind === 'error')).to.have.length(2);
   });
 
@@ -1465,18 +1476,18 @@ describe('Pedelec client: transport-wide error messages', () => {
     const { s1 } = await twoSessions(c);
     const first = startTurn(s1);
     fake.emit({ type: 'error', error: { code: 'NATIVE_CONNECTION_CLOSED', message: 'closed' } });
-    await flush();
+    await settled(first.promise);
     expect(first.state).to.equal('rejected');
     const second = startTurn(s1);
     expect(fake.last().type).to.equal('send_text');
     expect(s1.getStatus()).to.equal('running');
     fake.event('s1', 'done');
-    await flush();
+    await settled(second.promise);
     expect(second.state).to.equal('fulfilled');
     expect(s1.getStatus()).to.equal('idle');
     const p = track(c.listProviders());
     fake.respond([]);
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('fulfilled');
   });
 
@@ -1485,7 +1496,7 @@ describe('Pedelec client: transport-wide error messages', () => {
     const { s1, s2, log } = await twoSessions(c);
     const ended = track(s2.end());
     fake.respond({}, fake.last('end_session'));
-    await flush();
+    await settled(ended.promise);
     expect(ended.state).to.equal('fulfilled');
     log.length = 0;
     fake.emit({ type: 'error', error: { code: 'E', message: 'm' } });
@@ -1519,13 +1530,13 @@ describe('Pedelec client: routing and garbage', () => {
     ] as const) {
       expect(() => fake.event('ghost', type, fields)).to.not.throw();
     }
-    await flush();
+    await nextTask();
     expect(seen).to.deep.equal([]);
     expect(fake.posted).to.have.length(postedBefore);
     expect(turn.state).to.equal('pending');
     fake.event('s1', 'chat_delta', { text: 'hi' });
     fake.event('s1', 'done');
-    await flush();
+    await settled(turn.promise);
     expect(seen).to.deep.equal(['chat:hi', 'status:idle']);
     expect(turn.state).to.equal('fulfilled');
   });
@@ -1563,16 +1574,16 @@ describe('Pedelec client: routing and garbage', () => {
       () => 'a function',
     ];
     for (const g of garbage) expect(() => fake.emit(g), String(g)).to.not.throw();
-    await flush();
+    await nextTask();
     expect(pending.state).to.equal('pending');
     expect(seen).to.deep.equal([]);
     fake.respond('ok', req);
-    await flush();
+    await settled(pending.promise);
     expect(pending.state).to.equal('fulfilled');
     expect(pending.value).to.equal('ok');
     const turn = startTurn(session);
     fake.event('s1', 'done');
-    await flush();
+    await settled(turn.promise);
     expect(turn.state).to.equal('fulfilled');
   });
 });

@@ -3,7 +3,8 @@
  * extension may hold for approval — get_settings and list_providers too, not only create_session
  * (elements.md: "the page never gives up while the user is still deciding"). Failed before its fix.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec } from '../../src/core/index.js';
 import type { PedelecOptions } from '../../src/core/index.js';
 import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';

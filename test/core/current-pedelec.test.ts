@@ -5,10 +5,12 @@
  * `session_snapshot`, foreign operations, usage and artifacts. The 0.1.x behaviour stays covered by
  * client.test.ts and session.test.ts.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec, PEDELEC_PROTOCOL_VERSION, type PedelecError, type PedelecSession } from '../../src/core/index.js';
 import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
 import { rejection, track } from '../support/promises.js';
+import { nextTask } from '../support/waits.js';
 
 let fake: FakePort;
 let clients: Pedelec[] = [];
@@ -62,9 +64,6 @@ function completeTurn(sessionId: string, operationId: string, seq: number): void
   fake.event(sessionId, 'status_changed', { seq, status: 'idle', operationId });
   fake.event(sessionId, 'operation_completed', { seq: seq + 1, operationId, operationKind: 'user', success: true });
 }
-
-/** Lets every pending promise callback run (a task boundary: no time passes that a test depends on). */
-const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve));
 
 const toolResults = (): Posted[] => fake.posted.filter((m) => m.type === 'submit_tool_result');
 

@@ -4,11 +4,13 @@
  * uncaught error or unhandled rejection occurred, no prototype was modified, and a normal turn still
  * works on a fresh session of the same client.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import fc from 'fast-check';
 import { Pedelec, type PedelecSession } from '../../src/core/index.js';
 import type { PedelecError } from '../../src/core/errors.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { nextTask } from '../support/waits.js';
 
 const SEED = 20240917;
 const NUM_RUNS = 100;
@@ -24,8 +26,6 @@ type PostedRef = { [POSTED]: number };
 /** A `seq` to be replaced, at delivery, by a running counter plus this offset: repeats and reorderings. */
 const SEQ = Symbol('seq');
 type SeqRef = { [SEQ]: number };
-
-const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 const protoKeys = () => ({
   object: Reflect.ownKeys(Object.prototype).map(String).sort(),
@@ -45,27 +45,26 @@ describe('bridge fuzzing (fast-check)', () => {
   let fake: FakePort;
   let client: Pedelec | undefined;
   const uncaught: unknown[] = [];
-  const onError = (event: ErrorEvent) => uncaught.push(event.error ?? event.message);
-  const onRejection = (event: PromiseRejectionEvent) => uncaught.push(event.reason);
+  // Node's: an exception nothing caught (in a timer, a listener) and a rejection nothing handled.
+  const onUncaught = (error: unknown) => void uncaught.push(error);
 
   beforeEach(() => {
     uncaught.length = 0;
-    window.addEventListener('error', onError);
-    window.addEventListener('unhandledrejection', onRejection);
+    process.on('uncaughtException', onUncaught);
+    process.on('unhandledRejection', onUncaught);
     fake = installFakeChrome();
   });
 
   afterEach(async () => {
     client?.disconnect();
     client = undefined;
-    await macrotask();
-    window.removeEventListener('error', onError);
-    window.removeEventListener('unhandledrejection', onRejection);
+    await nextTask();
+    process.off('uncaughtException', onUncaught);
+    process.off('unhandledRejection', onUncaught);
     uninstallFakeChrome();
   });
 
-  it('survives 10 000 random and mutated messages, then runs a normal turn', async function () {
-    this.timeout(60_000);
+  it('survives 10 000 random and mutated messages, then runs a normal turn', { timeout: 60_000 }, async () => {
     const protoBefore = protoKeys();
     const warnings: PedelecError[] = [];
     client = new Pedelec({ bridgeTimeoutMs: 2_000, onWarning: (w) => warnings.push(w) });
@@ -106,7 +105,7 @@ describe('bridge fuzzing (fast-check)', () => {
       () => (firstTurn = 'rejected'),
     );
     fake.respond({}, fake.last('send_text'));
-    await flush();
+    await nextTask();
     expect(s1.getStatus()).to.equal('running');
     expect(firstTurn).to.equal('pending');
 
@@ -311,8 +310,7 @@ describe('bridge fuzzing (fast-check)', () => {
           if (fake.posted.length > before) fake.respond({}, fake.last());
         }
         for (const msg of batch) deliver(msg);
-        await flush();
-        await macrotask();
+        await nextTask();
         // Failing inside the property lets fast-check report (and shrink to) the guilty batch.
         expect(uncaught, 'uncaught errors / unhandled rejections').to.deep.equal([]);
         expect(protoKeys()).to.deep.equal(protoBefore);
@@ -329,8 +327,7 @@ describe('bridge fuzzing (fast-check)', () => {
     expect(elapsed, 'fuzz time (ms)').to.be.below(30_000);
 
     // Let tool handlers, submits and their timeouts settle.
-    await macrotask();
-    await flush();
+    await nextTask();
     expect(uncaught, 'uncaught errors / unhandled rejections').to.deep.equal([]);
     expect(protoKeys()).to.deep.equal(protoBefore);
     for (const e of [...sessionErrors, ...warnings]) {
@@ -347,7 +344,7 @@ describe('bridge fuzzing (fast-check)', () => {
       expect(['idle', 'running', 'waiting_tool_result', 'ended', 'error']).to.include(s.getStatus());
       if (s.getStatus() === 'ended') continue;
       fake.event(id, 'status_changed', { status: 'idle' });
-      await flush();
+      await nextTask();
       const turn = s.sendText('again');
       fake.respond({}, fake.last('send_text'));
       fake.event(id, 'status_changed', { status: 'running' });
@@ -355,7 +352,7 @@ describe('bridge fuzzing (fast-check)', () => {
       await turn;
       expect(s.getStatus()).to.equal('idle');
     }
-    await flush();
+    await nextTask();
     expect(firstTurn, 'the first turn settled').not.to.equal('pending');
 
     // ─────────────── a normal turn on a fresh session of the same client ───────────────
@@ -377,19 +374,19 @@ describe('bridge fuzzing (fast-check)', () => {
     fake.respond({}, sendText);
     fake.event(FRESH_ID, 'status_changed', { status: 'running' });
     fake.event(FRESH_ID, 'tool_call', { toolRequestId: 'fresh-t1', tool: 'add', args: { a: 2, b: 3 } });
-    await flush();
+    await fake.request('submit_tool_result', (m) => m.toolRequestId === 'fresh-t1');
     expect(calls).to.deep.equal([{ tool: 'add', args: { a: 2, b: 3 } }]);
     const submit = fake.last('submit_tool_result');
     expect(submit).to.deep.include({ channelId, sessionId: FRESH_ID, toolRequestId: 'fresh-t1', result: { sum: 5 } });
     fake.respond({}, submit);
-    await flush();
+    await nextTask();
     expect(resolved).to.equal(false);
     fake.event(FRESH_ID, 'status_changed', { status: 'idle' });
     await sent;
     expect(resolved).to.equal(true);
     expect(fresh.getStatus()).to.equal('idle');
 
-    await macrotask();
+    await nextTask();
     expect(uncaught, 'uncaught errors / unhandled rejections').to.deep.equal([]);
     expect(protoKeys()).to.deep.equal(protoBefore);
   });

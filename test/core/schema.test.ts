@@ -1,4 +1,5 @@
-import { expect } from '@open-wc/testing';
+import { describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { checkArgsSchema } from '../../src/core/schema/check.js';
 import { compileArgsValidator, type ArgsError } from '../../src/core/schema/compile.js';
 import type { ToolArgsSchema, ToolArgsSchemaNode } from '../../src/core/schema/types.js';

@@ -2,7 +2,8 @@
  * Behaviour of `PedelecSession` (spec/sdk-api.md "PedelecSession", "Event contexts", "Error shape";
  * bridge-protocol.md §3), driven through `new Pedelec()` and the fake Chrome port.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec, PedelecSession, isAssetPath } from '../../src/core/index.js';
 import { Toolbox } from '../../src/core/tools.js';
 import type { SessionBridge } from '../../src/core/session.js';
@@ -16,8 +17,10 @@ import type {
   StatusEventContext,
   ToolCallContext,
 } from '../../src/core/types.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
-import { rejection as rejectionOf } from '../support/promises.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { rejection as rejectionOf, settled } from '../support/promises.js';
+import { watchUnhandled } from '../support/unhandled.js';
+import { currentTask, nextTask } from '../support/waits.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
 
@@ -146,9 +149,6 @@ const realFetch = globalThis.fetch;
 const jsonResponse = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
-/** A task hop, only where the subject is something browsers report in a task (unhandledrejection). */
-const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
 beforeEach(() => {
   fake = installFakeChrome();
   clients = [];
@@ -249,10 +249,10 @@ describe('PedelecSession.sendText', () => {
     const { session } = await open();
     const sent = track(session.sendText('x'));
     fake.respond({}, fake.last('send_text'));
-    await flush(20);
+    await nextTask();
     expect(sent.settled, 'settled before the turn finished').to.equal(false);
     fake.event('s1', 'done');
-    await flush(20);
+    await settled(sent.promise);
     expect(sent.resolved).to.equal(true);
     expect(sent.value).to.equal(undefined);
   });
@@ -262,10 +262,10 @@ describe('PedelecSession.sendText', () => {
     const sent = track(session.sendText('x'));
     const request = fake.last('send_text');
     fake.event('s1', 'done');
-    await flush(20);
+    await nextTask();
     expect(sent.settled, 'settled before the request succeeded').to.equal(false);
     fake.respond({}, request);
-    await flush(20);
+    await settled(sent.promise);
     expect(sent.resolved).to.equal(true);
   });
 
@@ -275,10 +275,10 @@ describe('PedelecSession.sendText', () => {
     fake.respond({}, fake.last('send_text'));
     fake.event('s1', 'status_changed', { status: 'running' });
     fake.event('s1', 'status_changed', { status: 'waiting_tool_result' });
-    await flush(20);
+    await nextTask();
     expect(sent.settled, 'running/waiting_tool_result do not finish a turn').to.equal(false);
     fake.event('s1', 'status_changed', { status: 'idle' });
-    await flush(20);
+    await settled(sent.promise);
     expect(sent.resolved).to.equal(true);
     expect(session.getStatus()).to.equal('idle');
   });
@@ -309,7 +309,7 @@ describe('PedelecSession.sendText', () => {
     expect(rec.status.map((s) => s.status)).to.deep.equal(['running']);
 
     const again = track(session.sendText('again'));
-    await flush();
+    await nextTask();
     expect(again.rejected, 'turn must be cleared after the failure').to.equal(false);
     expect(fake.last().type).to.equal('send_text');
     expect(fake.last().text).to.equal('again');
@@ -320,11 +320,11 @@ describe('PedelecSession.sendText', () => {
     const rec = record(session);
     const turn = startTurn(session, rec);
     fake.event('s1', 'done');
-    await flush(20);
+    await nextTask();
     expect(turn.sent.settled).to.equal(false);
     const failure = { code: 'LATE_FAILURE', message: 'send_text was refused' };
     fake.fail(failure, turn.request);
-    await flush(20);
+    await settled(turn.sent.promise);
     expect(turn.sent.rejected).to.equal(true);
     expect(turn.sent.error).to.deep.equal(failure);
     expect(
@@ -339,11 +339,11 @@ describe('PedelecSession.sendText', () => {
     const rec = record(session);
     const first = startTurn(session, rec);
     fake.event('s1', 'done');
-    await flush(20);
+    await nextTask();
     const second = startTurn(session, rec, 'next');
     expect(second.turnId).to.be.a('string').and.not.equal(first.turnId);
     fake.fail({ code: 'LATE_FAILURE', message: 'send_text was refused' }, first.request);
-    await flush(20);
+    await nextTask();
     expect(rec.errors).to.have.length(1);
     expect(rec.errors[0].ctx).to.include({
       type: 'sdk_error',
@@ -369,12 +369,12 @@ describe('PedelecSession.sendText', () => {
     const request = fake.last('send_text');
     const providerError = { code: 'PROVIDER_FAILED', message: 'model crashed', details: { exit: 1 } };
     fake.event('s1', 'error', { error: providerError, source: 'provider', provider: 'codex' });
-    await flush(20);
+    await settled(sent.promise);
     expect(sent.rejected, 'rejected before any response').to.equal(true);
     expectPedelecError(sent.error, 'PROVIDER_FAILED', { exit: 1 });
     expect(sent.error).to.deep.equal(providerError);
     fake.respond({}, request); // a late success changes nothing
-    await flush();
+    await nextTask();
     expect(sent.error).to.deep.equal(providerError);
   });
 
@@ -383,7 +383,7 @@ describe('PedelecSession.sendText', () => {
     const sent = track(session.sendText('x'));
     fake.respond({}, fake.last('send_text'));
     fake.event('s1', 'ended');
-    await flush(20);
+    await settled(sent.promise);
     expect(sent.rejected).to.equal(true);
     expectPedelecError(sent.error, 'SESSION_ENDED', { sessionId: 's1' });
   });
@@ -393,7 +393,7 @@ describe('PedelecSession.sendText', () => {
     const sent = track(session.sendText('x'));
     fake.respond({}, fake.last('send_text'));
     fake.event('s1', 'status_changed', { status: 'error' });
-    await flush(20);
+    await settled(sent.promise);
     expect(sent.rejected).to.equal(true);
     expectPedelecError(sent.error, 'SESSION_ERROR');
     expect(session.getStatus()).to.equal('error');
@@ -403,7 +403,7 @@ describe('PedelecSession.sendText', () => {
     const { session } = await open();
     const first = track(session.sendText('1'));
     fake.event('s1', 'error', { error: { code: 'E', message: 'e' } });
-    await flush(20);
+    await settled(first.promise);
     expect(first.rejected).to.equal(true);
     expect(session.getStatus()).to.equal('error');
 
@@ -411,14 +411,14 @@ describe('PedelecSession.sendText', () => {
     expect(fake.last().text).to.equal('2');
     expect(session.getStatus()).to.equal('running');
     fake.event('s1', 'status_changed', { status: 'error' });
-    await flush(20);
+    await settled(second.promise);
     expect(second.rejected).to.equal(true);
 
     const third = track(session.sendText('3'));
     expect(fake.last().text).to.equal('3');
     fake.respond({}, fake.last('send_text'));
     fake.event('s1', 'done');
-    await flush(20);
+    await settled(third.promise);
     expect(third.resolved).to.equal(true);
     expect(session.getStatus()).to.equal('idle');
   });
@@ -448,12 +448,14 @@ describe('PedelecSession.sendText', () => {
     const prepared = track(session.prepare());
     const prepareRequest = fake.last('prepare_session');
     const sent = track(session.sendText('after prepare'));
-    await flush(20);
+    await nextTask();
     expect(sent.settled, 'not SESSION_BUSY: it waits').to.equal(false);
     expect(postedOf('send_text')).to.have.length(0);
+    const task = currentTask();
     fake.respond({}, prepareRequest);
     fake.event('s1', 'done');
-    await flush(20);
+    await fake.request('send_text');
+    expect(task.ended, 'posted in the task that settled the prepare: no timer in between').to.equal(false);
     expect(prepared.resolved).to.equal(true);
     expect(postedOf('send_text')).to.have.length(1);
     expect(fake.last()).to.include({ type: 'send_text', sessionId: 's1', text: 'after prepare' });
@@ -465,13 +467,13 @@ describe('PedelecSession.sendText', () => {
     const prepared = track(session.prepare());
     const sent = track(session.sendText('anyway'));
     fake.fail({ code: 'PREPARE_BROKEN', message: 'no' }, fake.last('prepare_session'));
-    await flush(20);
+    await fake.request('send_text');
     expect(prepared.rejected).to.equal(true);
     expect(postedOf('send_text')).to.have.length(1);
     expect(fake.last()).to.include({ type: 'send_text', text: 'anyway' });
     fake.respond({}, fake.last('send_text'));
     fake.event('s1', 'done');
-    await flush(20);
+    await settled(sent.promise);
     expect(sent.resolved).to.equal(true);
   });
 
@@ -480,7 +482,7 @@ describe('PedelecSession.sendText', () => {
     const prepared = track(session.prepare());
     const sent = track(session.sendText('x'));
     fake.event('s1', 'ended');
-    await flush(20);
+    await settled(sent.promise);
     expect(prepared.rejected).to.equal(true);
     expect(sent.rejected).to.equal(true);
     expectPedelecError(sent.error, 'SESSION_ENDED', { sessionId: 's1' });
@@ -488,12 +490,7 @@ describe('PedelecSession.sendText', () => {
   });
 
   it('leaves no rejection unhandled, whichever side fails first', async () => {
-    const unhandled: unknown[] = [];
-    const listener = (event: PromiseRejectionEvent) => {
-      unhandled.push(event.reason);
-      event.preventDefault();
-    };
-    window.addEventListener('unhandledrejection', listener);
+    const unhandled = watchUnhandled();
     try {
       const { session } = await open();
       // The error event first, then the request fails.
@@ -512,9 +509,9 @@ describe('PedelecSession.sendText', () => {
       await nextTask();
       expect(b.error?.code).to.equal('REQUEST_FIRST');
     } finally {
-      window.removeEventListener('unhandledrejection', listener);
+      unhandled.stop();
     }
-    expect(unhandled).to.deep.equal([]);
+    expect(unhandled.events).to.deep.equal([]);
   });
 });
 
@@ -536,10 +533,10 @@ describe('PedelecSession.prepare', () => {
       turnKind: 'prepare',
     });
     fake.respond({}, msg);
-    await flush(20);
+    await nextTask();
     expect(prepared.settled).to.equal(false);
     fake.event('s1', 'done');
-    await flush(20);
+    await settled(prepared.promise);
     expect(prepared.resolved).to.equal(true);
     expect(session.getStatus()).to.equal('idle');
   });
@@ -570,7 +567,7 @@ describe('PedelecSession.prepare', () => {
     await first;
     const count = fake.posted.length;
     const second = track(session.prepare());
-    await flush(20);
+    await settled(second.promise);
     expect(second.resolved).to.equal(true);
     expect(fake.posted.length).to.equal(count);
   });
@@ -616,7 +613,7 @@ describe('PedelecSession.prepare', () => {
     expect(calls[0].args).to.deep.equal({ q: 1 });
     expect(plain(calls[0].ctx)).to.include({ turnKind: 'prepare', turnId, toolRequestId: 'tr1', tool: 'look' });
     expect(rec.status.at(-1)!.ctx).to.include({ status: 'waiting_tool_result', turnKind: 'prepare' });
-    await flush();
+    await fake.request('submit_tool_result');
     expect(fake.last()).to.include({ type: 'submit_tool_result', sessionId: 's1', toolRequestId: 'tr1' });
     expect(fake.last().result).to.deep.equal({ ok: 1 });
     expect(prepared.settled).to.equal(false);
@@ -647,13 +644,13 @@ describe('PedelecSession.prepare', () => {
     const { session } = await open();
     const prepared = track(session.prepare());
     fake.fail({ code: 'X', message: 'x' }, fake.last('prepare_session'));
-    await flush(20);
+    await settled(prepared.promise);
     expect(prepared.rejected).to.equal(true);
     const sent = track(session.sendText('x'));
     expect(fake.last()).to.include({ type: 'send_text', text: 'x' });
     fake.respond({}, fake.last('send_text'));
     fake.event('s1', 'done');
-    await flush(20);
+    await settled(sent.promise);
     expect(sent.resolved).to.equal(true);
   });
 
@@ -661,7 +658,7 @@ describe('PedelecSession.prepare', () => {
     const { session } = await open();
     const prepared = track(session.prepare());
     fake.event('s1', 'error', { error: { code: 'PROVIDER_DOWN', message: 'down' } });
-    await flush(20);
+    await settled(prepared.promise);
     expect(prepared.rejected).to.equal(true);
     expect(prepared.error).to.deep.equal({ code: 'PROVIDER_DOWN', message: 'down' });
     track(session.prepare());
@@ -751,7 +748,7 @@ describe('PedelecSession.end', () => {
     expect(msg).to.include({ type: 'end_session', sessionId: 's1' });
     expect(session.getStatus(), 'not ended before the response').to.equal('idle');
     fake.respond({}, msg);
-    await flush(20);
+    await settled(ending.promise);
     expect(ending.resolved).to.equal(true);
     expect(session.getStatus()).to.equal('ended');
     expect(rec.status).to.have.length(1);
@@ -792,7 +789,7 @@ describe('PedelecSession.end', () => {
     const { session } = await open();
     const first = track(session.end());
     const second = track(session.end());
-    await flush(20);
+    await settled(second.promise);
     expect(second.resolved, 'resolves while the first end() is in flight').to.equal(true);
     expect(first.settled).to.equal(false);
     expect(postedOf('end_session')).to.have.length(1);
@@ -817,7 +814,7 @@ describe('PedelecSession.end', () => {
     const request = fake.last('end_session');
     fake.event('s1', 'ended');
     fake.fail({ code: 'SESSION_NOT_FOUND', message: 'no such session' }, request);
-    await flush(20);
+    await settled(ending.promise);
     expect(ending.resolved).to.equal(true);
     expect(rec.errors).to.deep.equal([]);
     expect(rec.ended).to.have.length(1);
@@ -863,7 +860,7 @@ describe('PedelecSession.end', () => {
     fake.event('s1', 'tool_call', { toolRequestId: 'tr', tool: 't', args: {} });
     fake.event('s1', 'error', { error: { code: 'E', message: 'e' } });
     fake.event('s1', 'ended');
-    await flush();
+    await nextTask();
     expect(rec.log.slice(seen)).to.deep.equal([]);
     expect(session.getStatus()).to.equal('ended');
     expect(postedOf('submit_tool_result')).to.have.length(0);
@@ -911,7 +908,7 @@ describe('PedelecSession listeners', () => {
     off();
     track(session.sendText('x'));
     fake.event('s1', 'tool_call', { toolRequestId: 'tr1', tool: 'lookup', args: {} });
-    await flush();
+    await fake.request('submit_tool_result');
     expect(calls).to.deep.equal([]);
     const submitted = fake.last('submit_tool_result');
     expect(submitted.result.error.code).to.equal('TOOL_HANDLER_NOT_FOUND');
@@ -1001,7 +998,7 @@ describe('PedelecSession: incoming events', () => {
     const t0 = Date.now();
     fake.event('s1', 'tool_call', { toolRequestId: 'tr1', tool: 'lookup', args: {} });
     const t1 = Date.now();
-    await flush();
+    await nextTask();
     expect(handled).to.deep.equal([]);
     expect(postedOf('submit_tool_result')).to.have.length(0);
     expect(rec.status).to.deep.equal([]);
@@ -1051,7 +1048,7 @@ describe('PedelecSession: incoming events', () => {
       turnKind: 'user',
     });
     expect(ctx.eventReceivedAt).to.be.within(t0, t1);
-    await flush(20);
+    await settled(turn.sent.promise);
     expect(turn.sent.resolved).to.equal(true);
     // The turn is over: later events carry no turn.
     fake.event('s1', 'status_changed', { status: 'running' });
@@ -1064,7 +1061,7 @@ describe('PedelecSession: incoming events', () => {
     const a = startTurn(session, rec);
     fake.event('s1', 'status_changed', { status: 'idle' });
     expect(rec.status.at(-1)!.ctx).to.include({ status: 'idle', turnId: a.turnId, source: 'core' });
-    await flush(20);
+    await nextTask();
     const b = startTurn(session, rec);
     fake.event('s1', 'status_changed', { status: 'error' });
     expect(rec.status.at(-1)!.ctx).to.include({ status: 'error', turnId: b.turnId, source: 'core' });
@@ -1102,7 +1099,7 @@ describe('PedelecSession: incoming events', () => {
       turnKind: 'user',
     });
     expect(ctx.eventReceivedAt).to.be.within(t0, t1);
-    await flush(20);
+    await settled(turn.sent.promise);
     expect(turn.sent.rejected).to.equal(true);
     expect(turn.sent.error).to.deep.equal(providerError);
   });
@@ -1144,7 +1141,7 @@ describe('PedelecSession: incoming events', () => {
     const turn = startTurn(session, rec);
     fake.event('s1', 'ended');
     expect(rec.ended[0]).to.include({ turnId: turn.turnId, turnKind: 'user' });
-    await flush(20);
+    await settled(turn.sent.promise);
     expectPedelecError(turn.sent.error, 'SESSION_ENDED', { sessionId: 's1' });
   });
 
@@ -1377,7 +1374,7 @@ describe('PedelecSession: event contexts', () => {
     const rec = record(session);
     const turn = startTurn(session, rec);
     fake.fail({ code: 'F', message: 'f' }, turn.request);
-    await flush(20);
+    await settled(turn.sent.promise);
     expectKeys(rec.errors[0].ctx, TURN_KEYS);
     expect(rec.errors[0].ctx).to.include({ turnId: turn.turnId, turnStartedAt: turn.turnStartedAt, turnKind: 'user' });
   });
@@ -1387,7 +1384,7 @@ describe('PedelecSession: event contexts', () => {
     const rec = record(session);
     const ending = track(session.end());
     fake.fail({ code: 'F', message: 'f' }, fake.last('end_session'));
-    await flush(20);
+    await settled(ending.promise);
     expect(ending.rejected).to.equal(true);
     expectKeys(rec.errors[0].ctx, []);
   });
@@ -1463,7 +1460,7 @@ describe('PedelecSession: a listener that throws', () => {
     expectPedelecError(warnings[0], 'LISTENER_ERROR');
     expect(warnings[0].message).to.equal('chat listener broke');
     fake.event('s1', 'done');
-    await flush(20);
+    await settled(sent.promise);
     Object.assign(console, saved);
     expect(sent.resolved).to.equal(true);
     expect(consoleCalls, 'the SDK writes nothing to the console without debug').to.deep.equal([]);
@@ -1485,7 +1482,7 @@ describe('PedelecSession: a listener that throws', () => {
     expect(statuses).to.deep.equal(['running']);
     fake.respond({}, fake.last('send_text'));
     fake.event('s1', 'done');
-    await flush(20);
+    await settled(sent!.promise);
     expect(sent!.resolved).to.equal(true);
     expect(statuses).to.deep.equal(['running', 'idle']);
     expect(warnings.map((w) => w.code)).to.deep.equal(['LISTENER_ERROR', 'LISTENER_ERROR']);
@@ -1504,12 +1501,12 @@ describe('PedelecSession: a listener that throws', () => {
     session.onEnded((ctx) => ended.push(ctx.type!));
     const sent = track(session.sendText('x'));
     fake.event('s1', 'error', { error: { code: 'E', message: 'e' } });
-    await flush(20);
+    await settled(sent.promise);
     expect(sent.rejected).to.equal(true);
     expect(sent.error.code).to.equal('E');
     const ending = track(session.end());
     fake.respond({}, fake.last('end_session'));
-    await flush(20);
+    await settled(ending.promise);
     expect(ending.resolved).to.equal(true);
     expect(ended).to.deep.equal(['sdk_ended']);
     expect(session.getStatus()).to.equal('ended');
@@ -1533,7 +1530,7 @@ describe('PedelecSession: transport-wide errors (bridge-protocol §3)', () => {
     expect(rec.errors[0].error).to.deep.equal({ code: 'NATIVE_HOST_UNAVAILABLE', message: 'native host gone' });
     expectKeys(rec.errors[0].ctx, TURN_KEYS);
     expect(rec.errors[0].ctx).to.include({ type: 'sdk_error', source: 'sdk', turnId: turn.turnId });
-    await flush(20);
+    await settled(turn.sent.promise);
     expect(turn.sent.rejected).to.equal(true);
     expect(turn.sent.error.code).to.equal('NATIVE_HOST_UNAVAILABLE');
 
@@ -1541,7 +1538,7 @@ describe('PedelecSession: transport-wide errors (bridge-protocol §3)', () => {
     expect(fake.last()).to.include({ type: 'send_text', text: 'again' });
     fake.respond({}, fake.last('send_text'));
     fake.event('s1', 'done');
-    await flush(20);
+    await settled(next.promise);
     expect(next.resolved).to.equal(true);
   });
 
@@ -1558,7 +1555,7 @@ describe('PedelecSession: transport-wide errors (bridge-protocol §3)', () => {
     const rec = record(session);
     const turn = startTurn(session, rec);
     fake.disconnect();
-    await flush(20);
+    await settled(turn.sent.promise);
     expect(session.getStatus()).to.equal('error');
     expect(rec.errors.map((e) => e.error.code)).to.include('EXTENSION_DISCONNECTED');
     expect(rec.errors[0].ctx).to.include({ type: 'sdk_error', source: 'sdk' });
@@ -1831,7 +1828,7 @@ describe('PedelecSession.uploadAsset', () => {
     expect(fake.posted.length).to.equal(count);
 
     fake.fail({ code: 'APPROVAL_REJECTED', message: 'no' }, fake.last('create_asset_upload'));
-    await flush(20);
+    await settled(first.promise);
     expect(first.rejected).to.equal(true);
 
     fetchImpl = async () => jsonResponse({ path: '/three.txt' });
@@ -2023,7 +2020,7 @@ describe('PedelecSession assets once ended', () => {
     const { session } = await open();
     const ending = track(session.end());
     fake.fail({ code: 'F', message: 'f' }, fake.last('end_session'));
-    await flush(20);
+    await settled(ending.promise);
     expect(ending.rejected).to.equal(true);
     track(session.listAssets());
     expect(fake.last()).to.include({ type: 'list_assets', sessionId: 's1' });

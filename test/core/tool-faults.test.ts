@@ -4,9 +4,11 @@
  * TOOL_RESULT_INVALID); and a transport-wide `error` that is not a disconnect aborts no running
  * handler (tools-api.md lists the abort triggers: deadline, session end, disconnect, tool removal).
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec, type PedelecError, type PedelecSession } from '../../src/core/index.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { nextTask } from '../support/waits.js';
 
 let fake: FakePort;
 let client: Pedelec;
@@ -39,7 +41,7 @@ describe('tool calls: shared objects and transport errors', () => {
     const shared = { id: 7 };
     session.onTool('dag', () => ({ a: shared, b: shared, list: [shared, [shared]] }));
     fake.event('s1', 'tool_call', { seq: 1, toolRequestId: 'r1', tool: 'dag', args: {} });
-    await flush(30);
+    await fake.request('submit_tool_result', (m) => m.toolRequestId === 'r1');
     expect(submitted('r1').map((m) => m.result)).to.deep.equal([
       { a: { id: 7 }, b: { id: 7 }, list: [{ id: 7 }, [{ id: 7 }]] },
     ]);
@@ -56,15 +58,15 @@ describe('tool calls: shared objects and transport errors', () => {
       return new Promise((resolve) => (finish = resolve));
     });
     fake.event('s1', 'tool_call', { seq: 1, toolRequestId: 'r1', tool: 'slow', args: {} });
-    await flush();
+    await nextTask();
     fake.emit({ type: 'error', error: { code: 'NATIVE_HOST_UNAVAILABLE', message: 'hiccup' } });
-    await flush();
+    await nextTask();
     expect(session.getStatus()).to.equal('error');
     expect(signal.aborted, 'ctx.signal aborts only at the deadline, session end, disconnect or tool removal').to.equal(
       false,
     );
     finish({ ok: 1 });
-    await flush(30);
+    await fake.request('submit_tool_result', (m) => m.toolRequestId === 'r1');
     expect(submitted('r1').map((m) => m.result)).to.deep.equal([{ ok: 1 }]);
   });
 });

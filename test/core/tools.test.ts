@@ -3,7 +3,9 @@
  * spec/sdk-api.md, and reliability.md rows "Bad results from handlers" and "Handler faults".
  * Everything runs against the fake Chrome port (test/support/fake-chrome.ts).
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { runInNewContext } from 'node:vm';
+import { expect } from '../support/expect.js';
 import {
   Pedelec,
   defineTool,
@@ -14,8 +16,10 @@ import {
   type StatusEventContext,
   type ToolCallContext,
 } from '../../src/core/index.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
 import { rejection as rejectionOf } from '../support/promises.js';
+import { watchUnhandled } from '../support/unhandled.js';
+import { nextTask } from '../support/waits.js';
 
 // ───────────────────────────── helpers ─────────────────────────────
 
@@ -77,16 +81,9 @@ function resultOf(toolRequestId: string): any {
   return list[0]!.result;
 }
 
-/** Enough microtask hops for an async handler's outcome to be submitted and its response handled. */
-const settle = () => flush(30);
-
-/**
- * A few macrotasks: enough for the browser to dispatch `unhandledrejection` (one task is not, in
- * either browser). Not a sleep on the subject under test.
- */
-const nextTask = async () => {
-  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setTimeout(resolve, 0));
-};
+/** The submit_tool_result for that request, once the page posts it (an async handler's outcome). */
+const submitted = (toolRequestId: string): Promise<Posted> =>
+  fake.request('submit_tool_result', (m) => m.toolRequestId === toolRequestId);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -115,20 +112,6 @@ function collectErrors(session: AnySession): Array<{ error: PedelecError; ctx: E
   const errors: Array<{ error: PedelecError; ctx: ErrorEventContext }> = [];
   session.onError((error, ctx) => errors.push({ error, ctx }));
   return errors;
-}
-
-/** Records `unhandledrejection` events while a test runs. */
-function watchUnhandled(): { events: unknown[]; stop(): void } {
-  const events: unknown[] = [];
-  // Capture phase + stopImmediatePropagation: the test asserts on these itself, so the runner's own
-  // listener need not report them (and the deliberate control below stays quiet).
-  const listener = (event: PromiseRejectionEvent) => {
-    events.push(event.reason);
-    event.preventDefault();
-    event.stopImmediatePropagation();
-  };
-  window.addEventListener('unhandledrejection', listener, { capture: true });
-  return { events, stop: () => window.removeEventListener('unhandledrejection', listener, { capture: true }) };
 }
 
 const counterSchema = () => ({
@@ -441,7 +424,7 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
       (argsSchema.properties.delta as any).type = 'string';
       startTurn(session);
       toolCall('r1', 'update_counter', { delta: 2 });
-      await settle();
+      await submitted('r1');
       expect(calls).to.deep.equal([{ delta: 2 }]);
       expect(resultOf('r1')).to.deep.equal({ ok: true });
     });
@@ -678,10 +661,10 @@ describe('session.onTool', () => {
     startTurn(session);
     toolCall('r1', 'update_counter', { delta: 1 });
     off();
-    await settle();
+    await nextTask();
     expect(signal!.aborted).to.equal(false);
     finish({ value: 1 });
-    await settle();
+    await submitted('r1');
     expect(resultOf('r1')).to.deep.equal({ value: 1 });
   });
 });
@@ -773,7 +756,7 @@ describe('handler resolution', () => {
     startTurn(session);
     toolCall('r1', 'sync_void');
     toolCall('r2', 'async_void');
-    await settle();
+    await Promise.all([submitted('r1'), submitted('r2')]);
     const [r1, r2] = [submits('r1')[0]!, submits('r2')[0]!];
     expect('result' in r1 && r1.result === null).to.equal(true);
     expect('result' in r2 && r2.result === null).to.equal(true);
@@ -869,7 +852,7 @@ describe('handler resolution', () => {
         session.onTool('risky', handler);
         startTurn(session);
         toolCall('r1', 'risky');
-        await settle();
+        await submitted('r1');
         const result = resultOf('r1');
         expect(result).to.deep.equal({ error: expected });
         expect(Object.keys(result)).to.deep.equal(['error']);
@@ -897,7 +880,7 @@ describe('handler resolution', () => {
         });
         startTurn(session);
         toolCall('r1', 'risky');
-        await settle();
+        await submitted('r1');
         const result = resultOf('r1');
         expect(result).to.deep.equal({ error: { code: 'QUOTA', message: 'Quota used up' } });
         expect(JSON.parse(JSON.stringify(result))).to.deep.equal(result);
@@ -912,7 +895,7 @@ describe('handler resolution', () => {
       );
       startTurn(session);
       toolCall('r1', 'risky');
-      await settle();
+      await submitted('r1');
       expect(resultOf('r1')).to.deep.equal({
         error: { code: 'LATE', message: 'Too late', details: { at: '2026-01-01T00:00:00.000Z' } },
       });
@@ -958,7 +941,6 @@ describe('handler resolution', () => {
         details: { waitedMs: 60000 },
       };
       fake.fail(cause, submits('r1')[0]);
-      await settle();
       await nextTask();
       const failures = errors.filter((e) => e.error.code === 'SUBMIT_TOOL_RESULT_FAILED');
       expect(failures).to.have.length(1);
@@ -982,7 +964,6 @@ describe('handler resolution', () => {
       toolCall('r1', 'update_counter', { delta: 1 });
       fake.disconnect();
       finish({ value: 1 });
-      await settle();
       await nextTask();
       const failures = errors.filter((e) => e.error.code === 'SUBMIT_TOOL_RESULT_FAILED');
       expect(failures).to.have.length(1);
@@ -1008,7 +989,6 @@ describe('handler resolution', () => {
       fake.throwOnPost = { code: 'PORT_CLOSED', message: 'The port is closed.' };
       expect(() => toolCall('r2', 'b_tool')).not.to.throw();
       fake.throwOnPost = undefined;
-      await settle();
       await nextTask();
       const failures = errors.filter((e) => e.error.code === 'SUBMIT_TOOL_RESULT_FAILED').map((e) => e.error);
       expect(failures).to.have.length(2);
@@ -1119,7 +1099,7 @@ describe('result check (ours)', () => {
     session.onTool('produce', () => value());
     startTurn(session);
     toolCall('r1', 'produce');
-    await settle();
+    await submitted('r1');
     return { result: resultOf('r1'), errors };
   }
 
@@ -1187,20 +1167,12 @@ describe('result check (ours)', () => {
     }
   });
 
-  it('accepts plain objects and arrays from another realm (a same-origin iframe)', async () => {
-    const frame = document.createElement('iframe');
-    document.body.append(frame);
-    try {
-      const other = (frame.contentWindow as unknown as { eval(code: string): unknown }).eval(
-        '({ count: 3, tags: ["a"], nested: { ok: true } })',
-      );
-      expect(Object.getPrototypeOf(other)).not.to.equal(Object.prototype);
-      const { result, errors } = await resultFor(() => other);
-      expect(result).to.deep.equal({ count: 3, tags: ['a'], nested: { ok: true } });
-      expect(errors).to.deep.equal([]);
-    } finally {
-      frame.remove();
-    }
+  it('accepts plain objects and arrays from another realm (a vm context, as a same-origin iframe is)', async () => {
+    const other = runInNewContext('({ count: 3, tags: ["a"], nested: { ok: true } })');
+    expect(Object.getPrototypeOf(other)).not.to.equal(Object.prototype);
+    const { result, errors } = await resultFor(() => other);
+    expect(result).to.deep.equal({ count: 3, tags: ['a'], nested: { ok: true } });
+    expect(errors).to.deep.equal([]);
   });
 
   const throwingToJson = () => ({
@@ -1340,7 +1312,8 @@ describe('result check (ours)', () => {
     ],
     ['a Map', () => ({ m: new Map([['a', 1]]) }), 'result.m'],
     ['a Set', () => ({ s: new Set([1]) }), 'result.s'],
-    ['a DOM node', () => ({ el: document.createElement('div') }), 'result.el'],
+    // A DOM node's kind: a platform object (no DOM in Node; every DOM node is an EventTarget).
+    ['a platform object (EventTarget)', () => ({ el: new EventTarget() }), 'result.el'],
     ['a class instance', () => ({ p: new Point() }), 'result.p'],
     ['a function (async handler)', () => Promise.resolve({ deep: { fn() {} } }), 'result.deep.fn'],
   ];
@@ -1400,10 +1373,9 @@ describe('deadline and cancellation (ours)', () => {
       await sleep(50); // well past the deadline: still nothing answered on the handler's behalf
       expect(submits(), 'nothing posted at the deadline').to.deep.equal([]);
       finish({ value: 'late' });
-      await settle();
+      await submitted('r1');
       expect(resultOf('r1')).to.deep.equal({ value: 'late' });
       fake.fail({ code: 'TOOL_TIMEOUT', message: 'Tool call timed out' }, submits('r1')[0]);
-      await settle();
       await nextTask();
       const failures = errors.filter((e) => e.error.code === 'SUBMIT_TOOL_RESULT_FAILED');
       expect(failures).to.have.length(1);
@@ -1449,7 +1421,7 @@ describe('deadline and cancellation (ours)', () => {
     expect(ctx.signal.aborted).to.equal(true);
     expect(errors).to.deep.equal([]);
     finish({ value: 1 });
-    await settle();
+    await nextTask();
     expect(submits()).to.deep.equal([]);
     // Nothing lost silently: the result that could not go is reported, its cause the session's end.
     expect(errors.map((e) => e.error.code)).to.deep.equal(['SUBMIT_TOOL_RESULT_FAILED']);
@@ -1469,7 +1441,7 @@ describe('deadline and cancellation (ours)', () => {
     session.onTool('update_counter', () => void ran.push('handler'));
     startTurn(session);
     toolCall('r1', 'update_counter', { delta: 1 });
-    await settle();
+    await nextTask();
     expect(ran).to.deep.equal([]);
     expect(submits()).to.deep.equal([]);
   });
@@ -1505,7 +1477,7 @@ describe('deadline and cancellation (ours)', () => {
     // Read lazily, after the end: already aborted.
     expect(ctx.signal.aborted).to.equal(true);
     finish({ value: 1 });
-    await settle();
+    await nextTask();
     expect(submits()).to.deep.equal([]);
   });
 
@@ -1560,12 +1532,12 @@ describe('exactly one submit per toolRequestId', () => {
     startTurn(session);
     toolCall('r1', 'update_counter', { delta: 1 });
     toolCall('r1', 'update_counter', { delta: 1 });
-    await settle();
+    await nextTask();
     expect(runs).to.equal(1);
     finish('once');
-    await settle();
+    await submitted('r1');
     toolCall('r1', 'update_counter', { delta: 1 });
-    await settle();
+    await nextTask();
     expect(runs).to.equal(1);
     expect(submits('r1')).to.have.length(1);
     expect(resultOf('r1')).to.equal('once');
@@ -1579,7 +1551,7 @@ describe('exactly one submit per toolRequestId', () => {
     toolCall('r1', 'update_counter', { delta: 1 });
     toolCall('r1', 'update_counter', { delta: 2 });
     fake.respond({}, submits('r1')[0]);
-    await settle();
+    await nextTask();
     toolCall('r1', 'update_counter', { delta: 3 });
     expect(runs).to.equal(1);
     expect(submits('r1')).to.have.length(1);
@@ -1627,7 +1599,7 @@ describe('dispatch speed (ours)', () => {
     session.onTool('quiet', () => 'no signal');
     session.onTool('curious', (_args, ctx) => (ctx.signal.aborted ? 'aborted' : 'live'));
     startTurn(session);
-    const Original = window.AbortController;
+    const Original = globalThis.AbortController;
     let constructed = 0;
     class CountingAbortController extends Original {
       constructor() {
@@ -1635,7 +1607,7 @@ describe('dispatch speed (ours)', () => {
         constructed++;
       }
     }
-    (window as any).AbortController = CountingAbortController;
+    globalThis.AbortController = CountingAbortController;
     try {
       toolCall('r1', 'quiet');
       toolCall('r2', 'update_counter', { delta: 1 }); // TOOL_HANDLER_NOT_FOUND: no handler at all
@@ -1643,7 +1615,7 @@ describe('dispatch speed (ours)', () => {
       toolCall('r3', 'curious');
       expect(constructed, 'the control: reading ctx.signal constructs one').to.equal(1);
     } finally {
-      (window as any).AbortController = Original;
+      globalThis.AbortController = Original;
     }
     expect(resultOf('r1')).to.equal('no signal');
     expect(resultOf('r3')).to.equal('live');

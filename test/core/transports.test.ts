@@ -2,13 +2,19 @@
  * Transports (spec/bridge-protocol.md §5, elements.md "Bridge"): the in-memory pair and the
  * WebSocket transport to the development Core, on their own and under a `Pedelec` client.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec } from '../../src/core/index.js';
 import type { BridgePort } from '../../src/core/index.js';
 import { createMemoryPair, websocketTransport } from '../../src/transports.js';
 import type { MemoryPeer } from '../../src/transports.js';
-import { flush } from '../support/fake-chrome.js';
-import { rejection, track } from '../support/promises.js';
+import { WebSocket as NodeWebSocket } from 'ws';
+import { installPageGlobals } from '../support/page-globals.js';
+import { rejection, settled, track } from '../support/promises.js';
+import { nextTask, until } from '../support/waits.js';
+
+// The page the client runs in: it reports page_activity (its window and document) after sdk_hello.
+installPageGlobals();
 
 function thrownBy(fn: () => void): unknown {
   try {
@@ -65,7 +71,7 @@ describe('createMemoryPair', () => {
     port.postMessage(a);
     port.postMessage(b);
     expect(got).to.deep.equal([]);
-    await flush();
+    await nextTask();
     expect(got).to.have.length(2);
     expect(got[0]).to.equal(a);
     expect(got[1]).to.equal(b);
@@ -81,7 +87,7 @@ describe('createMemoryPair', () => {
     peer.postMessage(a);
     peer.postMessage(b);
     expect(got).to.deep.equal([]);
-    await flush();
+    await nextTask();
     expect(got).to.have.length(2);
     expect(got[0]).to.equal(a);
     expect(got[1]).to.equal(b);
@@ -101,7 +107,7 @@ describe('createMemoryPair', () => {
     peer.disconnect();
     peer.disconnect();
     expect(peer.connected).to.equal(false);
-    await flush();
+    await nextTask();
     expect(disconnects).to.have.length(1);
     expect(disconnects[0]).to.equal(port);
     expect(toPage, 'a message in flight is dropped').to.deep.equal([]);
@@ -110,7 +116,7 @@ describe('createMemoryPair', () => {
       'posting on a disconnected port throws',
     ).to.not.equal(undefined);
     peer.postMessage({ late: true });
-    await flush();
+    await nextTask();
     expect(toPage).to.deep.equal([]);
     expect(toPeer).to.deep.equal([]);
   });
@@ -123,7 +129,7 @@ describe('createMemoryPair', () => {
     peer.onDisconnect.addListener(() => peerSaw++);
     port.onDisconnect.addListener(() => pageSaw++);
     port.disconnect!();
-    await flush();
+    await nextTask();
     expect(peerSaw).to.equal(1);
     expect(pageSaw).to.equal(0);
     expect(peer.connected).to.equal(false);
@@ -143,7 +149,7 @@ describe('createMemoryPair', () => {
     const chat: string[] = [];
     session.onChat((t) => chat.push(t));
     const turn = session.sendText('hi');
-    await flush();
+    await until(() => seen.some((m) => m.type === 'send_text'), 'send_text to reach the peer');
     const channelId = seen[0].channelId;
     peer.postMessage({ channelId, type: 'chat_delta', sessionId: 'm1', seq: 1, text: 'Hel' });
     peer.postMessage({ channelId, type: 'chat_delta', sessionId: 'm1', seq: 2, text: 'lo' });
@@ -164,7 +170,7 @@ describe('createMemoryPair', () => {
     const c = client({ transport });
     const p = track(c.getSettings());
     peer.disconnect();
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('rejected');
     expect(p.error).to.deep.equal({ code: 'EXTENSION_DISCONNECTED', message: 'Pedelec extension disconnected.' });
     expect(await rejection(c.listProviders())).to.deep.equal({
@@ -176,12 +182,16 @@ describe('createMemoryPair', () => {
 
 // ───────────────────────────── WebSocket, real socket ─────────────────────────────
 
+// A real socket: Node's own WebSocket where it has one (22+), else the `ws` package's, which is what
+// websocketTransport's second argument is for.
+const RealWebSocket = 'WebSocket' in globalThis ? globalThis.WebSocket : NodeWebSocket;
+
 describe('websocketTransport to a closed loopback port', () => {
   const url = 'ws://127.0.0.1:9/';
 
   it('disconnects the port with BRIDGE_UNAVAILABLE "Development Core not reachable at <url>"', async () => {
     let port!: BridgePort;
-    expect(() => (port = websocketTransport(url)())).to.not.throw();
+    expect(() => (port = websocketTransport(url, RealWebSocket)())).to.not.throw();
     const fired: unknown[] = [];
     await new Promise<void>((resolve) =>
       port.onDisconnect.addListener((p) => {
@@ -195,20 +205,20 @@ describe('websocketTransport to a closed loopback port', () => {
   });
 
   it('a Pedelec client over it rejects pending requests (posted before open) with that error, and later ones at once', async () => {
-    const c = client({ transport: websocketTransport(url) });
+    const c = client({ transport: websocketTransport(url, RealWebSocket) });
     let p!: Promise<unknown>;
     expect(() => (p = c.getSettings())).to.not.throw();
     const e = await rejection(p);
     expect(e.code).to.equal('BRIDGE_UNAVAILABLE');
     expect(e.message).to.equal(`Development Core not reachable at ${url}`);
     const later = track(c.listProviders());
-    await flush();
+    await nextTask();
     expect(later.state).to.equal('rejected');
     expect(later.error).to.deep.equal(e);
   });
 
   it('checkAvailability says the bridge is not there (as for a missing extension), not that it is', async () => {
-    const c = client({ transport: websocketTransport(url) });
+    const c = client({ transport: websocketTransport(url, RealWebSocket) });
     const availability = await c.checkAvailability();
     expect(availability.available).to.equal(false);
     expect(availability.extension.available).to.equal(false);
@@ -333,7 +343,7 @@ describe('websocketTransport (fake WebSocket)', () => {
         result: [{ name: 'Scripted', code: 'scripted', available: true, error: null }],
       }),
     });
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('fulfilled');
     expect(p.value).to.deep.equal([{ name: 'Scripted', code: 'scripted', available: true, error: null }]);
   });
@@ -344,7 +354,7 @@ describe('websocketTransport (fake WebSocket)', () => {
     const c = client({ transport: websocketTransport(url, FakeSocket) });
     const p = track(c.getSettings());
     instances[0]!.closeFromServer();
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('rejected');
     expect(p.error.code).to.equal('BRIDGE_UNAVAILABLE');
     expect(p.error.message).to.equal(`Development Core not reachable at ${url}`);
@@ -356,7 +366,7 @@ describe('websocketTransport (fake WebSocket)', () => {
     instances[0]!.open();
     const p = track(c.getSettings());
     instances[0]!.closeFromServer();
-    await flush();
+    await settled(p.promise);
     expect(p.state).to.equal('rejected');
     expect(p.error.code).to.be.a('string');
     expect(p.error.code).to.not.equal('BRIDGE_UNAVAILABLE');

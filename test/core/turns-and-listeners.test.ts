@@ -4,12 +4,14 @@
  * callback; status changes made by a status listener arrive in order; an unsubscribed listener is not
  * called later in the same emit.
  */
-import { expect } from '@open-wc/testing';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { expect } from '../support/expect.js';
 import { Pedelec, PedelecSession } from '../../src/core/index.js';
 import type { PedelecError } from '../../src/core/errors.js';
 import type { PedelecSessionStatus } from '../../src/core/types.js';
-import { flush, installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
-import { track, type Tracked } from '../support/promises.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
+import { settled, track, type Tracked } from '../support/promises.js';
+import { nextTask } from '../support/waits.js';
 
 let fake: FakePort;
 let clients: Pedelec[] = [];
@@ -39,11 +41,11 @@ describe('failed requests after status_changed: error', () => {
     const sent = track(session.sendText('hi'));
     const request = fake.last('send_text');
     fake.event('s1', 'status_changed', { status: 'error' });
-    await flush(20);
+    await settled(sent.promise);
     expect(sent.state).to.equal('rejected'); // SESSION_ERROR, as specified
     const failure = { code: 'PROVIDER_START_FAILED', message: 'codex could not start' };
     fake.fail(failure, request);
-    await flush(20);
+    await nextTask();
     expect(errors, 'the request failure is reported').to.deep.equal([failure]);
   });
 
@@ -54,11 +56,11 @@ describe('failed requests after status_changed: error', () => {
     const prepared = track(session.prepare());
     const request = fake.last('prepare_session');
     fake.event('s1', 'status_changed', { status: 'error' });
-    await flush(20);
+    await settled(prepared.promise);
     expect(prepared.state).to.equal('rejected');
     const failure = { code: 'PROVIDER_START_FAILED', message: 'codex could not start' };
     fake.fail(failure, request);
-    await flush(20);
+    await nextTask();
     expect(errors, 'the request failure is reported').to.deep.equal([failure]);
   });
 });
@@ -75,13 +77,13 @@ describe('prepare() is in flight from its first callback', () => {
       }
     });
     const prepared = track(session.prepare());
-    await flush(5);
+    await nextTask();
     expect(again!.state, `prepare(): ${again!.error?.code}`).to.equal('pending');
     expect(again!.promise, 'the same promise object').to.equal(prepared.promise);
     expect(sent!.state, `sendText: ${sent!.error?.code}`).to.equal('pending');
     fake.respond({}, fake.last('prepare_session'));
     fake.event('s1', 'done');
-    await flush(20);
+    await fake.request('send_text');
     expect(prepared.state).to.equal('fulfilled');
     expect(fake.last().type, 'sendText posted once the prepare settled').to.equal('send_text');
   });

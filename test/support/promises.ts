@@ -27,3 +27,11 @@ export async function rejection(promise: Promise<unknown>): Promise<any> {
   }
   throw new Error('expected the promise to reject, but it resolved');
 }
+
+/** Resolves once `promise` settles, either way (it never rejects): await it, then assert on what `track` saw. */
+export function settled(promise: Promise<unknown>): Promise<void> {
+  return promise.then(
+    () => undefined,
+    () => undefined,
+  );
+}

@@ -23,3 +23,13 @@ export async function until(check: () => unknown, what: string, timeoutMs = 2000
     await nextTask();
   }
 }
+
+/**
+ * The task running now: `ended` turns true once it is over (a zero-delay timer set now has fired). For
+ * "within microtasks, no timer" checks: make it, act, await the outcome, then expect `ended` false.
+ */
+export function currentTask(): { readonly ended: boolean } {
+  const task = { ended: false };
+  setTimeout(() => (task.ended = true), 0);
+  return task;
+}

@@ -1,0 +1,19 @@
+// `npm run test:node`: every Node test in one node:test run — test/node/*.test.mjs (the dev Core, the
+// build, the docs) and the core SDK's own tests, test/core/*.test.ts, which need no DOM and run on
+// src/ through the tsx loader. Extra arguments go to node (e.g. --test-name-pattern=snapshot).
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const inFolder = (folder, pattern) =>
+  readdirSync(`${root}${folder}`)
+    .filter((name) => pattern.test(name))
+    .sort()
+    .map((name) => `${folder}/${name}`);
+const files = [...inFolder('test/core', /\.test\.ts$/), ...inFolder('test/node', /\.test\.mjs$/)];
+const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...process.argv.slice(2), ...files], {
+  cwd: root,
+  stdio: 'inherit',
+});
+process.exit(run.status ?? 1);
