@@ -11,7 +11,8 @@ import { frameworkPlugins } from './test/plugins/frameworks.mjs';
 /** Everything but the browser: shared with the Firefox variant. */
 export const baseConfig = {
   // test/core needs no DOM: it runs once, in Node (`npm run test:node`, scripts/test-node.mjs).
-  files: ['test/**/*.test.ts', 'test/**/*.test.tsx', '!test/node/**', '!test/core/**'],
+  // test/node/, test/core/ and *.node.test.ts run in Node (scripts/test-node.mjs).
+  files: ['test/**/*.test.ts', 'test/**/*.test.tsx', '!test/node/**', '!test/core/**', '!test/**/*.node.test.ts'],
   nodeResolve: { exportConditions: ['production'] },
   // One page at a time: a page in a background tab gets no animation frames, and fixture() waits for one.
   concurrency: 1,

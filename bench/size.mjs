@@ -40,7 +40,7 @@ export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
  * prepare() in flight from its first callback, status listeners in order. Then (CDN 22 532 → 22 602 B):
  * declarations hidden in other (iframe) documents' shadow roots, where they threw and showed.
  */
-export const SIZE_RATCHET = Object.freeze({ cdn: 24_300, core: 12_200 });
+export const SIZE_RATCHET = Object.freeze({ cdn: 25_950, core: 12_360 });
 
 export const CDN_FILE = 'cdn/pedelec-elements.js';
 export const CORE_ENTRY = 'dist/core/index.js';

@@ -1,6 +1,7 @@
 // `npm run test:node`: every Node test in one node:test run — test/node/*.test.mjs (the dev Core, the
-// build, the docs) and the core SDK's own tests, test/core/*.test.ts, which need no DOM and run on
-// src/ through the tsx loader. Extra arguments go to node (e.g. --test-name-pattern=snapshot).
+// build, the docs), the core SDK's own tests (test/core/*.test.ts) and the element parts that need no
+// DOM (test/elements/*.node.test.ts: the session lifecycle, the chat's advice), all on src/ through
+// the tsx loader. Extra arguments go to node (e.g. --test-name-pattern=snapshot).
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,11 @@ const inFolder = (folder, pattern) =>
     .filter((name) => pattern.test(name))
     .sort()
     .map((name) => `${folder}/${name}`);
-const files = [...inFolder('test/core', /\.test\.ts$/), ...inFolder('test/node', /\.test\.mjs$/)];
+const files = [
+  ...inFolder('test/core', /\.test\.ts$/),
+  ...inFolder('test/elements', /\.node\.test\.ts$/),
+  ...inFolder('test/node', /\.test\.mjs$/),
+];
 const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...process.argv.slice(2), ...files], {
   cwd: root,
   stdio: 'inherit',

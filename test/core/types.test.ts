@@ -235,9 +235,12 @@ function contextTyping(
   // @ts-expect-error turnId is optional on the base context
   const baseTurn: string = base.turnId;
   const providerFields: [string, string, boolean, string | null] = [info.name, info.code, info.available, info.error];
-  // A tool context is an event context (a helper that logs any context takes it), `local` included.
+  // A tool context is an event context (a helper that logs any context takes it).
   const asEventContext: PedelecEventContext = tool;
+  // Turn kinds are the SDK's two (sdk-compat.md); a call made in the page says so by `ctx.via`.
+  // @ts-expect-error 'local' is no turn kind
   const localKind: PedelecEventContext['turnKind'] = 'local';
+  const localVia: ToolCallContext['via'] = 'local';
   // @ts-expect-error no other turn kinds
   const otherKind: PedelecEventContext['turnKind'] = 'agent';
   return [
@@ -254,6 +257,7 @@ function contextTyping(
     providerFields,
     asEventContext,
     localKind,
+    localVia,
     otherKind,
   ];
 }

@@ -154,8 +154,3 @@ export function installFakeChrome(opts: { connectThrows?: boolean; noConnect?: b
 export function uninstallFakeChrome(): void {
   delete (globalThis as any).chrome;
 }
-
-/** Lets pending promise callbacks run (several microtask hops). */
-export async function flush(times = 5): Promise<void> {
-  for (let i = 0; i < times; i++) await Promise.resolve();
-}

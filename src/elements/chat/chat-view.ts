@@ -92,7 +92,10 @@ export class ChatView {
     if (!note && !s.provider && client) {
       note = await client
         .getSettings()
-        .then(async ({ defaultProvider }) => providerAdvice(defaultProvider, await client.listProviders()))
+        // No default provider: nothing to look up.
+        .then(async ({ defaultProvider }) =>
+          providerAdvice(defaultProvider, defaultProvider ? await client.listProviders() : []),
+        )
         .catch(() => '');
     }
     if (s === this.#host.boundSession && bridge === this.#checked && id === this.#checks) {

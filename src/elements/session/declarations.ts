@@ -82,6 +82,11 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
     return this.#registry.cached;
   }
 
+  /** How many declaration problems are remembered as reported (one per invalid declaration now). */
+  get reportedProblems(): number {
+    return this.#reported.size;
+  }
+
   hostConnected(): void {
     // A session defined after its members: ask them to announce themselves again, so the nearest
     // session (maybe this one, maybe a nested one) takes each. Members connect after their session

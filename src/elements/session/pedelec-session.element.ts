@@ -180,9 +180,9 @@ export class PedelecSessionElement extends ReactiveElement {
     return this.#declarations.builds;
   }
   /** @internal For leak tests: the sizes of the element's bookkeeping. */
-  get bookkeeping(): { members: number; running: number; cached: number } {
-    const { memberCount: members, cachedDefinitions: cached } = this.#declarations;
-    return { members, running: this.#toolbox.runningCount, cached };
+  get bookkeeping(): { members: number; running: number; reported: number; cached: number } {
+    const { memberCount: members, reportedProblems: reported, cachedDefinitions: cached } = this.#declarations;
+    return { members, running: this.#toolbox.runningCount, reported, cached };
   }
 
   // ───────────────────────────── lifecycle ─────────────────────────────
