@@ -1,5 +1,6 @@
 // The CDN build: one minified ES module with Lit inside, for <script type="module" src=…> users.
 // It bundles the already compiled dist/ (tsc owns TypeScript), so there is one compiler, not two.
+import minifyLiterals from '@lit-labs/rollup-plugin-minify-html-literals';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 
@@ -19,6 +20,9 @@ export default {
   },
   plugins: [
     nodeResolve({ browser: true, exportConditions: ['production'] }),
+    // Templates and CSS are written to be read (src/); what ships is minified: html`` and css``
+    // literals lose their layout whitespace, comments and redundant syntax.
+    minifyLiterals({ include: ['dist/**/*.js'], failOnError: true }),
     // ES2022 is what tsc emits (class fields, static blocks); a second compress pass finds what the
     // first one's inlining made possible.
     terser({ ecma: 2022, module: true, compress: { passes: 2 }, format: { comments: false } }),

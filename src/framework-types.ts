@@ -126,7 +126,7 @@ export interface PedelecChatProps {
 
 /** Events fired on `<pedelec-chat>` itself (its session's events fire on the session). */
 export interface PedelecChatEvents {
-  /** `CHAT_VIEW_UNAVAILABLE`: its view, a chunk beside the kit, could not be loaded. */
+  /** `MARKDOWN_RENDER_FAILED`: a `renderMarkdown` threw (that message shows as text). */
   'pedelec-error': PedelecErrorEvent;
 }
 

@@ -47,11 +47,13 @@ describe('<pedelec-chat> under a strict CSP with Trusted Types enforced (CDN bui
     const chat = document.createElement('pedelec-chat') as any;
     session.append(chat);
     document.body.append(session);
-    // The chat's view (templates, styles) is a chunk of its own, loaded by the first chat's first update.
+    // The chat (its templates and styles, with Lit's) is a chunk of its own, loaded when the page
+    // first uses the tag; its definition upgrades the chat already in the page.
+    await customElements.whenDefined('pedelec-chat');
     await chat.updateComplete;
     expect(
-      chunks().filter((name) => name.includes('chat-view')),
-      'the chat view chunk',
+      chunks().filter((name) => /\/cdn\/pedelec-elements-pedelec-chat-[\w-]+\.js$/.test(name)),
+      'the chat chunk',
     ).to.have.length(1);
     const shadow = () => chat.shadowRoot as ShadowRoot;
     await fake.answer('get_approval_status', {
@@ -100,7 +102,7 @@ describe('<pedelec-chat> under a strict CSP with Trusted Types enforced (CDN bui
     expect(reply.querySelector('pre > code')!.textContent).to.equal('code <b>\n');
     expect(reply.querySelector('a')!.getAttribute('href')).to.equal('https://evil.example/x.png');
     expect(reply.querySelector('img, script, b')).to.equal(null);
-    const markdownChunks = chunks().filter((name) => !name.includes('chat-view'));
+    const markdownChunks = chunks().filter((name) => !name.includes('pedelec-chat'));
     expect(markdownChunks.length, 'the Markdown chunk was loaded from cdn/').to.equal(1);
     expect(markdownChunks[0]).to.match(/\/cdn\/pedelec-elements-markdown-[\w-]+\.js$/);
 

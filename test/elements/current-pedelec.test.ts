@@ -102,12 +102,13 @@ describe('<pedelec-session> with today’s Pedelec', () => {
   });
 
   it('a chat shows the whole reply when the provider sends only chat_message (no fragments)', async () => {
-    const host = await mount(
-      '<pedelec-session provider="codex" model="m"><pedelec-chat></pedelec-chat></pedelec-session>',
-    );
+    const host = await mount('<pedelec-session provider="codex" model="m"></pedelec-session>');
     const el = host.querySelector<PedelecSessionElement>('pedelec-session')!;
-    const chat = host.querySelector<PedelecChatElement>('pedelec-chat')!;
     await startCurrent(el);
+    // The chat joins once the session runs (its own availability check then asks for nothing new).
+    const chat = document.createElement('pedelec-chat') as PedelecChatElement;
+    el.append(chat);
+    await chat.updateComplete;
     const { done, operationId } = await turn(el, 'hi');
     coreEvent('s1', 'chat_message', { seq: 2, operationId, text: 'The whole reply, at once.' });
     finish('s1', operationId, 3);

@@ -28,7 +28,7 @@ async function openFrame(
   document.body.append(frame);
   await loaded;
   const win = frame.contentWindow as Win;
-  await win.customElements.whenDefined('pedelec-chat');
+  await win.customElements.whenDefined('pedelec-session');
   return { frame, win };
 }
 
@@ -38,6 +38,7 @@ function mountChat(win: Win, markdown: boolean) {
   const chat = win.document.createElement('pedelec-chat');
   if (markdown) chat.setAttribute('markdown', '');
   session.append(chat);
+  // The CDN file defines the chat when the page first uses it: this one is upgraded once its chunk is in.
   win.document.body.append(session);
   const errors: string[] = [];
   chat.addEventListener('pedelec-error', (e) => errors.push(e.detail.error.code));
@@ -59,7 +60,7 @@ describe("the CDN file under the README strict CSP with Trusted Types, beside th
       'violations',
     ).to.deep.equal([]);
     expect(errors).to.deep.equal([]);
-    expect(composer, 'the chat view rendered its composer').to.be.ok;
+    expect(composer, 'the chat rendered its composer').to.be.ok;
   });
 
   for (const [name, how] of [

@@ -9,8 +9,13 @@ import { checkBudget, measureSizes, SIZE_RATCHET, staticImports } from '../../be
 const sizes = measureSizes({ lit: false });
 sizes.catch(() => {}); // each test awaits it and reports a failure (e.g. no build) itself
 
-test(`the CDN main file ≤ ${SIZE_RATCHET.cdn} B and the core entry ≤ ${SIZE_RATCHET.core} B, gzip -9 (the ratchet)`, async () => {
-  const verdict = checkBudget(await sizes, SIZE_RATCHET);
+test(`the CDN main file ≤ ${SIZE_RATCHET.cdn} B and the core entry ≤ ${SIZE_RATCHET.core} B, gzip -9 (the ratchet)`, async (t) => {
+  const measured = await sizes;
+  // Printed on every run: the margin left under the ceiling is part of the report.
+  t.diagnostic(
+    `CDN main file ${measured.cdn.gzip} B (ceiling ${SIZE_RATCHET.cdn}), core entry ${measured.core.gzip} B (ceiling ${SIZE_RATCHET.core})`,
+  );
+  const verdict = checkBudget(measured, SIZE_RATCHET);
   assert.ok(verdict.ok, verdict.message);
 });
 
@@ -19,7 +24,7 @@ test('the CDN main file is self-contained: it imports no other file statically (
   assert.deepEqual(cdn.staticImports, []);
   assert.ok(
     chunks.length >= 2,
-    `the chat view and Markdown chunks sit beside it (found ${chunks.map((c) => c.file).join(', ')})`,
+    `the chat and Markdown chunks sit beside it (found ${chunks.map((c) => c.file).join(', ')})`,
   );
 });
 

@@ -1,36 +1,19 @@
-import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
-import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
+import { LitElement, type PropertyValues } from 'lit';
 import { normalizeError } from '../../core/errors.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
-import { SESSION_TAG } from '../tags.js';
-import type { ChatView } from './chat-view.js';
-import { chatHostStyles } from './chat-host.styles.js';
+import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
+import { chatTemplate } from './chat-templates.js';
+import { Conversation } from './conversation.js';
+import { chatStyles } from './pedelec-chat.styles.js';
+import { SessionBinding } from './session-binding.js';
+import type { ChatEntry } from './transcript.js';
 
 /** Turns Markdown into DOM the chat inserts as is (sanitizing is the renderer's job). */
 export type RenderMarkdown = (markdown: string) => Node;
 
-const EVENTS = 'turn chat-delta tool-start tool-result status error ended ready'
-  .split(' ')
-  .map((name) => `pedelec-${name}`);
-
-/** The chat's view (chat-view.ts: transcript, composer, availability, templates, styles), imported by the first update of the first chat. */
-let viewModule: Promise<typeof import('./chat-view.js')> | undefined;
-/** When the last import failed: a later update tries again, at most every few seconds. */
-let viewFailedAt = -Infinity;
-const VIEW_RETRY_MS = 3000;
-/** How many times a chat without its view tries again by itself (a blank panel has nothing to type into). */
-const VIEW_RETRIES = 5;
-
-/** The view module, or null when it cannot be loaded (now). */
-function loadView(): Promise<typeof import('./chat-view.js') | null> {
-  if (!viewModule && Date.now() - viewFailedAt < VIEW_RETRY_MS) return Promise.resolve(null);
-  viewModule ??= import('./chat-view.js').catch((error: unknown) => {
-    viewModule = undefined;
-    viewFailedAt = Date.now();
-    throw error;
-  });
-  return viewModule;
-}
+/** The default renderer (`pedelec-elements/markdown`), loaded on first use and shared by every chat. */
+let defaultRenderer: Promise<RenderMarkdown> | undefined;
+let loadedRenderer: RenderMarkdown | undefined;
 
 /**
  * A ready chat panel for the agent of its `<pedelec-session>`: the conversation (user turns — also
@@ -47,7 +30,7 @@ function loadView(): Promise<typeof import('./chat-view.js') | null> {
  * @prop {PedelecSessionElement | null} sessionElement - The session to talk to; wins over `session` and the nearest session.
  * @prop {RenderMarkdown | undefined} renderMarkdown - Your own Markdown renderer (`markdown` mode): returns a Node that is inserted as is, so sanitizing is yours.
  *
- * @fires {PedelecErrorEvent} pedelec-error - `CHAT_VIEW_UNAVAILABLE` (once) when its view, a chunk beside the kit, cannot be loaded (it tries again by itself, and on later updates); `MARKDOWN_RENDER_FAILED` (once) when a `renderMarkdown` throws (that message shows as text).
+ * @fires {PedelecErrorEvent} pedelec-error - `MARKDOWN_RENDER_FAILED` (once) when a `renderMarkdown` throws (that message shows as text).
  *
  * @slot empty - Shown in the transcript before the conversation starts.
  *
@@ -78,8 +61,8 @@ function loadView(): Promise<typeof import('./chat-view.js') | null> {
  * @cssprop --pedelec-chat-error-color - Errors and failed tool calls.
  * @cssprop --pedelec-chat-notice-background - The availability line.
  */
-export class PedelecChatElement extends ReactiveElement {
-  static override styles = chatHostStyles;
+export class PedelecChatElement extends LitElement {
+  static override styles = chatStyles;
 
   static override properties = {
     session: { type: String },
@@ -93,23 +76,19 @@ export class PedelecChatElement extends ReactiveElement {
   declare sessionElement: PedelecSessionElement | null;
   declare renderMarkdown: RenderMarkdown | undefined;
 
-  /** The session whose events we listen to now. */
-  #bound: PedelecSessionElement | null = null;
-  /** The session the conversation belongs to: binding to another one starts a new conversation. */
-  #owner: PedelecSessionElement | null = null;
-  #view: ChatView | null = null;
-  /** The session's events that arrived before the view was loaded, replayed into it in order. */
-  #early: Event[] = [];
-  #reportedFailure = false;
-  #retry: ReturnType<typeof setTimeout> | undefined;
-  #retries = 0;
-  readonly #watch = { hostUpdated: () => this.#view?.sessionUpdated() };
-  readonly #observer = new MutationObserver((records) => {
-    this.#bind();
-    // The session's `approval` attribute shows in the availability line; other changes in the root
-    // (watched for the `session` id) only re-bind — a chat must not re-render for every DOM change.
-    if (records.some((record) => record.attributeName === 'approval')) this.requestUpdate();
-  });
+  readonly #binding = new SessionBinding(this);
+  readonly #conversation = new Conversation(
+    () => this.#binding.session,
+    () => this.requestUpdate(),
+  );
+  /** Rendered Markdown, per message, until its text (or the renderer) changes. */
+  #rendered = new WeakMap<ChatEntry, [text: string, body: Node | string]>();
+  #renderFailed = false;
+  /** Whether the log follows the conversation (it was at its bottom when last scrolled). */
+  #stick = true;
+  #scrollQueued = false;
+  /** Where our last scroll put the log (see #onScroll). */
+  #scrolledTo = -1;
 
   constructor() {
     super();
@@ -120,119 +99,134 @@ export class PedelecChatElement extends ReactiveElement {
 
   /** @internal The session this chat talks to now. */
   get boundSession(): PedelecSessionElement | null {
-    return this.#bound;
+    return this.#binding.session;
   }
 
-  override connectedCallback(): void {
-    super.connectedCallback();
-    this.#bind();
+  /** @internal The binding changed (`fresh`: another session, another conversation). */
+  bound(fresh: boolean): void {
+    this.#conversation.bound(fresh, this.isConnected);
   }
 
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    clearTimeout(this.#retry);
-    this.#retry = undefined;
-    this.#bind();
+  /** @internal The bound session updated (its bridge may have changed). */
+  sessionUpdated(): void {
+    this.#conversation.sessionUpdated();
   }
 
-  /** Binding order: `sessionElement`; `session="id"` in this root; the nearest session (shadow-including). */
-  #resolve(): PedelecSessionElement | null {
-    if (!this.isConnected) return null;
-    if (this.sessionElement) return this.sessionElement;
-    let found: Node | null | undefined;
-    if (this.session) found = (this.getRootNode() as Document | ShadowRoot).getElementById(this.session);
-    else
-      for (found = this.parentNode; found && (found as Element).localName !== SESSION_TAG;)
-        found = found.parentNode ?? (found as ShadowRoot).host;
-    return (found as Element)?.localName === SESSION_TAG ? (found as PedelecSessionElement) : null;
-  }
-
-  #bind(): void {
-    const next = this.#resolve();
-    const prev = this.#bound;
-    if (next !== prev) {
-      for (const type of EVENTS) {
-        prev?.removeEventListener(type, this);
-        next?.addEventListener(type, this);
-      }
-      prev?.removeController?.(this.#watch);
-      this.#bound = next;
-      const fresh = !!next && next !== this.#owner;
-      if (fresh) {
-        this.#owner = next;
-        this.#early = [];
-      }
-      if (next) {
-        customElements.whenDefined(SESSION_TAG).then(() => {
-          if (this.#bound === next) next.addController(this.#watch);
-        });
-      }
-      this.#view?.bound(fresh);
-      this.requestUpdate();
-    }
-    // Watch for the `session` id appearing (or moving), and for the session's `approval` attribute.
-    this.#observer.disconnect();
-    if (this.isConnected && this.session)
-      this.#observer.observe(this.getRootNode(), { childList: true, subtree: true, attributeFilter: ['id'] });
-    if (next) this.#observer.observe(next, { attributeFilter: ['approval'] });
-  }
-
-  /** @internal The session's events (this element is the listener object). */
-  handleEvent(event: Event): void {
-    if (event.target !== this.#bound) return;
-    if (this.#view) this.#view.event(event);
-    else this.#early.push(event);
+  /** @internal One of the bound session's events. */
+  sessionEvent(event: Event): void {
+    this.#conversation.event(event);
     this.requestUpdate();
   }
 
-  /**
-   * The first update waits for the view; `updateComplete` includes that wait. In Markdown mode, at
-   * most one render per animation frame, however fast the deltas come.
-   */
+  /** In Markdown mode, at most one render per animation frame, however fast the deltas come. */
   protected override async scheduleUpdate(): Promise<void> {
-    if (!this.#view) {
-      const module = await loadView().catch((error: unknown) => {
-        // Say so once, as a value: the page can tell the user; the events are kept for a retry.
-        if (!this.#reportedFailure) {
-          this.#reportedFailure = true;
-          const { message } = normalizeError(error, 'CHAT_VIEW_UNAVAILABLE', "The chat's view could not be loaded");
-          // Built apart from the dispatch, so the manifest analyzer takes the @fires tag, not a nameless guess.
-          const unavailable = new PedelecErrorEvent({ error: { code: 'CHAT_VIEW_UNAVAILABLE', message } }, this);
-          this.dispatchEvent(unavailable);
-        }
-        return null;
-      });
-      // Without its view the panel is blank (no composer to type into): it tries again by itself, a
-      // few times, after the pause between imports — not only when an event arrives.
-      if (!module && !this.#view && this.isConnected && !this.#retry && this.#retries < VIEW_RETRIES) {
-        this.#retries++;
-        this.#retry = setTimeout(() => {
-          this.#retry = undefined;
-          this.requestUpdate();
-        }, VIEW_RETRY_MS + 100);
-      }
-      if (module && !this.#view) {
-        const view = (this.#view = new module.ChatView(this));
-        for (const event of this.#early.splice(0)) view.event(event);
-        view.bound(false);
-      }
-    }
-    if (this.markdown && this.#view) await new Promise(requestAnimationFrame);
-    // Always: an update that has nothing to render yet still completes, so later ones can run.
+    if (this.markdown) await new Promise(requestAnimationFrame);
     super.scheduleUpdate();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    this.#view?.willUpdate(changed.has('markdown') || changed.has('renderMarkdown'));
+    if (changed.has('markdown') || changed.has('renderMarkdown')) this.#rendered = new WeakMap();
+    if (changed.has('session') || changed.has('sessionElement')) this.#binding.bind();
   }
 
-  protected override update(changed: PropertyValues<this>): void {
-    super.update(changed);
-    this.#view?.render();
+  protected override render() {
+    const conversation = this.#conversation;
+    return chatTemplate({
+      entries: conversation.transcript.entries,
+      note: conversation.note,
+      busy: conversation.busy,
+      markdown: this.markdown,
+      agentBody: (entry) => this.#agentBody(entry),
+      onScroll: this.#onScroll,
+      onSubmit: this.#onSubmit,
+      onKeydown: this.#onKeydown,
+      onFocus: () => conversation.focused(),
+    });
   }
 
-  protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has('session') || changed.has('sessionElement')) this.#bind();
-    this.#view?.updated();
+  /**
+   * After rendering: a log that was at its bottom follows the conversation — scrolled once per frame.
+   * Reading the log's size on every update forced a layout of the whole growing reply per streamed
+   * delta: quadratic in the reply's length.
+   */
+  protected override updated(): void {
+    if (!this.#stick || this.#scrollQueued) return;
+    this.#scrollQueued = true;
+    requestAnimationFrame(() => {
+      this.#scrollQueued = false;
+      const log = this.renderRoot.querySelector('[role=log]');
+      if (!log || !this.#stick) return;
+      log.scrollTop = log.scrollHeight;
+      this.#scrolledTo = log.scrollTop;
+    });
+  }
+
+  /**
+   * Whether the log is at its bottom, noted when the user scrolls it. Our own scroll's event comes
+   * later, when more of the reply may have arrived below: where the log still is where we put it,
+   * nobody scrolled away, and it keeps following.
+   */
+  #onScroll = (event: Event): void => {
+    const log = event.currentTarget as HTMLElement;
+    if (log.scrollTop === this.#scrolledTo) return;
+    this.#stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  };
+
+  #onKeydown = (event: KeyboardEvent): void => {
+    // Enter sends; Shift+Enter is a new line; Enter that confirms an IME composition is the IME's.
+    if (event.key !== 'Enter' || event.shiftKey || event.isComposing || event.keyCode === 229) return;
+    event.preventDefault();
+    this.#send();
+  };
+
+  #onSubmit = (event: Event): void => {
+    event.preventDefault();
+    this.#send();
+    this.renderRoot.querySelector('textarea')!.focus();
+  };
+
+  /** Sends the composer's text. While a turn runs the text stays where it is. */
+  #send(): void {
+    const input = this.renderRoot.querySelector('textarea')!;
+    const text = input.value.trim();
+    if (!this.#binding.session || !text || this.#conversation.busy) return;
+    input.value = '';
+    // A message that never became a turn comes back, before what the user typed meanwhile.
+    void this.#conversation.send(text).then((back) => {
+      if (back) input.value = input.value ? `${back}\n${input.value}` : back;
+    });
+  }
+
+  /** An agent message in Markdown mode: the renderer's Node, rendered once per text of the message. */
+  #agentBody(entry: ChatEntry & { kind: 'agent' }): Node | string {
+    const render = this.renderMarkdown ?? loadedRenderer;
+    if (!render) {
+      defaultRenderer ??= import('../../markdown.js').then((m) => (loadedRenderer = m.renderMarkdown));
+      defaultRenderer.then(
+        () => this.requestUpdate(),
+        () => {},
+      );
+      return entry.text;
+    }
+    let cached = this.#rendered.get(entry);
+    if (cached?.[0] !== entry.text) {
+      cached = [entry.text, this.#render(render, entry.text)];
+      this.#rendered.set(entry, cached);
+    }
+    return cached[1];
+  }
+
+  /** A page renderer that throws must not freeze the chat: that message shows as text, said once. */
+  #render(render: RenderMarkdown, text: string): Node | string {
+    try {
+      return render(text);
+    } catch (thrown) {
+      if (!this.#renderFailed) {
+        this.#renderFailed = true;
+        const { message } = normalizeError(thrown, 'MARKDOWN_RENDER_FAILED', 'renderMarkdown failed');
+        this.dispatchEvent(new PedelecErrorEvent({ error: { code: 'MARKDOWN_RENDER_FAILED', message } }, this));
+      }
+      return text;
+    }
   }
 }

@@ -1,13 +1,31 @@
-import { css } from '@lit/reactive-element';
+import { css } from 'lit';
 
 /**
- * Light and dark from one set of rules: `color-scheme: light dark` follows `prefers-color-scheme`, and
- * `light-dark()` picks the colour. A page overrides any colour with the documented custom properties,
- * or forces a scheme with `pedelec-chat { color-scheme: light }`. One rule per line: Lit ships the
- * text as written, so this is also its minified form.
+ * The chat's styles. Light and dark from one set of rules: `color-scheme: light dark` follows
+ * `prefers-color-scheme`, and `light-dark()` picks the colour. A page overrides any colour with the
+ * documented custom properties, or forces a scheme with `pedelec-chat { color-scheme: light }`. Written
+ * to be read: the build minifies the CSS.
  */
-/** The view's own styles (chat-view.ts), adopted after `chatHostStyles` once the view is loaded. */
 export const chatStyles = css`
+  :host {
+    --_accent: var(--pedelec-chat-accent, light-dark(#2f5bea, #3d63e0));
+    --_line: 1px solid var(--pedelec-chat-border-color, light-dark(#d4d6db, #3a3c42));
+    --_radius: var(--pedelec-chat-radius, 12px);
+    color-scheme: light dark;
+    display: flex;
+    flex-direction: column;
+    box-sizing: border-box;
+    height: 24rem;
+    overflow: hidden;
+    font: var(--pedelec-chat-font, inherit);
+    color: var(--pedelec-chat-color, light-dark(#1b1c1f, #e6e7ea));
+    background: var(--pedelec-chat-background, light-dark(#fff, #1b1c1f));
+    border: var(--_line);
+    border-radius: var(--_radius);
+  }
+  :host([hidden]) {
+    display: none;
+  }
   [part~='log'] {
     flex: 1;
     overflow-y: auto;

@@ -12,6 +12,7 @@ import type {
 import { callLocally, type LocalCallResult } from '../../core/local-call.js';
 import { inOrder } from '../../core/protocol.js';
 import { PedelecStatusEvent } from '../../events/status.event.js';
+import { rootInUse } from '../lazy-roots.js';
 import { ownMembers } from '../registration.js';
 import { showState, type PedelecElementStatus } from './status.js';
 import { localSession } from './session-config.js';
@@ -190,6 +191,7 @@ export class PedelecSessionElement extends ReactiveElement {
   override connectedCallback(): void {
     super.connectedCallback();
     inPage(this.#parts, true);
+    rootInUse(this.getRootNode());
     this.#lifecycle.reconnected();
     // Properties set before the upgrade (`bridge`, `tools`…) are put back by Lit in the first update:
     // an autostart waits for those, once.

@@ -1,0 +1,58 @@
+/**
+ * The CDN file's `<pedelec-chat>`: defined when the tag is first used, so a page without a chat never
+ * downloads it. The loader watches the document — and, through each connected `<pedelec-session>`,
+ * that session's root, a shadow root included — for the tag; then imports the element (a chunk beside
+ * the CDN file), whose definition upgrades every chat already in the page. A chat in another shadow
+ * root, with no session there, needs `import 'pedelec-elements/define/pedelec-chat.js'`.
+ */
+import { watchRootsWith } from '../elements/lazy-roots.js';
+import { CHAT_TAG } from '../elements/tags.js';
+
+/** Before it is defined a chat keeps the place it will take: no jump when it upgrades. */
+const PLACEHOLDER = `${CHAT_TAG}:not(:defined){display:block;height:24rem}`;
+
+const watched = new WeakSet<Node>();
+const observers = new Set<MutationObserver>();
+let loading: Promise<unknown> | null = null;
+
+const defined = () => !!customElements.get(CHAT_TAG);
+
+/** Whether `node` is, or holds, a chat. */
+const holdsChat = (node: Node): boolean =>
+  node instanceof Element && (node.localName === CHAT_TAG || !!node.querySelector(CHAT_TAG));
+
+function load(): void {
+  if (loading || defined()) return;
+  loading = import('./pedelec-chat.js').then(
+    () => {
+      observers.forEach((observer) => observer.disconnect());
+      observers.clear();
+    },
+    // A chunk that could not be fetched (offline, say): the next chat that appears tries again.
+    () => (loading = null),
+  );
+}
+
+function watch(root: Node): void {
+  if (defined() || watched.has(root) || !(root instanceof Document || root instanceof ShadowRoot)) return;
+  watched.add(root);
+  if (root.querySelector(CHAT_TAG)) return load();
+  const observer = new MutationObserver((records) => {
+    if (records.some((record) => [...record.addedNodes].some(holdsChat))) load();
+  });
+  observer.observe(root, { childList: true, subtree: true });
+  observers.add(observer);
+}
+
+/** Installs the loader on `doc` (the CDN file, once). */
+export function loadChatWhenUsed(doc: Document | undefined = globalThis.document): void {
+  if (!doc || defined()) return;
+  const Sheet = doc.defaultView?.CSSStyleSheet;
+  if (Sheet && 'adoptedStyleSheets' in doc) {
+    const sheet = new Sheet();
+    sheet.replaceSync(PLACEHOLDER);
+    doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
+  }
+  watchRootsWith(watch);
+  watch(doc);
+}

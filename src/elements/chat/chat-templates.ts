@@ -1,0 +1,62 @@
+/**
+ * The chat's templates: the log of the conversation (one row per message, tool call or error), the
+ * availability line, the composer. Written to be read: the build minifies them.
+ */
+import { html, type TemplateResult } from 'lit';
+import type { ChatEntry } from './transcript.js';
+
+/** What the templates need from the chat. */
+export type ChatView = {
+  entries: readonly ChatEntry[];
+  note: string;
+  busy: boolean;
+  /** The agent's message, as it shows: its text, or (Markdown mode) the rendered Node. */
+  agentBody(entry: ChatEntry & { kind: 'agent' }): unknown;
+  /** Markdown mode: agent rows get the `md` class (their rendered blocks bring their own spacing). */
+  markdown: boolean;
+  onScroll(event: Event): void;
+  onSubmit(event: Event): void;
+  onKeydown(event: KeyboardEvent): void;
+  onFocus(): void;
+};
+
+export function chatTemplate(view: ChatView): TemplateResult {
+  const { entries } = view;
+  return html`
+    <div part="log" role="log" aria-label="Conversation" tabindex="0" @scroll=${view.onScroll}>
+      ${entries.length ? entries.map((entry) => rowTemplate(view, entry)) : html`<slot name="empty"></slot>`}
+    </div>
+    <p part="availability" role="status">${view.note}</p>
+    <form part="composer" @submit=${view.onSubmit}>
+      <textarea
+        part="input"
+        aria-label="Message"
+        rows="2"
+        placeholder="Message the agent…"
+        @keydown=${view.onKeydown}
+        @focus=${view.onFocus}
+      ></textarea>
+      <button part="send" aria-disabled=${view.busy}>Send</button>
+    </form>
+  `;
+}
+
+/** One row. Text in rows sits right after the tags: messages keep their whitespace (`pre-wrap`). */
+function rowTemplate(view: ChatView, entry: ChatEntry): TemplateResult {
+  switch (entry.kind) {
+    case 'user':
+      return html`<div part="message user"><span class="sr">You: </span>${entry.text}</div>`;
+    case 'agent': {
+      const markdown = view.markdown && !!entry.text;
+      return html`<div part="message agent" class=${markdown ? 'md' : ''} aria-busy=${entry.busy}
+        ><span class="sr">Agent: </span>${markdown ? view.agentBody(entry) : entry.text}</div
+      >`;
+    }
+    case 'tool': {
+      const after = entry.ms !== undefined ? ` in ${Math.round(entry.ms)} ms` : entry.state === 'running' ? '…' : '';
+      return html`<div part="tool ${entry.state}">${entry.name}: ${entry.state}${after}</div>`;
+    }
+    default:
+      return html`<div part="error">${entry.text}</div>`;
+  }
+}
