@@ -1,0 +1,21 @@
+// A development Core in a process of its own, for tests that attack it (dev-helpers.mjs
+// `startCoreChild`): started with the options given as JSON in argv[2], it prints one line with its
+// address, then its memory every 100 ms, as JSON lines on stdout. The parent stops it (SIGTERM).
+import { startDevCore } from '../../dist/dev/index.js';
+
+const options = JSON.parse(process.argv[2] ?? '{}');
+const core = await startDevCore({
+  port: 0,
+  ...options,
+  onBug: (error) => console.error(`pedelec-dev bug: ${error?.stack ?? error}`),
+});
+const report = () => {
+  const { heapUsed, rss } = process.memoryUsage();
+  console.log(JSON.stringify({ heapUsed, rss }));
+};
+console.log(JSON.stringify({ url: core.url, bridgeUrl: core.bridgeUrl, port: core.port }));
+const timer = setInterval(report, 100);
+process.on('SIGTERM', () => {
+  clearInterval(timer);
+  core.close().then(() => process.exit(0));
+});
