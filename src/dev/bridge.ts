@@ -17,6 +17,7 @@ import type { AssetStore } from './assets.js';
 import { DevCoreError, frameText, toWireError } from './errors.js';
 import { checkSkills } from './manifest.js';
 import type { MessageLog } from './message-log.js';
+import type { PatternChecks } from './pattern-check.js';
 import { HANDSHAKE_TYPES, LEGACY_HANDSHAKE_REFUSAL, operationIdFor, type ProtocolProfile } from './protocol.js';
 import type { SessionRegistry } from './registry.js';
 import type { EventSink } from './session.js';
@@ -27,6 +28,8 @@ export type BridgeDeps = {
   approvals: Approvals;
   assets: AssetStore;
   log: MessageLog;
+  /** Where args checks that run a schema's `pattern` go (a worker with a time budget). */
+  patterns: PatternChecks;
   strictProviders: boolean;
   defaultToolTimeoutMs: number;
   /** What the protocol mode changes (protocol.ts). */
@@ -110,7 +113,7 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
           );
         }
       }
-      const skills = checkSkills(input.skills);
+      const skills = checkSkills(input.skills, this.deps.patterns);
       const agent = this.deps.agents.resolve(provider, this.deps.strictProviders);
       const session = this.deps.registry.create(
         {

@@ -18,6 +18,7 @@ import { BridgeConnection } from './bridge.js';
 import { DevCoreError } from './errors.js';
 import { InspectorHub } from './inspector.js';
 import { MessageLog } from './message-log.js';
+import { DEFAULT_PATTERN_BUDGET_MS, PatternChecks } from './pattern-check.js';
 import { protocolProfile, type ProtocolName } from './protocol.js';
 import { SessionRegistry } from './registry.js';
 import { DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './security.js';
@@ -58,6 +59,8 @@ export type DevCoreOptions = {
   approvalTimeoutMs?: number;
   defaultToolTimeoutMs?: number;
   maxFrameBytes?: number;
+  /** How long checking one call's args against a schema with a `pattern` may take (1 000 ms). */
+  patternBudgetMs?: number;
 };
 
 export type DevCore = {
@@ -171,12 +174,14 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   });
   const inspectorToken = options.inspectorToken ?? randomBytes(16).toString('hex');
   const ownOrigins = new Set<string>();
+  const patterns = new PatternChecks(options.patternBudgetMs ?? DEFAULT_PATTERN_BUDGET_MS);
   const bridgeDeps = {
     registry,
     agents,
     approvals,
     assets,
     log,
+    patterns,
     strictProviders,
     protocol,
     defaultToolTimeoutMs: options.defaultToolTimeoutMs ?? 60_000,
@@ -329,6 +334,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
         server.closeAllConnections();
       });
       await agents.close();
+      await patterns.close();
       await assets.dispose();
     })();
     return closed;

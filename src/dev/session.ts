@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
 import { pedelecError, type PedelecError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
+import type { ArgsError } from '../core/schema/compile.js';
 import type { AssetEntry } from './assets.js';
 import type { AgentSession, AgentSessionInfo, DevAgent, PublishedArtifact, TurnContext } from './agents/types.js';
 import { DevCoreError, toWireError } from './errors.js';
@@ -466,7 +467,25 @@ export class DevSession {
     if (isPositiveInteger(options?.timeoutMs)) timeoutMs = Math.max(timeoutMs, options.timeoutMs);
     timeoutMs = Math.min(timeoutMs, MAX_TIMER_MS);
 
-    const problems = tool.validate(callArgs);
+    const checked = tool.validate(callArgs);
+    // A check that runs a schema's pattern comes back later, from the pattern worker (pattern-check.ts).
+    if (checked instanceof Promise) {
+      return checked.then((problems) => {
+        if (turn.done || this.ended) throw this.endedReason();
+        return this.sendCall(turn, tool, problems, callArgs, timeoutMs);
+      });
+    }
+    return this.sendCall(turn, tool, checked, callArgs, timeoutMs);
+  }
+
+  /** Refuses args with problems to the agent, or sends the call to the page and waits for its answer. */
+  private sendCall(
+    turn: Turn,
+    tool: CheckedTool,
+    problems: ArgsError[] | null,
+    callArgs: unknown,
+    timeoutMs: number,
+  ): Promise<JsonValue> {
     if (problems) {
       return Promise.resolve(
         errorResult('TOOL_ARGS_INVALID', problems[0].message, { tool: tool.manifest.name, errors: problems }),
