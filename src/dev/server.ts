@@ -13,7 +13,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { AgentDirectory, OperatorDesk } from './agents/index.js';
 import type { ScriptRules } from './agents/script.js';
 import { Approvals, type ApprovalMode } from './approval.js';
-import { AssetStore, MAX_ASSET_BYTES } from './assets.js';
+import { AssetStore, DEFAULT_ASSET_QUOTA_BYTES, MAX_ASSET_BYTES } from './assets.js';
 import { BridgeConnection } from './bridge.js';
 import { DevCoreError } from './errors.js';
 import { InspectorHub } from './inspector.js';
@@ -56,6 +56,8 @@ export type DevCoreOptions = {
   inspectorToken?: string;
   assetTokenTtlMs?: number;
   maxAssetBytes?: number;
+  /** All sessions' assets together, in bytes (`--asset-quota-mb`; default 1 GiB). */
+  assetQuotaBytes?: number;
   approvalTimeoutMs?: number;
   defaultToolTimeoutMs?: number;
   maxFrameBytes?: number;
@@ -168,6 +170,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   const assets = new AssetStore({
     ttlMs: options.assetTokenTtlMs ?? 60_000,
     maxBytes: options.maxAssetBytes ?? MAX_ASSET_BYTES,
+    quotaBytes: options.assetQuotaBytes ?? DEFAULT_ASSET_QUOTA_BYTES,
     baseUrl: () => baseUrl,
     originAllowed: (origin) => origins.allows(origin),
     sessionAlive: (sessionId) => registry.get(sessionId) !== undefined,
