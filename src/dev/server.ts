@@ -20,7 +20,7 @@ import { InspectorHub } from './inspector.js';
 import { MessageLog } from './message-log.js';
 import { DEFAULT_PATTERN_BUDGET_MS, PatternChecks } from './pattern-check.js';
 import { protocolProfile, type ProtocolName } from './protocol.js';
-import { SessionRegistry } from './registry.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from './registry.js';
 import { DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './security.js';
 import { staticHandler, type StaticHandler } from './static.js';
 
@@ -49,6 +49,15 @@ export type DevCoreOptions = {
   fragments?: boolean;
   /** Where agents read their configuration (API keys stay on the server). Defaults to `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Live sessions in all (`--max-sessions`, default 200); more are refused `SESSION_LIMIT_REACHED`. */
+  maxSessions?: number;
+  /** Live sessions of one origin; default a tenth of `maxSessions`, rounded up (20). */
+  maxSessionsPerOrigin?: number;
+  /**
+   * A session left with no connection (made with `autoEndOnDisconnect: false`) is ended after this
+   * long, and can be resumed until then (`--session-idle-ms`, default 600 000).
+   */
+  sessionIdleMs?: number;
   /** Told about unexpected exceptions (bugs); the page only ever sees `INTERNAL_ERROR`. */
   onBug?: (error: unknown) => void;
 
@@ -166,7 +175,12 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   const approvals = new Approvals(approval, options.approvalTimeoutMs ?? 60_000);
   const log = new MessageLog();
   let baseUrl = '';
-  const registry = new SessionRegistry((sessionId) => void assets.dropSession(sessionId));
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const registry = new SessionRegistry((sessionId) => void assets.dropSession(sessionId), {
+    maxSessions,
+    maxSessionsPerOrigin: options.maxSessionsPerOrigin ?? Math.max(1, Math.ceil(maxSessions / 10)),
+    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+  });
   const assets = new AssetStore({
     ttlMs: options.assetTokenTtlMs ?? 60_000,
     maxBytes: options.maxAssetBytes ?? MAX_ASSET_BYTES,

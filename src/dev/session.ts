@@ -92,7 +92,9 @@ type PendingCall = {
 type CompletedOperation = { operationId: string; operationKind: OperationKind; success: boolean; error?: PedelecError };
 
 /** setTimeout's ceiling; a longer wait would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
+/** Routes (connection + channel) one session may have; a page has one or two, a reload adds one. */
+export const MAX_ROUTES_PER_SESSION = 64;
 /** How many answered/timed-out request ids a session remembers to explain a late or repeated result. */
 const SETTLED_MEMORY = 512;
 
@@ -234,7 +236,16 @@ export class DevSession {
   // ───────────────────────────── routes ─────────────────────────────
 
   addRoute(sink: EventSink, channelId: string): void {
-    this.routes.set(routeKey(sink, channelId), { sink, channelId });
+    const key = routeKey(sink, channelId);
+    // Each resume from a new channel adds one, and every event goes to each: not without bound.
+    if (!this.routes.has(key) && this.routes.size >= MAX_ROUTES_PER_SESSION) {
+      throw new DevCoreError(
+        'SESSION_ROUTE_LIMIT_REACHED',
+        `A session can be reached from at most ${MAX_ROUTES_PER_SESSION} connections and channels at once`,
+        { sessionId: this.id, limit: MAX_ROUTES_PER_SESSION },
+      );
+    }
+    this.routes.set(key, { sink, channelId });
     this.hooks.changed(this);
   }
 

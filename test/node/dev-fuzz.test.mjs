@@ -349,6 +349,9 @@ test(
       host: '127.0.0.1',
       onBug: (error) => bugs.push(error),
       defaultToolTimeoutMs: 2000,
+      // Fuzzed create_session frames make sessions of one origin by the dozen; the limits have tests of their own.
+      maxSessions: 100_000,
+      maxSessionsPerOrigin: 100_000,
     });
     t.after(async () => {
       for (const socket of sockets) socket.terminate();
