@@ -14,7 +14,7 @@ import { parseOriginPattern } from './security.js';
 import type { DevCoreOptions } from './server.js';
 
 export const USAGE =
-  'Usage: pedelec-dev [--port N] [--host 127.0.0.1] [--allow-remote] [--allow-origin URL…] ' +
+  'Usage: pedelec-dev [--port N] [--host 127.0.0.1] [--allow-remote] [--allow-origin URL…] [--allow-no-origin] ' +
   '[--agent scripted|operator|openai] [--base-url URL] [--model NAME] [--script FILE] [--serve DIR] [--approval auto|prompt|deny] ' +
   '[--strict-providers] [--protocol current|0.1] [--no-fragments] [--max-sessions N] [--session-idle-ms N] [--asset-quota-mb N]';
 
@@ -29,6 +29,8 @@ speaks today's protocol (as the current extension and Desktop do) unless --proto
   --allow-remote      allow a non-loopback --host (and accept it as a Host header)
   --allow-origin URL  also accept WebSocket clients from this origin (repeatable or comma-separated;
                       the port may be *). Always allowed: http://localhost:*, http://127.0.0.1:*
+  --allow-no-origin   also accept /bridge clients that send no Origin: local scripts (the core SDK
+                      in Node with ws), never browsers, which always send one
   --agent NAME        who answers: scripted (default), operator (you, in the inspector), openai
   --base-url URL      the openai agent's OpenAI-compatible API base (sets PEDELEC_DEV_BASE_URL),
                       e.g. http://127.0.0.1:11434/v1 for Ollama
@@ -102,6 +104,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
         'strict-providers': { type: 'boolean' },
         protocol: { type: 'string' },
         'no-fragments': { type: 'boolean' },
+        'allow-no-origin': { type: 'boolean' },
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
         'asset-quota-mb': { type: 'string' },
@@ -127,6 +130,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
     options.host = v.host;
   }
   if (v['allow-remote']) options.allowRemote = true;
+  if (v['allow-no-origin']) options.allowNoOrigin = true;
   if (v['allow-origin']) {
     const list = v['allow-origin']
       .flatMap((item) => item.split(','))

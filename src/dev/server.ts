@@ -1,7 +1,7 @@
 /**
  * `startDevCore(options)`: the development Core's HTTP + WebSocket server. It wires the pieces
  * together — bridge connections, sessions, agents, approvals, assets, the inspector and static files —
- * and owns the checks every request passes first (Host allow-list; Origin allow-list for the bridge).
+ * and owns the checks every request passes first (Host allow-list; the Origin rules of security.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { MessageLog } from './message-log.js';
 import { DEFAULT_PATTERN_BUDGET_MS, PatternChecks } from './pattern-check.js';
 import { protocolProfile, type ProtocolName } from './protocol.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from './registry.js';
-import { DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './security.js';
+import { checkOrigin, DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './security.js';
 import { staticHandler, type StaticHandler } from './static.js';
 
 export type DevCoreOptions = {
@@ -32,6 +32,11 @@ export type DevCoreOptions = {
   allowRemote?: boolean;
   /** Origins allowed on the bridge besides the defaults (`http://localhost:*`, `http://127.0.0.1:*`, its own). */
   allowOrigins?: readonly string[];
+  /**
+   * Accept `/bridge` (and `/tools`) clients that send no `Origin`: local scripts such as the core SDK
+   * in Node with `ws` (`--allow-no-origin`). Browsers always send one; without this, none is refused.
+   */
+  allowNoOrigin?: boolean;
   /** The agent serving sessions: `scripted` (default), `operator`, `openai`. */
   agent?: string;
   /** Rules for the scripted agent (see `loadScriptFile`). */
@@ -160,6 +165,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     );
   }
   const origins = new OriginAllowList([...DEFAULT_ORIGINS, ...(options.allowOrigins ?? [])]);
+  const originRules = { origins, allowNoOrigin: options.allowNoOrigin ?? false };
   const hosts = new HostAllowList(remote ? [host] : []);
   const approval = options.approval ?? 'auto';
   const strictProviders = options.strictProviders ?? false;
@@ -284,17 +290,14 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     if (closing) return refuseUpgrade(socket, 503, 'pedelec-dev is stopping');
     if (!hosts.allows(req.headers.host)) return refuseUpgrade(socket, 403, 'Host not allowed');
     const path = (req.url ?? '').split('?')[0];
-    if (path === '/bridge') {
-      const origin = req.headers.origin;
-      // Browsers always send Origin on a WebSocket upgrade; only local non-browser clients omit it.
-      if (origin !== undefined && !origins.allows(origin))
-        return refuseUpgrade(socket, 403, `Origin not allowed: ${origin}. Add it with --allow-origin.`);
-      bridgeSockets.handleUpgrade(
-        req,
-        socket,
-        head,
-        (ws: WebSocket) => void new BridgeConnection(ws, origin ?? null, bridgeDeps),
-      );
+    if (path === '/bridge' || path === '/tools') {
+      const decision = checkOrigin(path, req.headers, originRules);
+      if (!decision.allowed) return refuseUpgrade(socket, 403, decision.reason);
+      bridgeSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        // Reserved for the MCP page link (every-agent.md §4), which this version does not have yet.
+        if (path === '/tools') return ws.close(1008, 'pedelec-dev: /tools (the MCP page link) is not enabled');
+        void new BridgeConnection(ws, decision.origin, bridgeDeps);
+      });
       return;
     }
     if (path === '/inspector/socket') {

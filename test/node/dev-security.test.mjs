@@ -51,6 +51,62 @@ test('the bridge refuses WebSocket upgrades from origins not on the allow-list',
   }
 });
 
+test('finding 4: /bridge refuses an upgrade without Origin unless --allow-no-origin', async (t) => {
+  // Browsers always send Origin; only a local program omits it, and it is no page anyone approved.
+  const core = await startCore(t);
+  const refused = await tryUpgrade(core.bridgeUrl);
+  assert.equal(refused.opened, false);
+  assert.equal(refused.status, 403);
+  await stillServes(t, core);
+
+  const lenient = await startCore(t, { allowNoOrigin: true });
+  const accepted = await tryUpgrade(lenient.bridgeUrl);
+  assert.equal(accepted.opened, true);
+  accepted.socket.terminate();
+  // The flag admits no foreign origin.
+  assert.equal((await tryUpgrade(lenient.bridgeUrl, { origin: 'https://evil.example' })).status, 403);
+});
+
+test('the Origin rules, in one place: /bridge and /tools need an allowed Origin; /mcp also takes none', async () => {
+  const { checkOrigin, OriginAllowList, DEFAULT_ORIGINS } = await import('../../dist/dev/security.js');
+  const origins = new OriginAllowList([...DEFAULT_ORIGINS]);
+  const strict = { origins, allowNoOrigin: false };
+  const lenient = { origins, allowNoOrigin: true };
+  const none = {};
+  const page = { origin: 'http://localhost:5173' };
+  const foreign = { origin: 'https://evil.example' };
+  const empty = { origin: '' };
+  for (const path of ['/bridge', '/tools']) {
+    assert.deepEqual(checkOrigin(path, page, strict), { allowed: true, origin: 'http://localhost:5173' }, path);
+    assert.equal(checkOrigin(path, none, strict).allowed, false, path);
+    assert.match(checkOrigin(path, none, strict).reason, /--allow-no-origin/);
+    assert.deepEqual(checkOrigin(path, none, lenient), { allowed: true, origin: null }, path);
+    for (const rules of [strict, lenient]) {
+      assert.equal(checkOrigin(path, foreign, rules).allowed, false, path);
+      assert.equal(checkOrigin(path, empty, rules).allowed, false, path);
+      assert.equal(checkOrigin(path, { origin: 'null' }, rules).allowed, false, path);
+    }
+  }
+  for (const rules of [strict, lenient]) {
+    assert.deepEqual(checkOrigin('/mcp', none, rules), { allowed: true, origin: null });
+    assert.deepEqual(checkOrigin('/mcp', page, rules), { allowed: true, origin: 'http://localhost:5173' });
+    assert.equal(checkOrigin('/mcp', foreign, rules).allowed, false);
+    assert.match(checkOrigin('/mcp', foreign, rules).reason, /Origin not allowed: https:\/\/evil\.example/);
+  }
+});
+
+test('/tools is reserved: upgrades pass the same Origin rules, then close with 1008 (not enabled yet)', async (t) => {
+  const core = await startCore(t);
+  const toolsUrl = core.bridgeUrl.replace(/\/bridge$/, '/tools');
+  assert.equal((await tryUpgrade(toolsUrl)).status, 403, 'no Origin');
+  assert.equal((await tryUpgrade(toolsUrl, { origin: 'https://evil.example' })).status, 403);
+  const attempt = await tryUpgrade(toolsUrl, { origin: PAGE_ORIGIN });
+  assert.equal(attempt.opened, true);
+  const closed = await closeOf(attempt.socket);
+  assert.equal(closed.code, 1008);
+  assert.match(closed.reason, /not enabled/);
+});
+
 test('HTTP requests and upgrades with a non-loopback Host are refused (DNS rebinding)', async (t) => {
   const core = await startCore(t);
   for (const host of [

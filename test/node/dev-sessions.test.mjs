@@ -61,7 +61,7 @@ test('a persistent session survives its page and is resumed from the same origin
 });
 
 test('resume from another origin is refused with THREAD_ACCESS_DENIED and leaks nothing', async (t) => {
-  const core = await startCore(t);
+  const core = await startCore(t, { allowNoOrigin: true }); // for the client without Origin below
   const owner = await BridgeClient.open(t, core, { origin: 'http://localhost:4200' });
   const sessionId = await createSession(owner, { autoEndOnDisconnect: false });
 
