@@ -18,6 +18,7 @@ import { BridgeConnection } from './bridge.js';
 import { DevCoreError } from './errors.js';
 import { InspectorHub } from './inspector.js';
 import { MessageLog } from './message-log.js';
+import { DEFAULT_PARTIAL_FRAME_TIMEOUT_MS, watchPartialFrames } from './partial-frames.js';
 import { DEFAULT_PATTERN_BUDGET_MS, PatternChecks } from './pattern-check.js';
 import { protocolProfile, type ProtocolName } from './protocol.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from './registry.js';
@@ -75,6 +76,8 @@ export type DevCoreOptions = {
   approvalTimeoutMs?: number;
   defaultToolTimeoutMs?: number;
   maxFrameBytes?: number;
+  /** A WebSocket message not complete this long after it began closes its connection (30 000 ms). */
+  partialFrameTimeoutMs?: number;
   /** How long checking one call's args against a schema with a `pattern` may take (1 000 ms). */
   patternBudgetMs?: number;
 };
@@ -166,6 +169,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   }
   const origins = new OriginAllowList([...DEFAULT_ORIGINS, ...(options.allowOrigins ?? [])]);
   const originRules = { origins, allowNoOrigin: options.allowNoOrigin ?? false };
+  const partialFrameTimeoutMs = options.partialFrameTimeoutMs ?? DEFAULT_PARTIAL_FRAME_TIMEOUT_MS;
   const hosts = new HostAllowList(remote ? [host] : []);
   const approval = options.approval ?? 'auto';
   const strictProviders = options.strictProviders ?? false;
@@ -294,6 +298,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
       const decision = checkOrigin(path, req.headers, originRules);
       if (!decision.allowed) return refuseUpgrade(socket, 403, decision.reason);
       bridgeSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        watchPartialFrames(ws, socket, partialFrameTimeoutMs);
         // Reserved for the MCP page link (every-agent.md §4), which this version does not have yet.
         if (path === '/tools') return ws.close(1008, 'pedelec-dev: /tools (the MCP page link) is not enabled');
         void new BridgeConnection(ws, decision.origin, bridgeDeps);
@@ -301,7 +306,10 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
       return;
     }
     if (path === '/inspector/socket') {
-      inspectorSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => hub.accept(ws, req));
+      inspectorSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        watchPartialFrames(ws, socket, partialFrameTimeoutMs);
+        hub.accept(ws, req);
+      });
       return;
     }
     refuseUpgrade(socket, 404, 'No WebSocket endpoint here');

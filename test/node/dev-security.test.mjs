@@ -10,6 +10,7 @@ import {
   PAGE_ORIGIN,
   closeOf,
   createSession,
+  delay,
   rawHttp,
   skills,
   startCore,
@@ -105,6 +106,73 @@ test('/tools is reserved: upgrades pass the same Origin rules, then close with 1
   const closed = await closeOf(attempt.socket);
   assert.equal(closed.code, 1008);
   assert.match(closed.reason, /not enabled/);
+});
+
+/** A client frame (masked, as RFC 6455 requires of clients): `declared` may claim more payload than is given. */
+function clientFrame(payload, { fin = true, opcode = 1, declared = payload.length } = {}) {
+  const lengthBytes = declared < 126 ? [declared] : [126, declared >> 8, declared & 0xff];
+  const mask = [1, 2, 3, 4];
+  const body = Buffer.from(payload).map((byte, i) => byte ^ mask[i % 4]);
+  return Buffer.concat([
+    Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | lengthBytes[0], ...lengthBytes.slice(1), ...mask]),
+    body,
+  ]);
+}
+
+test('finding 4: a half-sent message closes its connection after the partial-frame timeout (1008)', async (t) => {
+  const core = await startCore(t, { partialFrameTimeoutMs: 500 });
+  const request = JSON.stringify({ channelId: 'c', requestId: 'r', type: 'get_approval_status' });
+  for (const [what, bytes] of [
+    ['a frame with part of its payload', clientFrame(request, { declared: 1000 }).subarray(0, 20)],
+    ['half a frame header', clientFrame(request, { declared: 1000 }).subarray(0, 3)],
+    ['a fragmented message without its last frame', clientFrame(request, { fin: false })],
+  ]) {
+    const page = await BridgeClient.open(t, core);
+    const started = Date.now();
+    page.socket._socket.write(bytes); // under ws, to send what no well-behaved client would
+    const closed = await closeOf(page.socket);
+    assert.equal(closed.code, 1008, what);
+    assert.match(closed.reason, /not completed within 500 ms/, what);
+    assert.ok(Date.now() - started >= 450, `${what}: closed after ${Date.now() - started} ms`);
+  }
+  await stillServes(t, core);
+
+  // Whole messages never are, however they are cut into chunks and however long the stream goes on:
+  // here every chunk ends in the middle of a message (the end of one and the start of the next).
+  const page = await BridgeClient.open(t, core);
+  const frames = Array.from({ length: 13 }, (_, i) =>
+    clientFrame(JSON.stringify({ channelId: 'c', requestId: `r${i}`, type: 'get_approval_status' })),
+  );
+  page.socket._socket.write(frames[0].subarray(0, 30));
+  for (let i = 0; i < 12; i++) {
+    await delay(100);
+    page.socket._socket.write(Buffer.concat([frames[i].subarray(30), frames[i + 1].subarray(0, 30)]));
+    await page.until((m) => m.requestId === `r${i}`);
+  }
+  page.socket._socket.write(frames[12].subarray(30));
+  await page.until((m) => m.requestId === 'r12');
+  assert.equal(page.socket.readyState, WebSocket.OPEN, 'open after 1.2 s of messages sent in halves');
+});
+
+test('the frame tracker knows where messages end, byte by byte', async () => {
+  const { FrameTracker } = await import('../../dist/dev/partial-frames.js');
+  const tracker = new FrameTracker();
+  const stream = Buffer.concat([
+    clientFrame('x'.repeat(300)), // 16-bit length
+    clientFrame('ab', { fin: false }),
+    clientFrame('', { opcode: 9 }), // a ping between fragments
+    clientFrame('cd', { opcode: 0 }),
+    clientFrame(''),
+  ]);
+  const ends = [];
+  for (let i = 0; i < stream.length; i++) {
+    tracker.feed(stream.subarray(i, i + 1));
+    if (!tracker.inMessage) ends.push(i + 1);
+  }
+  const first = clientFrame('x'.repeat(300)).length;
+  const fragments = clientFrame('ab').length + clientFrame('', { opcode: 9 }).length + clientFrame('cd').length;
+  assert.deepEqual(ends, [first, first + fragments, stream.length]);
+  assert.equal(tracker.messagesEnded, 3);
 });
 
 test('HTTP requests and upgrades with a non-loopback Host are refused (DNS rebinding)', async (t) => {
