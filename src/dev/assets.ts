@@ -24,6 +24,9 @@ import { pipeline } from 'node:stream/promises';
 import { DevCoreError } from './errors.js';
 
 export const MAX_ASSET_BYTES = 100 * 1024 * 1024;
+/** Where the asset URLs live: `/_pedelec/assets/(upload|download)/<id>` (under the server's reserved prefix). */
+export const ASSET_URL_PREFIX = '/_pedelec/assets/';
+const ASSET_URL = /^\/_pedelec\/assets\/(upload|download)\/([0-9a-f-]{36})$/;
 /** All sessions' files together (`--asset-quota-mb`, default 1 024). */
 export const DEFAULT_ASSET_QUOTA_BYTES = 1024 * 1024 * 1024;
 /** Unused, unexpired tickets one session may hold; one more is `ASSET_TICKET_LIMIT_REACHED`. */
@@ -210,7 +213,7 @@ export class AssetStore {
     });
     return {
       uploadId: ticket.id,
-      uploadUrl: `${this.options.baseUrl()}/assets/upload/${ticket.id}`,
+      uploadUrl: `${this.options.baseUrl()}${ASSET_URL_PREFIX}upload/${ticket.id}`,
       token: ticket.token.toString('hex'),
     };
   }
@@ -276,7 +279,7 @@ export class AssetStore {
     const mimeType = this.files.get(sessionId)?.get(path)?.mimeType ?? 'application/octet-stream';
     const ticket = this.issue('download', sessionId, path, file.size, mimeType);
     return {
-      downloadUrl: `${this.options.baseUrl()}/assets/download/${ticket.id}`,
+      downloadUrl: `${this.options.baseUrl()}${ASSET_URL_PREFIX}download/${ticket.id}`,
       token: ticket.token.toString('hex'),
       name: assetName(path),
       mimeType,
@@ -410,9 +413,9 @@ export class AssetStore {
 
   // ───────────────────────────── HTTP ─────────────────────────────
 
-  /** Serves `/assets/{upload,download}/<id>`; `rawPath` has no query. */
+  /** Serves `/_pedelec/assets/{upload,download}/<id>`; `rawPath` has no query. */
   async handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams): Promise<void> {
-    const match = /^\/assets\/(upload|download)\/([0-9a-f-]{36})$/.exec(rawPath);
+    const match = ASSET_URL.exec(rawPath);
     const origin = req.headers.origin;
     const allowed = origin !== undefined && this.options.originAllowed(origin);
     const cors: Record<string, string> = allowed

@@ -42,7 +42,7 @@ export type DevCoreOptions = {
   agent?: string;
   /** Rules for the scripted agent (see `loadScriptFile`). */
   script?: ScriptRules;
-  /** A folder served at `/` (the demo pages for `npm start`). */
+  /** A folder served at `/`, every path but the endpoints and `/_pedelec/…` (the demo pages for `npm start`). */
   serveDir?: string;
   approval?: ApprovalMode;
   strictProviders?: boolean;
@@ -96,6 +96,12 @@ export type DevCore = {
 };
 
 export const DEFAULT_PORT = 7717;
+/**
+ * Everything pedelec-dev serves besides its three endpoints (`/bridge`, `/tools`, `/mcp`) is under
+ * this prefix — the kit (`cdn/`, `dist/`), the inspector, the asset URLs — so that every other path is
+ * the developer's own, from `--serve DIR`, whole: a Vite `dist/` with its `assets/` serves as built.
+ */
+export const RESERVED_PREFIX = '/_pedelec/';
 /** A frame above this closes the connection with 1009 (dev-core.md). */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -237,11 +243,12 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   const bridgeSockets = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? MAX_FRAME_BYTES });
   const inspectorSockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
 
-  const mounts: Array<[prefix: string, handler: StaticHandler]> = [
+  // The kit's own files, under the reserved prefix; the developer's site (--serve DIR) gets every other path.
+  const kitMounts: Array<[prefix: string, handler: StaticHandler]> = [
     ['/cdn/', staticHandler(`${packageRoot}cdn`)],
     ['/dist/', staticHandler(`${packageRoot}dist`)],
   ];
-  if (options.serveDir !== undefined) mounts.push(['/', staticHandler(options.serveDir)]);
+  const site = options.serveDir === undefined ? null : staticHandler(options.serveDir);
   const inspectorFiles = staticHandler(inspectorPage, { 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' });
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -253,28 +260,46 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     const path = q < 0 ? raw : raw.slice(0, q);
     const query = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
 
-    if (path.startsWith('/assets/')) return assets.handle(req, res, path, query);
-    if (path === '/bridge' || path === '/inspector/socket') return plain(res, 426, 'This is a WebSocket endpoint.');
-    if (path === '/inspector' || path.startsWith('/inspector/')) {
+    // The three endpoints (dev-core.md): /bridge and /tools answer only WebSocket upgrades.
+    if (path === '/bridge' || path === '/tools') return plain(res, 426, 'This is a WebSocket endpoint.');
+    if (path === '/mcp') return plain(res, 404, 'pedelec-dev serves no MCP endpoint yet: /mcp is reserved for it.');
+    if (path === '/_pedelec' || path.startsWith(RESERVED_PREFIX)) return onReserved(req, res, path, query);
+    if (site) return site(req, res, path, '/');
+    if (path === '/') {
+      return plain(
+        res,
+        200,
+        `pedelec-dev ${packageVersion()} is running.\nBridge: ${baseUrl.replace(/^http/, 'ws')}/bridge\n` +
+          `Kit: ${baseUrl}${RESERVED_PREFIX}cdn/pedelec-elements.js\n` +
+          'Open the inspector through the URL printed in the terminal. Pass --serve DIR to serve your pages here.\n',
+      );
+    }
+    return plain(res, 404, 'Not found');
+  }
+
+  /** What pedelec-dev serves itself, under `/_pedelec/`: assets, the inspector, the kit's files. */
+  async function onReserved(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+  ): Promise<void> {
+    const sub = path.slice(RESERVED_PREFIX.length - 1); // `/_pedelec/cdn/x.js` → `/cdn/x.js`
+    if (sub.startsWith('/assets/')) return assets.handle(req, res, path, query);
+    if (sub === '/inspector/socket') return plain(res, 426, 'This is a WebSocket endpoint.');
+    if (sub === '/inspector' || sub.startsWith('/inspector/')) {
       // The page and its script come from this origin only; the socket goes back to the same host.
       res.setHeader(
         'Content-Security-Policy',
         `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self' ws://${req.headers.host}; ` +
           `base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
       );
-      const sub = path === '/inspector' || path === '/inspector/' ? '/index.html' : path.slice('/inspector'.length);
-      return inspectorFiles(req, res, sub, '/inspector/');
+      const file = sub === '/inspector' || sub === '/inspector/' ? '/index.html' : sub.slice('/inspector'.length);
+      return inspectorFiles(req, res, file, `${RESERVED_PREFIX}inspector/`);
     }
-    for (const [prefix, handler] of mounts) {
-      if (path.startsWith(prefix)) return handler(req, res, path.slice(prefix.length - 1), prefix);
-    }
-    if (path === '/') {
-      return plain(
-        res,
-        200,
-        `pedelec-dev ${packageVersion()} is running.\nBridge: ${baseUrl.replace(/^http/, 'ws')}/bridge\nKit: ${baseUrl}/cdn/pedelec-elements.js\n` +
-          'Open the inspector through the URL printed in the terminal. Pass --serve DIR to serve your pages here.\n',
-      );
+    for (const [prefix, handler] of kitMounts) {
+      if (sub.startsWith(prefix))
+        return handler(req, res, sub.slice(prefix.length - 1), `${RESERVED_PREFIX}${prefix.slice(1)}`);
     }
     return plain(res, 404, 'Not found');
   }
@@ -305,7 +330,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
       });
       return;
     }
-    if (path === '/inspector/socket') {
+    if (path === `${RESERVED_PREFIX}inspector/socket`) {
       inspectorSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
         watchPartialFrames(ws, socket, partialFrameTimeoutMs);
         hub.accept(ws, req);
@@ -373,7 +398,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     port: actualPort,
     host,
     bridgeUrl: `${baseUrl.replace(/^http/, 'ws')}/bridge`,
-    inspectorUrl: `${baseUrl}/inspector#token=${inspectorToken}`,
+    inspectorUrl: `${baseUrl}${RESERVED_PREFIX}inspector#token=${inspectorToken}`,
     inspectorToken,
     close,
   };

@@ -40,7 +40,7 @@ test('upload, list and read back an asset through one-time tickets', async (t) =
   const { ticket, response } = await upload(page, sessionId, { targetPath: '/docs/notes.txt' });
   assert.match(ticket.uploadId, /^[0-9a-f-]{36}$/);
   assert.match(ticket.token, /^[0-9a-f]{32}$/, '128 random bits');
-  assert.ok(ticket.uploadUrl.startsWith(`${core.url}/assets/upload/`), 'a loopback URL');
+  assert.ok(ticket.uploadUrl.startsWith(`${core.url}/_pedelec/assets/upload/`), 'a loopback URL');
   assert.equal(response.status, 201);
   const stored = await response.json();
   assert.equal(stored.path, '/docs/notes.txt');

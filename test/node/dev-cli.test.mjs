@@ -62,7 +62,7 @@ test('--port 0 picks a free port and prints the page, bridge and inspector URLs;
   const port = Number(new URL(urls.bridgeUrl).port);
   assert.ok(port > 0 && port !== 7717);
   assert.equal(urls.bridgeUrl, `ws://127.0.0.1:${port}/bridge`);
-  assert.match(urls.inspectorUrl, new RegExp(`^http://127\\.0\\.0\\.1:${port}/inspector#token=[0-9a-f]{32}$`));
+  assert.match(urls.inspectorUrl, new RegExp(`^http://127\\.0\\.0\\.1:${port}/_pedelec/inspector#token=[0-9a-f]{32}$`));
   assert.equal(urls.pageUrl, `http://127.0.0.1:${port}/`);
 
   const page = await BridgeClient.open(t, { bridgeUrl: urls.bridgeUrl });

@@ -310,9 +310,12 @@ const closed = (socket) =>
 
 /** Live sessions, read through the inspector's `hello` (the server's only session listing). */
 async function liveSessions(core) {
-  const socket = new WebSocket(`${core.url.replace(/^http/, 'ws')}/inspector/socket?token=${core.inspectorToken}`, {
-    origin: core.url,
-  });
+  const socket = new WebSocket(
+    `${core.url.replace(/^http/, 'ws')}/_pedelec/inspector/socket?token=${core.inspectorToken}`,
+    {
+      origin: core.url,
+    },
+  );
   socket.on('error', () => {});
   try {
     const hello = await new Promise((resolve, reject) => {

@@ -183,10 +183,10 @@ test('HTTP requests and upgrades with a non-loopback Host are refused (DNS rebin
     `192.168.1.10:${core.port}`,
     `localhost.evil.example:${core.port}`,
   ]) {
-    const response = await rawHttp(core, '/inspector', { headers: { Host: host } });
+    const response = await rawHttp(core, '/_pedelec/inspector', { headers: { Host: host } });
     assert.equal(response.status, 403, host);
   }
-  const noHost = await rawHttp(core, '/inspector', { headers: { Host: null } });
+  const noHost = await rawHttp(core, '/_pedelec/inspector', { headers: { Host: null } });
   assert.ok([400, 403].includes(noHost.status), `no Host: ${noHost.status}`);
   const upgrade = await tryUpgrade(core.bridgeUrl, {
     origin: PAGE_ORIGIN,
@@ -249,9 +249,11 @@ test('static serving cannot leave its folder: .., %2e%2e, encoded slashes, symli
     '/%2eenv',
     '/.git/config',
     '/sub/../.env',
-    '/cdn/../package.json',
-    '/dist/%2e%2e/package.json',
-    '/inspector/../../package.json',
+    '/_pedelec/cdn/../../package.json',
+    '/_pedelec/dist/%2e%2e/package.json',
+    '/_pedelec/dist/%2e%2e/%2e%2e/package.json',
+    '/_pedelec/inspector/../../../package.json',
+    '/_pedelec/inspector/%2e%2e/%2e%2e/%2e%2e/package.json',
     '/%00',
     '/%zz',
   ];
@@ -266,20 +268,68 @@ test('static serving cannot leave its folder: .., %2e%2e, encoded slashes, symli
   await stillServes(t, core);
 });
 
-test('the built kit is served at /cdn/ and /dist/ for demo pages', async (t) => {
+test('the kit is served under /_pedelec/ (cdn/, dist/), and only there', async (t) => {
   const core = await startCore(t);
-  const cdn = await rawHttp(core, '/cdn/pedelec-elements.js');
+  const cdn = await rawHttp(core, '/_pedelec/cdn/pedelec-elements.js');
   assert.equal(cdn.status, 200);
   assert.match(cdn.headers['content-type'], /javascript/);
-  assert.equal((await rawHttp(core, '/dist/index.js')).status, 200);
-  assert.equal((await rawHttp(core, '/cdn/nope.js')).status, 404);
+  assert.equal((await rawHttp(core, '/_pedelec/dist/index.js')).status, 200);
+  assert.equal((await rawHttp(core, '/_pedelec/cdn/nope.js')).status, 404);
+  for (const path of [
+    '/cdn/pedelec-elements.js',
+    '/dist/index.js',
+    '/inspector',
+    '/_pedelec',
+    '/_pedelec/',
+    '/_pedelec/x',
+  ]) {
+    assert.equal((await rawHttp(core, path)).status, 404, path);
+  }
   const landing = await rawHttp(core, '/');
   assert.match(landing.body, /pedelec-dev .* is running/);
+  assert.match(landing.body, /Kit: http:\/\/127\.0\.0\.1:\d+\/_pedelec\/cdn\/pedelec-elements\.js/);
+});
+
+test("finding 3: --serve DIR serves every path but the endpoints and /_pedelec/, Vite's assets/ included", async (t) => {
+  const site = await mkdtemp(join(tmpdir(), 'pedelec-dev-site-'));
+  t.after(() => rm(site, { recursive: true, force: true }));
+  // What `vite build` writes (index.html + assets/), plus folders named like the Core's old routes.
+  const files = {
+    'index.html': '<script type="module" src="/assets/index-abc123.js"></script>',
+    'assets/index-abc123.js': 'console.log("app")',
+    'assets/upload/x.txt': 'not an asset upload',
+    'cdn/lib.js': 'export const lib = 1;',
+    'dist/app.js': 'export const app = 1;',
+    'inspector/index.html': '<h1>my inspector page</h1>',
+    'inspector.html': '<h1>my other page</h1>',
+    '_pedelec/cdn/pedelec-elements.js': 'SHADOWED',
+    'bridge/index.html': '<h1>a folder named bridge</h1>',
+  };
+  for (const [name, body] of Object.entries(files)) {
+    await mkdir(join(site, name, '..'), { recursive: true });
+    await writeFile(join(site, name), body);
+  }
+  const core = await startCore(t, { serveDir: site });
+  for (const name of Object.keys(files).filter((name) => !name.startsWith('_pedelec/'))) {
+    const response = await rawHttp(core, `/${name}`);
+    assert.equal(response.status, 200, name);
+    assert.equal(response.body, files[name], name);
+  }
+  assert.equal((await rawHttp(core, '/')).body, files['index.html']);
+  assert.equal((await rawHttp(core, '/inspector/')).body, files['inspector/index.html']);
+  // The Core's own: the endpoints, and /_pedelec/ (the kit, not the folder of that name).
+  assert.equal((await rawHttp(core, '/bridge')).status, 426);
+  assert.equal((await rawHttp(core, '/tools')).status, 426);
+  assert.equal((await rawHttp(core, '/mcp')).status, 404);
+  const kit = await rawHttp(core, '/_pedelec/cdn/pedelec-elements.js');
+  assert.equal(kit.status, 200);
+  assert.notEqual(kit.body, 'SHADOWED');
+  assert.equal((await rawHttp(core, '/_pedelec/inspector')).status, 200);
 });
 
 test('the inspector socket needs the server origin and the token; anything else is closed with 1008', async (t) => {
   const core = await startCore(t, { inspectorToken: 'a'.repeat(32) });
-  const socketUrl = `ws://127.0.0.1:${core.port}/inspector/socket`;
+  const socketUrl = `ws://127.0.0.1:${core.port}/_pedelec/inspector/socket`;
   const refused = [
     [`${socketUrl}`, core.url],
     [`${socketUrl}?token=${'b'.repeat(32)}`, core.url],
@@ -301,7 +351,7 @@ test('the inspector socket needs the server origin and the token; anything else 
     socket.once('close', (code) => reject(new Error(`closed ${code}`)));
   });
   assert.equal(hello.type, 'hello');
-  assert.ok(core.inspectorUrl.endsWith(`/inspector#token=${'a'.repeat(32)}`));
+  assert.ok(core.inspectorUrl.endsWith(`/_pedelec/inspector#token=${'a'.repeat(32)}`));
 });
 
 test('an oversized frame closes that connection with 1009; the server survives', async (t) => {
