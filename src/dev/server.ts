@@ -138,6 +138,19 @@ function refuseUpgrade(socket: Duplex, status: number, text: string): void {
   );
 }
 
+/**
+ * The answers to one incoming chunk of a page's frames go out in one write: a page that sends a
+ * hundred requests at once got a hundred system calls, one per answer, on the thread every other page
+ * waits for. The socket is corked before ws reads the chunk (so this listener goes first) and uncorked
+ * once that chunk's synchronous work is done.
+ */
+function batchWrites(socket: Duplex): void {
+  socket.prependListener('data', () => {
+    socket.cork();
+    process.nextTick(() => socket.uncork());
+  });
+}
+
 /** `::1` → `[::1]`; the wildcard addresses are reached through loopback. */
 function urlHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
@@ -324,6 +337,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
       if (!decision.allowed) return refuseUpgrade(socket, 403, decision.reason);
       bridgeSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
         watchPartialFrames(ws, socket, partialFrameTimeoutMs);
+        batchWrites(socket);
         // Reserved for the MCP page link (every-agent.md §4), which this version does not have yet.
         if (path === '/tools') return ws.close(1008, 'pedelec-dev: /tools (the MCP page link) is not enabled');
         void new BridgeConnection(ws, decision.origin, bridgeDeps);

@@ -3,7 +3,7 @@
 // tests sit with their topics: dev-scripted, dev-assets, dev-sessions, dev-security).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BridgeClient, chatText, createSession, startCoreChild } from './dev-helpers.mjs';
+import { BridgeClient, chatText, createSession, delay, startCore, startCoreChild } from './dev-helpers.mjs';
 
 /** Sends `get_approval_status` from `page` and resolves with the round trip in ms. */
 async function roundTrip(page) {
@@ -65,4 +65,20 @@ test('finding 1: a catastrophic pattern reached through /call is stopped by its 
   reply = chatText(await attacker.turnEnd(sessionId, from));
   assert.match(reply, /word returned \{"ok":true\}/);
   assert.equal(core.exit, null, 'the Core is still running');
+});
+
+test('a burst of 5 000 requests from one page does not hold up another page: each connection takes its turn', async (t) => {
+  const core = await startCore(t);
+  const flooder = await BridgeClient.open(t, core);
+  const other = await BridgeClient.open(t, core);
+  for (let i = 0; i < 5000; i++) {
+    flooder.sendRaw({ channelId: 'c', requestId: `flood_${i}`, type: 'get_approval_status' });
+  }
+  await delay(5); // the burst is on its way
+  const answer = other.request('get_approval_status');
+  await answer;
+  // Counted, not timed: the other page's answer came long before the burst's last one.
+  const floodAnswered = flooder.messages.length;
+  assert.ok(floodAnswered < 2500, `the other page waited for ${floodAnswered} of the 5 000`);
+  await flooder.until((m) => m.requestId === 'flood_4999', { timeout: 20_000 });
 });
