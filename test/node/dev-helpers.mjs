@@ -248,7 +248,8 @@ export async function twoPages(t) {
 /**
  * Starts a Core in a child process with a small heap (`--max-old-space-size=heapMb`), for tests that
  * try to exhaust it: such a test must not take the test runner down with it. Resolves with the Core's
- * `url`, `bridgeUrl` and `port`, `memory()` (the largest heap and RSS it reported so far, in MiB) and
+ * `url`, `bridgeUrl` and `port`, `memory()` (the largest heap and RSS it reported so far, in MiB),
+ * `maxLoopDelayMs()` (the longest its thread was busy at a stretch), `reports()` and
  * `exit` (null while it runs, else its exit code or signal and its stderr). Stopped in teardown.
  */
 export async function startCoreChild(t, options = {}, { heapMb = 64 } = {}) {
@@ -261,7 +262,7 @@ export async function startCoreChild(t, options = {}, { heapMb = 64 } = {}) {
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const state = { exit: null, stderr: '', maxHeapMb: 0, maxRssMb: 0 };
+  const state = { exit: null, stderr: '', maxHeapMb: 0, maxRssMb: 0, maxLoopDelayMs: 0, reports: [] };
   child.stderr.on('data', (chunk) => (state.stderr = (state.stderr + chunk).slice(-4000)));
   const exited = new Promise((resolve) =>
     child.once('exit', (code, signal) => {
@@ -291,6 +292,8 @@ export async function startCoreChild(t, options = {}, { heapMb = 64 } = {}) {
         } else {
           state.maxHeapMb = Math.max(state.maxHeapMb, line.heapUsed / 2 ** 20);
           state.maxRssMb = Math.max(state.maxRssMb, line.rss / 2 ** 20);
+          state.maxLoopDelayMs = Math.max(state.maxLoopDelayMs, line.loopDelayMs);
+          state.reports.push(line);
         }
       }
     });
@@ -298,6 +301,10 @@ export async function startCoreChild(t, options = {}, { heapMb = 64 } = {}) {
   return {
     ...address,
     memory: () => ({ maxHeapMb: state.maxHeapMb, maxRssMb: state.maxRssMb }),
+    /** The longest stretch the Core's thread was busy (its event loop's delay), in ms. */
+    maxLoopDelayMs: () => state.maxLoopDelayMs,
+    /** Every report so far: `{ heapUsed, rss, loopDelayMs, at }`. */
+    reports: () => state.reports,
     get exit() {
       return state.exit;
     },
