@@ -36,7 +36,8 @@ speaks today's protocol (as the current extension and Desktop do) unless --proto
                       e.g. http://127.0.0.1:11434/v1 for Ollama
   --model NAME        the openai agent's model (sets PEDELEC_DEV_MODEL)
   --script FILE       JSON rules for the scripted agent ({"rules":[{"match":{"regex":…},"steps":[…]}]})
-  --serve DIR         serve DIR at / (npm start serves demo/)
+  --serve DIR         serve DIR at /: every path but /bridge, /tools, /mcp and /_pedelec/… (where
+                      pedelec-dev serves the kit and the inspector); npm start serves demo/
   --approval MODE     auto (default): allowed origins are approved; prompt: the inspector asks; deny
   --strict-providers  refuse provider codes other than scripted, operator, openai
   --protocol P        current (default): today's Pedelec protocol (session_snapshot, chat_message,
