@@ -14,9 +14,9 @@ import { parseOriginPattern } from './security.js';
 import type { DevCoreOptions } from './server.js';
 
 export const USAGE =
-  'Usage: pedelec-dev [--port N] [--host 127.0.0.1] [--allow-remote] [--allow-origin URL…] ' +
+  'Usage: pedelec-dev [--port N] [--host 127.0.0.1] [--allow-remote] [--allow-origin URL…] [--allow-no-origin] ' +
   '[--agent scripted|operator|openai] [--base-url URL] [--model NAME] [--script FILE] [--serve DIR] [--approval auto|prompt|deny] ' +
-  '[--strict-providers] [--protocol current|0.1] [--no-fragments]';
+  '[--strict-providers] [--protocol current|0.1] [--no-fragments] [--max-sessions N] [--session-idle-ms N] [--asset-quota-mb N]';
 
 export const HELP = `${USAGE}
 
@@ -29,18 +29,24 @@ speaks today's protocol (as the current extension and Desktop do) unless --proto
   --allow-remote      allow a non-loopback --host (and accept it as a Host header)
   --allow-origin URL  also accept WebSocket clients from this origin (repeatable or comma-separated;
                       the port may be *). Always allowed: http://localhost:*, http://127.0.0.1:*
+  --allow-no-origin   also accept /bridge clients that send no Origin: local scripts (the core SDK
+                      in Node with ws), never browsers, which always send one
   --agent NAME        who answers: scripted (default), operator (you, in the inspector), openai
   --base-url URL      the openai agent's OpenAI-compatible API base (sets PEDELEC_DEV_BASE_URL),
                       e.g. http://127.0.0.1:11434/v1 for Ollama
   --model NAME        the openai agent's model (sets PEDELEC_DEV_MODEL)
   --script FILE       JSON rules for the scripted agent ({"rules":[{"match":{"regex":…},"steps":[…]}]})
-  --serve DIR         serve DIR at / (npm start serves demo/)
+  --serve DIR         serve DIR at /: every path but /bridge, /tools, /mcp and /_pedelec/… (where
+                      pedelec-dev serves the kit and the inspector); npm start serves demo/
   --approval MODE     auto (default): allowed origins are approved; prompt: the inspector asks; deny
   --strict-providers  refuse provider codes other than scripted, operator, openai
   --protocol P        current (default): today's Pedelec protocol (session_snapshot, chat_message,
                       operation_completed, operationId on turn events); 0.1: the SDK 0.1 protocol
   --no-fragments      replies come as whole chat_message events only, no chat_delta (a provider that
                       does not stream); needs --protocol current
+  --max-sessions N    at most N live sessions in all (default 200), a tenth of that per origin (20)
+  --session-idle-ms N end a session left with no page for N ms (default 600000; resumable until then)
+  --asset-quota-mb N  all sessions' assets together, at most N MiB on disk (default 1024)
   -h, --help          show this help
   -v, --version       print the version
 
@@ -52,6 +58,14 @@ export type CliCommand = { kind: 'help' } | { kind: 'version' } | { kind: 'start
 
 function fail(message: string): never {
   throw new DevCoreError('INVALID_OPTION', `${message}\n${USAGE}`);
+}
+
+/** A whole number from 1 to `max`, or a clear error naming the flag. */
+function positiveInteger(flag: string, text: string, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > max)
+    fail(`${flag} ${text}: expected a whole number from 1 to ${max}`);
+  return value;
 }
 
 /** `--allow-origin A B` (the documented `URL…` form) → `--allow-origin A --allow-origin B`. */
@@ -91,6 +105,10 @@ export function parseCli(argv: readonly string[]): CliCommand {
         'strict-providers': { type: 'boolean' },
         protocol: { type: 'string' },
         'no-fragments': { type: 'boolean' },
+        'allow-no-origin': { type: 'boolean' },
+        'max-sessions': { type: 'string' },
+        'session-idle-ms': { type: 'string' },
+        'asset-quota-mb': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -113,6 +131,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
     options.host = v.host;
   }
   if (v['allow-remote']) options.allowRemote = true;
+  if (v['allow-no-origin']) options.allowNoOrigin = true;
   if (v['allow-origin']) {
     const list = v['allow-origin']
       .flatMap((item) => item.split(','))
@@ -174,5 +193,11 @@ export function parseCli(argv: readonly string[]): CliCommand {
       fail('--no-fragments needs --protocol current: a 0.1 page sees a reply only through its chat_delta fragments');
     options.fragments = false;
   }
+  if (v['max-sessions'] !== undefined)
+    options.maxSessions = positiveInteger('--max-sessions', v['max-sessions'], 100_000);
+  if (v['session-idle-ms'] !== undefined)
+    options.sessionIdleMs = positiveInteger('--session-idle-ms', v['session-idle-ms'], 2_147_483_647);
+  if (v['asset-quota-mb'] !== undefined)
+    options.assetQuotaBytes = positiveInteger('--asset-quota-mb', v['asset-quota-mb'], 1_048_576) * 1024 * 1024;
   return { kind: 'start', options };
 }

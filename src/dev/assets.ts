@@ -8,6 +8,11 @@
  * credentials. `?token=` is accepted too, so a download URL can be used as a plain link.
  * Downloads are attachments with `nosniff` and a sandbox CSP: a file can never run as a page of this
  * server's origin (the origin that holds the inspector).
+ *
+ * Nothing a page does here costs more than it asks for, and what it can ask for is capped: at most
+ * {@link MAX_TICKETS_PER_SESSION} unused tickets per session, expired tickets swept once per
+ * {@link SWEEP_INTERVAL_MS} (not at every request: a flood of tickets made that quadratic), and a total
+ * quota over every session's files, in which an upload's declared size is reserved from its ticket on.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -19,6 +24,19 @@ import { pipeline } from 'node:stream/promises';
 import { DevCoreError } from './errors.js';
 
 export const MAX_ASSET_BYTES = 100 * 1024 * 1024;
+/** Where the asset URLs live: `/_pedelec/assets/(upload|download)/<id>` (under the server's reserved prefix). */
+export const ASSET_URL_PREFIX = '/_pedelec/assets/';
+const ASSET_URL = /^\/_pedelec\/assets\/(upload|download)\/([0-9a-f-]{36})$/;
+/** All sessions' files together (`--asset-quota-mb`, default 1 024). */
+export const DEFAULT_ASSET_QUOTA_BYTES = 1024 * 1024 * 1024;
+/** Unused, unexpired tickets one session may hold; one more is `ASSET_TICKET_LIMIT_REACHED`. */
+export const MAX_TICKETS_PER_SESSION = 128;
+/** Expired tickets are forgotten at most this often. */
+const SWEEP_INTERVAL_MS = 1000;
+/** A file counts at least this much against the quota (a disk block): empty files are not free. */
+const MIN_FILE_CHARGE = 4096;
+
+const chargeOf = (sizeBytes: number) => Math.max(sizeBytes, MIN_FILE_CHARGE);
 
 export type AssetEntry = { name: string; path: string; sizeBytes: number; modifiedAt: number };
 
@@ -31,12 +49,21 @@ type Ticket = {
   expiresAt: number;
   sizeBytes: number;
   mimeType: string;
+  /** Bytes of the quota this ticket holds (an upload's charge, until it is stored or fails). */
+  reserved: number;
 };
+
+/** What the store remembers of a stored file: its charge against the quota and its declared type. */
+type StoredFile = { charge: number; mimeType: string };
 
 export type AssetOptions = {
   /** How long a ticket stays valid (60 s; tests shorten it). */
   ttlMs: number;
   maxBytes: number;
+  /** All sessions' files together, in bytes ({@link DEFAULT_ASSET_QUOTA_BYTES}). */
+  quotaBytes?: number;
+  /** {@link MAX_TICKETS_PER_SESSION} unless a test says otherwise. */
+  maxTicketsPerSession?: number;
   /** `http://127.0.0.1:<port>`: known only once the server listens. */
   baseUrl(): string;
   /** May this origin read the answer (CORS)? */
@@ -94,10 +121,22 @@ function tokenFrom(req: IncomingMessage, query: URLSearchParams): string | null 
 export class AssetStore {
   private root: Promise<string> | null = null;
   private readonly tickets = new Map<string, Ticket>();
-  /** The type each uploaded file was declared with, so a download can report it. */
-  private readonly mimeTypes = new Map<string, string>();
+  /** The same tickets by session, so a session's count and its end cost only its own tickets. */
+  private readonly ticketsBySession = new Map<string, Set<Ticket>>();
+  private lastSweep = 0;
+  /** Each session's stored files (written by this store, so the list is complete). */
+  private readonly files = new Map<string, Map<string, StoredFile>>();
+  /** The sum of every stored file's charge. */
+  private storedBytes = 0;
+  /** The sum of every reservation: upload tickets not used yet, uploads and artifacts being written. */
+  private reservedBytes = 0;
+  private readonly quotaBytes: number;
+  private readonly maxTicketsPerSession: number;
 
-  constructor(private readonly options: AssetOptions) {}
+  constructor(private readonly options: AssetOptions) {
+    this.quotaBytes = options.quotaBytes ?? DEFAULT_ASSET_QUOTA_BYTES;
+    this.maxTicketsPerSession = options.maxTicketsPerSession ?? MAX_TICKETS_PER_SESSION;
+  }
 
   private base(): Promise<string> {
     this.root ??= mkdtemp(join(tmpdir(), 'pedelec-dev-'));
@@ -169,10 +208,12 @@ export class AssetStore {
     const path = targetPath === undefined ? `/${filename}` : targetPath;
     if (!isAssetPath(path))
       throw new DevCoreError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path });
-    const ticket = this.issue('upload', sessionId, path, sizeBytes as number, mimeType || 'application/octet-stream');
+    const ticket = this.issue('upload', sessionId, path, sizeBytes as number, mimeType || 'application/octet-stream', {
+      reserve: chargeOf(sizeBytes as number),
+    });
     return {
       uploadId: ticket.id,
-      uploadUrl: `${this.options.baseUrl()}/assets/upload/${ticket.id}`,
+      uploadUrl: `${this.options.baseUrl()}${ASSET_URL_PREFIX}upload/${ticket.id}`,
       token: ticket.token.toString('hex'),
     };
   }
@@ -195,6 +236,16 @@ export class AssetStore {
       throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string of printable ASCII (a Content-Type)');
     if (!this.options.sessionAlive(sessionId))
       throw new DevCoreError('SESSION_ENDED', 'The session has ended', { sessionId });
+    const reservation = { reserved: 0 };
+    this.reserve(reservation, chargeOf(content.length), content.length);
+    try {
+      return await this.storeFile(sessionId, path, content, mimeType);
+    } finally {
+      this.release(reservation);
+    }
+  }
+
+  private async storeFile(sessionId: string, path: string, content: Buffer, mimeType: string): Promise<AssetEntry> {
     const target = await this.fileOf(sessionId, path);
     const partial = join(await this.base(), 'partial', randomUUID());
     try {
@@ -216,8 +267,8 @@ export class AssetStore {
       await this.dropSession(sessionId);
       throw new DevCoreError('SESSION_ENDED', 'The session has ended', { sessionId });
     }
-    this.mimeTypes.set(`${sessionId}\u0000${path}`, mimeType);
     const info = await stat(target);
+    this.recordFile(sessionId, path, info.size, mimeType);
     return { name: assetName(path), path, sizeBytes: info.size, modifiedAt: Math.floor(info.mtimeMs) };
   }
 
@@ -225,10 +276,10 @@ export class AssetStore {
     if (!isAssetPath(path)) throw new DevCoreError('ASSET_PATH_INVALID', 'path is not a valid asset path', { path });
     const file = await this.existingFile(sessionId, path);
     if (!file) throw new DevCoreError('ASSET_NOT_FOUND', `No asset at ${path}`, { path });
-    const mimeType = this.mimeTypes.get(`${sessionId}\u0000${path}`) ?? 'application/octet-stream';
+    const mimeType = this.files.get(sessionId)?.get(path)?.mimeType ?? 'application/octet-stream';
     const ticket = this.issue('download', sessionId, path, file.size, mimeType);
     return {
-      downloadUrl: `${this.options.baseUrl()}/assets/download/${ticket.id}`,
+      downloadUrl: `${this.options.baseUrl()}${ASSET_URL_PREFIX}download/${ticket.id}`,
       token: ticket.token.toString('hex'),
       name: assetName(path),
       mimeType,
@@ -253,8 +304,23 @@ export class AssetStore {
     }
   }
 
-  private issue(kind: Ticket['kind'], sessionId: string, path: string, sizeBytes: number, mimeType: string): Ticket {
-    this.sweep();
+  private issue(
+    kind: Ticket['kind'],
+    sessionId: string,
+    path: string,
+    sizeBytes: number,
+    mimeType: string,
+    { reserve = 0 } = {},
+  ): Ticket {
+    this.sweepIfDue();
+    const held = this.ticketsBySession.get(sessionId);
+    if (held && held.size >= this.maxTicketsPerSession) {
+      throw new DevCoreError(
+        'ASSET_TICKET_LIMIT_REACHED',
+        `A session may hold at most ${this.maxTicketsPerSession} unused asset tickets; use them, or wait for them to expire`,
+        { limit: this.maxTicketsPerSession },
+      );
+    }
     const ticket: Ticket = {
       kind,
       id: randomUUID(),
@@ -264,34 +330,92 @@ export class AssetStore {
       expiresAt: Date.now() + this.options.ttlMs,
       sizeBytes,
       mimeType,
+      reserved: 0,
     };
+    this.reserve(ticket, reserve, sizeBytes);
     this.tickets.set(ticket.id, ticket);
+    if (held) held.add(ticket);
+    else this.ticketsBySession.set(sessionId, new Set([ticket]));
     return ticket;
   }
 
-  private sweep(): void {
-    const now = Date.now();
-    for (const [id, ticket] of this.tickets) if (ticket.expiresAt < now) this.tickets.delete(id);
+  /** Takes `charge` bytes of the quota for `holder`, or throws `ASSET_QUOTA_EXCEEDED`. */
+  private reserve(holder: { reserved: number }, charge: number, sizeBytes: number): void {
+    if (charge === 0) return;
+    const used = this.storedBytes + this.reservedBytes;
+    if (used + charge > this.quotaBytes) {
+      throw new DevCoreError(
+        'ASSET_QUOTA_EXCEEDED',
+        `pedelec-dev keeps at most ${this.quotaBytes} bytes of assets in all sessions together (--asset-quota-mb); ` +
+          `${Math.max(this.quotaBytes - used, 0)} are free`,
+        { sizeBytes, quotaBytes: this.quotaBytes, usedBytes: used },
+      );
+    }
+    this.reservedBytes += charge;
+    holder.reserved = charge;
   }
 
-  /** Forgets a session's tickets and deletes its folder. */
+  /** Gives back what `holder` reserved (once). */
+  private release(holder: { reserved: number }): void {
+    this.reservedBytes -= holder.reserved;
+    holder.reserved = 0;
+  }
+
+  /** A stored file (new or replacing one): its charge replaces the old one's. */
+  private recordFile(sessionId: string, path: string, sizeBytes: number, mimeType: string): void {
+    if (!this.options.sessionAlive(sessionId)) return; // ended meanwhile: dropSession deleted the folder
+    let files = this.files.get(sessionId);
+    if (!files) this.files.set(sessionId, (files = new Map()));
+    const charge = chargeOf(sizeBytes);
+    this.storedBytes += charge - (files.get(path)?.charge ?? 0);
+    files.set(path, { charge, mimeType });
+  }
+
+  /** Removes a ticket from the lists (its reservation is released by whoever held it). */
+  private forget(ticket: Ticket): void {
+    this.tickets.delete(ticket.id);
+    const held = this.ticketsBySession.get(ticket.sessionId);
+    held?.delete(ticket);
+    if (held?.size === 0) this.ticketsBySession.delete(ticket.sessionId);
+  }
+
+  /** Forgets expired tickets — at most once per {@link SWEEP_INTERVAL_MS}, whatever the request rate. */
+  private sweepIfDue(): void {
+    const now = Date.now();
+    if (now - this.lastSweep < SWEEP_INTERVAL_MS) return;
+    this.lastSweep = now;
+    for (const ticket of this.tickets.values()) {
+      if (ticket.expiresAt < now) {
+        this.forget(ticket);
+        this.release(ticket);
+      }
+    }
+  }
+
+  /** Forgets a session's tickets and files, gives back their quota, and deletes its folder. */
   async dropSession(sessionId: string): Promise<void> {
-    for (const [id, ticket] of this.tickets) if (ticket.sessionId === sessionId) this.tickets.delete(id);
-    for (const key of this.mimeTypes.keys()) if (key.startsWith(`${sessionId}\u0000`)) this.mimeTypes.delete(key);
+    for (const ticket of this.ticketsBySession.get(sessionId) ?? []) {
+      this.forget(ticket);
+      this.release(ticket);
+    }
+    for (const file of this.files.get(sessionId)?.values() ?? []) this.storedBytes -= file.charge;
+    this.files.delete(sessionId);
     if (!this.root) return;
     await rm(await this.sessionDir(sessionId), { recursive: true, force: true }).catch(() => {});
   }
 
   async dispose(): Promise<void> {
     this.tickets.clear();
+    this.ticketsBySession.clear();
+    this.files.clear();
     if (this.root) await rm(await this.root, { recursive: true, force: true }).catch(() => {});
   }
 
   // ───────────────────────────── HTTP ─────────────────────────────
 
-  /** Serves `/assets/{upload,download}/<id>`; `rawPath` has no query. */
+  /** Serves `/_pedelec/assets/{upload,download}/<id>`; `rawPath` has no query. */
   async handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams): Promise<void> {
-    const match = /^\/assets\/(upload|download)\/([0-9a-f-]{36})$/.exec(rawPath);
+    const match = ASSET_URL.exec(rawPath);
     const origin = req.headers.origin;
     const allowed = origin !== undefined && this.options.originAllowed(origin);
     const cors: Record<string, string> = allowed
@@ -320,11 +444,15 @@ export class AssetStore {
 
     const ticket = this.redeem(kind, match[2], tokenFrom(req, query));
     if ('error' in ticket) return fail(res, 401, ticket.error, ticket.message, cors);
-    if (!this.options.sessionAlive(ticket.sessionId))
-      return fail(res, 410, 'SESSION_ENDED', 'The session has ended', cors);
-
-    if (kind === 'upload') await this.receive(req, res, ticket, cors);
-    else await this.sendFile(req, res, ticket, cors);
+    try {
+      if (!this.options.sessionAlive(ticket.sessionId))
+        return fail(res, 410, 'SESSION_ENDED', 'The session has ended', cors);
+      if (kind === 'upload') await this.receive(req, res, ticket, cors);
+      else await this.sendFile(req, res, ticket, cors);
+    } finally {
+      // The upload is stored (and charged as a file) or it failed: either way its reservation ends.
+      this.release(ticket);
+    }
   }
 
   /** Checks and consumes a ticket: one use, whatever that use's outcome. */
@@ -334,9 +462,11 @@ export class AssetStore {
     if (!ticket || ticket.kind !== kind || !given || !timingSafeEqual(given, ticket.token)) {
       return { error: 'ASSET_TOKEN_INVALID', message: 'Missing, wrong or already used asset token' };
     }
-    this.tickets.delete(id);
-    if (Date.now() > ticket.expiresAt)
+    this.forget(ticket);
+    if (Date.now() > ticket.expiresAt) {
+      this.release(ticket);
       return { error: 'ASSET_TOKEN_EXPIRED', message: 'The asset token has expired; ask for a new one' };
+    }
     return ticket;
   }
 
@@ -382,6 +512,11 @@ export class AssetStore {
       const existing = await stat(target).catch(() => null);
       if (existing?.isDirectory()) throw new DevCoreError('ASSET_PATH_CONFLICT', `${ticket.path} is a folder`);
       await rename(partial, target);
+      // The session may have ended during the upload: its folder is gone, and must stay gone.
+      if (!this.options.sessionAlive(ticket.sessionId)) {
+        await this.dropSession(ticket.sessionId);
+        throw new DevCoreError('SESSION_ENDED', 'The session has ended');
+      }
     } catch (thrown) {
       await rm(partial, { force: true }).catch(() => {});
       if (res.headersSent || res.destroyed) return;
@@ -394,18 +529,20 @@ export class AssetStore {
             ? new DevCoreError('ASSET_PATH_CONFLICT', `${ticket.path}: a folder on the way is a file`)
             : new DevCoreError('ASSET_UPLOAD_FAILED', 'The upload could not be stored');
       const status =
-        error.code === 'ASSET_TOO_LARGE'
-          ? 413
-          : error.code === 'ASSET_UPLOAD_FAILED'
-            ? 500
-            : error.code === 'ASSET_PATH_CONFLICT'
-              ? 409
-              : 400;
+        error.code === 'SESSION_ENDED'
+          ? 410
+          : error.code === 'ASSET_TOO_LARGE'
+            ? 413
+            : error.code === 'ASSET_UPLOAD_FAILED'
+              ? 500
+              : error.code === 'ASSET_PATH_CONFLICT'
+                ? 409
+                : 400;
       res.setHeader('Connection', 'close'); // the rest of an oversized body is not read
       return fail(res, status, error.code, error.message, cors);
     }
-    this.mimeTypes.set(`${ticket.sessionId}\u0000${ticket.path}`, ticket.mimeType);
     const info = await stat(target);
+    this.recordFile(ticket.sessionId, ticket.path, info.size, ticket.mimeType);
     json(
       res,
       201,

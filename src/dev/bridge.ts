@@ -17,6 +17,7 @@ import type { AssetStore } from './assets.js';
 import { DevCoreError, frameText, toWireError } from './errors.js';
 import { checkSkills } from './manifest.js';
 import type { MessageLog } from './message-log.js';
+import type { PatternChecks } from './pattern-check.js';
 import { HANDSHAKE_TYPES, LEGACY_HANDSHAKE_REFUSAL, operationIdFor, type ProtocolProfile } from './protocol.js';
 import type { SessionRegistry } from './registry.js';
 import type { EventSink } from './session.js';
@@ -27,6 +28,8 @@ export type BridgeDeps = {
   approvals: Approvals;
   assets: AssetStore;
   log: MessageLog;
+  /** Where args checks that run a schema's `pattern` go (a worker with a time budget). */
+  patterns: PatternChecks;
   strictProviders: boolean;
   defaultToolTimeoutMs: number;
   /** What the protocol mode changes (protocol.ts). */
@@ -40,6 +43,16 @@ export type BridgeDeps = {
 type Request = { channelId: string; requestId: string; type: string } & Record<string, unknown>;
 /** A handler returns the result; `after` runs once the response is out (a turn's first event follows it). */
 type Handler = (this: BridgeConnection, req: Request, after: Array<() => void>) => unknown;
+
+/**
+ * Frames one connection may have handled per turn of the event loop. Each connection takes its turn,
+ * so a page that sends a thousand requests at once delays another page's answer by one turn's worth of
+ * its frames, not by all thousand.
+ */
+const FRAMES_PER_TURN = 16;
+/** Waiting frames (count or bytes) past which the page's socket is paused: its TCP window holds the rest. */
+const INBOX_PAUSE_FRAMES = 256;
+const INBOX_PAUSE_BYTES = 32 * 1024 * 1024;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -110,7 +123,7 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
           );
         }
       }
-      const skills = checkSkills(input.skills);
+      const skills = checkSkills(input.skills, this.deps.patterns);
       const agent = this.deps.agents.resolve(provider, this.deps.strictProviders);
       const session = this.deps.registry.create(
         {
@@ -197,12 +210,21 @@ const HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ],
 ]);
 
+function frameSize(data: RawData): number {
+  return Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
+}
+
 export class BridgeConnection implements EventSink {
   readonly id = `conn_${randomUUID().slice(0, 8)}`;
   private closed = false;
   /** From the page's `sdk_hello` and latest `page_activity` (today's SDK), shown when the connection closes. */
   private sdkVersion: string | null = null;
   private pageActive: boolean | null = null;
+  /** Frames received and not handled yet, oldest first (see FRAMES_PER_TURN). */
+  private readonly inbox: Array<{ data: RawData; isBinary: boolean }> = [];
+  private inboxBytes = 0;
+  /** A turn of handling is scheduled. */
+  private draining = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -210,9 +232,12 @@ export class BridgeConnection implements EventSink {
     readonly deps: BridgeDeps,
   ) {
     deps.log.record('info', this.id, origin, `connected from ${origin ?? 'a client without Origin'}`);
-    socket.on('message', (data, isBinary) => this.onFrame(data, isBinary));
+    socket.on('message', (data, isBinary) => this.receive(data, isBinary));
     socket.on('close', (code, reason) => {
       this.closed = true;
+      // Frames still waiting would create sessions for a page that is gone (after detach below).
+      this.inbox.length = 0;
+      this.inboxBytes = 0;
       const page = [
         this.sdkVersion !== null && `SDK ${this.sdkVersion}`,
         this.pageActive !== null && `page ${this.pageActive ? 'active' : 'inactive'}`,
@@ -232,6 +257,31 @@ export class BridgeConnection implements EventSink {
 
   sendEvent(message: Record<string, unknown>): void {
     this.send(message);
+  }
+
+  /** Queues a frame; frames are handled in arrival order, {@link FRAMES_PER_TURN} per turn. */
+  private receive(data: RawData, isBinary: boolean): void {
+    this.inbox.push({ data, isBinary });
+    this.inboxBytes += frameSize(data);
+    if (this.inbox.length >= INBOX_PAUSE_FRAMES || this.inboxBytes >= INBOX_PAUSE_BYTES) this.socket.pause();
+    if (!this.draining) {
+      this.draining = true;
+      setImmediate(() => this.drain());
+    }
+  }
+
+  private drain(): void {
+    for (let handled = 0; handled < FRAMES_PER_TURN && this.inbox.length > 0; handled++) {
+      const { data, isBinary } = this.inbox.shift()!;
+      this.inboxBytes -= frameSize(data);
+      this.onFrame(data, isBinary);
+    }
+    if (this.inbox.length > 0) {
+      setImmediate(() => this.drain()); // the other connections' turn comes first
+    } else {
+      this.draining = false;
+      if (this.socket.isPaused) this.socket.resume();
+    }
   }
 
   private send(message: Record<string, unknown>): void {

@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     `approval: ${options.approval ?? 'auto'}`,
     `protocol: ${options.protocol ?? 'current'}${options.fragments === false ? ' (no fragments)' : ''}`,
     ...(options.strictProviders ? ['strict providers'] : []),
+    ...(options.allowNoOrigin ? ['clients without Origin allowed'] : []),
   ];
   const lines = [
     `pedelec-dev ${packageVersion()} — ${settings.join(', ')}`,

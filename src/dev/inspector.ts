@@ -1,5 +1,5 @@
 /**
- * The inspector's server side: a WebSocket at `/inspector/socket` that streams sessions, the bridge
+ * The inspector's server side: a WebSocket at `/_pedelec/inspector/socket` that streams sessions, the bridge
  * message log, operator turns and approval prompts to the inspector page, and takes the operator's
  * actions back. It sees everything, so it is locked twice: the upgrade must come from this server's
  * own origin (not merely an allowed one — a page on another local port must not read other pages'

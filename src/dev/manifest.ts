@@ -4,15 +4,23 @@
  * passes here, and a hand-written client that does not gets `INVALID_INPUT` naming the problem.
  */
 import { checkArgsSchema } from '../core/schema/check.js';
-import { compileArgsValidator, type ArgsValidator } from '../core/schema/compile.js';
+import { compileArgsValidator, type ArgsError } from '../core/schema/compile.js';
 import type { ToolArgsSchema } from '../core/schema/types.js';
 import { DevCoreError } from './errors.js';
+import { hasPattern, type PatternChecks } from './pattern-check.js';
 
 export type ToolManifest = { name: string; description: string; argsSchema: ToolArgsSchema; timeoutMs?: number };
 export type SkillsManifest = { guidance: string; tools: ToolManifest[] };
 
-/** A manifest tool with its compiled validator (built once, at session creation). */
-export type CheckedTool = { manifest: ToolManifest; validate: ArgsValidator };
+/**
+ * A manifest tool with its args check: the validator compiled once, at session creation — or, for a
+ * schema with a `pattern`, a check in the pattern worker with a time budget (pattern-check.ts).
+ * Resolves (or returns) the errors, `null` when the args are valid.
+ */
+export type CheckedTool = {
+  manifest: ToolManifest;
+  validate(args: unknown): ArgsError[] | null | Promise<ArgsError[] | null>;
+};
 
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_.-]*$/;
 
@@ -27,10 +35,13 @@ function invalid(message: string, details?: unknown): never {
 }
 
 /**
- * Checks `skills` (the wire value, already plain JSON) and returns the manifest plus a validator per
+ * Checks `skills` (the wire value, already plain JSON) and returns the manifest plus an args check per
  * tool; `undefined`/`null` means "no tools". Throws {@link DevCoreError} `INVALID_INPUT`.
  */
-export function checkSkills(skills: unknown): {
+export function checkSkills(
+  skills: unknown,
+  patterns: PatternChecks,
+): {
   manifest: SkillsManifest | undefined;
   tools: Map<string, CheckedTool>;
 } {
@@ -60,7 +71,11 @@ export function checkSkills(skills: unknown): {
     const manifest: ToolManifest = { name, description, argsSchema: argsSchema as ToolArgsSchema };
     if (timeoutMs !== undefined) manifest.timeoutMs = timeoutMs as number;
     list.push(manifest);
-    tools.set(name, { manifest, validate: compileArgsValidator(manifest.argsSchema) });
+    const schema = manifest.argsSchema;
+    const validate = hasPattern(schema)
+      ? (args: unknown) => patterns.check(schema, args)
+      : compileArgsValidator(schema);
+    tools.set(name, { manifest, validate });
   });
   return { manifest: { guidance: skills.guidance, tools: list }, tools };
 }

@@ -2,9 +2,34 @@
  * All live sessions of the development Core, and the rules about who may reach one: the routes that
  * created or resumed it, resume only from the origin that created it, and auto-end when the last
  * route of a session with `autoEndOnDisconnect` goes away.
+ *
+ * And how many there may be. A session made with `autoEndOnDisconnect: false` outlives its page, so a
+ * page could pile them up until the server died. Live sessions are capped per origin and in all
+ * (`SESSION_LIMIT_REACHED`), and a session left with no connection ends after an idle time (resumable
+ * until then).
  */
 import { DevCoreError } from './errors.js';
-import { DevSession, type EventSink, type SessionParams, type SessionSummary } from './session.js';
+import { DevSession, MAX_TIMER_MS, type EventSink, type SessionParams, type SessionSummary } from './session.js';
+
+export type SessionLimits = {
+  /** Live sessions in all. */
+  maxSessions: number;
+  /** Live sessions of one origin (pages without Origin count as one origin). */
+  maxSessionsPerOrigin: number;
+  /** A session with no connection for this long is ended. */
+  idleMs: number;
+};
+
+export const DEFAULT_MAX_SESSIONS = 200;
+/** A tenth of the total by default: one origin cannot take every place. */
+export const DEFAULT_MAX_SESSIONS_PER_ORIGIN = 20;
+export const DEFAULT_SESSION_IDLE_MS = 600_000;
+
+export const DEFAULT_SESSION_LIMITS: SessionLimits = {
+  maxSessions: DEFAULT_MAX_SESSIONS,
+  maxSessionsPerOrigin: DEFAULT_MAX_SESSIONS_PER_ORIGIN,
+  idleMs: DEFAULT_SESSION_IDLE_MS,
+};
 
 export type SessionEvent =
   | { type: 'session_created'; session: SessionSummary }
@@ -14,8 +39,15 @@ export type SessionEvent =
 export class SessionRegistry {
   private readonly sessions = new Map<string, DevSession>();
   private readonly listeners = new Set<(event: SessionEvent) => void>();
+  /** Live sessions per origin (`null`: pages without Origin). */
+  private readonly perOrigin = new Map<string | null, number>();
+  /** Sessions left without a connection, each with the timer that ends it. */
+  private readonly idle = new Map<string, NodeJS.Timeout>();
 
-  constructor(private readonly onEnded: (sessionId: string) => void = () => {}) {}
+  constructor(
+    private readonly onEnded: (sessionId: string) => void = () => {},
+    private readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
+  ) {}
 
   subscribe(listener: (event: SessionEvent) => void): () => void {
     this.listeners.add(listener);
@@ -33,6 +65,7 @@ export class SessionRegistry {
   }
 
   create(params: SessionParams, sink: EventSink, channelId: string): DevSession {
+    this.checkRoom(params.origin);
     let created = false;
     const session = new DevSession(params, {
       changed: (s) => {
@@ -40,12 +73,17 @@ export class SessionRegistry {
       },
       ended: (s) => {
         this.sessions.delete(s.id);
+        this.stopIdleTimer(s.id);
+        const left = (this.perOrigin.get(s.origin) ?? 1) - 1;
+        if (left > 0) this.perOrigin.set(s.origin, left);
+        else this.perOrigin.delete(s.origin);
         this.onEnded(s.id);
         this.notify({ type: 'session_ended', sessionId: s.id });
       },
     });
     session.addRoute(sink, channelId);
     this.sessions.set(session.id, session);
+    this.perOrigin.set(session.origin, (this.perOrigin.get(session.origin) ?? 0) + 1);
     created = true;
     this.notify({ type: 'session_created', session: session.summary() });
     return session;
@@ -69,14 +107,52 @@ export class SessionRegistry {
       throw new DevCoreError('THREAD_ACCESS_DENIED', 'The session belongs to another origin', { sessionId });
     }
     session.addRoute(sink, channelId);
+    this.stopIdleTimer(session.id);
     return session;
   }
 
-  /** A connection went away: drop its routes, and end the sessions it leaves unattended. */
+  /**
+   * A connection went away: drop its routes, and end the sessions it leaves unattended — at once with
+   * `autoEndOnDisconnect`, else after the idle time, unless a page resumes them first.
+   */
   detach(sink: EventSink): void {
     for (const session of [...this.sessions.values()]) {
-      if (session.dropConnection(sink) && session.autoEndOnDisconnect) session.end();
+      if (!session.dropConnection(sink)) continue;
+      if (session.autoEndOnDisconnect) session.end();
+      else this.startIdleTimer(session);
     }
+  }
+
+  /** Throws `SESSION_LIMIT_REACHED` when a new session of `origin` would pass a limit. */
+  private checkRoom(origin: string | null): void {
+    const { maxSessions, maxSessionsPerOrigin } = this.limits;
+    if (this.sessions.size >= maxSessions) {
+      throw new DevCoreError(
+        'SESSION_LIMIT_REACHED',
+        `pedelec-dev already has ${this.sessions.size} live sessions, its limit (--max-sessions); end some first`,
+        { limit: maxSessions, scope: 'all' },
+      );
+    }
+    const ofOrigin = this.perOrigin.get(origin) ?? 0;
+    if (ofOrigin >= maxSessionsPerOrigin) {
+      throw new DevCoreError(
+        'SESSION_LIMIT_REACHED',
+        `This origin already has ${ofOrigin} live sessions, the most pedelec-dev allows one origin (--max-sessions); end one first`,
+        { limit: maxSessionsPerOrigin, scope: 'origin', origin },
+      );
+    }
+  }
+
+  private startIdleTimer(session: DevSession): void {
+    this.stopIdleTimer(session.id);
+    const timer = setTimeout(() => session.end(), Math.min(this.limits.idleMs, MAX_TIMER_MS));
+    timer.unref(); // a waiting session never keeps the process alive
+    this.idle.set(session.id, timer);
+  }
+
+  private stopIdleTimer(sessionId: string): void {
+    clearTimeout(this.idle.get(sessionId));
+    this.idle.delete(sessionId);
   }
 
   list(): SessionSummary[] {

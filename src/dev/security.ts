@@ -3,10 +3,11 @@
  * - the `Host` header of every HTTP request and upgrade must name this machine (loopback names, plus
  *   an explicitly allowed remote host), which defeats DNS rebinding: a hostile site that points its own
  *   name at 127.0.0.1 still sends its own name as Host;
- * - a WebSocket upgrade's `Origin` must be on the allow-list, so a page on another site cannot drive
- *   sessions (browsers always send Origin on WebSocket upgrades; non-browser clients send none and are
- *   local processes anyway, so a missing Origin is allowed and recorded as `null`).
+ * - the `Origin` of a request to one of the endpoints (`/bridge`, `/tools`, `/mcp`) must be on the
+ *   allow-list, so a page on another site cannot drive sessions; when a request may come without one
+ *   is decided by {@link checkOrigin}, the one place that knows the rules.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { DevCoreError } from './errors.js';
 
@@ -101,4 +102,36 @@ export class OriginAllowList {
     const host = url.hostname.toLowerCase();
     return this.patterns.some((p) => p.protocol === protocol && p.host === host && (p.port === '*' || p.port === port));
   }
+}
+
+/** The dev Core's endpoints, the only paths outside `/_pedelec/` and `--serve DIR`. */
+export type EndpointPath = '/bridge' | '/tools' | '/mcp';
+
+export type OriginRules = { origins: OriginAllowList; allowNoOrigin: boolean };
+
+/** `origin` is the caller's origin as recorded with its sessions: `null` for a caller without one. */
+export type OriginDecision = { allowed: true; origin: string | null } | { allowed: false; reason: string };
+
+/**
+ * Who may call an endpoint, by its `Origin` header (every-agent.md §4 "Security"):
+ * - `/bridge` and `/tools` are for pages, and browsers always send an Origin: it must be on the
+ *   allow-list. A request with none is a local script (the core SDK in Node with `ws`), accepted only
+ *   under `--allow-no-origin` — else any local program could pass for a page nobody approved.
+ * - `/mcp` is for desktop MCP clients, which send no Origin: none is fine, but any Origin a browser
+ *   sent must be on the allow-list. (`/mcp` always requires its bearer token too; that is checked
+ *   there, not here.)
+ */
+export function checkOrigin(path: EndpointPath, headers: IncomingHttpHeaders, rules: OriginRules): OriginDecision {
+  const origin = headers.origin;
+  if (origin === undefined) {
+    if (path === '/mcp' || rules.allowNoOrigin) return { allowed: true, origin: null };
+    return {
+      allowed: false,
+      reason:
+        'No Origin header. Browsers always send one; for a local script (the core SDK in Node with ws), start pedelec-dev with --allow-no-origin.',
+    };
+  }
+  if (!rules.origins.allows(origin))
+    return { allowed: false, reason: `Origin not allowed: ${origin}. Add it with --allow-origin.` };
+  return { allowed: true, origin };
 }

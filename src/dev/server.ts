@@ -1,7 +1,7 @@
 /**
  * `startDevCore(options)`: the development Core's HTTP + WebSocket server. It wires the pieces
  * together — bridge connections, sessions, agents, approvals, assets, the inspector and static files —
- * and owns the checks every request passes first (Host allow-list; Origin allow-list for the bridge).
+ * and owns the checks every request passes first (Host allow-list; the Origin rules of security.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -13,14 +13,16 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { AgentDirectory, OperatorDesk } from './agents/index.js';
 import type { ScriptRules } from './agents/script.js';
 import { Approvals, type ApprovalMode } from './approval.js';
-import { AssetStore, MAX_ASSET_BYTES } from './assets.js';
+import { AssetStore, DEFAULT_ASSET_QUOTA_BYTES, MAX_ASSET_BYTES } from './assets.js';
 import { BridgeConnection } from './bridge.js';
 import { DevCoreError } from './errors.js';
 import { InspectorHub } from './inspector.js';
 import { MessageLog } from './message-log.js';
+import { DEFAULT_PARTIAL_FRAME_TIMEOUT_MS, watchPartialFrames } from './partial-frames.js';
+import { DEFAULT_PATTERN_BUDGET_MS, PatternChecks } from './pattern-check.js';
 import { protocolProfile, type ProtocolName } from './protocol.js';
-import { SessionRegistry } from './registry.js';
-import { DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './security.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from './registry.js';
+import { checkOrigin, DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './security.js';
 import { staticHandler, type StaticHandler } from './static.js';
 
 export type DevCoreOptions = {
@@ -31,11 +33,16 @@ export type DevCoreOptions = {
   allowRemote?: boolean;
   /** Origins allowed on the bridge besides the defaults (`http://localhost:*`, `http://127.0.0.1:*`, its own). */
   allowOrigins?: readonly string[];
+  /**
+   * Accept `/bridge` (and `/tools`) clients that send no `Origin`: local scripts such as the core SDK
+   * in Node with `ws` (`--allow-no-origin`). Browsers always send one; without this, none is refused.
+   */
+  allowNoOrigin?: boolean;
   /** The agent serving sessions: `scripted` (default), `operator`, `openai`. */
   agent?: string;
   /** Rules for the scripted agent (see `loadScriptFile`). */
   script?: ScriptRules;
-  /** A folder served at `/` (the demo pages for `npm start`). */
+  /** A folder served at `/`, every path but the endpoints and `/_pedelec/…` (the demo pages for `npm start`). */
   serveDir?: string;
   approval?: ApprovalMode;
   strictProviders?: boolean;
@@ -48,6 +55,15 @@ export type DevCoreOptions = {
   fragments?: boolean;
   /** Where agents read their configuration (API keys stay on the server). Defaults to `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Live sessions in all (`--max-sessions`, default 200); more are refused `SESSION_LIMIT_REACHED`. */
+  maxSessions?: number;
+  /** Live sessions of one origin; default a tenth of `maxSessions`, rounded up (20). */
+  maxSessionsPerOrigin?: number;
+  /**
+   * A session left with no connection (made with `autoEndOnDisconnect: false`) is ended after this
+   * long, and can be resumed until then (`--session-idle-ms`, default 600 000).
+   */
+  sessionIdleMs?: number;
   /** Told about unexpected exceptions (bugs); the page only ever sees `INTERNAL_ERROR`. */
   onBug?: (error: unknown) => void;
 
@@ -55,9 +71,15 @@ export type DevCoreOptions = {
   inspectorToken?: string;
   assetTokenTtlMs?: number;
   maxAssetBytes?: number;
+  /** All sessions' assets together, in bytes (`--asset-quota-mb`; default 1 GiB). */
+  assetQuotaBytes?: number;
   approvalTimeoutMs?: number;
   defaultToolTimeoutMs?: number;
   maxFrameBytes?: number;
+  /** A WebSocket message not complete this long after it began closes its connection (30 000 ms). */
+  partialFrameTimeoutMs?: number;
+  /** How long checking one call's args against a schema with a `pattern` may take (1 000 ms). */
+  patternBudgetMs?: number;
 };
 
 export type DevCore = {
@@ -74,6 +96,12 @@ export type DevCore = {
 };
 
 export const DEFAULT_PORT = 7717;
+/**
+ * Everything pedelec-dev serves besides its three endpoints (`/bridge`, `/tools`, `/mcp`) is under
+ * this prefix — the kit (`cdn/`, `dist/`), the inspector, the asset URLs — so that every other path is
+ * the developer's own, from `--serve DIR`, whole: a Vite `dist/` with its `assets/` serves as built.
+ */
+export const RESERVED_PREFIX = '/_pedelec/';
 /** A frame above this closes the connection with 1009 (dev-core.md). */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -108,6 +136,19 @@ function refuseUpgrade(socket: Duplex, status: number, text: string): void {
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
   );
+}
+
+/**
+ * The answers to one incoming chunk of a page's frames go out in one write: a page that sends a
+ * hundred requests at once got a hundred system calls, one per answer, on the thread every other page
+ * waits for. The socket is corked before ws reads the chunk (so this listener goes first) and uncorked
+ * once that chunk's synchronous work is done.
+ */
+function batchWrites(socket: Duplex): void {
+  socket.prependListener('data', () => {
+    socket.cork();
+    process.nextTick(() => socket.uncork());
+  });
 }
 
 /** `::1` → `[::1]`; the wildcard addresses are reached through loopback. */
@@ -146,6 +187,8 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     );
   }
   const origins = new OriginAllowList([...DEFAULT_ORIGINS, ...(options.allowOrigins ?? [])]);
+  const originRules = { origins, allowNoOrigin: options.allowNoOrigin ?? false };
+  const partialFrameTimeoutMs = options.partialFrameTimeoutMs ?? DEFAULT_PARTIAL_FRAME_TIMEOUT_MS;
   const hosts = new HostAllowList(remote ? [host] : []);
   const approval = options.approval ?? 'auto';
   const strictProviders = options.strictProviders ?? false;
@@ -161,22 +204,30 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   const approvals = new Approvals(approval, options.approvalTimeoutMs ?? 60_000);
   const log = new MessageLog();
   let baseUrl = '';
-  const registry = new SessionRegistry((sessionId) => void assets.dropSession(sessionId));
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const registry = new SessionRegistry((sessionId) => void assets.dropSession(sessionId), {
+    maxSessions,
+    maxSessionsPerOrigin: options.maxSessionsPerOrigin ?? Math.max(1, Math.ceil(maxSessions / 10)),
+    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+  });
   const assets = new AssetStore({
     ttlMs: options.assetTokenTtlMs ?? 60_000,
     maxBytes: options.maxAssetBytes ?? MAX_ASSET_BYTES,
+    quotaBytes: options.assetQuotaBytes ?? DEFAULT_ASSET_QUOTA_BYTES,
     baseUrl: () => baseUrl,
     originAllowed: (origin) => origins.allows(origin),
     sessionAlive: (sessionId) => registry.get(sessionId) !== undefined,
   });
   const inspectorToken = options.inspectorToken ?? randomBytes(16).toString('hex');
   const ownOrigins = new Set<string>();
+  const patterns = new PatternChecks(options.patternBudgetMs ?? DEFAULT_PATTERN_BUDGET_MS);
   const bridgeDeps = {
     registry,
     agents,
     approvals,
     assets,
     log,
+    patterns,
     strictProviders,
     protocol,
     defaultToolTimeoutMs: options.defaultToolTimeoutMs ?? 60_000,
@@ -205,11 +256,12 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   const bridgeSockets = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? MAX_FRAME_BYTES });
   const inspectorSockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
 
-  const mounts: Array<[prefix: string, handler: StaticHandler]> = [
+  // The kit's own files, under the reserved prefix; the developer's site (--serve DIR) gets every other path.
+  const kitMounts: Array<[prefix: string, handler: StaticHandler]> = [
     ['/cdn/', staticHandler(`${packageRoot}cdn`)],
     ['/dist/', staticHandler(`${packageRoot}dist`)],
   ];
-  if (options.serveDir !== undefined) mounts.push(['/', staticHandler(options.serveDir)]);
+  const site = options.serveDir === undefined ? null : staticHandler(options.serveDir);
   const inspectorFiles = staticHandler(inspectorPage, { 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' });
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -221,28 +273,46 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     const path = q < 0 ? raw : raw.slice(0, q);
     const query = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
 
-    if (path.startsWith('/assets/')) return assets.handle(req, res, path, query);
-    if (path === '/bridge' || path === '/inspector/socket') return plain(res, 426, 'This is a WebSocket endpoint.');
-    if (path === '/inspector' || path.startsWith('/inspector/')) {
+    // The three endpoints (dev-core.md): /bridge and /tools answer only WebSocket upgrades.
+    if (path === '/bridge' || path === '/tools') return plain(res, 426, 'This is a WebSocket endpoint.');
+    if (path === '/mcp') return plain(res, 404, 'pedelec-dev serves no MCP endpoint yet: /mcp is reserved for it.');
+    if (path === '/_pedelec' || path.startsWith(RESERVED_PREFIX)) return onReserved(req, res, path, query);
+    if (site) return site(req, res, path, '/');
+    if (path === '/') {
+      return plain(
+        res,
+        200,
+        `pedelec-dev ${packageVersion()} is running.\nBridge: ${baseUrl.replace(/^http/, 'ws')}/bridge\n` +
+          `Kit: ${baseUrl}${RESERVED_PREFIX}cdn/pedelec-elements.js\n` +
+          'Open the inspector through the URL printed in the terminal. Pass --serve DIR to serve your pages here.\n',
+      );
+    }
+    return plain(res, 404, 'Not found');
+  }
+
+  /** What pedelec-dev serves itself, under `/_pedelec/`: assets, the inspector, the kit's files. */
+  async function onReserved(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+  ): Promise<void> {
+    const sub = path.slice(RESERVED_PREFIX.length - 1); // `/_pedelec/cdn/x.js` → `/cdn/x.js`
+    if (sub.startsWith('/assets/')) return assets.handle(req, res, path, query);
+    if (sub === '/inspector/socket') return plain(res, 426, 'This is a WebSocket endpoint.');
+    if (sub === '/inspector' || sub.startsWith('/inspector/')) {
       // The page and its script come from this origin only; the socket goes back to the same host.
       res.setHeader(
         'Content-Security-Policy',
         `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self' ws://${req.headers.host}; ` +
           `base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
       );
-      const sub = path === '/inspector' || path === '/inspector/' ? '/index.html' : path.slice('/inspector'.length);
-      return inspectorFiles(req, res, sub, '/inspector/');
+      const file = sub === '/inspector' || sub === '/inspector/' ? '/index.html' : sub.slice('/inspector'.length);
+      return inspectorFiles(req, res, file, `${RESERVED_PREFIX}inspector/`);
     }
-    for (const [prefix, handler] of mounts) {
-      if (path.startsWith(prefix)) return handler(req, res, path.slice(prefix.length - 1), prefix);
-    }
-    if (path === '/') {
-      return plain(
-        res,
-        200,
-        `pedelec-dev ${packageVersion()} is running.\nBridge: ${baseUrl.replace(/^http/, 'ws')}/bridge\nKit: ${baseUrl}/cdn/pedelec-elements.js\n` +
-          'Open the inspector through the URL printed in the terminal. Pass --serve DIR to serve your pages here.\n',
-      );
+    for (const [prefix, handler] of kitMounts) {
+      if (sub.startsWith(prefix))
+        return handler(req, res, sub.slice(prefix.length - 1), `${RESERVED_PREFIX}${prefix.slice(1)}`);
     }
     return plain(res, 404, 'Not found');
   }
@@ -262,21 +332,23 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     if (closing) return refuseUpgrade(socket, 503, 'pedelec-dev is stopping');
     if (!hosts.allows(req.headers.host)) return refuseUpgrade(socket, 403, 'Host not allowed');
     const path = (req.url ?? '').split('?')[0];
-    if (path === '/bridge') {
-      const origin = req.headers.origin;
-      // Browsers always send Origin on a WebSocket upgrade; only local non-browser clients omit it.
-      if (origin !== undefined && !origins.allows(origin))
-        return refuseUpgrade(socket, 403, `Origin not allowed: ${origin}. Add it with --allow-origin.`);
-      bridgeSockets.handleUpgrade(
-        req,
-        socket,
-        head,
-        (ws: WebSocket) => void new BridgeConnection(ws, origin ?? null, bridgeDeps),
-      );
+    if (path === '/bridge' || path === '/tools') {
+      const decision = checkOrigin(path, req.headers, originRules);
+      if (!decision.allowed) return refuseUpgrade(socket, 403, decision.reason);
+      bridgeSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        watchPartialFrames(ws, socket, partialFrameTimeoutMs);
+        batchWrites(socket);
+        // Reserved for the MCP page link (every-agent.md §4), which this version does not have yet.
+        if (path === '/tools') return ws.close(1008, 'pedelec-dev: /tools (the MCP page link) is not enabled');
+        void new BridgeConnection(ws, decision.origin, bridgeDeps);
+      });
       return;
     }
-    if (path === '/inspector/socket') {
-      inspectorSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => hub.accept(ws, req));
+    if (path === `${RESERVED_PREFIX}inspector/socket`) {
+      inspectorSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        watchPartialFrames(ws, socket, partialFrameTimeoutMs);
+        hub.accept(ws, req);
+      });
       return;
     }
     refuseUpgrade(socket, 404, 'No WebSocket endpoint here');
@@ -329,6 +401,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
         server.closeAllConnections();
       });
       await agents.close();
+      await patterns.close();
       await assets.dispose();
     })();
     return closed;
@@ -339,7 +412,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     port: actualPort,
     host,
     bridgeUrl: `${baseUrl.replace(/^http/, 'ws')}/bridge`,
-    inspectorUrl: `${baseUrl}/inspector#token=${inspectorToken}`,
+    inspectorUrl: `${baseUrl}${RESERVED_PREFIX}inspector#token=${inspectorToken}`,
     inspectorToken,
     close,
   };

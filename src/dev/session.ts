@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
 import { pedelecError, type PedelecError } from '../core/errors.js';
 import type { JsonValue } from '../core/json.js';
+import type { ArgsError } from '../core/schema/compile.js';
 import type { AssetEntry } from './assets.js';
 import type { AgentSession, AgentSessionInfo, DevAgent, PublishedArtifact, TurnContext } from './agents/types.js';
 import { DevCoreError, toWireError } from './errors.js';
@@ -91,7 +92,9 @@ type PendingCall = {
 type CompletedOperation = { operationId: string; operationKind: OperationKind; success: boolean; error?: PedelecError };
 
 /** setTimeout's ceiling; a longer wait would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
+/** Routes (connection + channel) one session may have; a page has one or two, a reload adds one. */
+export const MAX_ROUTES_PER_SESSION = 64;
 /** How many answered/timed-out request ids a session remembers to explain a late or repeated result. */
 const SETTLED_MEMORY = 512;
 
@@ -233,7 +236,16 @@ export class DevSession {
   // ───────────────────────────── routes ─────────────────────────────
 
   addRoute(sink: EventSink, channelId: string): void {
-    this.routes.set(routeKey(sink, channelId), { sink, channelId });
+    const key = routeKey(sink, channelId);
+    // Each resume from a new channel adds one, and every event goes to each: not without bound.
+    if (!this.routes.has(key) && this.routes.size >= MAX_ROUTES_PER_SESSION) {
+      throw new DevCoreError(
+        'SESSION_ROUTE_LIMIT_REACHED',
+        `A session can be reached from at most ${MAX_ROUTES_PER_SESSION} connections and channels at once`,
+        { sessionId: this.id, limit: MAX_ROUTES_PER_SESSION },
+      );
+    }
+    this.routes.set(key, { sink, channelId });
     this.hooks.changed(this);
   }
 
@@ -466,7 +478,25 @@ export class DevSession {
     if (isPositiveInteger(options?.timeoutMs)) timeoutMs = Math.max(timeoutMs, options.timeoutMs);
     timeoutMs = Math.min(timeoutMs, MAX_TIMER_MS);
 
-    const problems = tool.validate(callArgs);
+    const checked = tool.validate(callArgs);
+    // A check that runs a schema's pattern comes back later, from the pattern worker (pattern-check.ts).
+    if (checked instanceof Promise) {
+      return checked.then((problems) => {
+        if (turn.done || this.ended) throw this.endedReason();
+        return this.sendCall(turn, tool, problems, callArgs, timeoutMs);
+      });
+    }
+    return this.sendCall(turn, tool, checked, callArgs, timeoutMs);
+  }
+
+  /** Refuses args with problems to the agent, or sends the call to the page and waits for its answer. */
+  private sendCall(
+    turn: Turn,
+    tool: CheckedTool,
+    problems: ArgsError[] | null,
+    callArgs: unknown,
+    timeoutMs: number,
+  ): Promise<JsonValue> {
     if (problems) {
       return Promise.resolve(
         errorResult('TOOL_ARGS_INVALID', problems[0].message, { tool: tool.manifest.name, errors: problems }),

@@ -152,7 +152,7 @@ const PERSIST_PAGE = `<!doctype html>
     <meta charset="utf-8" />
     <title>persist + reload</title>
     <link rel="icon" href="data:," />
-    <script type="module" src="/cdn/pedelec-elements.js"></script>
+    <script type="module" src="/_pedelec/cdn/pedelec-elements.js"></script>
     <script type="module" src="./page.js"></script>
   </head>
   <body>

@@ -2,7 +2,16 @@
 // downloads that can never render as a page of the server's origin.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BridgeClient, PAGE_ORIGIN, createSession, delay, rawHttp, startCore, twoPages } from './dev-helpers.mjs';
+import {
+  BridgeClient,
+  PAGE_ORIGIN,
+  chatText,
+  createSession,
+  delay,
+  rawHttp,
+  startCore,
+  twoPages,
+} from './dev-helpers.mjs';
 
 const bearer = (token) => ({ Authorization: `Bearer ${token}` });
 
@@ -31,7 +40,7 @@ test('upload, list and read back an asset through one-time tickets', async (t) =
   const { ticket, response } = await upload(page, sessionId, { targetPath: '/docs/notes.txt' });
   assert.match(ticket.uploadId, /^[0-9a-f-]{36}$/);
   assert.match(ticket.token, /^[0-9a-f]{32}$/, '128 random bits');
-  assert.ok(ticket.uploadUrl.startsWith(`${core.url}/assets/upload/`), 'a loopback URL');
+  assert.ok(ticket.uploadUrl.startsWith(`${core.url}/_pedelec/assets/upload/`), 'a loopback URL');
   assert.equal(response.status, 201);
   const stored = await response.json();
   assert.equal(stored.path, '/docs/notes.txt');
@@ -274,4 +283,102 @@ test('a mimeType that cannot be an HTTP header value is refused at create_asset_
     headers: { Authorization: `Bearer ${ticket.token}`, Origin: 'http://localhost:5173' },
   });
   assert.deepEqual({ status: got.status, bugs }, { status: 200, bugs: [] }, got.body);
+});
+
+test('finding 1: an asset-ticket flood costs linear time (expired tickets are swept once per interval)', async () => {
+  const { AssetStore } = await import('../../dist/dev/assets.js');
+  // Limits lifted, to time the bookkeeping alone: every ticket used to sweep every other ticket.
+  const store = new AssetStore({
+    ttlMs: 60_000,
+    maxBytes: 1024,
+    quotaBytes: Infinity,
+    maxTicketsPerSession: Infinity,
+    baseUrl: () => 'http://127.0.0.1:1',
+    originAllowed: () => true,
+    sessionAlive: () => true,
+  });
+  // CPU time, not wall time: the bound is about the work done, whatever else the machine is doing.
+  const before = process.cpuUsage();
+  for (let i = 0; i < 40_000; i++) store.createUpload('session_flood', { filename: 'f.txt', sizeBytes: 1 });
+  const { user, system } = process.cpuUsage(before);
+  const cpuMs = (user + system) / 1000;
+  // A generous bound: it catches the quadratic sweep (about 15 s here), not the machine's speed.
+  assert.ok(cpuMs < 5000, `40 000 tickets took ${cpuMs.toFixed(0)} ms of CPU`);
+  await store.dispose();
+});
+
+test('a session holds at most 128 unused tickets (ASSET_TICKET_LIMIT_REACHED); using one makes room', async (t) => {
+  const core = await startCore(t);
+  const page = await BridgeClient.open(t, core);
+  const sessionId = await createSession(page);
+  const request = { sessionId, filename: 'a.txt', sizeBytes: 1 };
+  const tickets = [];
+  for (let i = 0; i < 128; i++) tickets.push(await page.ok('create_asset_upload', request));
+  const refused = await page.request('create_asset_upload', request);
+  assert.equal(refused.ok, false);
+  assert.equal(refused.error.code, 'ASSET_TICKET_LIMIT_REACHED');
+  assert.equal(refused.error.details.limit, 128);
+  // Downloads count too.
+  assert.equal((await page.request('create_asset_download', { sessionId, path: '/a.txt' })).ok, false);
+
+  const used = await fetch(tickets[0].uploadUrl, { method: 'PUT', headers: bearer(tickets[0].token), body: 'x' });
+  assert.equal(used.status, 201);
+  assert.equal((await page.request('create_asset_upload', request)).ok, true);
+  // Another session has its own allowance.
+  const other = await createSession(page);
+  assert.equal((await page.request('create_asset_upload', { ...request, sessionId: other })).ok, true);
+});
+
+test('finding 4: all assets together have a quota (ASSET_QUOTA_EXCEEDED); tickets reserve it, ended sessions give it back', async (t) => {
+  const core = await startCore(t, { assetQuotaBytes: 64 * 1024, assetTokenTtlMs: 300 });
+  const page = await BridgeClient.open(t, core);
+  const first = await createSession(page);
+  const second = await createSession(page);
+  const body = 'x'.repeat(40 * 1024);
+
+  // Stored files count, in every session.
+  assert.equal((await upload(page, first, { filename: 'big.txt', body })).response.status, 201);
+  const over = await page.request('create_asset_upload', {
+    sessionId: second,
+    filename: 'b.txt',
+    sizeBytes: body.length,
+  });
+  assert.equal(over.ok, false);
+  assert.equal(over.error.code, 'ASSET_QUOTA_EXCEEDED');
+  assert.deepEqual(over.error.details, { sizeBytes: body.length, quotaBytes: 64 * 1024, usedBytes: 40 * 1024 });
+  // An empty file is not free (one 4 KiB block), so an empty-file flood ends too.
+  let empties = 0;
+  for (let i = 0; i < 10; i++) {
+    const empty = await page.request('create_asset_upload', { sessionId: second, filename: `e${i}.txt`, sizeBytes: 0 });
+    if (!empty.ok) {
+      assert.equal(empty.error.code, 'ASSET_QUOTA_EXCEEDED');
+      break;
+    }
+    const stored = await fetch(empty.result.uploadUrl, {
+      method: 'PUT',
+      headers: bearer(empty.result.token),
+      body: '',
+    });
+    assert.equal(stored.status, 201);
+    empties++;
+  }
+  assert.equal(empties, 6);
+  // Artifacts count as well.
+  const from = page.mark();
+  await page.ok('send_text', { sessionId: second, text: '/artifact note.txt hello' });
+  assert.match(chatText(await page.turnEnd(second, from)), /ASSET_QUOTA_EXCEEDED/);
+
+  // Ending the session that holds the big file gives its share back.
+  await page.ok('end_session', { sessionId: first });
+  const ticket = await page.ok('create_asset_upload', { sessionId: second, filename: 'b.txt', sizeBytes: body.length });
+  // An unused ticket holds its share until it expires.
+  const held = await page.request('create_asset_upload', { sessionId: second, filename: 'c.txt', sizeBytes: 8 * 1024 });
+  assert.equal(held.error?.code, 'ASSET_QUOTA_EXCEEDED');
+  await delay(1400); // past the ticket's 300 ms and the once-a-second sweep
+  assert.equal(
+    (await page.request('create_asset_upload', { sessionId: second, filename: 'c.txt', sizeBytes: 8 * 1024 })).ok,
+    true,
+  );
+  const late = await fetch(ticket.uploadUrl, { method: 'PUT', headers: bearer(ticket.token), body });
+  assert.equal(late.status, 401);
 });

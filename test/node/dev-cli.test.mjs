@@ -62,7 +62,7 @@ test('--port 0 picks a free port and prints the page, bridge and inspector URLs;
   const port = Number(new URL(urls.bridgeUrl).port);
   assert.ok(port > 0 && port !== 7717);
   assert.equal(urls.bridgeUrl, `ws://127.0.0.1:${port}/bridge`);
-  assert.match(urls.inspectorUrl, new RegExp(`^http://127\\.0\\.0\\.1:${port}/inspector#token=[0-9a-f]{32}$`));
+  assert.match(urls.inspectorUrl, new RegExp(`^http://127\\.0\\.0\\.1:${port}/_pedelec/inspector#token=[0-9a-f]{32}$`));
   assert.equal(urls.pageUrl, `http://127.0.0.1:${port}/`);
 
   const page = await BridgeClient.open(t, { bridgeUrl: urls.bridgeUrl });
@@ -118,6 +118,10 @@ test('start-up mistakes fail at once with exit code 1 and a message naming the p
     [['--protocol'], /argument missing/],
     [['--protocol', '0.1', '--no-fragments'], /--no-fragments needs --protocol current/],
     [['--no-fragments', '--protocol', '0.1'], /--no-fragments needs --protocol current/],
+    [['--max-sessions', '0'], /--max-sessions 0: expected a whole number from 1 to 100000/],
+    [['--max-sessions', 'many'], /--max-sessions many: expected a whole number/],
+    [['--session-idle-ms', '0.5'], /--session-idle-ms 0\.5: expected a whole number/],
+    [['--asset-quota-mb', '1.5'], /--asset-quota-mb 1\.5: expected a whole number/],
   ];
   for (const [args, message] of cases) {
     // `--port 0` first, so a case's own --port (the last one wins) is the one checked.
@@ -133,7 +137,14 @@ test('--help prints the usage line and exits 0', async (t) => {
   const cli = run(t, ['--help']);
   assert.equal((await cli.exit()).code, 0);
   assert.match(cli.out.stdout, /^Usage: pedelec-dev \[--port N\]/);
-  assert.match(cli.out.stdout, /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\]$/m);
+  assert.match(
+    cli.out.stdout,
+    /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\] \[--max-sessions N\] \[--session-idle-ms N\] \[--asset-quota-mb N\]$/m,
+  );
+  assert.match(
+    cli.out.stdout,
+    /^ {2}--max-sessions N {4}at most N live sessions in all \(default 200\), a tenth of that per origin/m,
+  );
   assert.match(cli.out.stdout, /^ {2}--protocol P {8}current \(default\)/m);
   assert.match(cli.out.stdout, /^ {2}--no-fragments {6}replies come as whole chat_message events only/m);
 });
@@ -207,6 +218,10 @@ test('flags parse into options; --allow-origin takes several URLs, repeated or c
     options: { protocol: 'current', fragments: false },
   });
   assert.deepEqual(parseCli(['--no-fragments']), { kind: 'start', options: { fragments: false } });
+  assert.deepEqual(parseCli(['--max-sessions', '50', '--session-idle-ms', '60000', '--asset-quota-mb', '2']), {
+    kind: 'start',
+    options: { maxSessions: 50, sessionIdleMs: 60_000, assetQuotaBytes: 2 * 1024 * 1024 },
+  });
   assert.throws(
     () => parseCli(['--protocol', 'latest']),
     (error) => error.code === 'INVALID_OPTION' && /--protocol latest/.test(error.message),

@@ -1,6 +1,8 @@
 // Shared by the dev-*.test.mjs files: start the development Core in process on a free loopback port,
 // and talk to it the way a page's client does (JSON text frames over `ws`). Every wait is bounded.
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { startDevCore } from '../../dist/dev/index.js';
 
@@ -241,4 +243,70 @@ export async function twoPages(t) {
   const a = await BridgeClient.open(t, core);
   const b = await BridgeClient.open(t, core);
   return { core, a, b, sessionA: await createSession(a), sessionB: await createSession(b) };
+}
+
+/**
+ * Starts a Core in a child process with a small heap (`--max-old-space-size=heapMb`), for tests that
+ * try to exhaust it: such a test must not take the test runner down with it. Resolves with the Core's
+ * `url`, `bridgeUrl` and `port`, `memory()` (the largest heap and RSS it reported so far, in MiB),
+ * `maxLoopDelayMs()` (the longest its thread was busy at a stretch), `reports()` and
+ * `exit` (null while it runs, else its exit code or signal and its stderr). Stopped in teardown.
+ */
+export async function startCoreChild(t, options = {}, { heapMb = 64 } = {}) {
+  const child = spawn(
+    process.execPath,
+    [
+      `--max-old-space-size=${heapMb}`,
+      fileURLToPath(new URL('./dev-core-child.mjs', import.meta.url)),
+      JSON.stringify(options),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const state = { exit: null, stderr: '', maxHeapMb: 0, maxRssMb: 0, maxLoopDelayMs: 0, reports: [] };
+  child.stderr.on('data', (chunk) => (state.stderr = (state.stderr + chunk).slice(-4000)));
+  const exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      state.exit = { code, signal, stderr: state.stderr };
+      resolve();
+    }),
+  );
+  t.after(async () => {
+    if (state.exit) return;
+    child.kill('SIGTERM');
+    await Promise.race([exited, delay(3000)]);
+    if (!state.exit) child.kill('SIGKILL');
+  });
+  const address = await new Promise((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => reject(new Error(`the Core did not start: ${state.stderr}`)), 10_000);
+    exited.then(() => reject(new Error(`the Core exited before it started: ${state.stderr}`)));
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      let newline;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = JSON.parse(buffered.slice(0, newline));
+        buffered = buffered.slice(newline + 1);
+        if (line.url) {
+          clearTimeout(timer);
+          resolve(line);
+        } else {
+          state.maxHeapMb = Math.max(state.maxHeapMb, line.heapUsed / 2 ** 20);
+          state.maxRssMb = Math.max(state.maxRssMb, line.rss / 2 ** 20);
+          state.maxLoopDelayMs = Math.max(state.maxLoopDelayMs, line.loopDelayMs);
+          state.reports.push(line);
+        }
+      }
+    });
+  });
+  return {
+    ...address,
+    memory: () => ({ maxHeapMb: state.maxHeapMb, maxRssMb: state.maxRssMb }),
+    /** The longest stretch the Core's thread was busy (its event loop's delay), in ms. */
+    maxLoopDelayMs: () => state.maxLoopDelayMs,
+    /** Every report so far: `{ heapUsed, rss, loopDelayMs, at }`. */
+    reports: () => state.reports,
+    get exit() {
+      return state.exit;
+    },
+  };
 }

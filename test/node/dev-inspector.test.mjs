@@ -6,7 +6,7 @@ import { WebSocket } from 'ws';
 import { BridgeClient, PAGE_ORIGIN, chatText, createSession, messageText, rawHttp, startCore } from './dev-helpers.mjs';
 
 async function openInspector(t, core) {
-  const socket = new WebSocket(`ws://127.0.0.1:${core.port}/inspector/socket?token=${core.inspectorToken}`, {
+  const socket = new WebSocket(`ws://127.0.0.1:${core.port}/_pedelec/inspector/socket?token=${core.inspectorToken}`, {
     origin: core.url,
   });
   const inspector = new BridgeClient(socket, null);
@@ -17,7 +17,7 @@ async function openInspector(t, core) {
 
 test('the inspector page loads its script from a separate file under a strict CSP', async (t) => {
   const core = await startCore(t);
-  const page = await rawHttp(core, '/inspector');
+  const page = await rawHttp(core, '/_pedelec/inspector');
   assert.equal(page.status, 200);
   assert.match(page.headers['content-type'], /text\/html/);
   const csp = page.headers['content-security-policy'];
@@ -27,10 +27,10 @@ test('the inspector page loads its script from a separate file under a strict CS
   const scripts = [...page.body.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
   assert.ok(scripts.length > 0);
   for (const [, attrs, body] of scripts) {
-    assert.match(attrs, /src="\/inspector\/inspector\.js"/);
+    assert.match(attrs, /src="\/_pedelec\/inspector\/inspector\.js"/);
     assert.equal(body.trim(), '', 'no inline script');
   }
-  const script = await rawHttp(core, '/inspector/inspector.js');
+  const script = await rawHttp(core, '/_pedelec/inspector/inspector.js');
   assert.equal(script.status, 200);
   assert.match(script.headers['content-type'], /javascript/);
   assert.doesNotMatch(
@@ -40,7 +40,7 @@ test('the inspector page loads its script from a separate file under a strict CS
   );
   // The token leaves the address bar once read (kept for this tab), so history and screenshots do not hold it.
   assert.match(script.body, /history\.replaceState\(/);
-  assert.equal((await rawHttp(core, '/inspector/inspector.css')).status, 200);
+  assert.equal((await rawHttp(core, '/_pedelec/inspector/inspector.css')).status, 200);
 });
 
 test('the inspector sees sessions with origin, provider and manifest, and every bridge message both ways', async (t) => {

@@ -38,7 +38,7 @@ function collapsed(events) {
 }
 
 async function openInspector(t, core) {
-  const socket = new WebSocket(`ws://127.0.0.1:${core.port}/inspector/socket?token=${core.inspectorToken}`, {
+  const socket = new WebSocket(`ws://127.0.0.1:${core.port}/_pedelec/inspector/socket?token=${core.inspectorToken}`, {
     origin: core.url,
   });
   const inspector = new BridgeClient(socket, null);

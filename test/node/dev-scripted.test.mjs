@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadScriptFile, parseScript, pieces } from '../../dist/dev/index.js';
-import { BridgeClient, chatText, createSession, skills, startCore } from './dev-helpers.mjs';
+import { BridgeClient, chatText, createSession, skills, startCore, startCoreChild } from './dev-helpers.mjs';
 
 test('a bad rules document is refused with the path of the problem', () => {
   const cases = [
@@ -155,4 +155,46 @@ test('the default reply names the tools and shows a /call that would pass valida
   events = await page.turnEnd(sessionId, from);
   assert.match(chatText(events), /could not read the arguments as JSON/);
   assert.ok(!events.some((m) => m.type === 'tool_call'));
+});
+
+/** Five arrays nested, each asking for at least 100 items: 271 bytes that ask for 100⁵ sample items. */
+const NESTED_MIN_ITEMS = (() => {
+  const nest = (levels) =>
+    levels === 0 ? { type: 'string' } : { type: 'array', minItems: 100, items: nest(levels - 1) };
+  return { type: 'object', properties: { a: nest(5) }, required: ['a'] };
+})();
+
+test('finding 1: help for a 271-byte schema of nested minItems arrays stays short; the Core keeps answering', async (t) => {
+  assert.equal(JSON.stringify(NESTED_MIN_ITEMS).length, 271);
+  // In a process of its own with a 64 MiB heap: before the bound, "hello" took it down (out of memory).
+  const core = await startCoreChild(t);
+  const page = await BridgeClient.open(t, core);
+  const sessionId = await createSession(page, {
+    skills: {
+      guidance: '',
+      tools: [
+        { name: 'nested', description: 'Nested arrays.', argsSchema: NESTED_MIN_ITEMS },
+        {
+          name: 'long_text',
+          description: 'A long string.',
+          argsSchema: {
+            type: 'object',
+            properties: { text: { type: 'string', minLength: 1_000_000_000 } },
+            required: ['text'],
+          },
+        },
+      ],
+    },
+  });
+  for (const text of ['hello', '/tools']) {
+    const from = page.mark();
+    await page.ok('send_text', { sessionId, text });
+    const reply = chatText(await page.turnEnd(sessionId, from));
+    assert.ok(reply.length < 6000, `${text}: ${reply.length} characters`);
+    assert.match(reply, /\/call nested \{"a":\[\[\[\[\["text"/, text);
+    assert.match(reply, /example shortened/, text);
+  }
+  const other = await BridgeClient.open(t, core);
+  assert.equal((await other.ok('get_approval_status')).approved, true);
+  assert.equal(core.exit, null, 'the Core is still running');
 });

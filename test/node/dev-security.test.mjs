@@ -10,6 +10,7 @@ import {
   PAGE_ORIGIN,
   closeOf,
   createSession,
+  delay,
   rawHttp,
   skills,
   startCore,
@@ -51,6 +52,129 @@ test('the bridge refuses WebSocket upgrades from origins not on the allow-list',
   }
 });
 
+test('finding 4: /bridge refuses an upgrade without Origin unless --allow-no-origin', async (t) => {
+  // Browsers always send Origin; only a local program omits it, and it is no page anyone approved.
+  const core = await startCore(t);
+  const refused = await tryUpgrade(core.bridgeUrl);
+  assert.equal(refused.opened, false);
+  assert.equal(refused.status, 403);
+  await stillServes(t, core);
+
+  const lenient = await startCore(t, { allowNoOrigin: true });
+  const accepted = await tryUpgrade(lenient.bridgeUrl);
+  assert.equal(accepted.opened, true);
+  accepted.socket.terminate();
+  // The flag admits no foreign origin.
+  assert.equal((await tryUpgrade(lenient.bridgeUrl, { origin: 'https://evil.example' })).status, 403);
+});
+
+test('the Origin rules, in one place: /bridge and /tools need an allowed Origin; /mcp also takes none', async () => {
+  const { checkOrigin, OriginAllowList, DEFAULT_ORIGINS } = await import('../../dist/dev/security.js');
+  const origins = new OriginAllowList([...DEFAULT_ORIGINS]);
+  const strict = { origins, allowNoOrigin: false };
+  const lenient = { origins, allowNoOrigin: true };
+  const none = {};
+  const page = { origin: 'http://localhost:5173' };
+  const foreign = { origin: 'https://evil.example' };
+  const empty = { origin: '' };
+  for (const path of ['/bridge', '/tools']) {
+    assert.deepEqual(checkOrigin(path, page, strict), { allowed: true, origin: 'http://localhost:5173' }, path);
+    assert.equal(checkOrigin(path, none, strict).allowed, false, path);
+    assert.match(checkOrigin(path, none, strict).reason, /--allow-no-origin/);
+    assert.deepEqual(checkOrigin(path, none, lenient), { allowed: true, origin: null }, path);
+    for (const rules of [strict, lenient]) {
+      assert.equal(checkOrigin(path, foreign, rules).allowed, false, path);
+      assert.equal(checkOrigin(path, empty, rules).allowed, false, path);
+      assert.equal(checkOrigin(path, { origin: 'null' }, rules).allowed, false, path);
+    }
+  }
+  for (const rules of [strict, lenient]) {
+    assert.deepEqual(checkOrigin('/mcp', none, rules), { allowed: true, origin: null });
+    assert.deepEqual(checkOrigin('/mcp', page, rules), { allowed: true, origin: 'http://localhost:5173' });
+    assert.equal(checkOrigin('/mcp', foreign, rules).allowed, false);
+    assert.match(checkOrigin('/mcp', foreign, rules).reason, /Origin not allowed: https:\/\/evil\.example/);
+  }
+});
+
+test('/tools is reserved: upgrades pass the same Origin rules, then close with 1008 (not enabled yet)', async (t) => {
+  const core = await startCore(t);
+  const toolsUrl = core.bridgeUrl.replace(/\/bridge$/, '/tools');
+  assert.equal((await tryUpgrade(toolsUrl)).status, 403, 'no Origin');
+  assert.equal((await tryUpgrade(toolsUrl, { origin: 'https://evil.example' })).status, 403);
+  const attempt = await tryUpgrade(toolsUrl, { origin: PAGE_ORIGIN });
+  assert.equal(attempt.opened, true);
+  const closed = await closeOf(attempt.socket);
+  assert.equal(closed.code, 1008);
+  assert.match(closed.reason, /not enabled/);
+});
+
+/** A client frame (masked, as RFC 6455 requires of clients): `declared` may claim more payload than is given. */
+function clientFrame(payload, { fin = true, opcode = 1, declared = payload.length } = {}) {
+  const lengthBytes = declared < 126 ? [declared] : [126, declared >> 8, declared & 0xff];
+  const mask = [1, 2, 3, 4];
+  const body = Buffer.from(payload).map((byte, i) => byte ^ mask[i % 4]);
+  return Buffer.concat([
+    Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | lengthBytes[0], ...lengthBytes.slice(1), ...mask]),
+    body,
+  ]);
+}
+
+test('finding 4: a half-sent message closes its connection after the partial-frame timeout (1008)', async (t) => {
+  const core = await startCore(t, { partialFrameTimeoutMs: 500 });
+  const request = JSON.stringify({ channelId: 'c', requestId: 'r', type: 'get_approval_status' });
+  for (const [what, bytes] of [
+    ['a frame with part of its payload', clientFrame(request, { declared: 1000 }).subarray(0, 20)],
+    ['half a frame header', clientFrame(request, { declared: 1000 }).subarray(0, 3)],
+    ['a fragmented message without its last frame', clientFrame(request, { fin: false })],
+  ]) {
+    const page = await BridgeClient.open(t, core);
+    const started = Date.now();
+    page.socket._socket.write(bytes); // under ws, to send what no well-behaved client would
+    const closed = await closeOf(page.socket);
+    assert.equal(closed.code, 1008, what);
+    assert.match(closed.reason, /not completed within 500 ms/, what);
+    assert.ok(Date.now() - started >= 450, `${what}: closed after ${Date.now() - started} ms`);
+  }
+  await stillServes(t, core);
+
+  // Whole messages never are, however they are cut into chunks and however long the stream goes on:
+  // here every chunk ends in the middle of a message (the end of one and the start of the next).
+  const page = await BridgeClient.open(t, core);
+  const frames = Array.from({ length: 13 }, (_, i) =>
+    clientFrame(JSON.stringify({ channelId: 'c', requestId: `r${i}`, type: 'get_approval_status' })),
+  );
+  page.socket._socket.write(frames[0].subarray(0, 30));
+  for (let i = 0; i < 12; i++) {
+    await delay(100);
+    page.socket._socket.write(Buffer.concat([frames[i].subarray(30), frames[i + 1].subarray(0, 30)]));
+    await page.until((m) => m.requestId === `r${i}`);
+  }
+  page.socket._socket.write(frames[12].subarray(30));
+  await page.until((m) => m.requestId === 'r12');
+  assert.equal(page.socket.readyState, WebSocket.OPEN, 'open after 1.2 s of messages sent in halves');
+});
+
+test('the frame tracker knows where messages end, byte by byte', async () => {
+  const { FrameTracker } = await import('../../dist/dev/partial-frames.js');
+  const tracker = new FrameTracker();
+  const stream = Buffer.concat([
+    clientFrame('x'.repeat(300)), // 16-bit length
+    clientFrame('ab', { fin: false }),
+    clientFrame('', { opcode: 9 }), // a ping between fragments
+    clientFrame('cd', { opcode: 0 }),
+    clientFrame(''),
+  ]);
+  const ends = [];
+  for (let i = 0; i < stream.length; i++) {
+    tracker.feed(stream.subarray(i, i + 1));
+    if (!tracker.inMessage) ends.push(i + 1);
+  }
+  const first = clientFrame('x'.repeat(300)).length;
+  const fragments = clientFrame('ab').length + clientFrame('', { opcode: 9 }).length + clientFrame('cd').length;
+  assert.deepEqual(ends, [first, first + fragments, stream.length]);
+  assert.equal(tracker.messagesEnded, 3);
+});
+
 test('HTTP requests and upgrades with a non-loopback Host are refused (DNS rebinding)', async (t) => {
   const core = await startCore(t);
   for (const host of [
@@ -59,10 +183,10 @@ test('HTTP requests and upgrades with a non-loopback Host are refused (DNS rebin
     `192.168.1.10:${core.port}`,
     `localhost.evil.example:${core.port}`,
   ]) {
-    const response = await rawHttp(core, '/inspector', { headers: { Host: host } });
+    const response = await rawHttp(core, '/_pedelec/inspector', { headers: { Host: host } });
     assert.equal(response.status, 403, host);
   }
-  const noHost = await rawHttp(core, '/inspector', { headers: { Host: null } });
+  const noHost = await rawHttp(core, '/_pedelec/inspector', { headers: { Host: null } });
   assert.ok([400, 403].includes(noHost.status), `no Host: ${noHost.status}`);
   const upgrade = await tryUpgrade(core.bridgeUrl, {
     origin: PAGE_ORIGIN,
@@ -125,9 +249,11 @@ test('static serving cannot leave its folder: .., %2e%2e, encoded slashes, symli
     '/%2eenv',
     '/.git/config',
     '/sub/../.env',
-    '/cdn/../package.json',
-    '/dist/%2e%2e/package.json',
-    '/inspector/../../package.json',
+    '/_pedelec/cdn/../../package.json',
+    '/_pedelec/dist/%2e%2e/package.json',
+    '/_pedelec/dist/%2e%2e/%2e%2e/package.json',
+    '/_pedelec/inspector/../../../package.json',
+    '/_pedelec/inspector/%2e%2e/%2e%2e/%2e%2e/package.json',
     '/%00',
     '/%zz',
   ];
@@ -142,20 +268,68 @@ test('static serving cannot leave its folder: .., %2e%2e, encoded slashes, symli
   await stillServes(t, core);
 });
 
-test('the built kit is served at /cdn/ and /dist/ for demo pages', async (t) => {
+test('the kit is served under /_pedelec/ (cdn/, dist/), and only there', async (t) => {
   const core = await startCore(t);
-  const cdn = await rawHttp(core, '/cdn/pedelec-elements.js');
+  const cdn = await rawHttp(core, '/_pedelec/cdn/pedelec-elements.js');
   assert.equal(cdn.status, 200);
   assert.match(cdn.headers['content-type'], /javascript/);
-  assert.equal((await rawHttp(core, '/dist/index.js')).status, 200);
-  assert.equal((await rawHttp(core, '/cdn/nope.js')).status, 404);
+  assert.equal((await rawHttp(core, '/_pedelec/dist/index.js')).status, 200);
+  assert.equal((await rawHttp(core, '/_pedelec/cdn/nope.js')).status, 404);
+  for (const path of [
+    '/cdn/pedelec-elements.js',
+    '/dist/index.js',
+    '/inspector',
+    '/_pedelec',
+    '/_pedelec/',
+    '/_pedelec/x',
+  ]) {
+    assert.equal((await rawHttp(core, path)).status, 404, path);
+  }
   const landing = await rawHttp(core, '/');
   assert.match(landing.body, /pedelec-dev .* is running/);
+  assert.match(landing.body, /Kit: http:\/\/127\.0\.0\.1:\d+\/_pedelec\/cdn\/pedelec-elements\.js/);
+});
+
+test("finding 3: --serve DIR serves every path but the endpoints and /_pedelec/, Vite's assets/ included", async (t) => {
+  const site = await mkdtemp(join(tmpdir(), 'pedelec-dev-site-'));
+  t.after(() => rm(site, { recursive: true, force: true }));
+  // What `vite build` writes (index.html + assets/), plus folders named like the Core's old routes.
+  const files = {
+    'index.html': '<script type="module" src="/assets/index-abc123.js"></script>',
+    'assets/index-abc123.js': 'console.log("app")',
+    'assets/upload/x.txt': 'not an asset upload',
+    'cdn/lib.js': 'export const lib = 1;',
+    'dist/app.js': 'export const app = 1;',
+    'inspector/index.html': '<h1>my inspector page</h1>',
+    'inspector.html': '<h1>my other page</h1>',
+    '_pedelec/cdn/pedelec-elements.js': 'SHADOWED',
+    'bridge/index.html': '<h1>a folder named bridge</h1>',
+  };
+  for (const [name, body] of Object.entries(files)) {
+    await mkdir(join(site, name, '..'), { recursive: true });
+    await writeFile(join(site, name), body);
+  }
+  const core = await startCore(t, { serveDir: site });
+  for (const name of Object.keys(files).filter((name) => !name.startsWith('_pedelec/'))) {
+    const response = await rawHttp(core, `/${name}`);
+    assert.equal(response.status, 200, name);
+    assert.equal(response.body, files[name], name);
+  }
+  assert.equal((await rawHttp(core, '/')).body, files['index.html']);
+  assert.equal((await rawHttp(core, '/inspector/')).body, files['inspector/index.html']);
+  // The Core's own: the endpoints, and /_pedelec/ (the kit, not the folder of that name).
+  assert.equal((await rawHttp(core, '/bridge')).status, 426);
+  assert.equal((await rawHttp(core, '/tools')).status, 426);
+  assert.equal((await rawHttp(core, '/mcp')).status, 404);
+  const kit = await rawHttp(core, '/_pedelec/cdn/pedelec-elements.js');
+  assert.equal(kit.status, 200);
+  assert.notEqual(kit.body, 'SHADOWED');
+  assert.equal((await rawHttp(core, '/_pedelec/inspector')).status, 200);
 });
 
 test('the inspector socket needs the server origin and the token; anything else is closed with 1008', async (t) => {
   const core = await startCore(t, { inspectorToken: 'a'.repeat(32) });
-  const socketUrl = `ws://127.0.0.1:${core.port}/inspector/socket`;
+  const socketUrl = `ws://127.0.0.1:${core.port}/_pedelec/inspector/socket`;
   const refused = [
     [`${socketUrl}`, core.url],
     [`${socketUrl}?token=${'b'.repeat(32)}`, core.url],
@@ -177,7 +351,7 @@ test('the inspector socket needs the server origin and the token; anything else 
     socket.once('close', (code) => reject(new Error(`closed ${code}`)));
   });
   assert.equal(hello.type, 'hello');
-  assert.ok(core.inspectorUrl.endsWith(`/inspector#token=${'a'.repeat(32)}`));
+  assert.ok(core.inspectorUrl.endsWith(`/_pedelec/inspector#token=${'a'.repeat(32)}`));
 });
 
 test('an oversized frame closes that connection with 1009; the server survives', async (t) => {

@@ -61,7 +61,7 @@ test('a persistent session survives its page and is resumed from the same origin
 });
 
 test('resume from another origin is refused with THREAD_ACCESS_DENIED and leaks nothing', async (t) => {
-  const core = await startCore(t);
+  const core = await startCore(t, { allowNoOrigin: true }); // for the client without Origin below
   const owner = await BridgeClient.open(t, core, { origin: 'http://localhost:4200' });
   const sessionId = await createSession(owner, { autoEndOnDisconnect: false });
 
@@ -119,4 +119,83 @@ test('stopping the server ends open sessions: pages get ended, then the socket c
   const closed = await page.closed;
   assert.equal(closed.code, 1001);
   assert.ok(page.since(from).some((m) => m.type === 'ended' && m.sessionId === sessionId));
+});
+
+test('finding 2: live sessions are capped per origin (20 by default) and in all (SESSION_LIMIT_REACHED); ending one makes room', async (t) => {
+  const core = await startCore(t);
+  const page = await BridgeClient.open(t, core, { origin: 'http://localhost:4200' });
+  const persistent = { autoEndOnDisconnect: false };
+  const sessions = [];
+  for (let i = 0; i < 20; i++) sessions.push(await createSession(page, persistent));
+  const refused = await page.request('create_session', {
+    input: { provider: 'scripted', autoEndOnDisconnect: false },
+  });
+  assert.equal(refused.ok, false);
+  assert.equal(refused.error.code, 'SESSION_LIMIT_REACHED');
+  assert.deepEqual(refused.error.details, { limit: 20, scope: 'origin', origin: 'http://localhost:4200' });
+  // Leaving does not free a place (the sessions persist); ending one does.
+  await page.close();
+  const back = await BridgeClient.open(t, core, { origin: 'http://localhost:4200' });
+  assert.equal(
+    (await back.request('create_session', { input: { provider: 'scripted' } })).error?.code,
+    'SESSION_LIMIT_REACHED',
+  );
+  await back.ok('resume_session', { sessionId: sessions[0] });
+  await back.ok('end_session', { sessionId: sessions[0] });
+  await createSession(back);
+  // Another origin has places of its own.
+  const other = await BridgeClient.open(t, core, { origin: 'http://localhost:5173' });
+  await createSession(other);
+
+  // In all: here at most 3, at most 2 per origin.
+  const small = await startCore(t, { maxSessions: 3, maxSessionsPerOrigin: 2 });
+  const a = await BridgeClient.open(t, small, { origin: 'http://localhost:1' });
+  const b = await BridgeClient.open(t, small, { origin: 'http://localhost:2' });
+  await createSession(a);
+  await createSession(a);
+  await createSession(b);
+  const full = await b.request('create_session', { input: { provider: 'scripted' } });
+  assert.equal(full.error?.code, 'SESSION_LIMIT_REACHED');
+  assert.deepEqual(full.error.details, { limit: 3, scope: 'all' });
+});
+
+test('finding 2: a session whose page is gone ends after the idle time, and can be resumed until then', async (t) => {
+  const core = await startCore(t, { sessionIdleMs: 400 });
+  const origin = 'http://localhost:4200';
+  const first = await BridgeClient.open(t, core, { origin });
+  const sessionId = await createSession(first, { autoEndOnDisconnect: false });
+  const kept = await createSession(first, { autoEndOnDisconnect: false });
+  await delay(600);
+  // A session whose page is still there is not idle.
+  const from = first.mark();
+  await first.ok('send_text', { sessionId: kept, text: 'still here?' });
+  await first.turnEnd(kept, from);
+
+  await first.close();
+  await delay(250);
+  const second = await BridgeClient.open(t, core, { origin });
+  assert.deepEqual(await second.ok('resume_session', { sessionId }), { sessionId }, 'resumable before the idle time');
+  await delay(250); // the resume stopped the clock: past the first 400 ms, still there
+  assert.deepEqual(await second.ok('resume_session', { sessionId }), { sessionId });
+  await second.close();
+  const probe = await BridgeClient.open(t, core, { origin: 'http://127.0.0.1:1' });
+  await delay(400);
+  const gone = await waitGone(probe, sessionId);
+  assert.equal(gone.error.code, 'THREAD_NOT_FOUND');
+  await waitGone(probe, kept);
+});
+
+test('a session can be reached from at most 64 routes (SESSION_ROUTE_LIMIT_REACHED)', async (t) => {
+  const core = await startCore(t);
+  const page = await BridgeClient.open(t, core);
+  const sessionId = await createSession(page);
+  const resume = (i) =>
+    new Promise((resolve) => {
+      const requestId = `route_${i}`;
+      page.sendRaw({ channelId: `channel_${i}`, type: 'resume_session', requestId, sessionId });
+      page.until((m) => m.requestId === requestId).then(resolve);
+    });
+  const answers = await Promise.all(Array.from({ length: 70 }, (_, i) => resume(i)));
+  assert.equal(answers.filter((m) => m.ok).length, 63, 'the creating channel is the 64th');
+  assert.equal(answers.find((m) => !m.ok).error.code, 'SESSION_ROUTE_LIMIT_REACHED');
 });

@@ -11,18 +11,23 @@
 //   only as whole `chat_message`s, never as `chat_delta`.
 // Plus `closedPort`: a loopback port that was free a moment ago and that nothing listens on.
 //
+// The test server also serves the kit's cdn/ folder at `/_pedelec/cdn/`, where pedelec-dev serves it
+// (its reserved prefix), so the demo pages load here as they do under `npm start`.
+//
 // Tests read all of this from the virtual module `/__pedelec-dev.js`. `GET /__pedelec-dev/connections`
 // tells which bridge connection of the `main` Core carries each live session and which connections
 // are open — read from the Core's own inspector feed (the same one the inspector page shows).
 //
 // The Core is imported from dist/ (`npm run build` first; `npm test` does).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 
 const serverModule = new URL('../../dist/dev/server.js', import.meta.url);
 const scriptModule = new URL('../../dist/dev/agents/script.js', import.meta.url);
+const cdnFolder = new URL('../../cdn/', import.meta.url);
+const KIT_PREFIX = '/_pedelec/cdn/';
 
 /** How many tool calls the `bench` rule makes in one turn: 1 000 round trips to measure, plus one to start the clock. */
 export const BENCH_CALLS = 1001;
@@ -88,9 +93,12 @@ function watchConnections(core) {
       }
     }
   };
-  const socket = new WebSocket(`${core.url.replace(/^http/, 'ws')}/inspector/socket?token=${core.inspectorToken}`, {
-    origin: core.url,
-  });
+  const socket = new WebSocket(
+    `${core.url.replace(/^http/, 'ws')}/_pedelec/inspector/socket?token=${core.inspectorToken}`,
+    {
+      origin: core.url,
+    },
+  );
   const ready = new Promise((resolve, reject) => {
     socket.once('error', reject);
     socket.on('message', (data) => {
@@ -172,6 +180,13 @@ export function devCorePlugin(options = {}) {
     },
 
     async serve(context) {
+      if (context.path.startsWith(KIT_PREFIX)) {
+        // A plain file name of the cdn/ folder, nothing else (no folders, no dotfiles).
+        const name = context.path.slice(KIT_PREFIX.length);
+        const file = new URL(name, cdnFolder);
+        if (!/^[\w-][\w.-]*\.js$/.test(name) || !existsSync(file)) return undefined;
+        return { body: readFileSync(file, 'utf8'), type: 'js' };
+      }
       if (context.path === '/__pedelec-dev.js') {
         const describe = (core) => ({ url: core.url, bridgeUrl: core.bridgeUrl, port: core.port });
         const info = {

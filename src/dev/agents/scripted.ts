@@ -14,19 +14,66 @@ const CALL = /^\/call\s+(\S+)\s*([\s\S]*)$/;
 const ARTIFACT = /^\/artifact(?:\s+(\S+)\s?([\s\S]*))?$/;
 const ARTIFACT_HINT = 'Type /artifact <name> <text> to have me publish a file.';
 
+/**
+ * How much one example call may hold. A schema's `minItems` and `minLength` are the page's to choose,
+ * and nested arrays multiply: five levels of `minItems: 100` (a 271-byte schema) asked for 100⁵ items
+ * and took the whole server down. The work is bounded instead, whatever the schema says: at most
+ * {@link SAMPLE_BUDGET} characters of JSON per example and {@link SAMPLE_DEPTH} levels of nesting. An
+ * example cut short says so; it may then not pass the schema (it is help text, not a contract).
+ */
+const SAMPLE_BUDGET = 2000;
+const SAMPLE_DEPTH = 16;
+
+/** What is left for one example; `shortened` once any bound had to cut it. */
+type SampleBudget = { chars: number; shortened: boolean };
+
+/**
+ * Charges `chars` to the budget; false when that would overrun it, which also ends the example (so a
+ * large literal repeated by `minItems` is not serialized again for every item).
+ */
+function spend(budget: SampleBudget, chars: number): boolean {
+  if (chars > budget.chars) {
+    budget.chars = 0;
+    budget.shortened = true;
+    return false;
+  }
+  budget.chars -= chars;
+  return true;
+}
+
+/** A literal of the schema (`default`, `enum[0]`) if its JSON fits the budget, else `null`. */
+function literal(value: unknown, budget: SampleBudget): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined; // too deep to serialize: no example of it
+  }
+  return text !== undefined && spend(budget, text.length) ? value : null;
+}
+
 /** A sample value for a schema node, so the help text shows a call that would pass validation. */
-function sample(node: unknown): unknown {
+function sample(node: unknown, budget: SampleBudget, depth: number): unknown {
   if (typeof node !== 'object' || node === null) return null;
+  if (depth > SAMPLE_DEPTH) {
+    budget.shortened = true;
+    return null;
+  }
   const n = node as Record<string, unknown>;
-  if (Object.hasOwn(n, 'default')) return n.default;
-  if (Array.isArray(n.enum) && n.enum.length > 0) return n.enum[0];
-  if (Array.isArray(n.oneOf) && n.oneOf.length > 0) return sample(n.oneOf[0]);
+  if (Object.hasOwn(n, 'default')) return literal(n.default, budget);
+  if (Array.isArray(n.enum) && n.enum.length > 0) return literal(n.enum[0], budget);
+  if (Array.isArray(n.oneOf) && n.oneOf.length > 0) return sample(n.oneOf[0], budget, depth + 1);
   const num = (key: string) => (typeof n[key] === 'number' && Number.isFinite(n[key]) ? (n[key] as number) : undefined);
   switch (n.type) {
     case 'string': {
-      // Within the lengths (a pattern it cannot know about).
-      const text = 'text'.padEnd(num('minLength') ?? 0, 'x');
-      return text.slice(0, Math.max(num('maxLength') ?? text.length, num('minLength') ?? 0));
+      // Within the lengths (a pattern it cannot know about), and within the budget.
+      const minLength = Math.max(num('minLength') ?? 0, 0);
+      const maxLength = num('maxLength') ?? Infinity;
+      const wanted = Math.min(Math.max(4, minLength), maxLength);
+      const length = Math.min(wanted, Math.max(budget.chars - 2, 0));
+      if (length < wanted) budget.shortened = true;
+      spend(budget, length + 2);
+      return 'text'.padEnd(length, 'x').slice(0, length);
     }
     case 'integer':
     case 'number': {
@@ -36,30 +83,43 @@ function sample(node: unknown): unknown {
       let value = 1;
       if (min !== undefined && value < min) value = n.type === 'integer' ? Math.ceil(min) : min;
       if (max !== undefined && value > max) value = n.type === 'integer' ? Math.floor(max) : max;
+      spend(budget, String(value).length);
       return value;
     }
     case 'boolean':
+      spend(budget, 4);
       return true;
-    case 'array':
-      return Array.from({ length: Math.min(num('minItems') ?? 0, 100) }, () => sample(n.items));
+    case 'array': {
+      const items: unknown[] = [];
+      const wanted = Math.max(num('minItems') ?? 0, 0);
+      // Each item costs at least its comma: the loop ends once the budget is spent.
+      while (items.length < wanted && spend(budget, 1)) items.push(sample(n.items, budget, depth + 1));
+      return items;
+    }
     case 'object':
-      return sampleArgs(n);
+      return sampleArgs(n, budget, depth + 1);
     default:
       return null;
   }
 }
 
 /** Sample args with the required properties only. */
-function sampleArgs(schema: Record<string, unknown>): Record<string, unknown> {
+function sampleArgs(schema: Record<string, unknown>, budget: SampleBudget, depth = 1): Record<string, unknown> {
   const props = (schema.properties ?? {}) as Record<string, unknown>;
-  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  const required = Array.isArray(schema.required) ? (schema.required as unknown[]) : [];
   const out: Record<string, unknown> = {};
-  for (const name of required) if (Object.hasOwn(props, name)) out[name] = sample(props[name]);
+  for (const name of required) {
+    if (typeof name !== 'string' || !Object.hasOwn(props, name)) continue;
+    if (!spend(budget, name.length + 4)) break;
+    out[name] = sample(props[name], budget, depth);
+  }
   return out;
 }
 
 function exampleCall(tool: ToolManifest): string {
-  return `/call ${tool.name} ${JSON.stringify(sampleArgs(tool.argsSchema as unknown as Record<string, unknown>))}`;
+  const budget: SampleBudget = { chars: SAMPLE_BUDGET, shortened: false };
+  const args = JSON.stringify(sampleArgs(tool.argsSchema as unknown as Record<string, unknown>, budget));
+  return `/call ${tool.name} ${args}${budget.shortened ? ' (example shortened: the schema asks for more)' : ''}`;
 }
 
 function errorOf(result: JsonValue): { code: string; message: string } | null {

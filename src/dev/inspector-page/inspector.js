@@ -63,7 +63,7 @@ function connect() {
     return;
   }
   socket = new WebSocket(
-    `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/inspector/socket?token=${encodeURIComponent(token)}`,
+    `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/_pedelec/inspector/socket?token=${encodeURIComponent(token)}`,
   );
   socket.addEventListener('open', () => ($('socket-state').value = 'connected'));
   socket.addEventListener('message', (event) => {
