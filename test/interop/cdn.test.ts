@@ -65,7 +65,7 @@ for (const csp of Object.keys(POLICIES) as Array<keyof typeof POLICIES>) {
       const scripts = [...win.document.scripts].filter((s) => !s.src.includes('/__web-dev-server__'));
       expect(scripts.map((s) => new URL(s.src).pathname)).to.deep.equal([
         '/test/interop/csp-probe.js',
-        '/cdn/pedelec-elements.js',
+        '/_pedelec/cdn/pedelec-elements.js',
         '/demo/cdn.js',
       ]);
       expect(
