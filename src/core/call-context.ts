@@ -1,11 +1,43 @@
 /**
- * The context a tool handler gets (spec/tools-api.md): the event context's fields, `deadline`, `via`,
- * and `signal`, which aborts at the deadline, when the session ends, when the bridge disconnects, or
+ * The contexts a session's listeners get (sdk-api.md), and the one a tool handler gets
+ * (spec/tools-api.md): the event context's fields, `deadline`, `via`, and `signal`, which aborts at the deadline, when the session ends, when the bridge disconnects, or
  * when whoever runs the call aborts it. The same for every way a tool is called.
  */
 import { pedelecError, type PedelecError } from './errors.js';
 import { MAX_TIMER_MS } from './protocol.js';
-import type { PedelecEventContext, ToolCallContext, ToolCallVia } from './types.js';
+import type { PedelecEventContext, ToolCallContext, ToolCallVia, TurnKind } from './types.js';
+
+/** What every context says of the session. */
+type SessionFacts = { sessionId: string; provider: string; model: string | undefined; sessionCreatedAt: number };
+
+/**
+ * An event context. Caused by a message from the extension (`receivedAt` given): `core`-sourced;
+ * otherwise `sdk`-sourced, and the type gets its `sdk_` form. Within a turn, it names the turn.
+ */
+export function eventContext(
+  session: SessionFacts,
+  turn: { turnId: string; turnStartedAt: number; turnKind: TurnKind } | undefined,
+  type: string | undefined,
+  receivedAt: number | undefined,
+  sdk: boolean,
+): PedelecEventContext {
+  const ctx: PedelecEventContext = {
+    sessionId: session.sessionId,
+    provider: session.provider,
+    model: session.model,
+    sessionCreatedAt: session.sessionCreatedAt,
+    eventEmittedAt: Date.now(),
+    source: sdk ? 'sdk' : 'core',
+  };
+  if (receivedAt !== undefined) ctx.eventReceivedAt = receivedAt;
+  if (turn) {
+    ctx.turnId = turn.turnId;
+    ctx.turnStartedAt = turn.turnStartedAt;
+    ctx.turnKind = turn.turnKind;
+  }
+  if (type) ctx.type = (sdk ? `sdk_${type}` : type) as PedelecEventContext['type'];
+  return ctx;
+}
 
 /** What a call still running at its deadline gets: Core stops waiting for it then. */
 export const toolTimeout = (tool: string, toolRequestId: string): PedelecError =>

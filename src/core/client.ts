@@ -2,74 +2,29 @@
  * `Pedelec`: one connection to the bridge — requests and responses, event routing, sessions
  * (spec/sdk-api.md, bridge-protocol.md).
  */
-import { invalidInput, keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
-import { fieldsOf, hasOwn, isObject, isText } from './json.js';
+import { keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
+import { hasOwn, isObject, isText } from './json.js';
 import { watchPageActivity } from './page-activity.js';
-import { APPROVAL_HELD_REQUESTS, monotonic, PEDELEC_PROTOCOL_VERSION, randomId, type BridgePort } from './protocol.js';
-import { PedelecSession, type SessionBridge } from './session.js';
+import { PendingRequests } from './pending-requests.js';
+import { APPROVAL_HELD_REQUESTS, PEDELEC_PROTOCOL_VERSION, randomId, type BridgePort } from './protocol.js';
+import { availability, isLinkDown, readApprovalStatus, readProviders, readSettings } from './responses.js';
 import {
-  normalizeSkills,
-  Toolbox,
-  type NormalizedSkills,
-  type SkillsInput,
-  type ToolDefinition,
-  type ToolNameOf,
-} from './tools.js';
+  readCreateInput,
+  readResumeSkills,
+  type CreateSessionInput,
+  type ResumeSessionOptions,
+  type SessionWiring,
+} from './session-input.js';
+import { PedelecSession, type SessionBridge } from './session.js';
+import { Toolbox, type NormalizedSkills, type ToolDefinition, type ToolNameOf } from './tools.js';
 import { chromeRuntime, extensionTransport } from './transports/extension.js';
-import type {
-  ApprovalStatus,
-  PedelecAvailability,
-  PedelecOptions,
-  PedelecSettings,
-  ProviderCode,
-  ProviderInfo,
-} from './types.js';
-
-/**
- * What `createSession` takes. A union, so that `model` without `provider` is a compile error.
- */
-export type CreateSessionInput<TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]> =
-  | ({
-      provider?: undefined;
-      model?: undefined;
-      skills?: SkillsInput<TTools>;
-      autoEndOnDisconnect?: boolean;
-    } & EffortInput)
-  | ({
-      provider: ProviderCode;
-      model?: string;
-      skills?: SkillsInput<TTools>;
-      autoEndOnDisconnect?: boolean;
-    } & EffortInput);
-
-/**
- * (ours) Passed through to a current Desktop as given (it checks them): `effortLevel` picks one of the
- * provider's effort profiles, `effort` goes with an explicit `model`.
- */
-type EffortInput = { effortLevel?: string; effort?: string };
-
-/** (ours) Options for `resumeSession`: what Core does not return, and the page's handlers. */
-export type ResumeSessionOptions<TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]> = {
-  provider?: ProviderCode;
-  model?: string;
-  /** Re-attaches inline handlers and validators; nothing is sent (Core keeps the manifest it has). */
-  skills?: SkillsInput<TTools>;
-};
-
-/** @internal How a `<pedelec-session>` shares its toolbox with the sessions it creates. */
-export type SessionWiring = { toolbox?: Toolbox; requestTimeoutMs?: number };
-
-/** A pending request: how to settle it, its deadline (monotonic ms), its type. */
-type Pending = [resolve: (value: unknown) => void, reject: (error: unknown) => void, deadline: number, type: string];
+import type { ApprovalStatus, PedelecAvailability, PedelecOptions, PedelecSettings, ProviderInfo } from './types.js';
 
 const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const DISCONNECTED = (details?: unknown) =>
   pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
 const TRANSPORT = (failure: unknown) => normalizeError(failure, 'SDK_TRANSPORT_ERROR', 'Pedelec transport error');
-/** The bridge itself is not there: the extension (or, over a WebSocket, the development Core) is unreachable. */
-const isLinkDown = (error: PedelecError) =>
-  /^(EXTENSION_(UNAVAILABLE|DISCONNECTED)|BRIDGE_UNAVAILABLE)$/.test(error.code);
 
 /**
  * A client of the Pedelec bridge. Construct it where the page asks for the agent; it connects at
@@ -85,14 +40,7 @@ export class Pedelec {
   /** Set once the client can no longer talk: unavailable from the start, or disconnected. */
   #failure: PedelecError | null = null;
   #requestCount = 0;
-  /** Pending requests by id: how to settle each, its deadline (monotonic ms) and its type. */
-  #pending = new Map<string, Pending>();
-  /**
-   * One timer for all pending requests, due at the earliest deadline (`#due`): a request costs no
-   * timer of its own, and the timer is cleared as soon as nothing is pending.
-   */
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #due = 0;
+  #pending = new PendingRequests();
   #sessions = new Map<string, PedelecSession<string>>();
   /**
    * Snapshots for sessions this client has no handle for yet: the extension may send a session's
@@ -158,67 +106,32 @@ export class Pedelec {
    * Low-level request: posted synchronously, answered by the matching response, rejected on
    * failure, on timeout (`SDK_BRIDGE_TIMEOUT`) or when the bridge goes away.
    */
-  request<T = unknown>(
-    type: string,
-    payload: Record<string, unknown> = {},
-    /** @internal */ timeoutOverrideMs?: number,
-  ): Promise<T> {
+  request<T = unknown>(type: string, payload: Record<string, unknown> = {}): Promise<T> {
+    return this.#request<T>(type, payload);
+  }
+
+  /** A request that may wait longer than the bridge timeout (`waitMs`): one held for the user's approval. */
+  #request<T>(type: string, payload: Record<string, unknown> = {}, waitMs?: number): Promise<T> {
     // No port means a failure was recorded when the client was constructed.
     if (this.#failure) return Promise.reject(this.#failure);
-    const port = this.#port!;
     const requestId = `sdk_${Date.now()}_${++this.#requestCount}`;
-    const now = monotonic();
     // The envelope last: a payload cannot re-address the request (its answer would never match).
     const message = { ...payload, channelId: this.channelId, type, requestId };
-    const wait = timeoutOverrideMs ?? (APPROVAL_HELD_REQUESTS.has(type) ? this.#options.approvalTimeoutMs : undefined);
-    const deadline = now + ((wait as number) > this.#bridgeTimeoutMs ? (wait as number) : this.#bridgeTimeoutMs);
-    return new Promise<T>((resolve, reject) => {
-      this.#pending.set(requestId, [resolve as (value: unknown) => void, reject, deadline, type]);
-      if (!this.#timer || deadline < this.#due) this.#arm(deadline, now);
-      try {
-        port.postMessage(message);
-      } catch (thrown) {
-        this.#settle(requestId, false, keepError(thrown, DISCONNECTED()));
-      }
-    });
+    const held = waitMs ?? (APPROVAL_HELD_REQUESTS.has(type) ? this.#options.approvalTimeoutMs : undefined);
+    // Never shorter than the bridge timeout; a held wait that is not a number does not count.
+    const wait = (held as number) > this.#bridgeTimeoutMs ? (held as number) : this.#bridgeTimeoutMs;
+    const response = this.#pending.add<T>(requestId, type, wait);
+    try {
+      this.#port!.postMessage(message);
+    } catch (thrown) {
+      this.#pending.reject(requestId, keepError(thrown, DISCONNECTED()));
+    }
+    return response;
   }
 
   /** @internal For leak tests: how many requests are waiting for their response. */
   get pendingCount(): number {
     return this.#pending.size;
-  }
-
-  /** Settles a pending request (an unknown id is ignored); the timer goes once nothing is pending. */
-  #settle(requestId: unknown, ok: boolean, value: unknown): void {
-    const entry = this.#pending.get(requestId as string);
-    if (!entry) return;
-    this.#pending.delete(requestId as string);
-    if (!this.#pending.size) this.#timer = void clearTimeout(this.#timer);
-    entry[ok ? 0 : 1](value);
-  }
-
-  #arm(deadline: number, now: number): void {
-    clearTimeout(this.#timer);
-    this.#due = deadline;
-    // Timers overflow past 2^31-1 ms and fire at once: a later deadline is re-armed when this one fires.
-    this.#timer = setTimeout(() => this.#expire(), Math.min(deadline - now, 2 ** 31 - 1));
-  }
-
-  /** Rejects every request past its deadline, then re-arms for the earliest one left. */
-  #expire(): void {
-    this.#timer = undefined;
-    const now = monotonic();
-    let next = Infinity;
-    this.#pending.forEach(([, , deadline, type], requestId) => {
-      if (deadline <= now)
-        this.#settle(
-          requestId,
-          false,
-          pedelecError('SDK_BRIDGE_TIMEOUT', 'Pedelec extension did not respond.', { requestId, type }),
-        );
-      else if (deadline < next) next = deadline;
-    });
-    if (next < Infinity) this.#arm(next, now);
   }
 
   #handleMessage(message: unknown): void {
@@ -227,15 +140,12 @@ export class Pedelec {
     const { channelId, type, sessionId, ok, error } = message;
     if (channelId !== undefined && channelId !== this.channelId) return;
     if (type === 'response') {
-      this.#settle(
-        message.requestId,
-        ok === true,
-        ok === true
-          ? message.result === undefined
-            ? {}
-            : message.result
-          : keepError(error, pedelecError('SDK_TRANSPORT_ERROR', 'SDK transport request failed', error)),
-      );
+      const { requestId, result } = message;
+      if (ok === true) this.#pending.resolve(requestId, result === undefined ? {} : result);
+      else {
+        const fallback = pedelecError('SDK_TRANSPORT_ERROR', 'SDK transport request failed', error);
+        this.#pending.reject(requestId, keepError(error, fallback));
+      }
     } else if (typeof sessionId === 'string') {
       const session = this.#sessions.get(sessionId);
       if (session) session.handleEvent(message, receivedAt);
@@ -257,7 +167,7 @@ export class Pedelec {
     this.#stopWatchingActivity();
     const lastError = port.error ?? chromeRuntime()?.lastError;
     const error = (this.#failure = keepError(lastError, DISCONNECTED(lastError)));
-    [...this.#pending.keys()].forEach((requestId) => this.#settle(requestId, false, error));
+    this.#pending.rejectAll(error);
     this.#failAll(error, true);
   }
 
@@ -281,38 +191,29 @@ export class Pedelec {
   createSession(): Promise<PedelecSession<string>>;
   createSession<const TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]>(
     input: CreateSessionInput<TTools>,
-    wiring?: SessionWiring,
   ): Promise<PedelecSession<ToolNameOf<TTools>>>;
   /** An input that may be absent (`createSession(maybeInput)`): the spec's `input?`. */
-  createSession(input?: CreateSessionInput, wiring?: SessionWiring): Promise<PedelecSession<string>>;
-  async createSession(input: CreateSessionInput = {}, wiring: SessionWiring = {}): Promise<PedelecSession<string>> {
-    let skills: NormalizedSkills | undefined;
-    try {
-      if (!isObject(input)) throw invalidInput('createSession input must be an object');
-      skills = normalizeSkills(input.skills);
-      if (input.model !== undefined && input.provider === undefined) {
-        throw invalidInput('model cannot be provided without provider');
-      }
-    } catch (error) {
-      throw normalizeError(error, 'INVALID_INPUT', 'createSession input is invalid');
-    }
-    const effort: EffortInput = {};
-    for (const key of ['effortLevel', 'effort'] as const) {
-      const value = (input as EffortInput)[key];
-      if (value === undefined) continue;
-      if (typeof value !== 'string') throw invalidInput(`${key} must be a string`);
-      effort[key] = value;
-    }
+  createSession(input?: CreateSessionInput): Promise<PedelecSession<string>>;
+  createSession(input: CreateSessionInput = {}): Promise<PedelecSession<string>> {
+    return this.createWiredSession(input, {});
+  }
+
+  /** @internal `createSession` for a `<pedelec-session>`: its toolbox, its approval wait. */
+  async createWiredSession(input: CreateSessionInput, wiring: SessionWiring): Promise<PedelecSession<string>> {
+    const { skills, effort } = readCreateInput(input);
     skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
 
     let { provider, model } = input as { provider?: string; model?: string };
     if (provider === undefined || model === undefined) {
       // Held for approval like create_session: they wait as long as it may (the element's 65 s).
-      const { defaultProvider, defaultModels } = await this.getSettings(wiring.requestTimeoutMs);
+      const { defaultProvider, defaultModels } = readSettings(
+        await this.#request('get_settings', {}, wiring.requestTimeoutMs),
+      );
       if (provider === undefined) {
         if (defaultProvider === null)
           throw pedelecError('DEFAULT_PROVIDER_NOT_SET', 'No default provider is set in Pedelec.');
-        if (!(await this.listProviders(wiring.requestTimeoutMs)).find((p) => p.code === defaultProvider)?.available) {
+        const providers = readProviders(await this.#request('list_providers', {}, wiring.requestTimeoutMs));
+        if (!providers.find((p) => p.code === defaultProvider)?.available) {
           throw pedelecError(
             'DEFAULT_PROVIDER_UNAVAILABLE',
             `The default provider ${defaultProvider} is not available.`,
@@ -325,7 +226,7 @@ export class Pedelec {
       // current extension has no default models: no model is sent, and Desktop's profile chooses.
       model = hasOwn(defaultModels, provider) ? defaultModels[provider] : undefined;
     }
-    const created = this.request<Record<string, unknown> | undefined>(
+    const created = this.#request<Record<string, unknown> | undefined>(
       'create_session',
       {
         input: {
@@ -360,20 +261,22 @@ export class Pedelec {
   }
 
   /** Re-attaches to a session this origin created earlier (e.g. with `autoEndOnDisconnect: false`). */
-  async resumeSession<const TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]>(
+  resumeSession<const TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]>(
     sessionId: string,
     options: ResumeSessionOptions<TTools> = {},
-    wiring: SessionWiring = {},
   ): Promise<PedelecSession<ToolNameOf<TTools>>> {
-    if (typeof sessionId !== 'string' || !sessionId.trim()) throw invalidInput('sessionId must be a non-empty string');
-    let skills: NormalizedSkills | undefined;
-    try {
-      skills = normalizeSkills(options.skills);
-    } catch (error) {
-      throw normalizeError(error, 'INVALID_INPUT', 'resumeSession options are invalid');
-    }
+    return this.resumeWiredSession(sessionId, options, {});
+  }
+
+  /** @internal `resumeSession` for a `<pedelec-session>`: its toolbox, its approval wait. */
+  async resumeWiredSession(
+    sessionId: string,
+    options: ResumeSessionOptions,
+    wiring: SessionWiring,
+  ): Promise<PedelecSession<any>> {
+    const skills = readResumeSkills(sessionId, options);
     skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
-    const resumed = this.request<Record<string, unknown> | undefined>(
+    const resumed = this.#request<Record<string, unknown> | undefined>(
       'resume_session',
       { sessionId },
       wiring.requestTimeoutMs,
@@ -411,54 +314,26 @@ export class Pedelec {
   // ───────────────────────────── information ─────────────────────────────
 
   /** The providers Desktop knows, validated; extra fields are dropped. */
-  async listProviders(/** @internal */ timeoutMs?: number): Promise<ProviderInfo[]> {
-    const result = await this.request('list_providers', {}, timeoutMs);
-    if (!Array.isArray(result)) throw protocolError('list_providers response was not an array');
-    return result.map((p: unknown) => {
-      const { name, code, available, error } = fieldsOf(p);
-      if (
-        !isText(name) ||
-        !isText(code) ||
-        typeof available !== 'boolean' ||
-        !(typeof error === 'string' || error === null)
-      ) {
-        throw protocolError('list_providers response had invalid provider data');
-      }
-      return { name, code, available, error };
-    });
+  async listProviders(): Promise<ProviderInfo[]> {
+    return readProviders(await this.#request('list_providers'));
   }
 
   /** The user's default provider and models — and nothing else the extension may include. */
-  async getSettings(/** @internal */ timeoutMs?: number): Promise<PedelecSettings> {
-    const result = await this.request('get_settings', {}, timeoutMs);
-    const { defaultProvider, defaultModels = {} } = fieldsOf(result);
-    // `defaultModels` is optional: current extensions no longer send it.
-    if (
-      !(defaultProvider === null || isText(defaultProvider)) ||
-      !isObject(defaultModels) ||
-      !Object.entries(defaultModels).every(([code, m]) => code && typeof m === 'string')
-    ) {
-      throw protocolError('get_settings response had invalid shape');
-    }
-    return { defaultProvider, defaultModels: { ...defaultModels } };
+  async getSettings(): Promise<PedelecSettings> {
+    return readSettings(await this.#request('get_settings'));
   }
 
   /** Whether the extension is installed, this origin approved, and Desktop connected. Never rejects for a missing extension. */
   async getApprovalStatus(): Promise<ApprovalStatus> {
-    let r: Record<string, unknown> | undefined;
+    let result: Record<string, unknown> | undefined;
     try {
-      r = await this.request('get_approval_status');
+      result = await this.#request('get_approval_status');
     } catch (error) {
       if (isLinkDown(error as PedelecError))
         return { installed: false, approved: false, origin: this.#origin, appConnected: false };
       throw error;
     }
-    return {
-      installed: r?.installed !== false,
-      approved: r?.approved === true,
-      origin: typeof r?.origin === 'string' ? r.origin : null,
-      appConnected: r?.appConnected === true,
-    };
+    return readApprovalStatus(result);
   }
 
   /** Everything a page needs to tell the user what to do next. Never rejects; at most two requests. */
@@ -472,22 +347,7 @@ export class Pedelec {
     } catch (failure) {
       error = TRANSPORT(failure);
     }
-    // No status: the approval request itself failed (the extension may still be there).
-    const installed = status ? status.installed : !isLinkDown(error!);
-    const approved = !!status?.installed && status.approved;
-    const available = approved && !error;
-    return {
-      available,
-      extension: { available: installed },
-      // The page's origin stands in only where no extension answered for it.
-      approval: { approved, origin: status?.installed ? status.origin : (status?.origin ?? this.#origin) },
-      // Not yet approved: Desktop as the extension sees it; approved: whether the probe succeeded.
-      desktop: {
-        available: approved ? available : !!status?.installed && status.appConnected,
-        launchAttempted: !!status?.installed,
-      },
-      ...(error && { error }),
-    };
+    return availability(status, error, this.#origin);
   }
 
   // ───────────────────────────── warnings ─────────────────────────────

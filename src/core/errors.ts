@@ -8,7 +8,105 @@ export type PedelecError = {
   details?: unknown;
 };
 
-/** Builds a {@link PedelecError}; `details` is an own property only when given. */
+/**
+ * Every code the kit and `pedelec-dev` raise, for `switch` statements and autocompletion. Widened
+ * with `(string & {})`: Pedelec itself and newer releases may report codes not listed here, so
+ * `PedelecError.code` stays a `string`.
+ */
+export type PedelecErrorCode =
+  // Using the API
+  | 'INVALID_INPUT'
+  | 'INVALID_OPTION'
+  // Reaching Pedelec
+  | 'EXTENSION_UNAVAILABLE'
+  | 'EXTENSION_DISCONNECTED'
+  | 'BRIDGE_UNAVAILABLE'
+  | 'SDK_BRIDGE_TIMEOUT'
+  | 'SDK_TRANSPORT_ERROR'
+  | 'SDK_PROTOCOL_ERROR'
+  | 'INVALID_MESSAGE'
+  | 'MALFORMED_MESSAGE'
+  | 'INVALID_JSON'
+  | 'UNKNOWN_REQUEST_TYPE'
+  // Providers and approval
+  | 'DEFAULT_PROVIDER_NOT_SET'
+  | 'DEFAULT_PROVIDER_UNAVAILABLE'
+  | 'PROVIDER_NOT_FOUND'
+  | 'PROVIDER_UNAVAILABLE'
+  | 'PROVIDER_AUTH_FAILED'
+  | 'PROVIDER_MODEL_NOT_FOUND'
+  | 'PROVIDER_PROTOCOL_ERROR'
+  | 'PROVIDER_RATE_LIMITED'
+  | 'PROVIDER_REQUEST_TOO_LARGE'
+  | 'AGENT_UNAVAILABLE'
+  | 'AGENT_LOOP_LIMIT'
+  | 'APPROVAL_REJECTED'
+  | 'APPROVAL_TIMEOUT'
+  | 'APPROVAL_NOT_FOUND'
+  // Sessions and turns
+  | 'CREATE_SESSION_FAILED'
+  | 'SEND_TEXT_FAILED'
+  | 'PREPARE_FAILED'
+  | 'END_SESSION_FAILED'
+  | 'SESSION_BUSY'
+  | 'SESSION_ENDED'
+  | 'SESSION_ERROR'
+  | 'SESSION_LIMIT_REACHED'
+  | 'SESSION_ROUTE_LIMIT_REACHED'
+  | 'THREAD_NOT_FOUND'
+  | 'THREAD_BUSY'
+  | 'THREAD_ACCESS_DENIED'
+  | 'FOREIGN_OPERATION'
+  | 'NO_OPERATOR_TURN'
+  // Tools
+  | 'TOOL_ARGS_INVALID'
+  | 'TOOL_RESULT_INVALID'
+  | 'TOOL_HANDLER_ERROR'
+  | 'TOOL_HANDLER_NOT_FOUND'
+  | 'TOOL_NOT_FOUND'
+  | 'TOOL_UNAVAILABLE'
+  | 'TOOL_TIMEOUT'
+  | 'TOOL_CALL_DENIED'
+  | 'TOOL_RESPOND_LATE'
+  | 'TOOL_REQUEST_NOT_FOUND'
+  | 'TOOL_REQUEST_NOT_PENDING'
+  | 'TOOL_RESULT_ALREADY_SUBMITTED'
+  | 'SUBMIT_TOOL_RESULT_FAILED'
+  | 'SCHEMA_KEYWORD_UNSUPPORTED'
+  // Assets and artifacts
+  | 'ASSET_PATH_INVALID'
+  | 'ASSET_PATH_CONFLICT'
+  | 'ASSET_NOT_FOUND'
+  | 'ASSET_TOO_LARGE'
+  | 'ASSET_SIZE_MISMATCH'
+  | 'ASSET_QUOTA_EXCEEDED'
+  | 'ASSET_UPLOAD_FAILED'
+  | 'ASSET_WRITE_FAILED'
+  | 'ASSET_READ_FAILED'
+  | 'ASSET_TEXT_DECODE_FAILED'
+  | 'ASSET_INVALID_JSON'
+  | 'ASSET_TOKEN_INVALID'
+  | 'ASSET_TOKEN_EXPIRED'
+  | 'ASSET_TICKET_LIMIT_REACHED'
+  | 'ARTIFACTS_UNAVAILABLE'
+  // The page's own code and markup
+  | 'LISTENER_ERROR'
+  | 'MARKDOWN_RENDER_FAILED'
+  | 'FOREIGN_ELEMENT'
+  // pedelec-dev's server
+  | 'ORIGIN_NOT_ALLOWED'
+  | 'INVALID_ORIGIN'
+  | 'REMOTE_HOST_REFUSED'
+  | 'METHOD_NOT_ALLOWED'
+  | 'HOST_UNAVAILABLE'
+  | 'PORT_IN_USE'
+  | 'PORT_NOT_ALLOWED'
+  | 'LISTEN_FAILED'
+  | 'SCRIPT_INVALID'
+  | 'INTERNAL_ERROR'
+  | (string & {});
+
+/** @internal Builds a {@link PedelecError}; `details` is an own property only when given. */
 export const pedelecError = (code: string, message: string, details?: unknown): PedelecError =>
   details === undefined ? { code, message } : { code, message, details };
 
@@ -18,6 +116,14 @@ export const isPedelecError = (value: unknown): value is PedelecError =>
   !!value &&
   typeof (value as PedelecError).code === 'string' &&
   typeof (value as PedelecError).message === 'string';
+
+/** @internal The session has ended (locally or in Core): nothing more can be asked of it. */
+export const sessionEnded = (sessionId?: string): PedelecError =>
+  pedelecError('SESSION_ENDED', 'Pedelec session has ended.', sessionId ? { sessionId } : undefined);
+
+/** @internal The session is running a turn, or an upload, already. */
+export const sessionBusy = (sessionId: string): PedelecError =>
+  pedelecError('SESSION_BUSY', 'Pedelec session is busy.', { sessionId });
 
 /** @internal Bad input from the caller. */
 export const invalidInput = (message: string, details?: unknown) => pedelecError('INVALID_INPUT', message, details);

@@ -1,4 +1,5 @@
-import { pedelecError, type PedelecError, type ToolCallContext } from '../core/index.js';
+import { type PedelecError, type ToolCallContext } from '../core/index.js';
+import { pedelecError } from '../core/errors.js';
 import { PedelecEvent } from './pedelec-event.js';
 
 export type PedelecToolCallDetail = {

@@ -34,7 +34,7 @@ describe('createSession: the approval wait covers every held request', () => {
   ] as const) {
     it(`${label}: the approval-held get_settings waits requestTimeoutMs, not bridgeTimeoutMs`, async () => {
       const c = client({ bridgeTimeoutMs: 20 });
-      const p = track(c.createSession(input, { requestTimeoutMs: 400 }));
+      const p = track(c.createWiredSession(input, { requestTimeoutMs: 400 }));
       expect(fake.last().type).to.equal('get_settings');
       await sleep(80); // past bridgeTimeoutMs, well within requestTimeoutMs
       expect(p.state, JSON.stringify(p.error)).to.equal('pending');

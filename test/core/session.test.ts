@@ -4,7 +4,8 @@
  */
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { expect } from '../support/expect.js';
-import { Pedelec, PedelecSession, isAssetPath } from '../../src/core/index.js';
+import { Pedelec, PedelecSession } from '../../src/core/index.js';
+import { isAssetPath } from '../../src/core/session-assets.js';
 import { Toolbox } from '../../src/core/tools.js';
 import type { SessionBridge } from '../../src/core/session.js';
 import type { PedelecError } from '../../src/core/errors.js';

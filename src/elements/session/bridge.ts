@@ -1,4 +1,5 @@
-import { pedelecError, type PedelecError } from '../../core/index.js';
+import { type PedelecError } from '../../core/index.js';
+import { pedelecError } from '../../core/errors.js';
 
 /** Where a session element's client connects. */
 export type BridgeConfig = { kind: 'extension'; extensionId?: string } | { kind: 'websocket'; url: string };

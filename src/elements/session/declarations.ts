@@ -5,12 +5,8 @@
  * reported once (not once per build); the guidance resolved; the manifest it would send now.
  */
 import type { ReactiveController, ReactiveControllerHost } from '@lit/reactive-element';
-import {
-  pedelecError,
-  type PedelecError,
-  type SerializableSkillsManifest,
-  type ToolDefinition,
-} from '../../core/index.js';
+import { type PedelecError, type SerializableSkillsManifest, type ToolDefinition } from '../../core/index.js';
+import { pedelecError } from '../../core/errors.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
 import { anyMemberConnected, flushChanges, type Registrable, type SessionOwner } from '../registration.js';

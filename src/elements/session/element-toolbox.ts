@@ -6,14 +6,9 @@
  * the session element aborts them. Every call, whoever made it, is announced before it is answered and
  * reported with its outcome and duration.
  */
-import {
-  pedelecError,
-  Toolbox,
-  type PedelecError,
-  type ToolCall,
-  type ToolCallContext,
-  type ToolOutcome,
-} from '../../core/index.js';
+import { type PedelecError, type ToolCallContext } from '../../core/index.js';
+import { pedelecError } from '../../core/errors.js';
+import { Toolbox, type ToolCall, type ToolOutcome } from '../../core/tools.js';
 import { monotonic } from '../../core/protocol.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import { PedelecToolCallEvent } from '../../events/tool-call.event.js';

@@ -15,9 +15,10 @@ import {
   type PedelecEventContext,
   type PedelecSession,
 } from '../../core/index.js';
+import { sessionEnded } from '../../core/errors.js';
 import type { BridgeConfig } from './bridge.js';
 import { ClientLease } from './client-pool.js';
-import { sessionEnded, startAttempt } from './start-attempt.js';
+import { startAttempt } from './start-attempt.js';
 import type { ElementToolbox } from './element-toolbox.js';
 import type { StartPlan } from './session-config.js';
 import { SessionRecords } from './persist.js';

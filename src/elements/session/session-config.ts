@@ -4,13 +4,13 @@
  * element's attributes and properties.
  */
 import {
-  pedelecError,
-  type NormalizedTool,
   type PedelecError,
   type PedelecSession,
   type SerializableSkillsManifest,
   type SkillsInput,
 } from '../../core/index.js';
+import { pedelecError } from '../../core/errors.js';
+import { type NormalizedTool } from '../../core/tools.js';
 import { canonicalJson } from '../../core/json.js';
 import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
 import type { SessionDeclarations } from './declarations.js';

@@ -6,19 +6,17 @@
  */
 import {
   normalizeError,
-  pedelecError,
+  type CreateSessionInput,
   type Pedelec,
   type PedelecError,
   type PedelecSession,
 } from '../../core/index.js';
+import { sessionEnded } from '../../core/errors.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import type { BridgeConfig } from './bridge.js';
 import type { LifecycleHost } from './lifecycle.js';
 import { deleteRecord, readRecord, type SessionRecords } from './persist.js';
 import type { StartPlan } from './session-config.js';
-
-export const sessionEnded = (sessionId?: string): PedelecError =>
-  pedelecError('SESSION_ENDED', 'Pedelec session has ended.', sessionId ? { sessionId } : undefined);
 
 /** The origin is awaiting approval: give the user time to decide in the extension's popup. */
 const APPROVAL_WAIT_MS = 65_000;
@@ -142,7 +140,7 @@ async function resumeElseCreate(
         model: current?.model ?? (model || undefined),
         skills,
       };
-      session = await client.resumeSession(resumeId, options, wiring);
+      session = await client.resumeWiredSession(resumeId, options, wiring);
     } catch {
       // Gone, or not ours any more: create below.
     }
@@ -157,9 +155,6 @@ async function resumeElseCreate(
   // No provider: the user's default; a model only makes sense with a provider.
   const input = { provider: provider || undefined, model: (provider && model) || undefined, skills };
   const autoEndOnDisconnect = !persistKey;
-  const created = await client.createSession(
-    { ...input, autoEndOnDisconnect } as Parameters<Pedelec['createSession']>[0],
-    wiring,
-  );
+  const created = await client.createWiredSession({ ...input, autoEndOnDisconnect } as CreateSessionInput, wiring);
   return { session: created, resumed: false };
 }

@@ -5,16 +5,11 @@
  * one change costs one normalization, not N. Unlike `createSession`, a bad tool is dropped and
  * reported; the rest keeps working.
  */
-import {
-  isPedelecError,
-  pedelecError,
-  type NormalizedTool,
-  type PedelecError,
-  type ToolDefinition,
-} from '../../core/index.js';
+import { isPedelecError, type PedelecError, type ToolDefinition } from '../../core/index.js';
+import { pedelecError } from '../../core/errors.js';
 // Kit internals, not on the core entry (whose size is budgeted).
 import { canonicalJson } from '../../core/json.js';
-import { normalizeTool } from '../../core/tools.js';
+import { normalizeTool, type NormalizedTool } from '../../core/tools.js';
 import type { PedelecToolElement, ToolDeclaration } from '../tool/pedelec-tool.element.js';
 
 export type BuiltTool = { tool: NormalizedTool; element: PedelecToolElement | null; definition: ToolDefinition | null };

@@ -1,0 +1,91 @@
+/**
+ * The agent's tool calls of one session: each runs once through the toolbox (the one path every
+ * caller shares), its result is submitted once, and a call the session can no longer answer is
+ * aborted with a reason its handler sees on `ctx.signal`.
+ */
+import { toolCallContext } from './call-context.js';
+import { normalizeError, pedelecError, type PedelecError } from './errors.js';
+import type { JsonValue } from './json.js';
+import { DEFAULT_TOOL_TIMEOUT_MS } from './protocol.js';
+import type { Toolbox, ToolOutcome } from './tools.js';
+import type { PedelecEventContext } from './types.js';
+
+/** What the calls need from their session. */
+export interface ToolCallsHost {
+  readonly toolbox: Toolbox;
+  request(type: 'submit_tool_result', payload: { toolRequestId: string; result: JsonValue }): Promise<unknown>;
+  emitError(error: PedelecError): void;
+}
+
+/** How to abort a call still running; `null` once its result was submitted. */
+type Abort = ((reason: PedelecError) => void) | null;
+
+export class SessionToolCalls {
+  /** Every call of the session by `toolRequestId`, running or answered. */
+  #calls = new Map<string, Abort>();
+
+  constructor(private readonly host: ToolCallsHost) {}
+
+  /** Whether a call with this id ran or runs already: a repeat of it is ignored. */
+  has(toolRequestId: string): boolean {
+    return this.#calls.has(toolRequestId);
+  }
+
+  /** Runs one call; `baseCtx` is the event context of its `tool_call`. */
+  run(toolRequestId: string, tool: string, args: unknown, baseCtx: PedelecEventContext, receivedAt: number): void {
+    const { toolbox } = this.host;
+    const deadline = receivedAt + (toolbox.tools.get(tool)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
+    const { ctx, abort, settle } = toolCallContext(baseCtx, { toolRequestId, tool, via: 'pedelec' }, deadline);
+    this.#calls.set(toolRequestId, abort);
+
+    const submit = (outcome: ToolOutcome) => {
+      // A result that is not JSON is also reported to the page.
+      if (!outcome.ok && outcome.reportToPage) this.host.emitError(outcome.error);
+      const aborted = settle();
+      // The session ended while the handler ran: that call was settled then, and its result has
+      // nowhere to go. Not posted — but said, as any other result that could not be delivered.
+      if (!this.#calls.get(toolRequestId)) {
+        if (aborted) this.host.emitError(submitFailed(aborted, tool, toolRequestId));
+        return;
+      }
+      this.#calls.set(toolRequestId, null);
+      this.host
+        .request('submit_tool_result', { toolRequestId, result: outcome.result as JsonValue })
+        .catch((failure) => {
+          const cause = normalizeError(failure, 'SUBMIT_TOOL_RESULT_FAILED', 'submit_tool_result failed');
+          this.host.emitError(submitFailed(cause, tool, toolRequestId));
+        });
+    };
+    const outcome = toolbox.run({ tool, args, ctx, via: 'pedelec', abort });
+    if (outcome instanceof Promise) outcome.then(submit);
+    else submit(outcome);
+  }
+
+  /**
+   * The connection went away: running handlers are aborted but keep their place, so their results
+   * are still submitted — and that failure reported.
+   */
+  abortRunning(reason: PedelecError): void {
+    this.#calls.forEach((abort) => abort?.(reason));
+  }
+
+  /** The session ended: running calls are aborted and every call forgotten. */
+  abortAll(reason: PedelecError): void {
+    const aborts = [...this.#calls.values()];
+    this.#calls.clear();
+    aborts.forEach((abort) => abort?.(reason));
+  }
+
+  /** Core (a snapshot) waits for no call but `pendingId`: the others still running are withdrawn. */
+  withdrawAllBut(pendingId: string | undefined): void {
+    for (const [toolRequestId, abort] of this.#calls) {
+      if (!abort || toolRequestId === pendingId) continue;
+      this.#calls.set(toolRequestId, null);
+      abort(pedelecError('TOOL_REQUEST_NOT_PENDING', 'Pedelec no longer waits for this tool call', { toolRequestId }));
+    }
+  }
+}
+
+/** A tool's result that could not be delivered, with why (`cause`). */
+const submitFailed = (cause: PedelecError, tool: string, toolRequestId: string): PedelecError =>
+  pedelecError('SUBMIT_TOOL_RESULT_FAILED', cause.message, { tool, toolRequestId, cause });
