@@ -263,7 +263,10 @@ export class PedelecSession<TToolName extends string = string> {
 
   // ───────────────────────────── what arrives ─────────────────────────────
 
-  /** @internal Routed here by the client: one session-addressed message from the bridge. */
+  /**
+   * One session event from the bridge (bridge-protocol.md §3). The client routes every event here;
+   * call it yourself to replay an event, as with the public SDK.
+   */
   handleEvent(message: Record<string, any>, receivedAt: number): void {
     this.#protocol.receive(message, receivedAt);
   }

@@ -88,23 +88,8 @@ type CheckedTool = { name: string; manifest: SerializableToolManifest; handler: 
 function checkTool(entry: unknown, index: number, owned?: boolean): CheckedTool {
   if (!isPlainObject(entry)) throw invalidInput('skills.tools entries must be objects', { index });
   const { name, description, timeoutMs, handler, argsSchema } = entry;
-  const problem =
-    typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)
-      ? 'name is invalid'
-      : typeof description !== 'string' || !description.trim()
-        ? 'description must be a non-empty string'
-        : timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)
-          ? 'timeoutMs must be a positive integer'
-          : handler !== undefined && typeof handler !== 'function'
-            ? 'handler must be a function'
-            : 'input' in entry
-              ? 'input is no longer supported; use argsSchema'
-              : !isPlainObject(argsSchema)
-                ? 'argsSchema must be an object'
-                : argsSchema.type !== 'object'
-                  ? 'argsSchema must describe an object'
-                  : '';
   const fail = (what: string) => invalidInput(`tool ${what}`, { index, toolName: name });
+  const problem = firstProblem(entry);
   if (problem) throw fail(problem);
   let clone = argsSchema as ToolArgsSchema;
   try {
@@ -119,6 +104,20 @@ function checkTool(entry: unknown, index: number, owned?: boolean): CheckedTool 
     manifest: { name, description, argsSchema: clone, ...(timeoutMs !== undefined && { timeoutMs }) },
     handler,
   };
+}
+
+/** The first thing wrong with a tool entry, in the public SDK's order and words; `''` when nothing is. */
+function firstProblem(entry: Record<string, unknown>): string {
+  const { name, description, timeoutMs, handler, argsSchema } = entry;
+  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) return 'name is invalid';
+  if (typeof description !== 'string' || !description.trim()) return 'description must be a non-empty string';
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0))
+    return 'timeoutMs must be a positive integer';
+  if (handler !== undefined && typeof handler !== 'function') return 'handler must be a function';
+  if ('input' in entry) return 'input is no longer supported; use argsSchema';
+  if (!isPlainObject(argsSchema)) return 'argsSchema must be an object';
+  if (argsSchema.type !== 'object') return 'argsSchema must describe an object';
+  return '';
 }
 
 /** (ours) Step 6: the clone's well-formedness, and the validator compiled once for the tool. */
@@ -198,7 +197,7 @@ export type ToolCall = {
 };
 
 /**
- * Hooks the elements plug into the resolution order (elements.md "Handler resolution"); the plain
+ * @internal Hooks the elements plug into the resolution order (elements.md "Handler resolution"); the plain
  * SDK uses none of them. (To observe every call, the elements extend `run`.)
  */
 export type ToolboxHooks = {
@@ -227,6 +226,7 @@ export class Toolbox {
   tools = new Map<string, NormalizedTool>();
   readonly named = new Map<string, ToolSpecificHandler>();
   generic: GenericToolHandler | null = null;
+  /** @internal The elements' steps of the resolution order. */
   hooks: ToolboxHooks = {};
 
   constructor(public validateArgs = true) {}

@@ -5,7 +5,7 @@
  * the CDN file), whose definition upgrades every chat already in the page. A chat in another shadow
  * root, with no session there, needs `import 'pedelec-elements/define/pedelec-chat.js'`.
  */
-import { watchRootsWith } from '../elements/lazy-roots.js';
+import { onSessionConnected } from '../elements/session-connected.js';
 import { CHAT_TAG } from '../elements/tags.js';
 
 /** Before it is defined a chat keeps the place it will take: no jump when it upgrades. */
@@ -53,6 +53,6 @@ export function loadChatWhenUsed(doc: Document | undefined = globalThis.document
     sheet.replaceSync(PLACEHOLDER);
     doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
   }
-  watchRootsWith(watch);
+  onSessionConnected(watch);
   watch(doc);
 }

@@ -1,11 +1,9 @@
 /** Registers <pedelec-arg> (a side effect). */
 import { PedelecArgElement } from '../elements/arg/pedelec-arg.element.js';
-import { ARG_TAG } from '../elements/tags.js';
 import { injectHiddenStyle } from './style.js';
-import { defineOnce } from './define-once.js';
 
 injectHiddenStyle();
-defineOnce(ARG_TAG, PedelecArgElement);
+PedelecArgElement.define();
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -1,9 +1,7 @@
 /** Registers <pedelec-chat> (a side effect). */
 import { PedelecChatElement } from '../elements/chat/pedelec-chat.element.js';
-import { CHAT_TAG } from '../elements/tags.js';
-import { defineOnce } from './define-once.js';
 
-defineOnce(CHAT_TAG, PedelecChatElement);
+PedelecChatElement.define();
 
 declare global {
   interface HTMLElementTagNameMap {

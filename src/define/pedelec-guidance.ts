@@ -1,11 +1,9 @@
 /** Registers <pedelec-guidance> (a side effect). */
 import { PedelecGuidanceElement } from '../elements/guidance/pedelec-guidance.element.js';
-import { GUIDANCE_TAG } from '../elements/tags.js';
 import { injectHiddenStyle } from './style.js';
-import { defineOnce } from './define-once.js';
 
 injectHiddenStyle();
-defineOnce(GUIDANCE_TAG, PedelecGuidanceElement);
+PedelecGuidanceElement.define();
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -1,11 +1,9 @@
 /** Registers <pedelec-tool> (a side effect). */
 import { PedelecToolElement } from '../elements/tool/pedelec-tool.element.js';
-import { TOOL_TAG } from '../elements/tags.js';
 import { injectHiddenStyle } from './style.js';
-import { defineOnce } from './define-once.js';
 
 injectHiddenStyle();
-defineOnce(TOOL_TAG, PedelecToolElement);
+PedelecToolElement.define();
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -5,6 +5,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { MAX_TIMER_MS } from '../core/protocol.js';
 import { DEV_AGENT_CODES } from './agents/index.js';
 import { loadScriptFile } from './agents/script.js';
 import { APPROVAL_MODES, type ApprovalMode } from './approval.js';
@@ -196,7 +197,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (v['max-sessions'] !== undefined)
     options.maxSessions = positiveInteger('--max-sessions', v['max-sessions'], 100_000);
   if (v['session-idle-ms'] !== undefined)
-    options.sessionIdleMs = positiveInteger('--session-idle-ms', v['session-idle-ms'], 2_147_483_647);
+    options.sessionIdleMs = positiveInteger('--session-idle-ms', v['session-idle-ms'], MAX_TIMER_MS);
   if (v['asset-quota-mb'] !== undefined)
     options.assetQuotaBytes = positiveInteger('--asset-quota-mb', v['asset-quota-mb'], 1_048_576) * 1024 * 1024;
   return { kind: 'start', options };

@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebSocket, type RawData } from 'ws';
+import { isPlainObject } from '../core/json.js';
 import { APPROVAL_HELD_REQUESTS } from '../core/protocol.js';
 import type { AgentDirectory } from './agents/index.js';
 import type { Approvals } from './approval.js';
@@ -53,10 +54,6 @@ const FRAMES_PER_TURN = 16;
 /** Waiting frames (count or bytes) past which the page's socket is paused: its TCP window holds the rest. */
 const INBOX_PAUSE_FRAMES = 256;
 const INBOX_PAUSE_BYTES = 32 * 1024 * 1024;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function requireString(req: Request, key: string): string {
   const value = req[key];

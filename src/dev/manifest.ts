@@ -3,6 +3,7 @@
  * exists: the same rules as the SDK's normalization (tools-api.md), so a page that passes its own SDK
  * passes here, and a hand-written client that does not gets `INVALID_INPUT` naming the problem.
  */
+import { isPlainObject } from '../core/json.js';
 import { checkArgsSchema } from '../core/schema/check.js';
 import { compileArgsValidator, type ArgsError } from '../core/schema/compile.js';
 import type { ToolArgsSchema } from '../core/schema/types.js';
@@ -23,12 +24,6 @@ export type CheckedTool = {
 };
 
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_.-]*$/;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 function invalid(message: string, details?: unknown): never {
   throw new DevCoreError('INVALID_INPUT', message, details);

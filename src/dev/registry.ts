@@ -9,7 +9,8 @@
  * until then).
  */
 import { DevCoreError } from './errors.js';
-import { DevSession, MAX_TIMER_MS, type EventSink, type SessionParams, type SessionSummary } from './session.js';
+import { MAX_TIMER_MS } from '../core/protocol.js';
+import { DevSession, type EventSink, type SessionParams, type SessionSummary } from './session.js';
 
 export type SessionLimits = {
   /** Live sessions in all. */

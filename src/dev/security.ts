@@ -8,17 +8,10 @@
  *   is decided by {@link checkOrigin}, the one place that knows the rules.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../core/loopback.js';
 import { DevCoreError } from './errors.js';
 
-const LOOPBACK_NAMES = new Set(['localhost', '::1']);
-
-/** True for names that always mean this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (LOOPBACK_NAMES.has(name)) return true;
-  return isIP(name) === 4 && name.startsWith('127.');
-}
+export { isLoopbackHost };
 
 /** The host part of a Host header (`[::1]:7717` → `::1`, `localhost:7717` → `localhost`), lowercased. */
 export function hostName(header: string): string | null {

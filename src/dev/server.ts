@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { DEFAULT_TOOL_TIMEOUT_MS } from '../core/protocol.js';
 import { AgentDirectory, OperatorDesk } from './agents/index.js';
 import type { ScriptRules } from './agents/script.js';
 import { Approvals, type ApprovalMode } from './approval.js';
@@ -230,7 +231,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     patterns,
     strictProviders,
     protocol,
-    defaultToolTimeoutMs: options.defaultToolTimeoutMs ?? 60_000,
+    defaultToolTimeoutMs: options.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     reportBug,
     // Two of the largest frames a page may send: room for any one reply, not for a page that stopped reading.
     maxBufferedBytes: 2 * (options.maxFrameBytes ?? MAX_FRAME_BYTES),

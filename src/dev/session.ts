@@ -19,7 +19,8 @@
 import { randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
 import { pedelecError, type PedelecError } from '../core/errors.js';
-import type { JsonValue } from '../core/json.js';
+import { isPlainObject, type JsonValue } from '../core/json.js';
+import { MAX_TIMER_MS } from '../core/protocol.js';
 import type { ArgsError } from '../core/schema/compile.js';
 import type { AssetEntry } from './assets.js';
 import type { AgentSession, AgentSessionInfo, DevAgent, PublishedArtifact, TurnContext } from './agents/types.js';
@@ -91,8 +92,6 @@ type PendingCall = {
 };
 type CompletedOperation = { operationId: string; operationKind: OperationKind; success: boolean; error?: PedelecError };
 
-/** setTimeout's ceiling; a longer wait would fire at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
 /** Routes (connection + channel) one session may have; a page has one or two, a reload adds one. */
 export const MAX_ROUTES_PER_SESSION = 64;
 /** How many answered/timed-out request ids a session remembers to explain a late or repeated result. */
@@ -140,12 +139,6 @@ function errorResult(code: string, message: string, details?: unknown): JsonValu
 
 function isPositiveInteger(value: unknown): value is number {
   return Number.isInteger(value) && (value as number) > 0;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 export class DevSession {

@@ -12,7 +12,9 @@
 import { adoptStyles, css } from '@lit/reactive-element';
 import { ARG_TAG, GUIDANCE_TAG, TOOL_TAG } from './tags.js';
 
-const HIDE = `${GUIDANCE_TAG},${TOOL_TAG},${ARG_TAG}{display:none!important}`;
+/** The tags the document-wide sheet hides; an element defined under another tag hides itself. */
+const HIDDEN_TAGS = [GUIDANCE_TAG, TOOL_TAG, ARG_TAG];
+const HIDE = `${HIDDEN_TAGS.join(',')}{display:none!important}`;
 const hostHidden = css`
   :host {
     display: none !important;
@@ -51,12 +53,14 @@ export function hideDeclarationsIn(doc: Document | undefined = globalThis.docume
 
 /**
  * Hides a declaration element where it is connected now — call it on every connection, since an
- * element may move from a document into a shadow root. `own`: always use a hidden shadow root.
+ * element may move from a document into a shadow root. `own`: always use a hidden shadow root (so
+ * does an element defined under a tag of its own).
  */
 export function hideDeclaration(element: HTMLElement, own = false): void {
   const root = element.getRootNode();
   const inDocument = root.nodeType === Node.DOCUMENT_NODE;
-  if (inDocument && hideDeclarationsIn(root as Document) && !own) return;
+  const bySheet = !own && HIDDEN_TAGS.includes(element.localName);
+  if (inDocument && hideDeclarationsIn(root as Document) && bySheet) return;
   if (!(inDocument || 'host' in root)) return;
   // On every connection: the element may have moved into another document since its root was made.
   const shadow = element.shadowRoot ?? element.attachShadow({ mode: 'open' });

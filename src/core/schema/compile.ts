@@ -18,7 +18,9 @@
  * (`MAX_SCHEMA_DEPTH`), so recursion over the schema is bounded; the only recursion that follows
  * the *value* alone (uniqueItems) is bounded by {@link MAX_DEPTH}.
  */
-import { appendKey, canonicalText, hasOwn, isPlainObject } from '../json.js';
+import { appendKey, hasOwn, isPlainObject } from '../json.js';
+import { KEYWORDS, KINDS, RULES, TYPES, type Test } from './keywords.js';
+import { codePointLength, lengthWithin, uniqueProblem } from './value-checks.js';
 import type { ToolArgsSchema } from './types.js';
 
 export type SchemaProblem = { path: string; message: string };
@@ -35,67 +37,13 @@ export const MAX_ERRORS = 10;
  * walks a value on its own (uniqueItems). Elsewhere it follows the schema, whose depth is bounded.
  */
 export const MAX_DEPTH = 64;
-/** Arrays up to this length report a too deep element before a duplicate (as a pairwise check would). */
-const PAIRWISE_LIMIT = 16;
 /** Enum values listed in a message before it is shortened. */
 const ENUM_LISTED = 20;
 
-type Test = (v: any) => boolean;
 /** Pushes the errors of a value that failed the node's test. */
 type Explain = (v: any, out: ArgsError[], path: string) => void;
 /** A compiled node: the predicate that is all valid args ever meet, and the explanation of a failure. */
 type Compiled = [test: Test, explain: Explain];
-
-const NON_NEGATIVE = 'a non-negative integer';
-const FINITE = 'a finite number';
-const A_STRING = 'a string';
-const NON_EMPTY = 'a non-empty array';
-const isNonNegative: Test = (v) => Number.isInteger(v) && v >= 0;
-const isString: Test = (v) => typeof v === 'string';
-const isBoolean: Test = (v) => typeof v === 'boolean';
-const isNonEmpty: Test = (v) => Array.isArray(v) && v.length > 0;
-const any: Test = () => true;
-
-/**
- * The shape each known keyword's value must have, in the order a node's keywords are checked
- * (the first error wins). `type` is checked first, on its own; `default` may be any JSON value.
- */
-const RULES: Record<string, [ok: Test, what: string]> = {
-  description: [isString, A_STRING],
-  examples: [Array.isArray, 'an array'],
-  default: [any, ''],
-  enum: [isNonEmpty, NON_EMPTY],
-  minLength: [isNonNegative, NON_NEGATIVE],
-  maxLength: [isNonNegative, NON_NEGATIVE],
-  minimum: [Number.isFinite, FINITE],
-  maximum: [Number.isFinite, FINITE],
-  minItems: [isNonNegative, NON_NEGATIVE],
-  maxItems: [isNonNegative, NON_NEGATIVE],
-  pattern: [isString, A_STRING],
-  uniqueItems: [isBoolean, 'a boolean'],
-  items: [any, ''], // a node: checked as it is compiled
-  properties: [isPlainObject, 'an object'],
-  required: [Array.isArray, 'an array of strings'],
-  oneOf: [isNonEmpty, NON_EMPTY],
-};
-
-/**
- * Each kind of node: its keywords besides metadata, and what its values are (so also its `enum`
- * values, when it has `enum`). `oneOf` is not a type.
- */
-const KINDS: Record<string, [keywords: string, is?: Test, what?: string]> = {
-  string: ['enum minLength maxLength pattern', isString, A_STRING],
-  number: ['enum minimum maximum', Number.isFinite, FINITE],
-  integer: ['enum minimum maximum', Number.isInteger, 'an integer'],
-  boolean: ['enum', isBoolean, 'a boolean'],
-  array: ['minItems maxItems uniqueItems items', Array.isArray, 'an array'],
-  object: ['properties required', isPlainObject, 'an object'],
-  oneOf: ['oneOf'],
-};
-const TYPES = Object.keys(KINDS).slice(0, 6);
-/** Each kind's keywords, metadata first, in checking order: split once, not per node. */
-const KEYWORDS: Record<string, string[]> = {};
-for (const kind in KINDS) KEYWORDS[kind] = ['description', 'examples', 'default', ...KINDS[kind]![0].split(' ')];
 
 const push = (out: ArgsError[], path: string, rest: string) => {
   out.push({ path, message: `${path || 'args'}: ${rest}` });
@@ -302,34 +250,30 @@ export function analyzeArgsSchema(
         }
       }
     };
-    // Separate small tests, one per kind, so the engine inlines them into their parents.
-    return [
-      !hasType
-        ? (v) => count(v, 1) === 1
-        : string
-          ? (v) =>
-              typeof v === 'string' && (!allowed || allowed.has(v)) && lengthWithin(v, min, max) && (!re || re.test(v))
-          : kind === 'boolean'
-            ? (v) => typeof v === 'boolean' && (!allowed || allowed.has(v))
-            : array
-              ? (v) => {
-                  if (!Array.isArray(v) || v.length < min || v.length > max) return stop(first, -1);
-                  for (let i = 0; i < v.length; i++) if (!itemTest(v[i])) return stop(first, i);
-                  return !unique || !uniqueProblem(v, budget) || stop(first, v.length);
-                }
-              : object
-                ? propsTest(keys, tests, mandatory, proto, first)
-                : // Number.isInteger and Number.isFinite are false for non-numbers, NaN and ±Infinity.
-                  (v) => is!(v) && (!allowed || allowed.has(v)) && v >= min && v <= max,
-      explain,
-    ];
+    // One small test per kind: valid args meet nothing else.
+    let test: Test;
+    if (!hasType) test = (v) => count(v, 1) === 1;
+    else if (string)
+      test = (v) =>
+        typeof v === 'string' && (!allowed || allowed.has(v)) && lengthWithin(v, min, max) && (!re || re.test(v));
+    else if (kind === 'boolean') test = (v) => typeof v === 'boolean' && (!allowed || allowed.has(v));
+    else if (array)
+      test = (v) => {
+        if (!Array.isArray(v) || v.length < min || v.length > max) return stop(first, -1);
+        for (let i = 0; i < v.length; i++) if (!itemTest(v[i])) return stop(first, i);
+        return !unique || !uniqueProblem(v, budget) || stop(first, v.length);
+      };
+    else if (object) test = propsTest(keys, tests, mandatory, proto, first);
+    // Number.isInteger and Number.isFinite are false for non-numbers, NaN and ±Infinity.
+    else test = (v) => is!(v) && (!allowed || allowed.has(v)) && v >= min && v <= max;
+    return [test, explain];
   };
 
   try {
     const [test, explain] = walk(schema, path, 1, 1);
     // Reads skip hasOwn (`proto.clean`) unless a name Object.prototype has is read, or a guarded name
-    // is now found on it (the page polluted it). Only those need that check per validation (~15 ns
-    // each; checking every name cost ~200 ns on the benchmark's schema): an optional property read
+    // is now found on it (the page polluted it). Only those need that check per validation (checking
+    // every name costs more than the rest of a typical validation): an optional property read
     // through the prototype is harmless where it passes its test (absent is valid too), and where it
     // fails, `explain` (own data only) finds nothing and `run` validates again reading own data only.
     // Not so under a `oneOf`, whose tests are counted: there every name is guarded.
@@ -377,17 +321,13 @@ export function compileArgsValidator(schema: ToolArgsSchema): ArgsValidator {
 }
 
 /**
- * An object's test: four listed properties per closure, then the next four. Each property is read
- * and tested at its own source position on purpose: a position sees few keys and few kinds of
- * node, so the engine keeps its reads fast and inlines the tests; one loop over the keys makes
- * every read and call megamorphic — markedly slower in V8, on small objects (the common case) too.
- *
- * Own data only, so `constructor` or `__proto__` never come from the prototype chain. The value is
- * read first; `hasOwn` is skipped only when the read gave a value other than `undefined` while
- * `proto.clean` (set per validation, see `run` in analyzeArgsSchema). The object's prototype is
- * Object.prototype or null (isPlainObject), so such a value is own — or an optional property's value
- * inherited from a polluted Object.prototype, which `run` deals with. An `undefined` read — absent, or own with the value `undefined` (present: it
- * then fails its test) — asks `hasOwn`.
+ * An object's test: each listed property in turn, own data only, so `constructor` or `__proto__`
+ * never come from the prototype chain. The value is read first; `hasOwn` is skipped only when the
+ * read gave a value other than `undefined` while `proto.clean` (set per validation, see `run` in
+ * analyzeArgsSchema). The object's prototype is Object.prototype or null (isPlainObject), so such a
+ * value is own — or an optional property's value inherited from a polluted Object.prototype, which
+ * `run` deals with. An `undefined` read — absent, or own with the value `undefined` (present: it then
+ * fails its test) — asks `hasOwn`.
  */
 function propsTest(
   keys: string[],
@@ -395,94 +335,17 @@ function propsTest(
   mandatory: boolean[],
   proto: { clean: boolean },
   first: number[],
-  start = 0,
 ): Test {
-  const next = keys.length > start + 4 && propsTest(keys, tests, mandatory, proto, first, start + 4);
-  const [[k0, t0, m0], [k1, t1, m1], [k2, t2, m2], [k3, t3, m3]] = [0, 1, 2, 3].map((i): [string, Test, boolean] => [
-    keys[(i += start)]!,
-    tests[i]!,
-    mandatory[i]!,
-  ]);
-  const n = keys.length - start;
+  const properties = keys.map((key, i) => ({ key, test: tests[i]!, required: mandatory[i]! }));
   return (o) => {
-    if (!start && !isPlainObject(o)) return false;
-    if (n > 0) {
-      const clean = proto.clean;
-      const x0 = o[k0];
-      if ((x0 !== undefined && clean) || hasOwn(o, k0) ? !t0(x0) : m0) return stop(first, start);
-      if (n > 1) {
-        const x1 = o[k1];
-        if ((x1 !== undefined && clean) || hasOwn(o, k1) ? !t1(x1) : m1) return stop(first, start + 1);
-        if (n > 2) {
-          const x2 = o[k2];
-          if ((x2 !== undefined && clean) || hasOwn(o, k2) ? !t2(x2) : m2) return stop(first, start + 2);
-          if (n > 3) {
-            const x3 = o[k3];
-            if ((x3 !== undefined && clean) || hasOwn(o, k3) ? !t3(x3) : m3) return stop(first, start + 3);
-          }
-        }
-      }
+    if (!isPlainObject(o)) return false;
+    const clean = proto.clean;
+    for (let i = 0; i < properties.length; i++) {
+      const { key, test, required } = properties[i]!;
+      const value = o[key];
+      const present = (value !== undefined && clean) || hasOwn(o, key);
+      if (present ? !test(value) : required) return stop(first, i);
     }
-    return !next || next(o);
+    return true;
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Strings: lengths in code points.
-
-/** Unicode code points in `s`: a surrogate pair counts once, a lone surrogate once. Linear. */
-function codePointLength(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
-
-/**
- * `min ≤ code points ≤ max`. A string of n UTF-16 units has between ⌈n/2⌉ and n code points, so
- * most strings are decided from `.length` alone and only borderline ones are counted.
- */
-function lengthWithin(s: string, min: number, max: number): boolean {
-  const n = s.length;
-  const least = (n + 1) >> 1;
-  if (least >= min && n <= max) return true;
-  if (n < min || least > max) return false;
-  const cp = codePointLength(s);
-  return cp >= min && cp <= max;
-}
-
-// ---------------------------------------------------------------------------------------------
-// uniqueItems: JSON equality, depth-bounded.
-
-let uniqueToken = 0;
-
-/**
- * How uniqueItems spells a value that is not a container: equal for two values exactly when they
- * are JSON-equal (0 and -0 alike, NaN equal to itself). Functions and symbols get a fresh token:
- * never equal to anything.
- */
-const leaf = (v: unknown) =>
-  typeof v === 'string'
-    ? JSON.stringify(v)
-    : typeof v === 'bigint'
-      ? `${v}n`
-      : typeof v === 'function' || typeof v === 'symbol'
-        ? `#${++uniqueToken}`
-        : String(v);
-
-/**
- * `undefined` when no two elements are equal and none is nested more than `budget` levels; else
- * `[index]` of a too deep element or `[first, second]` of the first duplicate, in one pass through
- * a Map of canonical strings. A small array reports a too deep element before a duplicate.
- */
-function uniqueProblem(arr: readonly unknown[], budget: number): number[] | undefined {
-  const seen = new Map<string, number>();
-  let duplicate: number[] | undefined;
-  for (let i = 0; i < arr.length; i++) {
-    const key = canonicalText(arr[i], leaf, budget);
-    if (key === null) return [i];
-    const first = seen.get(key);
-    if (first === undefined) seen.set(key, i);
-    else if ((duplicate ??= [first, i]) && arr.length > PAIRWISE_LIMIT) return duplicate;
-  }
-  return duplicate;
 }

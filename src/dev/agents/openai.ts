@@ -27,6 +27,7 @@
  * most {@link MAX_ROUNDS} model requests (then `AGENT_LOOP_LIMIT`).
  */
 import type { JsonValue } from '../../core/json.js';
+import { MAX_TIMER_MS } from '../../core/protocol.js';
 import { SseParser } from './sse.js';
 import { ToolNameMap } from './tool-names.js';
 import { AgentError, type AgentSession, type AgentSessionInfo, type DevAgent, type TurnContext } from './types.js';
@@ -81,7 +82,7 @@ export function readOpenAIConfig(env: Env): OpenAIConfig | { unavailable: string
   let timeoutMs = DEFAULT_TIMEOUT_MS;
   const rawTimeout = env.PEDELEC_DEV_TIMEOUT_MS?.trim();
   if (rawTimeout) {
-    if (!/^\d{1,10}$/.test(rawTimeout) || Number(rawTimeout) < 1 || Number(rawTimeout) > 2_147_483_647) {
+    if (!/^\d{1,10}$/.test(rawTimeout) || Number(rawTimeout) < 1 || Number(rawTimeout) > MAX_TIMER_MS) {
       return { unavailable: 'PEDELEC_DEV_TIMEOUT_MS must be a positive number of milliseconds' };
     }
     timeoutMs = Number(rawTimeout);

@@ -10,6 +10,7 @@
  * string, `{"item":"{{result}}"}` an object). A bad file is refused at start with the path of the problem.
  */
 import { readFileSync } from 'node:fs';
+import { isPlainObject } from '../../core/json.js';
 import { DevCoreError } from '../errors.js';
 
 export type ScriptStep = { say: string } | { call: string; args: unknown };
@@ -18,10 +19,6 @@ export type ScriptRules = { rules: ScriptRule[] };
 
 /** What templates can read during one reply. */
 export type TemplateScope = { text: string; match: string[]; result: unknown; results: unknown[] };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function bad(where: string, message: string): never {
   throw new DevCoreError('SCRIPT_INVALID', `${where}: ${message}`);

@@ -1,4 +1,6 @@
 import { hideDeclaration } from '../hidden.js';
+import { defineElement } from '../define-element.js';
+import { ARG_TAG } from '../tags.js';
 
 /** The DOM's HTMLElement; a bare class where there is none, so the package root still imports in Node. */
 const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HTMLElement;
@@ -30,6 +32,14 @@ const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HT
  * @slot - Nested `<pedelec-arg>`s: an object's properties, or an array's item object.
  */
 export class PedelecArgElement extends HTMLElement {
+  /**
+   * Registers the element as `tag` (default `pedelec-arg`) in `registry` (default the page's
+   * `customElements`). A tag already taken there is left as it is.
+   */
+  static define(tag = ARG_TAG, registry: CustomElementRegistry | undefined = globalThis.customElements): void {
+    defineElement(tag, this, registry);
+  }
+
   /** Pure markup for its tool to read: no reactive machinery, only hidden (see hidden.ts). */
   connectedCallback(): void {
     // Properties set before the upgrade (a framework binding, a script that ran before the kit) are

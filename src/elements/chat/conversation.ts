@@ -13,7 +13,6 @@ import { PedelecToolResultEvent } from '../../events/tool-result.event.js';
 import { PedelecToolStartEvent } from '../../events/tool-start.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
-import { SESSION_TAG } from '../tags.js';
 import { ADVICE, adviceFor, providerAdvice } from './advice.js';
 import { Transcript } from './transcript.js';
 
@@ -62,11 +61,13 @@ export class Conversation {
       this.#note = '';
     }
     if (connected && !this.busy) this.transcript.settle();
-    // Once the session element is defined, and only if the chat is still bound to it (a chat added and
-    // removed in one task asks nothing).
+    // After the code that bound it has run, and only if the chat is still bound then: a chat added and
+    // removed in one go asks nothing.
     const s = this.session();
     if (!s) return;
-    void customElements.whenDefined(SESSION_TAG).then(() => {
+    // Counts as checked already: the session's own first update must not ask a second time.
+    this.#checked = bridgeOf(s);
+    queueMicrotask(() => {
       if (this.session() === s) void this.check();
     });
   }
@@ -80,7 +81,7 @@ export class Conversation {
   /** Asks the session what is missing and turns the answer into advice (never rejects). */
   async check(): Promise<void> {
     const s = this.session();
-    if (!s?.checkAvailability) return; // not upgraded yet: checked again once it is
+    if (!s) return;
     const bridge = (this.#checked = bridgeOf(s));
     // Only the latest check speaks, and none that started before the agent was reached.
     const id = ++this.#checks;

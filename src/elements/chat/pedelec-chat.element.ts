@@ -7,6 +7,8 @@ import { Conversation } from './conversation.js';
 import { chatStyles } from './pedelec-chat.styles.js';
 import { SessionBinding } from './session-binding.js';
 import type { ChatEntry } from './transcript.js';
+import { defineElement } from '../define-element.js';
+import { CHAT_TAG } from '../tags.js';
 
 /** Turns Markdown into DOM the chat inserts as is (sanitizing is the renderer's job). */
 export type RenderMarkdown = (markdown: string) => Node;
@@ -62,6 +64,14 @@ let loadedRenderer: RenderMarkdown | undefined;
  * @cssprop --pedelec-chat-notice-background - The availability line.
  */
 export class PedelecChatElement extends LitElement {
+  /**
+   * Registers the element as `tag` (default `pedelec-chat`) in `registry` (default the page's
+   * `customElements`). A tag already taken there is left as it is.
+   */
+  static define(tag = CHAT_TAG, registry: CustomElementRegistry | undefined = globalThis.customElements): void {
+    defineElement(tag, this, registry);
+  }
+
   static override styles = chatStyles;
 
   static override properties = {

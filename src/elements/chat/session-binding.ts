@@ -13,8 +13,8 @@ import { PedelecStatusEvent } from '../../events/status.event.js';
 import { PedelecToolResultEvent } from '../../events/tool-result.event.js';
 import { PedelecToolStartEvent } from '../../events/tool-start.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
-import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
-import { SESSION_TAG } from '../tags.js';
+import { onSessionConnected } from '../session-connected.js';
+import { PedelecSessionElement } from '../session/pedelec-session.element.js';
 
 /** The session events a chat shows. */
 export const CHAT_EVENTS = [
@@ -50,6 +50,8 @@ export class SessionBinding implements ReactiveController {
   readonly #listener = (event: Event) => {
     if (event.target === this.session) this.host.sessionEvent(event);
   };
+  /** Stops waiting for a session to connect; set while the chat has none. */
+  #stopWaiting: (() => void) | null = null;
   readonly #observer = new MutationObserver((records) => {
     this.bind();
     // The session's `approval` attribute shows in the availability line; other changes in the root
@@ -69,6 +71,15 @@ export class SessionBinding implements ReactiveController {
     this.bind();
   }
 
+  /** A chat without a session waits for one to connect (or to upgrade, when it was defined after the chat). */
+  #waitForSession(waiting: boolean): void {
+    if (waiting && !this.#stopWaiting) this.#stopWaiting = onSessionConnected(() => this.bind());
+    else if (!waiting && this.#stopWaiting) {
+      this.#stopWaiting();
+      this.#stopWaiting = null;
+    }
+  }
+
   /** Binds to the session the chat should talk to now, and watches what could change that. */
   bind(): void {
     const next = this.#resolve();
@@ -78,20 +89,17 @@ export class SessionBinding implements ReactiveController {
         previous?.removeEventListener(type, this.#listener);
         next?.addEventListener(type, this.#listener);
       }
-      previous?.removeController?.(this.#watch);
+      previous?.removeController(this.#watch);
       this.session = next;
       const fresh = !!next && next !== this.#owner;
       if (fresh) this.#owner = next;
-      // A session element not upgraded yet has no controllers: watch it once it is.
-      if (next)
-        void customElements
-          .whenDefined(SESSION_TAG)
-          .then(() => this.session === next && next.addController(this.#watch));
+      next?.addController(this.#watch);
       this.host.bound(fresh);
       this.host.requestUpdate();
     }
     this.#observer.disconnect();
     const { host } = this;
+    this.#waitForSession(host.isConnected && !next);
     if (host.isConnected && host.session) {
       this.#observer.observe(host.getRootNode(), { childList: true, subtree: true, attributeFilter: ['id'] });
     }
@@ -102,13 +110,14 @@ export class SessionBinding implements ReactiveController {
     const { host } = this;
     if (!host.isConnected) return null;
     if (host.sessionElement) return host.sessionElement;
-    let found: Node | null | undefined;
-    if (host.session) found = (host.getRootNode() as Document | ShadowRoot).getElementById(host.session);
-    else {
-      found = host.parentNode;
-      while (found && (found as Element).localName !== SESSION_TAG)
-        found = found.parentNode ?? (found as ShadowRoot).host;
+    if (host.session) {
+      const named = (host.getRootNode() as Document | ShadowRoot).getElementById(host.session);
+      return named instanceof PedelecSessionElement ? named : null;
     }
-    return (found as Element | null)?.localName === SESSION_TAG ? (found as PedelecSessionElement) : null;
+    // The nearest session around the chat, shadow-including.
+    let around: Node | null = host.parentNode;
+    while (around && !(around instanceof PedelecSessionElement))
+      around = around.parentNode ?? (around as ShadowRoot).host ?? null;
+    return around;
   }
 }

@@ -1,6 +1,8 @@
 import { ReactiveElement } from '@lit/reactive-element';
 import { hideDeclaration } from '../hidden.js';
 import { Membership } from '../registration.js';
+import { defineElement } from '../define-element.js';
+import { GUIDANCE_TAG } from '../tags.js';
 
 /**
  * The session's guidance for the agent, as text content. Hidden from the first paint (the define
@@ -11,6 +13,14 @@ import { Membership } from '../registration.js';
  * @slot - The guidance text.
  */
 export class PedelecGuidanceElement extends ReactiveElement {
+  /**
+   * Registers the element as `tag` (default `pedelec-guidance`) in `registry` (default the page's
+   * `customElements`). A tag already taken there is left as it is.
+   */
+  static define(tag = GUIDANCE_TAG, registry: CustomElementRegistry | undefined = globalThis.customElements): void {
+    defineElement(tag, this, registry);
+  }
+
   /** Renders nothing: no render root of its own (hidden.ts gives it a hidden shadow root). */
   protected override createRenderRoot(): HTMLElement {
     return this;

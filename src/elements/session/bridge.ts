@@ -1,10 +1,9 @@
 import { type PedelecError } from '../../core/index.js';
 import { pedelecError } from '../../core/errors.js';
+import { isLoopbackHost } from '../../core/loopback.js';
 
 /** Where a session element's client connects. */
 export type BridgeConfig = { kind: 'extension'; extensionId?: string } | { kind: 'websocket'; url: string };
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * Reads a `bridge` value. Empty → the extension. A `ws:`/`wss:` URL → the development Core over
@@ -27,10 +26,10 @@ export function parseBridge(
   if (url?.protocol !== 'ws:' && url?.protocol !== 'wss:') {
     return pedelecError('INVALID_INPUT', `bridge must be a ws:// or wss:// URL, got "${text}"`, { bridge: text });
   }
-  if (!trusted && !LOOPBACK_HOSTS.has(url.hostname)) {
+  if (!trusted && !isLoopbackHost(url.hostname)) {
     return pedelecError(
       'INVALID_INPUT',
-      `bridge attribute may only name a loopback host (localhost, 127.0.0.1, [::1]); set the bridge property from script for ${url.host}`,
+      `bridge attribute may only name a loopback host (localhost, 127.x.x.x, [::1]); set the bridge property from script for ${url.host}`,
       { bridge: text },
     );
   }

@@ -12,12 +12,14 @@ import type {
 import { callLocally, type LocalCallResult } from '../../core/local-call.js';
 import { inOrder } from '../../core/protocol.js';
 import { PedelecStatusEvent } from '../../events/status.event.js';
-import { rootInUse } from '../lazy-roots.js';
+import { sessionConnected } from '../session-connected.js';
 import { ownMembers } from '../registration.js';
 import { showState, type PedelecElementStatus } from './status.js';
 import { localSession } from './session-config.js';
 import { inPage, wireSession } from './session-parts.js';
 import { CONFIG_KEYS } from './staleness.js';
+import { defineElement } from '../define-element.js';
+import { SESSION_TAG } from '../tags.js';
 
 /** The result of `invoke()`: exactly what the agent would have received. Never a rejection. */
 export type InvokeResult = LocalCallResult;
@@ -69,6 +71,14 @@ export type InvokeResult = LocalCallResult;
  * @slot - `<pedelec-tool>`, `<pedelec-guidance>`, `<pedelec-chat>` and any other content.
  */
 export class PedelecSessionElement extends ReactiveElement {
+  /**
+   * Registers the element as `tag` (default `pedelec-session`) in `registry` (default the page's
+   * `customElements`). A tag already taken there is left as it is.
+   */
+  static define(tag = SESSION_TAG, registry: CustomElementRegistry | undefined = globalThis.customElements): void {
+    defineElement(tag, this, registry);
+  }
+
   static override styles = css`
     :host {
       display: contents;
@@ -191,7 +201,7 @@ export class PedelecSessionElement extends ReactiveElement {
   override connectedCallback(): void {
     super.connectedCallback();
     inPage(this.#parts, true);
-    rootInUse(this.getRootNode());
+    sessionConnected(this.getRootNode());
     this.#lifecycle.reconnected();
     // Properties set before the upgrade (`bridge`, `tools`…) are put back by Lit in the first update:
     // an autostart waits for those, once.

@@ -8,6 +8,7 @@
  * finite as null), built fresh for each reading: normalization sends it without cloning it.
  */
 import { MAX_SCHEMA_DEPTH } from '../../core/schema/check.js';
+import { PedelecArgElement } from '../arg/pedelec-arg.element.js';
 import { ARG_TAG } from '../tags.js';
 
 type Node = Record<string, unknown>;
@@ -31,11 +32,14 @@ function jsonOr(text: string, fallback: unknown): unknown {
 }
 const NOT_JSON = Symbol('not JSON');
 
-/** The `<pedelec-arg>` children of an element, in order (direct children only). */
+/**
+ * The `<pedelec-arg>` children of an element, in order (direct children only): args defined under any
+ * tag, and — as markup, like a `<select>`'s options — `<pedelec-arg>` elements not upgraded yet.
+ */
 export function argChildren(parent: Element): Element[] {
   const args: Element[] = [];
   for (let child = parent.firstElementChild; child; child = child.nextElementSibling)
-    if (child.localName === ARG_TAG) args.push(child);
+    if (child instanceof PedelecArgElement || child.localName === ARG_TAG) args.push(child);
   return args;
 }
 

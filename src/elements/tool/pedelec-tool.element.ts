@@ -3,6 +3,8 @@ import { hideDeclaration } from '../hidden.js';
 import type { ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
 import { Membership, type SessionOwner } from '../registration.js';
 import { DECLARATION_ATTRIBUTES, readSchema } from './declaration.js';
+import { defineElement } from '../define-element.js';
+import { TOOL_TAG } from '../tags.js';
 
 /** The declaration a tool element makes now: a definition to normalize, or why it cannot be read. */
 export type ToolDeclaration =
@@ -38,6 +40,14 @@ const readings = new WeakMap<PedelecToolElement, ToolDeclaration>();
  * @slot - `<pedelec-arg>` children or one `<script type="application/json">` holding the schema.
  */
 export class PedelecToolElement extends ReactiveElement {
+  /**
+   * Registers the element as `tag` (default `pedelec-tool`) in `registry` (default the page's
+   * `customElements`). A tag already taken there is left as it is.
+   */
+  static define(tag = TOOL_TAG, registry: CustomElementRegistry | undefined = globalThis.customElements): void {
+    defineElement(tag, this, registry);
+  }
+
   /** Renders nothing: no render root of its own (hidden.ts adds a hidden shadow root where one is needed). */
   protected override createRenderRoot(): HTMLElement {
     return this;
