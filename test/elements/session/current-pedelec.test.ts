@@ -5,7 +5,7 @@
  * Driven through the fake Chrome port, answering as the current Core does.
  */
 import { expect, oneEvent } from '@open-wc/testing';
-import '../../src/define.js';
+import '../../../src/define.js';
 import type {
   PedelecArtifactEvent,
   PedelecChatElement,
@@ -14,8 +14,8 @@ import type {
   PedelecToolElement,
   PedelecToolResultEvent,
   PedelecUsageEvent,
-} from '../../src/index.js';
-import { approvedStatus, installFakeChrome, mount, nextTask, uninstallFakeChrome, type FakePort } from './helpers.js';
+} from '../../../src/index.js';
+import { approvedStatus, installFakeChrome, mount, nextTask, uninstallFakeChrome, type FakePort } from '../helpers.js';
 
 let fake: FakePort;
 

@@ -7,17 +7,17 @@
  * The "extension" is a memory peer that answers what the test lets it answer.
  */
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { createMemoryPair, type MemoryPeer } from '../../src/core/transports/memory.js';
-import type { PedelecError } from '../../src/core/index.js';
-import { openClientCount } from '../../src/elements/session/client-pool.js';
-import { ElementToolbox } from '../../src/elements/session/element-toolbox.js';
-import { SessionLifecycle, type LifecycleHost } from '../../src/elements/session/lifecycle.js';
-import type { StartPlan } from '../../src/elements/session/session-config.js';
-import type { PedelecElementStatus } from '../../src/elements/session/status.js';
-import { expect } from '../support/expect.js';
-import { installPageGlobals } from '../support/page-globals.js';
-import { rejection } from '../support/promises.js';
-import { nextTask, until } from '../support/waits.js';
+import { createMemoryPair, type MemoryPeer } from '../../../src/core/transports/memory.js';
+import type { PedelecError } from '../../../src/core/index.js';
+import { openClientCount } from '../../../src/elements/session/client-pool.js';
+import { ElementToolbox } from '../../../src/elements/session/element-toolbox.js';
+import { SessionLifecycle, type LifecycleHost } from '../../../src/elements/session/lifecycle.js';
+import type { StartPlan } from '../../../src/elements/session/session-config.js';
+import type { PedelecElementStatus } from '../../../src/elements/session/status.js';
+import { expect } from '../../support/expect.js';
+import { installPageGlobals } from '../../support/page-globals.js';
+import { rejection } from '../../support/promises.js';
+import { nextTask, until } from '../../support/waits.js';
 
 type Message = Record<string, any>;
 
