@@ -5,10 +5,10 @@
  * (a `pedelec-warning`), not lose them silently.
  */
 import { expect } from '@open-wc/testing';
-import '../../src/define/pedelec-tool.js';
-import { PedelecToolElement } from '../../src/elements/tool/pedelec-tool.element.js';
-import { mountHost, nextTask, record } from './helpers.js';
-import type { PedelecWarningEvent } from '../../src/index.js';
+import '../../../src/define/pedelec-tool.js';
+import { PedelecToolElement } from '../../../src/elements/tool/pedelec-tool.element.js';
+import { mountHost, nextTask, record } from '../helpers.js';
+import type { PedelecWarningEvent } from '../../../src/index.js';
 
 const CDN = '/cdn/pedelec-elements.js';
 
