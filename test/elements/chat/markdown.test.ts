@@ -6,7 +6,7 @@
  * attempts fires `securitypolicyviolation` — the test looks for attempts, not for successes.
  */
 import { aTimeout, expect, fixture, html, nextFrame, waitUntil } from '@open-wc/testing';
-import '../../src/define.js';
+import '../../../src/define.js';
 import {
   PedelecChatDeltaEvent,
   PedelecStatusEvent,
@@ -14,8 +14,8 @@ import {
   type ChatEventContext,
   type PedelecChatElement,
   type PedelecSessionElement,
-} from '../../src/index.js';
-import { installFakeChrome, uninstallFakeChrome } from '../support/fake-chrome.js';
+} from '../../../src/index.js';
+import { installFakeChrome, uninstallFakeChrome } from '../../support/fake-chrome.js';
 
 // The chat renders the events of its session; here the test is the session's agent.
 let turns = 0;
@@ -98,7 +98,7 @@ describe('<pedelec-chat markdown>', () => {
   });
 
   it('keeps what a list starts at and how a table column is aligned', async () => {
-    const { renderMarkdown } = await import('../../src/markdown.js');
+    const { renderMarkdown } = await import('../../../src/markdown.js');
     const list = renderMarkdown('3. three\n4. four');
     expect(list.querySelector('ol')!.getAttribute('start')).to.equal('3');
     const table = renderMarkdown('| a | b |\n|:-:|--:|\n| 1 | 2 |');
@@ -137,7 +137,7 @@ describe('<pedelec-chat markdown>', () => {
   // Found in review: a linked image (the usual badge) was split into an empty link and a link to the
   // image; a task list lost which items are done (its inputs are stripped).
   it('a linked image stays one link to its target, with the alt text', async () => {
-    const { renderMarkdown } = await import('../../src/markdown.js');
+    const { renderMarkdown } = await import('../../../src/markdown.js');
     const div = document.createElement('div');
     div.append(renderMarkdown('[![build status](https://img.example/badge.svg)](https://ci.example/run/1)'));
     expect([...div.querySelectorAll('a')].map((a) => [a.getAttribute('href'), a.textContent])).to.deep.equal([
@@ -146,7 +146,7 @@ describe('<pedelec-chat markdown>', () => {
   });
 
   it('a task list keeps which items are done, as text (no form controls)', async () => {
-    const { renderMarkdown } = await import('../../src/markdown.js');
+    const { renderMarkdown } = await import('../../../src/markdown.js');
     const div = document.createElement('div');
     div.append(renderMarkdown('- [x] done\n- [ ] todo'));
     expect([...div.querySelectorAll('li')].map((li) => li.textContent!.trim())).to.deep.equal(['☑ done', '☐ todo']);

@@ -7,8 +7,8 @@
  * its `lit-html` policy). No @open-wc/testing: it would bring a second Lit.
  */
 import { expect } from '@esm-bundle/chai';
-import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../support/fake-chrome.js';
-import { until } from '../support/waits.js';
+import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../../support/fake-chrome.js';
+import { until } from '../../support/waits.js';
 
 const violations: SecurityPolicyViolationEvent[] = [];
 document.addEventListener('securitypolicyviolation', (e) => violations.push(e));

@@ -3,9 +3,9 @@
  * answers, turned into what the user should do next.
  */
 import { describe, it } from 'node:test';
-import type { PedelecAvailability } from '../../src/core/index.js';
-import { ADVICE, adviceFor, providerAdvice } from '../../src/elements/chat/advice.js';
-import { expect } from '../support/expect.js';
+import type { PedelecAvailability } from '../../../src/core/index.js';
+import { ADVICE, adviceFor, providerAdvice } from '../../../src/elements/chat/advice.js';
+import { expect } from '../../support/expect.js';
 
 const origin = 'http://localhost:8000';
 const available: PedelecAvailability = {
