@@ -3,7 +3,7 @@
  * answers the way today's extension and Desktop Core do: the handshake, settings without
  * `defaultModels`, `operationId` per turn, whole `chat_message`s, `operation_completed`,
  * `session_snapshot`, foreign operations, usage and artifacts. The 0.1.x behaviour stays covered by
- * client.test.ts and session.test.ts.
+ * the tests in test/core/client/ and test/core/session/.
  */
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { expect } from '../support/expect.js';

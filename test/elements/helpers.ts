@@ -1,5 +1,5 @@
 /**
- * Shared fixtures for the element tests (test/elements/*.test.ts). Kept small and stable: other test
+ * Shared fixtures for the element tests (test/elements/ and its folders). Kept small and stable: other test
  * files import them. Everything here drives the public surface only (elements, events, the fake
  * Chrome port of test/support/fake-chrome.ts).
  */

@@ -1,3 +1,7 @@
+/**
+ * The kit end to end, in one test: markup declares two tools, the manifest is what they declare, the
+ * session starts and an agent call reaches the handler and is answered.
+ */
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
 import type { PedelecSessionElement } from '../../src/index.js';

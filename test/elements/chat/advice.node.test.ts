@@ -1,0 +1,67 @@
+/**
+ * The chat's availability line (src/elements/chat/advice.ts), in Node: what `checkAvailability()`
+ * answers, turned into what the user should do next.
+ */
+import { describe, it } from 'node:test';
+import type { PedelecAvailability } from '../../../src/core/index.js';
+import { ADVICE, adviceFor, providerAdvice } from '../../../src/elements/chat/advice.js';
+import { expect } from '../../support/expect.js';
+
+const origin = 'http://localhost:8000';
+const available: PedelecAvailability = {
+  available: true,
+  extension: { available: true },
+  approval: { approved: true, origin },
+  desktop: { available: true, launchAttempted: true },
+};
+const notInstalled: PedelecAvailability = {
+  available: false,
+  extension: { available: false },
+  approval: { approved: false, origin },
+  desktop: { available: false, launchAttempted: false },
+};
+
+describe('chat advice', () => {
+  it('nothing to say when the agent is available', () => {
+    expect(adviceFor(available, undefined)).to.equal('');
+  });
+
+  it('no extension: install it', () => {
+    expect(adviceFor(notInstalled, undefined)).to.equal(ADVICE.extension);
+    expect(adviceFor(notInstalled, '')).to.equal(ADVICE.extension);
+  });
+
+  it('a development Core that is not reachable: start it (by its error, or a ws: bridge with nothing there)', () => {
+    const unreachable = {
+      code: 'BRIDGE_UNAVAILABLE',
+      message: 'Development Core not reachable at ws://127.0.0.1:7717/',
+    };
+    expect(adviceFor({ ...notInstalled, error: unreachable }, 'ws://127.0.0.1:7717/bridge')).to.equal(ADVICE.dev);
+    expect(adviceFor(notInstalled, 'wss://localhost:7717/bridge')).to.equal(ADVICE.dev);
+  });
+
+  it('an unusable bridge (INVALID_INPUT) says what is wrong with it', () => {
+    const error = { code: 'INVALID_INPUT', message: 'bridge must be a ws:// or wss:// URL, got "http://x"' };
+    expect(adviceFor({ ...notInstalled, error }, 'http://x')).to.equal(error.message);
+  });
+
+  it('installed, origin not approved: approve it (the extension’s own message when it gave one)', () => {
+    const notApproved = { ...available, available: false, approval: { approved: false, origin } };
+    expect(adviceFor(notApproved, undefined)).to.equal(ADVICE.approve);
+    const error = { code: 'APPROVAL_REJECTED', message: 'The user rejected this site.' };
+    expect(adviceFor({ ...notApproved, error }, undefined)).to.equal(error.message);
+  });
+
+  it('approved but Desktop not answering: open the Desktop app', () => {
+    const noDesktop = { ...available, available: false, desktop: { available: false, launchAttempted: true } };
+    expect(adviceFor(noDesktop, undefined)).to.equal(ADVICE.desktop);
+  });
+
+  it('a default provider that is not set or not available: choose one', () => {
+    const codex = { name: 'Codex', code: 'codex', available: true, error: null };
+    expect(providerAdvice('codex', [codex])).to.equal('');
+    expect(providerAdvice(null, [codex])).to.equal(ADVICE.provider);
+    expect(providerAdvice('codex', [{ ...codex, available: false }])).to.equal(ADVICE.provider);
+    expect(providerAdvice('claude', [codex])).to.equal(ADVICE.provider);
+  });
+});

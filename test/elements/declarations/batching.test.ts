@@ -1,0 +1,148 @@
+/**
+ * Rebuilding the manifest in batches (spec/elements.md "Changes after start"; performance): 1 000 tools
+ * inserted in one task cost one build, one change costs one, and what is no tool change (a handler, a
+ * class or data-* attribute, a tool's own invalid attribute) costs none.
+ */
+import { expect } from '@open-wc/testing';
+import '../../../src/define.js';
+import type { PedelecToolElement } from '../../../src/index.js';
+import { sessionIn, toolIn, makeTool, declarationHooks } from './harness.js';
+import { manifestTool, mount } from '../helpers.js';
+import { nextTask } from '../../support/waits.js';
+
+describe('declarations', () => {
+  declarationHooks();
+
+  describe('batched rebuilds', () => {
+    it('1 000 tools (3 args each) inserted in one task cost exactly one build', async () => {
+      const host = await mount(`<pedelec-session></pedelec-session>`);
+      const session = sessionIn(host);
+      await nextTask();
+      const before = session.buildCount;
+
+      const tools: PedelecToolElement[] = [];
+      for (let i = 0; i < 1000; i++) {
+        const tool = makeTool(`tool_${i}`);
+        for (const [name, type] of [
+          ['text', 'string'],
+          ['count', 'integer'],
+          ['on', 'boolean'],
+        ]) {
+          const arg = document.createElement('pedelec-arg');
+          arg.setAttribute('name', name!);
+          arg.setAttribute('type', type!);
+          if (name === 'count') arg.setAttribute('required', '');
+          tool.append(arg);
+        }
+        session.append(tool);
+        tools.push(tool);
+      }
+      await nextTask();
+      const afterBatch = session.buildCount;
+      const manifest = session.manifest!;
+      expect(afterBatch - before, 'builds for the batch of 1 000').to.equal(1);
+      expect(manifest.tools).to.have.length(1000);
+      expect(manifest.tools.map((t) => t.name)).to.deep.equal(tools.map((_, i) => `tool_${i}`));
+      expect(manifest.tools[999]!.argsSchema).to.deep.equal({
+        type: 'object',
+        properties: { text: { type: 'string' }, count: { type: 'integer' }, on: { type: 'boolean' } },
+        required: ['count'],
+      });
+    });
+
+    it('one change among 1 000 tools costs one build (attribute, property, or a <pedelec-arg> child)', async () => {
+      const host = await mount(`<pedelec-session></pedelec-session>`);
+      const session = sessionIn(host);
+      const tools: PedelecToolElement[] = [];
+      for (let i = 0; i < 1000; i++) {
+        const tool = makeTool(`tool_${i}`);
+        const arg = document.createElement('pedelec-arg');
+        arg.setAttribute('name', 'n');
+        arg.setAttribute('type', 'integer');
+        tool.append(arg);
+        session.append(tool);
+        tools.push(tool);
+      }
+      await nextTask();
+      expect(session.manifest?.tools).to.have.length(1000);
+
+      const beforeAttribute = session.buildCount;
+      tools[500]!.setAttribute('description', 'Changed by attribute.');
+      await nextTask();
+      expect(session.buildCount - beforeAttribute, 'builds for one attribute change').to.equal(1);
+      expect(manifestTool(session, 'tool_500').description).to.equal('Changed by attribute.');
+
+      const beforeProperty = session.buildCount;
+      tools[501]!.description = 'Changed by property.';
+      await nextTask();
+      expect(session.buildCount - beforeProperty, 'builds for one property change').to.equal(1);
+      expect(manifestTool(session, 'tool_501').description).to.equal('Changed by property.');
+
+      const beforeArg = session.buildCount;
+      tools[502]!.querySelector('pedelec-arg')!.setAttribute('minimum', '0');
+      await nextTask();
+      expect(session.buildCount - beforeArg, 'builds for one <pedelec-arg> change').to.equal(1);
+      expect(manifestTool(session, 'tool_502').argsSchema).to.deep.equal({
+        type: 'object',
+        properties: { n: { type: 'integer', minimum: 0 } },
+      });
+    });
+
+    it('a handler change is never a tool change: no build', async () => {
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="t" description="d"></pedelec-tool></pedelec-session>`,
+      );
+      const session = sessionIn(host);
+      const tool = toolIn(host, 't');
+      await tool.updateComplete;
+      await nextTask();
+      const before = session.buildCount;
+      const manifest = session.manifest;
+      tool.handler = () => 'first';
+      await tool.updateComplete;
+      await nextTask();
+      tool.handler = () => 'second';
+      await tool.updateComplete;
+      await nextTask();
+      expect(session.buildCount).to.equal(before);
+      expect(session.manifest).to.equal(manifest);
+      expect(await session.invoke('t', {})).to.deep.equal({ ok: true, result: 'second' });
+    });
+
+    it('a class or data-* change on an arg is no tool change: no build, no recompiled validator', async () => {
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="t" description="d"><pedelec-arg name="n" type="integer"></pedelec-arg></pedelec-tool></pedelec-session>`,
+      );
+      const session = sessionIn(host);
+      await nextTask();
+      const before = session.buildCount;
+      const arg = host.querySelector('pedelec-arg')!;
+      arg.classList.add('highlight');
+      arg.setAttribute('data-x', '1');
+      await nextTask();
+      expect(session.buildCount).to.equal(before);
+      arg.setAttribute('minimum', '3');
+      await nextTask();
+      expect(session.buildCount).to.equal(before + 1);
+      expect(manifestTool(session, 't').argsSchema).to.deep.equal({
+        type: 'object',
+        properties: { n: { type: 'integer', minimum: 3 } },
+      });
+    });
+
+    it('a tool that becomes invalid costs one build (its own invalid attribute is no change)', async () => {
+      const host = await mount(
+        `<pedelec-session><pedelec-tool name="t" description="d"></pedelec-tool></pedelec-session>`,
+      );
+      const session = sessionIn(host);
+      const tool = toolIn(host, 't');
+      await nextTask();
+      const before = session.buildCount;
+      tool.setAttribute('schema', '{bad');
+      await tool.updateComplete;
+      await nextTask();
+      expect(tool.hasAttribute('invalid')).to.equal(true);
+      expect(session.buildCount).to.equal(before + 1);
+    });
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * Bad declarations are isolated (reliability.md "Bad declarations"): each bad tool is left out, marked
+ * invalid with its reason and one pedelec-error at its path, while the good tools work; fixing it
+ * brings it back; duplicates, disabled tools, a malformed enum and an empty timeout-ms.
+ */
+import { expect } from '@open-wc/testing';
+import '../../../src/define.js';
+import type { PedelecErrorEvent, PedelecSessionElement, PedelecToolElement } from '../../../src/index.js';
+import { sessionIn, toolIn, makeTool, detailsOf, fake, declarationHooks } from './harness.js';
+import {
+  endSession,
+  manifestTool,
+  mountHost,
+  record,
+  startSession,
+  beginTurn,
+  finishTurn,
+  callTool,
+  toolNames,
+} from '../helpers.js';
+import { nextTask } from '../../support/waits.js';
+
+describe('declarations', () => {
+  declarationHooks();
+
+  describe('invalid declarations are isolated', () => {
+    /** id → the tool name `details.tool` names, and the JSON path where one applies. */
+    const BAD: Record<string, { tool: string; path?: string }> = {
+      'bad-name': { tool: '1bad' },
+      'empty-description': { tool: 'empty_description' },
+      'bad-json': { tool: 'bad_json' },
+      'bad-script': { tool: 'bad_script' },
+      'bad-keyword': { tool: 'bad_keyword', path: 'argsSchema.properties.delta.minimum' },
+      'bad-arg-number': { tool: 'bad_arg_number', path: 'argsSchema.properties.delta.minimum' },
+      'two-sources': { tool: 'two_sources' },
+      duplicate: { tool: 'good' },
+      'bad-timeout': { tool: 'bad_timeout' },
+      'bad-arg-type': { tool: 'bad_arg_type', path: 'argsSchema.properties.when.type' },
+    };
+    const MARKUP = `
+      <pedelec-session provider="codex" model="m">
+        <pedelec-tool name="good" description="Doubles n."><pedelec-arg name="n" type="integer" required></pedelec-arg></pedelec-tool>
+        <pedelec-tool id="bad-name" name="1bad" description="Bad name."></pedelec-tool>
+        <pedelec-tool id="empty-description" name="empty_description" description=""></pedelec-tool>
+        <pedelec-tool id="bad-json" name="bad_json" description="d" schema="{not json"></pedelec-tool>
+        <pedelec-tool id="bad-script" name="bad_script" description="d"><script type="application/json">{"type":</script></pedelec-tool>
+        <pedelec-tool id="bad-keyword" name="bad_keyword" description="d"
+                      schema='{"type":"object","properties":{"delta":{"type":"integer","minimum":"3"}}}'></pedelec-tool>
+        <pedelec-tool id="bad-arg-number" name="bad_arg_number" description="d"><pedelec-arg name="delta" type="integer" minimum="abc"></pedelec-arg></pedelec-tool>
+        <pedelec-tool id="two-sources" name="two_sources" description="d" schema='{"type":"object","properties":{}}'><pedelec-arg name="x"></pedelec-arg></pedelec-tool>
+        <pedelec-tool id="duplicate" name="good" description="A second tool of that name."></pedelec-tool>
+        <pedelec-tool id="bad-timeout" name="bad_timeout" description="d" timeout-ms="abc"></pedelec-tool>
+        <pedelec-tool id="bad-arg-type" name="bad_arg_type" description="d"><pedelec-arg name="when" type="date"></pedelec-arg></pedelec-tool>
+        <pedelec-tool name="also_good" description="Also works."></pedelec-tool>
+      </pedelec-session>`;
+
+    it('each bad tool is left out, reflects invalid, has invalidReason, and gets exactly one pedelec-error', async () => {
+      const host = await mountHost();
+      const errors = record<PedelecErrorEvent>(host, 'pedelec-error');
+      host.innerHTML = MARKUP;
+      const session = sessionIn(host);
+      await nextTask();
+
+      expect(toolNames(session)).to.deep.equal(['good', 'also_good']);
+      for (const [id, expected] of Object.entries(BAD)) {
+        const tool = host.querySelector(`#${id}`) as PedelecToolElement;
+        expect(tool.hasAttribute('invalid'), `${id}: invalid attribute`).to.equal(true);
+        expect(tool.invalidReason, `${id}: invalidReason`).to.be.a('string').and.not.equal('');
+        const mine = errors.filter((e) => e.element === tool);
+        expect(mine, `${id}: pedelec-error events`).to.have.length(1);
+        const event = mine[0]!;
+        expect(event.target).to.equal(session);
+        expect(event.detail.error.code, id).to.equal('INVALID_INPUT');
+        const details = detailsOf(event);
+        expect(details.tool, `${id}: details.tool`).to.equal(expected.tool);
+        expect(details.reason, `${id}: details.reason`).to.be.a('string').and.not.equal('');
+        if (expected.path) expect(details.path, `${id}: details.path`).to.equal(expected.path);
+      }
+      for (const name of ['good', 'also_good']) {
+        const tool = toolIn(host, name);
+        expect(tool.hasAttribute('invalid'), name).to.equal(false);
+        expect(tool.invalidReason, name).to.equal(null);
+      }
+      expect(errors, 'no other pedelec-error').to.have.length(Object.keys(BAD).length);
+
+      // More builds report nothing again: one event per bad tool, not per build.
+      session.append(makeTool('later'));
+      await nextTask();
+      expect(toolNames(session)).to.deep.equal(['good', 'also_good', 'later']);
+      expect(errors).to.have.length(Object.keys(BAD).length);
+    });
+
+    it('the good tools still work: the session starts with them and a call to one is answered', async () => {
+      const host = await mountHost();
+      const errors = record<PedelecErrorEvent>(host, 'pedelec-error');
+      host.innerHTML = MARKUP;
+      const session = sessionIn(host);
+      toolIn(session, 'good').handler = (args) => ({ doubled: (args as { n: number }).n * 2 });
+      await nextTask();
+      const errorCount = errors.length;
+
+      const create = await startSession(session, fake);
+      expect(session.status).to.equal('idle');
+      expect((create.input.skills.tools as Array<{ name: string }>).map((t) => t.name)).to.deep.equal([
+        'good',
+        'also_good',
+      ]);
+      const { turn } = await beginTurn(session, fake);
+      const submit = await callTool(fake, 'good', { n: 21 });
+      expect(submit.result).to.deep.equal({ doubled: 42 });
+      await finishTurn(turn, fake);
+      expect(errors).to.have.length(errorCount);
+      await endSession(session, fake);
+    });
+
+    it('fixing a bad declaration removes invalid and adds the tool, in tree order', async () => {
+      const host = await mountHost();
+      const errors = record<PedelecErrorEvent>(host, 'pedelec-error');
+      host.innerHTML = MARKUP;
+      const session = sessionIn(host);
+      await nextTask();
+      const errorCount = errors.length;
+
+      const empty = host.querySelector('#empty-description') as PedelecToolElement;
+      empty.setAttribute('description', 'Now described.');
+      await nextTask();
+      expect(empty.hasAttribute('invalid')).to.equal(false);
+      expect(empty.invalidReason).to.equal(null);
+      expect(toolNames(session)).to.deep.equal(['good', 'empty_description', 'also_good']);
+
+      const badJson = host.querySelector('#bad-json') as PedelecToolElement;
+      badJson.setAttribute('schema', '{"type":"object","properties":{"q":{"type":"string"}}}');
+      const duplicate = host.querySelector('#duplicate') as PedelecToolElement;
+      duplicate.name = 'renamed';
+      const badArg = host.querySelector('#bad-arg-type pedelec-arg')!;
+      badArg.setAttribute('type', 'string');
+      await nextTask();
+      for (const tool of [badJson, duplicate, host.querySelector('#bad-arg-type') as PedelecToolElement]) {
+        expect(tool.hasAttribute('invalid'), tool.id).to.equal(false);
+        expect(tool.invalidReason, tool.id).to.equal(null);
+      }
+      expect(toolNames(session)).to.deep.equal([
+        'good',
+        'empty_description',
+        'bad_json',
+        'renamed',
+        'bad_arg_type',
+        'also_good',
+      ]);
+      expect(manifestTool(session, 'bad_arg_type').argsSchema).to.deep.equal({
+        type: 'object',
+        properties: { when: { type: 'string' } },
+      });
+      expect(errors, 'fixing fires no pedelec-error').to.have.length(errorCount);
+    });
+
+    it('duplicate names: the first in tree order wins, also when the later one is inserted before it', async () => {
+      const host = await mountHost();
+      const errors = record<PedelecErrorEvent>(host, 'pedelec-error');
+      host.innerHTML = `<pedelec-session><pedelec-tool id="original" name="same" description="Original."></pedelec-tool></pedelec-session>`;
+      const session = sessionIn(host);
+      const original = host.querySelector('#original') as PedelecToolElement;
+      await nextTask();
+      expect(errors).to.have.length(0);
+
+      const newcomer = makeTool('same', 'Newcomer.');
+      session.prepend(newcomer);
+      await nextTask();
+      expect(session.manifest?.tools.map((t) => t.description)).to.deep.equal(['Newcomer.']);
+      expect(newcomer.hasAttribute('invalid')).to.equal(false);
+      expect(original.hasAttribute('invalid')).to.equal(true);
+      expect(errors).to.have.length(1);
+      expect(errors[0]!.element).to.equal(original);
+      expect(detailsOf(errors[0]!).tool).to.equal('same');
+
+      newcomer.remove();
+      await nextTask();
+      expect(original.hasAttribute('invalid')).to.equal(false);
+      expect(session.manifest?.tools.map((t) => t.description)).to.deep.equal(['Original.']);
+    });
+
+    it('a disabled tool is left out without being invalid, and comes back when enabled', async () => {
+      const host = await mountHost();
+      const errors = record<PedelecErrorEvent>(host, 'pedelec-error');
+      host.innerHTML = `<pedelec-session><pedelec-tool name="a" description="d" disabled></pedelec-tool><pedelec-tool name="b" description="d"></pedelec-tool></pedelec-session>`;
+      const session = sessionIn(host);
+      await nextTask();
+      expect(toolNames(session)).to.deep.equal(['b']);
+      const a = toolIn(host, 'a');
+      expect(a.hasAttribute('invalid')).to.equal(false);
+      a.removeAttribute('disabled');
+      await nextTask();
+      expect(toolNames(session)).to.deep.equal(['a', 'b']);
+      expect(errors).to.have.length(0);
+    });
+  });
+
+  describe('bad attribute values', () => {
+    it('an enum that starts like a JSON array but is not JSON is malformed (INVALID_INPUT at its path), not split on commas', async () => {
+      const host = await mountHost();
+      const errors = record<PedelecErrorEvent>(host, 'pedelec-error');
+      host.innerHTML = `<pedelec-session>
+      <pedelec-tool name="t" description="d"><pedelec-arg name="mode" enum="['fast','exact']"></pedelec-arg></pedelec-tool>
+    </pedelec-session>`;
+      await nextTask();
+      const tool = host.querySelector('pedelec-tool') as PedelecToolElement;
+      expect(tool.invalidReason ?? '(null: accepted)').to.contain('argsSchema.properties.mode.enum');
+      expect(errors.map((e) => (e.detail.error.details as { path?: string }).path)).to.deep.equal([
+        'argsSchema.properties.mode.enum',
+      ]);
+    });
+
+    it('timeout-ms="" (or a bare timeout-ms) is a bad timeout-ms, not "no timeout"', async () => {
+      const host = await mountHost();
+      const errors = record<PedelecErrorEvent>(host, 'pedelec-error');
+      host.innerHTML = `<pedelec-session>
+      <pedelec-tool name="empty" description="d" timeout-ms=""></pedelec-tool>
+      <pedelec-tool name="bare" description="d" timeout-ms></pedelec-tool>
+      <pedelec-tool name="blank" description="d" timeout-ms=" "></pedelec-tool>
+    </pedelec-session>`;
+      await nextTask();
+      const session = host.querySelector('pedelec-session') as PedelecSessionElement;
+      // " " is already refused ("tool timeoutMs must be a positive integer"); "" is silently accepted.
+      expect((host.querySelector('[name=blank]') as PedelecToolElement).invalidReason ?? '').to.match(
+        /timeoutMs must be a positive integer/,
+      );
+      for (const name of ['empty', 'bare']) {
+        const tool = host.querySelector(`[name=${name}]`) as PedelecToolElement;
+        expect(tool.invalidReason ?? '(null: accepted)', name).to.match(/timeoutMs must be a positive integer/);
+        expect(
+          errors.filter((e) => e.element === tool),
+          name,
+        ).to.have.length(1);
+      }
+      expect(session.manifest === undefined, 'no tool in the manifest').to.equal(true);
+    });
+  });
+});
