@@ -37,9 +37,11 @@ export interface PedelecSessionProps {
   bridgeTimeoutMs?: number;
   autostart?: boolean;
   persist?: boolean;
-  /** An existing session to resume (attribute only: the `sessionId` property is read-only). */
-  'session-id'?: string;
+  /** An existing session to resume (the `sessionId` property is read-only: it is the session's own id). */
+  'resume-id'?: string;
+  resumeId?: string;
   novalidate?: boolean;
+  noValidate?: boolean;
   debug?: boolean;
   /** Extra JS-defined tools, merged after the declared ones. */
   tools?: PedelecSessionElement['tools'];
@@ -70,7 +72,7 @@ export interface PedelecToolProps {
   name?: string;
   description?: string;
   'timeout-ms'?: number | string;
-  timeoutMs?: number | string;
+  timeoutMs?: number;
   /** The args schema as JSON text. */
   schema?: string;
   disabled?: boolean;
@@ -114,12 +116,14 @@ export type PedelecGuidanceProps = Record<never, never>;
 
 /** `<pedelec-chat>`. */
 export interface PedelecChatProps {
-  /** The id of the `<pedelec-session>` to talk to (looked up in the chat's root). */
-  session?: string;
+  /** The id of the `<pedelec-session>` to talk to (looked up in the chat's root), as on `<label for>`. */
+  for?: string;
+  /** The `for` attribute as a property, named as on `<label>`. */
+  htmlFor?: string;
   /** Render the agent's replies as Markdown. */
   markdown?: boolean;
-  /** The session to talk to (a property); wins over `session` and the nearest session. */
-  sessionElement?: PedelecChatElement['sessionElement'];
+  /** The session to talk to (a property); wins over `for` and the nearest session. */
+  forElement?: PedelecChatElement['forElement'];
   /** Your own Markdown renderer (a property). */
   renderMarkdown?: PedelecChatElement['renderMarkdown'];
 }

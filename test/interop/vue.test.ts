@@ -98,9 +98,9 @@ describe('Vue 3', () => {
       });
     }
 
-    it('session-id (kebab-case: the sessionId property is read-only) reaches the attribute', async () => {
-      mount(`<pedelec-session provider="codex" :session-id="'old-1'"></pedelec-session>`);
-      expect(host.querySelector('pedelec-session')!.getAttribute('session-id')).to.equal('old-1');
+    it('resume-id (kebab-case) reaches the resumeId property', async () => {
+      mount(`<pedelec-session provider="codex" :resume-id="'old-1'"></pedelec-session>`);
+      expect(host.querySelector('pedelec-session')!.resumeId).to.equal('old-1');
     });
   });
 

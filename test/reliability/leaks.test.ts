@@ -345,7 +345,7 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     expect(counters.observers(), 'the removed tool stopped observing').to.equal(0);
     expect(openClientCount()).to.equal(0);
   });
-  it(`elements: ${CYCLES} <pedelec-chat session="id"> add → remove cycles beside one session`, async function () {
+  it(`elements: ${CYCLES} <pedelec-chat for="id"> add → remove cycles beside one session`, async function () {
     this.timeout(20_000);
     const host = await fixture<HTMLDivElement>(html`<div></div>`);
     host.innerHTML = '<pedelec-session id="leak-session" provider="codex" model="m"></pedelec-session>';
@@ -360,7 +360,7 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     const before = measure();
     // Control: a bound chat does observe its root (for the id) and listen to its session.
     const probe = document.createElement('pedelec-chat');
-    probe.setAttribute('session', 'leak-session');
+    probe.setAttribute('for', 'leak-session');
     host.append(probe);
     await (probe as HTMLElement & { updateComplete: Promise<unknown> }).updateComplete;
     expect(counters.observers(), 'control: a bound chat observes').to.be.above(before.observers);
@@ -375,7 +375,7 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     );
     for (let i = 0; i < CYCLES; i++) {
       const chat = document.createElement('pedelec-chat');
-      chat.setAttribute('session', 'leak-session');
+      chat.setAttribute('for', 'leak-session');
       host.append(chat);
       chat.remove();
       if (i + 1 === MIDWAY) expect(measure(), `after ${MIDWAY} cycles`).to.deep.equal(baseline);

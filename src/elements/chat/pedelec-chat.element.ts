@@ -26,10 +26,10 @@ let loadedRenderer: RenderMarkdown | undefined;
  * @summary A chat panel for the agent of its session: streaming replies, tool activity, setup guidance.
  * @tag pedelec-chat
  *
- * @attr session - The id of the `<pedelec-session>` to talk to, looked up in this element's root (also when it appears later). Without it: the nearest session around the element.
+ * @attr for - The id of the `<pedelec-session>` to talk to, looked up in this element's root (also when it appears later), as `<label for>` names its control. Without it: the nearest session around the element. Property: `htmlFor`.
  * @attr markdown - Render the agent's replies as Markdown (loads `pedelec-elements/markdown` on first use, or uses `renderMarkdown`).
  *
- * @prop {PedelecSessionElement | null} sessionElement - The session to talk to; wins over `session` and the nearest session.
+ * @prop {PedelecSessionElement | null} forElement - The session to talk to; wins over `for` and the nearest session.
  * @prop {RenderMarkdown | undefined} renderMarkdown - Your own Markdown renderer (`markdown` mode): returns a Node that is inserted as is, so sanitizing is yours.
  *
  * @fires {PedelecErrorEvent} pedelec-error - `MARKDOWN_RENDER_FAILED` (once) when a `renderMarkdown` throws (that message shows as text).
@@ -75,15 +75,15 @@ export class PedelecChatElement extends LitElement {
   static override styles = chatStyles;
 
   static override properties = {
-    session: { type: String },
+    htmlFor: { type: String, attribute: 'for' },
     markdown: { type: Boolean },
-    sessionElement: { attribute: false },
+    forElement: { attribute: false },
     renderMarkdown: { attribute: false },
   };
 
-  declare session: string | null;
+  declare htmlFor: string | null;
   declare markdown: boolean;
-  declare sessionElement: PedelecSessionElement | null;
+  declare forElement: PedelecSessionElement | null;
   declare renderMarkdown: RenderMarkdown | undefined;
 
   readonly #binding = new SessionBinding(this);
@@ -102,9 +102,9 @@ export class PedelecChatElement extends LitElement {
 
   constructor() {
     super();
-    this.session = null;
+    this.htmlFor = null;
     this.markdown = false;
-    this.sessionElement = null;
+    this.forElement = null;
   }
 
   /** @internal The session this chat talks to now. */
@@ -136,7 +136,7 @@ export class PedelecChatElement extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('markdown') || changed.has('renderMarkdown')) this.#rendered = new WeakMap();
-    if (changed.has('session') || changed.has('sessionElement')) this.#binding.bind();
+    if (changed.has('htmlFor') || changed.has('forElement')) this.#binding.bind();
   }
 
   protected override render() {

@@ -1,6 +1,6 @@
 /**
- * Which `<pedelec-session>` a chat talks to, as a reactive controller: its `sessionElement` property;
- * else `session="<id>"`, looked up in the chat's root (and again when that id appears later); else the
+ * Which `<pedelec-session>` a chat talks to, as a reactive controller: its `forElement` property;
+ * else `for="<id>"`, looked up in the chat's root (and again when that id appears later); else the
  * nearest session around it (shadow-including). It listens to the bound session's events, and tells
  * its chat when the binding changes or the session updates (its bridge, say).
  */
@@ -30,9 +30,9 @@ export const CHAT_EVENTS = [
 
 /** The chat, as its binding sees it. */
 export interface BindingHost extends ReactiveControllerHost, HTMLElement {
-  /** The `session` attribute: the id of the session to talk to. */
-  readonly session: string | null;
-  readonly sessionElement: PedelecSessionElement | null;
+  /** The `for` attribute: the id of the session to talk to. */
+  readonly htmlFor: string | null;
+  readonly forElement: PedelecSessionElement | null;
   /** The bound session changed; `fresh`: another one than the conversation's, which starts anew. */
   bound(fresh: boolean): void;
   /** The bound session updated (its bridge may have changed). */
@@ -55,7 +55,7 @@ export class SessionBinding implements ReactiveController {
   readonly #observer = new MutationObserver((records) => {
     this.bind();
     // The session's `approval` attribute shows in the availability line; other changes in the root
-    // (watched for the `session` id) only re-bind: a chat must not re-render for every DOM change.
+    // (watched for the `for` id) only re-bind: a chat must not re-render for every DOM change.
     if (records.some((record) => record.attributeName === 'approval')) this.host.requestUpdate();
   });
 
@@ -100,7 +100,7 @@ export class SessionBinding implements ReactiveController {
     this.#observer.disconnect();
     const { host } = this;
     this.#waitForSession(host.isConnected && !next);
-    if (host.isConnected && host.session) {
+    if (host.isConnected && host.htmlFor) {
       this.#observer.observe(host.getRootNode(), { childList: true, subtree: true, attributeFilter: ['id'] });
     }
     if (next) this.#observer.observe(next, { attributeFilter: ['approval'] });
@@ -109,9 +109,9 @@ export class SessionBinding implements ReactiveController {
   #resolve(): PedelecSessionElement | null {
     const { host } = this;
     if (!host.isConnected) return null;
-    if (host.sessionElement) return host.sessionElement;
-    if (host.session) {
-      const named = (host.getRootNode() as Document | ShadowRoot).getElementById(host.session);
+    if (host.forElement) return host.forElement;
+    if (host.htmlFor) {
+      const named = (host.getRootNode() as Document | ShadowRoot).getElementById(host.htmlFor);
       return named instanceof PedelecSessionElement ? named : null;
     }
     // The nearest session around the chat, shadow-including.

@@ -3,21 +3,17 @@ import type {
   GenericToolHandler,
   Pedelec,
   PedelecAvailability,
-  PedelecEventContext,
   PedelecSession,
   SerializableSkillsManifest,
   ToolDefinition,
   ToolSpecificHandler,
 } from '../../core/index.js';
 import { callLocally, type LocalCallResult } from '../../core/local-call.js';
-import { inOrder } from '../../core/protocol.js';
-import { PedelecStatusEvent } from '../../events/status.event.js';
 import { sessionConnected } from '../session-connected.js';
 import { ownMembers } from '../registration.js';
-import { showState, type PedelecElementStatus } from './status.js';
-import { localSession } from './session-config.js';
+import { ElementStatus, type PedelecElementStatus } from './status.js';
+import { BUILD_INPUTS, localSession } from './session-config.js';
 import { inPage, wireSession } from './session-parts.js';
-import { CONFIG_KEYS } from './staleness.js';
 import { defineElement } from '../define-element.js';
 import { SESSION_TAG } from '../tags.js';
 
@@ -39,8 +35,8 @@ export type InvokeResult = LocalCallResult;
  * @attr {number} bridge-timeout-ms - How long a bridge request may go unanswered (default 30 000).
  * @attr {boolean} autostart - Start the session on connection (it may open the extension's approval popup).
  * @attr {boolean} persist - Keep the session across reloads of this tab (sessionStorage), resuming it if the tools are unchanged.
- * @attr {string} session-id - An existing session to resume.
- * @attr {boolean} novalidate - Do not validate the agent's arguments against the tools' schemas.
+ * @attr {string} resume-id - An existing session to resume (property `resumeId`).
+ * @attr {boolean} novalidate - Do not validate the agent's arguments against the tools' schemas (property `noValidate`).
  * @attr {boolean} debug - Also log warnings to the console.
  * @attr {string} status - Reflected (output), once the element has left `inactive`.
  * @attr {string} approval - Reflected (output): `pending` while the origin awaits the user's approval.
@@ -93,7 +89,8 @@ export class PedelecSessionElement extends ReactiveElement {
     extensionId: { type: String, attribute: 'extension-id' },
     autostart: { type: Boolean },
     persist: { type: Boolean },
-    novalidate: { type: Boolean },
+    resumeId: { type: String, attribute: 'resume-id' },
+    noValidate: { type: Boolean, attribute: 'novalidate' },
     debug: { type: Boolean },
     // Not an attribute binding: markup and script are trusted differently (see `bridge`).
     bridge: { attribute: false },
@@ -112,14 +109,15 @@ export class PedelecSessionElement extends ReactiveElement {
   declare extensionId: string | null;
   declare autostart: boolean;
   declare persist: boolean;
-  declare novalidate: boolean;
+  declare resumeId: string | null;
+  declare noValidate: boolean;
   declare debug: boolean;
   declare tools: ToolDefinition[];
 
   readonly #internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;
   readonly #parts = wireSession(this, {
     emit: (event) => this.#emit(event),
-    status: (status, context) => this.#setStatus(status, context),
+    status: (status, context) => this.#status.set(status, context),
     bridgeScripted: () => this.#scriptBridge !== undefined,
   });
   readonly #declarations = this.#parts.declarations;
@@ -127,9 +125,7 @@ export class PedelecSessionElement extends ReactiveElement {
   readonly #toolbox = this.#parts.toolbox;
   readonly #lifecycle = this.#parts.lifecycle;
   #scriptBridge: string | undefined;
-  #status: PedelecElementStatus = 'inactive';
-  /** Status events, in order even when a status listener starts or ends the session again. */
-  #emitStatus = inOrder((event: PedelecStatusEvent) => this.#emit(event));
+  readonly #status = new ElementStatus(this, this.#internals, (event) => this.#emit(event));
 
   constructor() {
     super();
@@ -139,10 +135,10 @@ export class PedelecSessionElement extends ReactiveElement {
     this.extensionId = null;
     this.autostart = false;
     this.persist = false;
-    this.novalidate = false;
+    this.resumeId = null;
+    this.noValidate = false;
     this.debug = false;
     this.tools = [];
-    showState(this.#internals?.states, null, 'inactive');
     // Members announce themselves with a composed event; the nearest session answers and stops it.
     ownMembers(this, this.#declarations);
   }
@@ -159,7 +155,7 @@ export class PedelecSessionElement extends ReactiveElement {
     this.requestUpdate('bridge', old);
   }
   get status(): PedelecElementStatus {
-    return this.#status;
+    return this.#status.current;
   }
   get sessionId(): string | null {
     return this.session?.sessionId ?? null;
@@ -236,13 +232,12 @@ export class PedelecSessionElement extends ReactiveElement {
     super.requestUpdate(name, oldValue, options);
     // What the build reads: queued now, not in this element's update a microtask later, so a start()
     // or `manifest` read in this task sees it.
-    const read = name === 'tools' || name === 'extensionId' || CONFIG_KEYS.includes(name as never);
-    if (read && this.isConnected) this.#declarations.queue();
+    if (name !== undefined && BUILD_INPUTS.has(name) && this.isConnected) this.#declarations.queue();
   }
 
   // ───────────────────────────── methods ─────────────────────────────
 
-  /** Creates (or, with `persist` / `session-id`, resumes) the agent session. While starting, returns the same promise. */
+  /** Creates (or, with `persist` / `resume-id`, resumes) the agent session. While starting, returns the same promise. */
   start(): Promise<PedelecSession> {
     return this.#lifecycle.start();
   }
@@ -297,16 +292,5 @@ export class PedelecSessionElement extends ReactiveElement {
   /** Every event goes out here (one place, so the manifest analyzer reads the @fires tags, not guesses). */
   #emit(event: Event): void {
     this.dispatchEvent(event);
-  }
-
-  /** Reflects the status: the property, the `status` attribute, `:state()`, and `pedelec-status`. */
-  #setStatus(next: PedelecElementStatus, context?: PedelecEventContext): void {
-    const previousStatus = this.#status;
-    if (next === previousStatus) return;
-    this.#status = next;
-    this.setAttribute('status', next);
-    showState(this.#internals?.states, previousStatus, next);
-    const detail = context ? { status: next, previousStatus, context } : { status: next, previousStatus };
-    this.#emitStatus(new PedelecStatusEvent(detail));
   }
 }

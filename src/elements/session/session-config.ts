@@ -32,12 +32,23 @@ export type StartPlan = {
   /** `persist`: where the record lives (null without `persist`), and the hash of the manifest it names. */
   persistKey: string | null;
   manifestHash: string;
-  /** `session-id`: a session to resume. */
+  /** `resume-id`: a session to resume. */
   resumeId: string | null;
   /** What the session is created with, to tell later changes (staleness). */
   manifest: SerializableSkillsManifest | undefined;
   config: SessionConfig;
 };
+
+/** The element properties a build reads: the tools, the bridge and the configuration a session is created with. */
+export const BUILD_INPUTS: ReadonlySet<PropertyKey> = new Set([
+  'tools',
+  'extensionId',
+  'provider',
+  'model',
+  'guidance',
+  'bridge',
+  'noValidate',
+]);
 
 /** The inputs of a session element that these read. */
 export interface SessionInputs {
@@ -48,8 +59,8 @@ export interface SessionInputs {
   readonly extensionId: string | null;
   readonly bridgeTimeoutMs: number | undefined;
   readonly persist: boolean;
-  readonly novalidate: boolean;
-  getAttribute(name: string): string | null;
+  readonly noValidate: boolean;
+  readonly resumeId: string | null;
 }
 
 /** The session a local call is made in: the element's session, or (before one exists) its inputs. */
@@ -79,7 +90,7 @@ export function configOf(
     guidance: manifest?.guidance ?? '',
     // The bridge as it is used: parsed (a blank attribute is the extension, whose id then counts).
     bridge: 'code' in bridge ? (inputs.bridge ?? '') : bridgeKey(bridge),
-    novalidate: String(inputs.novalidate),
+    novalidate: String(inputs.noValidate),
   };
 }
 
@@ -118,10 +129,10 @@ export function planOf(
     skills: manifest && { guidance: manifest.guidance, tools: built.tools.map((t) => ({ ...t.tool.manifest })) },
     tools: built.tools.map((t) => t.tool),
     toolbox,
-    validateArgs: !inputs.novalidate,
+    validateArgs: !inputs.noValidate,
     persistKey: key,
     manifestHash: hashText(canonicalJson(manifest ?? null)),
-    resumeId: inputs.getAttribute('session-id'),
+    resumeId: inputs.resumeId || null,
     manifest,
     config: configOf(inputs, bridge, manifest),
   };

@@ -68,7 +68,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     rebuilt: () => {
       if (!lifecycle.session && lifecycle.phase.name !== 'starting') {
         toolbox.setTools(declarations.built.tools.map((t) => t.tool));
-        toolbox.validateArgs = !element.novalidate;
+        toolbox.validateArgs = !element.noValidate;
       }
       lifecycle.held.checkStale();
     },

@@ -1,6 +1,6 @@
 /**
  * One start of a `<pedelec-session>`: what to send (the plan), the client, the approval wait, then
- * resume (the `persist` record with the same manifest, or `session-id`) or create, and the record of
+ * resume (the `persist` record with the same manifest, or `resume-id`) or create, and the record of
  * what it got. A record that was not resumed is ended and deleted. A failure is reported (status
  * `error`, `pedelec-error`) unless the element left the page meanwhile.
  */
@@ -26,7 +26,7 @@ export type StartAttempt = {
   host: LifecycleHost;
   /** The client for the plan's bridge (or why there is none). */
   clientFor(bridge: BridgeConfig): Pedelec | PedelecError;
-  /** Create, whatever `session-id` says (restart()). */
+  /** Create, whatever `resume-id` says (restart()). */
   fresh: boolean;
   /** Aborted when the element leaves the page meanwhile. */
   signal: AbortSignal;

@@ -1,4 +1,6 @@
-import type { PedelecSessionStatus } from '../../core/index.js';
+import type { PedelecEventContext, PedelecSessionStatus } from '../../core/index.js';
+import { inOrder } from '../../core/protocol.js';
+import { PedelecStatusEvent } from '../../events/status.event.js';
 
 /**
  * A `<pedelec-session>`'s status: `inactive` (no session, none pending) → `starting` (creating or
@@ -23,5 +25,36 @@ export function showState(
     } catch {
       // No custom states: the `status` attribute still says it.
     }
+  }
+}
+
+/**
+ * A session element's status, shown every way a page may look: the property, the `status` attribute,
+ * `:state(<status>)`, and one `pedelec-status` per change — in order even when a status listener
+ * starts or ends the session again.
+ */
+export class ElementStatus {
+  current: PedelecElementStatus = 'inactive';
+  readonly #states: CustomStateSet | undefined;
+  readonly #emit = inOrder((event: PedelecStatusEvent) => this.dispatch(event));
+
+  constructor(
+    private readonly element: HTMLElement,
+    internals: ElementInternals | null,
+    /** Sends the event (the element's own `dispatchEvent`, where the manifest analyzer sees it). */
+    private readonly dispatch: (event: PedelecStatusEvent) => void,
+  ) {
+    this.#states = internals?.states;
+    showState(this.#states, null, 'inactive');
+  }
+
+  set(next: PedelecElementStatus, context?: PedelecEventContext): void {
+    const previousStatus = this.current;
+    if (next === previousStatus) return;
+    this.current = next;
+    this.element.setAttribute('status', next);
+    showState(this.#states, previousStatus, next);
+    const detail = context ? { status: next, previousStatus, context } : { status: next, previousStatus };
+    this.#emit(new PedelecStatusEvent(detail));
   }
 }

@@ -61,7 +61,7 @@ export class PedelecToolElement extends ReactiveElement {
   static override properties = {
     name: { type: String },
     description: { type: String },
-    timeoutMs: { type: String, attribute: 'timeout-ms' },
+    timeoutMs: { type: Number, attribute: 'timeout-ms' },
     schema: { type: String },
     disabled: { type: Boolean },
     handler: { attribute: false },
@@ -70,8 +70,11 @@ export class PedelecToolElement extends ReactiveElement {
 
   declare name: string | null;
   declare description: string | null;
-  /** Kept as written so that `timeout-ms="abc"` can be reported rather than silently dropped. */
-  declare timeoutMs: string | number | null;
+  /**
+   * `timeout-ms` as a number: one that is not a positive integer (`timeout-ms="abc"` reads as NaN, a
+   * bare `timeout-ms` as 0) leaves the tool out, with the reason in `invalidReason`.
+   */
+  declare timeoutMs: number | null;
   declare schema: string | null;
   declare disabled: boolean;
   declare handler: ToolSpecificHandler | undefined;
@@ -142,12 +145,8 @@ export class PedelecToolElement extends ReactiveElement {
       description: this.description ?? '',
       argsSchema: source.schema,
     };
-    const timeout = this.timeoutMs;
-    if (timeout !== null && timeout !== undefined) {
-      // An empty value (timeout-ms="", a bare timeout-ms) is a bad one, not "no timeout".
-      const n = typeof timeout === 'string' && timeout.trim() === '' ? NaN : Number(timeout);
-      definition.timeoutMs = Number.isNaN(n) ? timeout : n;
-    }
+    // Checked with the rest of the definition, so a bad value is reported like any other.
+    if (this.timeoutMs !== null && this.timeoutMs !== undefined) definition.timeoutMs = this.timeoutMs;
     return { ok: true, definition: definition as ToolDefinition, owned: source.owned };
   }
 

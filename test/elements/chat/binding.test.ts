@@ -1,6 +1,6 @@
 /**
  * Which session a <pedelec-chat> shows (spec/elements.md "<pedelec-chat>"): created by markup,
- * createElement or new; bound to its nearest session, to session="id" or to sessionElement; detached,
+ * createElement or new; bound to its nearest session, to for="id" or to forElement; detached,
  * reattached, moved within its session or switched to another session, also mid-reply.
  */
 import { expect, fixture, html } from '@open-wc/testing';
@@ -71,9 +71,9 @@ describe('<pedelec-chat>', () => {
       expect(transcript(outerChat)).to.deep.equal([]);
     });
 
-    it('binds to session="id" in its own root, also when that session appears later', async () => {
+    it('binds to for="id" in its own root, also when that session appears later', async () => {
       const host = await fixture<HTMLDivElement>(html`<div></div>`);
-      host.innerHTML = '<pedelec-chat session="later"></pedelec-chat>';
+      host.innerHTML = '<pedelec-chat for="later"></pedelec-chat>';
       const chat = host.querySelector('pedelec-chat')!;
       await update(chat);
       expect(fake.posted, 'nothing to talk to yet').to.deep.equal([]);
@@ -89,15 +89,15 @@ describe('<pedelec-chat>', () => {
       expect(transcript(chat)).to.deep.equal(['user: found you']);
     });
 
-    it('prefers the sessionElement property over session="id" and the nearest session', async () => {
+    it('prefers the forElement property over for="id" and the nearest session', async () => {
       const host = await fixture<HTMLDivElement>(html`<div></div>`);
       host.innerHTML = `
-        <pedelec-session id="a" provider="codex" model="m"><pedelec-chat session="a"></pedelec-chat></pedelec-session>
+        <pedelec-session id="a" provider="codex" model="m"><pedelec-chat for="a"></pedelec-chat></pedelec-session>
         <pedelec-session id="b" provider="codex" model="m"></pedelec-session>`;
       const chat = host.querySelector('pedelec-chat')!;
       await available();
       const b = host.querySelector<PedelecSessionElement>('#b')!;
-      chat.sessionElement = b;
+      chat.forElement = b;
       await available();
       await start(b, 'sb');
       await pageTurn(b, 'to b');
@@ -155,9 +155,9 @@ describe('<pedelec-chat>', () => {
       expect(shadow(chat).querySelector('[part~=agent]')!.getAttribute('aria-busy')).to.equal('false');
     });
 
-    it('a chat bound by session="id" does not re-render for DOM changes elsewhere in the page', async () => {
+    it('a chat bound by for="id" does not re-render for DOM changes elsewhere in the page', async () => {
       const host = await fixture<HTMLDivElement>(html`<div></div>`);
-      host.innerHTML = `<pedelec-session id="main-session" provider="codex" model="m"></pedelec-session><p>x</p><pedelec-chat session="main-session"></pedelec-chat>`;
+      host.innerHTML = `<pedelec-session id="main-session" provider="codex" model="m"></pedelec-session><p>x</p><pedelec-chat for="main-session"></pedelec-chat>`;
       const chat = host.querySelector('pedelec-chat') as PedelecChatElement;
       await available();
       await update(chat);
@@ -213,7 +213,7 @@ describe('<pedelec-chat>', () => {
       it("switched to another session while its turn runs: the old session's failure does not land in the new conversation", async () => {
         const host = await fixture<HTMLDivElement>(html`<div></div>`);
         host.innerHTML =
-          '<pedelec-session id="a" provider="codex" model="m"></pedelec-session><pedelec-session id="b" provider="codex" model="m"></pedelec-session><pedelec-chat session="a"></pedelec-chat>';
+          '<pedelec-session id="a" provider="codex" model="m"></pedelec-session><pedelec-session id="b" provider="codex" model="m"></pedelec-session><pedelec-chat for="a"></pedelec-chat>';
         const a = host.querySelector<PedelecSessionElement>('#a')!;
         const b = host.querySelector<PedelecSessionElement>('#b')!;
         const chat = host.querySelector('pedelec-chat')!;
@@ -227,7 +227,7 @@ describe('<pedelec-chat>', () => {
         await update(chat);
         expect(transcript(chat)).to.deep.equal(['user: question for a']);
         // "New conversation": the page points the chat at another session.
-        chat.sessionElement = b;
+        chat.forElement = b;
         await update(chat);
         await available();
         await update(chat);

@@ -51,9 +51,10 @@ describe('declarations', () => {
         'extension-id',
         'autostart',
         'persist',
-        'session-id',
+        'resume-id',
         'novalidate',
       ]);
+      expect(attributes('pedelec-session')).to.not.include('session-id');
       expect(members('pedelec-session', 'field')).to.include.members([
         'session',
         'client',
@@ -64,6 +65,8 @@ describe('declarations', () => {
         'status',
         'sessionId',
         'bridge',
+        'resumeId',
+        'noValidate',
       ]);
       expect(members('pedelec-session', 'method')).to.include.members([
         'start',
@@ -98,6 +101,7 @@ describe('declarations', () => {
         'disabled',
       ]);
       expect(members('pedelec-tool', 'field')).to.include.members([
+        'timeoutMs',
         'handler',
         'argsSchema',
         'definition',
@@ -125,6 +129,13 @@ describe('declarations', () => {
         'examples',
         'items',
       ]);
+    });
+
+    it('<pedelec-chat>: `for` with its properties htmlFor and forElement', () => {
+      expect(attributes('pedelec-chat')).to.include.members(['for', 'markdown']);
+      expect(attributes('pedelec-chat')).to.not.include('session');
+      expect(members('pedelec-chat', 'field')).to.include.members(['htmlFor', 'forElement', 'renderMarkdown']);
+      expect(members('pedelec-chat', 'field')).to.not.include.members(['session', 'sessionElement']);
     });
 
     it('declares only pedelec- prefixed event names (no unnamed or analyzer-guessed events)', () => {

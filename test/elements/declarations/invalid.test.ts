@@ -234,5 +234,18 @@ describe('declarations', () => {
       }
       expect(session.manifest === undefined, 'no tool in the manifest').to.equal(true);
     });
+
+    it("timeoutMs is timeout-ms as a number; set from script it is the tool's timeout, a bad one reported", async () => {
+      const host = await mountHost();
+      host.innerHTML = `<pedelec-session><pedelec-tool name="t" description="d" timeout-ms="5000"></pedelec-tool></pedelec-session>`;
+      const tool = host.querySelector('pedelec-tool') as PedelecToolElement;
+      expect(tool.timeoutMs).to.equal(5000);
+      tool.timeoutMs = 1500;
+      expect(tool.definition?.timeoutMs).to.equal(1500);
+      tool.setAttribute('timeout-ms', 'abc');
+      expect(Number.isNaN(tool.timeoutMs)).to.equal(true);
+      await nextTask();
+      expect(tool.invalidReason ?? '(null: accepted)').to.match(/timeoutMs must be a positive integer/);
+    });
   });
 });

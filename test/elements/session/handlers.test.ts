@@ -324,6 +324,15 @@ describe('<pedelec-session>', () => {
       toolOf(el, 't').handler = (args) => ({ got: args as any });
       expect(await el.invoke('t', { n: 'x' })).to.deep.equal({ ok: true, result: { got: { n: 'x' } } });
     });
+
+    it('noValidate is the property of novalidate', async () => {
+      const el = await fixture<PedelecSessionElement>(argsTool(true));
+      expect(el.noValidate).to.equal(true);
+      toolOf(el, 't').handler = (args) => ({ got: args as any });
+      el.noValidate = false;
+      const refused = await el.invoke('t', { n: 'x' });
+      expect(refused.ok ? 'ok' : refused.error.code).to.equal('TOOL_ARGS_INVALID');
+    });
   });
 
   describe('disabled tools', () => {

@@ -383,7 +383,7 @@ describe('session lifecycle (Node, memory transport)', () => {
     expect(extension.peers.every((peer) => !peer.connected)).to.equal(true);
   });
 
-  it('restart() with a session to resume (`session-id`) creates fresh, and end() then start() resumes it again', async () => {
+  it('restart() with a session to resume (`resume-id`) creates fresh, and end() then start() resumes it again', async () => {
     const lifecycle = lifecycleOf(fakeElement({ resumeId: 'old' }));
     expect((await lifecycle.start()).sessionId).to.equal('old');
     expect(extension.posted('resume_session')).to.have.length(1);

@@ -1,6 +1,6 @@
 /**
  * <pedelec-session> methods (spec/elements.md "Methods"): end() and what sendText()/prepare() do after
- * it until start(), restart() (during a turn, twice at once, with session-id, with a failed
+ * it until start(), restart() (during a turn, twice at once, with resume-id, with a failed
  * end_session, overtaken by end()), and checkAvailability().
  */
 import { expect, fixture, html, oneEvent } from '@open-wc/testing';
@@ -219,9 +219,9 @@ describe('<pedelec-session>', () => {
       ).to.equal(true);
     });
 
-    it('restart() with session-id creates a fresh session (no resume of the old id), even when ending the old one failed', async () => {
+    it('restart() with resume-id creates a fresh session (no resume of the old id), even when ending the old one failed', async () => {
       const el = await fixture<PedelecSessionElement>(
-        html`<pedelec-session session-id="abc" provider="codex" model="m"></pedelec-session>`,
+        html`<pedelec-session resume-id="abc" provider="codex" model="m"></pedelec-session>`,
       );
       const p = el.start();
       await fake.answer('get_approval_status', APPROVED());

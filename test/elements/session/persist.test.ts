@@ -379,13 +379,13 @@ describe('<pedelec-session>', () => {
       expect((await restarted(el, 's2')).sessionId).to.equal('s2');
     });
 
-    it('a record of other tools is ended even when session-id resumes another session, and its provider is not used', async () => {
+    it('a record of other tools is ended even when resume-id resumes another session, and its provider is not used', async () => {
       sessionStorage.setItem(
         persistKeyFor('chat'),
         JSON.stringify({ sessionId: 'old', provider: 'claude', model: 'x', manifestHash: 'nope' }),
       );
       const el = await fixture<PedelecSessionElement>(
-        html`<pedelec-session id="chat" persist session-id="abc" provider="codex" model="m"></pedelec-session>`,
+        html`<pedelec-session id="chat" persist resume-id="abc" provider="codex" model="m"></pedelec-session>`,
       );
       const starting = el.start();
       await fake.answer('get_approval_status', APPROVED());

@@ -1,6 +1,6 @@
 /**
- * Starting a <pedelec-session> (spec/elements.md "start()", "autostart", "session-id"): lazily or on
- * connection, one start at a time, what create_session sends, resuming session-id; end() and start()
+ * Starting a <pedelec-session> (spec/elements.md "start()", "autostart", "resume-id"): lazily or on
+ * connection, one start at a time, what create_session sends, resuming resume-id; end() and start()
  * while starting; properties set before the elements upgrade; and a change made in the same task as
  * start(), invoke() or a read of manifest is what they use.
  */
@@ -100,9 +100,9 @@ describe('<pedelec-session>', () => {
       });
     });
 
-    it('session-id resumes that id', async () => {
+    it('resume-id resumes that id', async () => {
       const el = await fixture<PedelecSessionElement>(
-        html`<pedelec-session session-id="abc" provider="codex" model="m"></pedelec-session>`,
+        html`<pedelec-session resume-id="abc" provider="codex" model="m"></pedelec-session>`,
       );
       const ready = oneEvent(el, 'pedelec-ready');
       const p = el.start();

@@ -75,7 +75,7 @@ describe('<pedelec-session>', () => {
       check('idle');
       expect(el.sessionId).to.equal('s1');
       expect(el.hasAttribute('sessionid')).to.equal(false);
-      expect(el.hasAttribute('session-id'), 'inputs are never written').to.equal(false);
+      expect(el.hasAttribute('resume-id'), 'inputs are never written').to.equal(false);
 
       const { outcome: turn } = await openTurn(el);
       check('running');

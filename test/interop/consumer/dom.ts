@@ -46,7 +46,7 @@ export function mistakes(session: PedelecSessionElement, tool: PedelecToolElemen
   document.addEventListener('pedelec-tool-result', (e) => e.detail.nope);
   // @ts-expect-error `status` is read-only (an output)
   session.status = 'idle';
-  // @ts-expect-error `sessionId` is read-only (use the session-id attribute to resume)
+  // @ts-expect-error `sessionId` is read-only (use resumeId, or the resume-id attribute, to resume)
   session.sessionId = 's1';
   // @ts-expect-error `disabled` is a boolean
   tool.disabled = 'yes';
