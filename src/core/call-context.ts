@@ -93,11 +93,11 @@ const MAKE_SIGNAL = Symbol('signal');
 
 /**
  * A tool call context: the event context's fields, own and in one order, and `signal` as a getter
- * on the prototype. Not an object literal with `get signal()`: V8 creates such a literal through the
- * runtime, ~0.6 µs — a tenth of a whole tool call; an instance of this class costs ~20 ns. So
- * `ctx.signal` is not an own key: spreading the context does not copy it, and serializing the
- * context no longer creates the AbortController as a side effect. (Not a #private field: the getter
- * must work on a Proxy of the context, as frameworks make, and on objects inheriting from it.)
+ * on the prototype — not an object literal with `get signal()`, which engines build slowly (see
+ * docs/performance.md). So `ctx.signal` is not an own key: spreading the context does not copy it,
+ * and serializing the context does not create the AbortController as a side effect. (Not a #private
+ * field: the getter must work on a Proxy of the context, as frameworks make, and on objects
+ * inheriting from it.)
  */
 // Declaration merging: an instance has every field of a ToolCallContext; the class adds `signal`.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the class assigns every field it declares

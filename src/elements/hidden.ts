@@ -2,8 +2,8 @@
  * Declaration-only elements (`<pedelec-tool>`, `<pedelec-arg>`, `<pedelec-guidance>`) hold text for the
  * agent, never for the reader. In a document, `<pedelec-tool>` and `<pedelec-arg>` are hidden by one
  * constructed stylesheet adopted by that document (`!important`, and adopted again on each connection
- * should the page have replaced the document's sheets) — no shadow root each, which made declaring a
- * thousand tools a third slower. Everywhere else — inside someone else's shadow root, where that sheet
+ * should the page have replaced the document's sheets) — no shadow root each, which made declaring
+ * many tools markedly slower (docs/performance.md). Everywhere else — inside someone else's shadow root, where that sheet
  * does not reach, in a browser without adopted stylesheets — and always for `<pedelec-guidance>`, whose
  * text is the one thing that could show, an element gets a shadow root without a slot, hidden: its
  * content is then not rendered at all. Constructed sheets, not `<style>`: a CSP without

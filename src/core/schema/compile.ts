@@ -273,7 +273,7 @@ export function analyzeArgsSchema(
     const [test, explain] = walk(schema, path, 1, 1);
     // Reads skip hasOwn (`proto.clean`) unless a name Object.prototype has is read, or a guarded name
     // is now found on it (the page polluted it). Only those need that check per validation (checking
-    // every name costs more than the rest of a typical validation): an optional property read
+    // every name costs more than the rest of a typical validation; docs/performance.md): an optional property read
     // through the prototype is harmless where it passes its test (absent is valid too), and where it
     // fails, `explain` (own data only) finds nothing and `run` validates again reading own data only.
     // Not so under a `oneOf`, whose tests are counted: there every name is guarded.
