@@ -13,8 +13,11 @@ import { BridgeClient, createSession, delay } from './dev-helpers.mjs';
 const CLI = fileURLToPath(new URL('../../dist/dev/cli.js', import.meta.url));
 const LIMIT_MS = 10_000;
 
+/** The environment without the openai agent's variables, so a developer's own settings do not change a test. */
+const CLEAN_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PEDELEC_DEV_')));
+
 function run(t, args) {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: CLEAN_ENV });
   const out = { stdout: '', stderr: '' };
   child.stdout.on('data', (d) => (out.stdout += d));
   child.stderr.on('data', (d) => (out.stderr += d));
@@ -130,6 +133,19 @@ test('start-up mistakes fail at once with exit code 1 and a message naming the p
     assert.equal(code, 1, args.join(' '));
     assert.match(cli.out.stderr, message, args.join(' '));
     assert.doesNotMatch(cli.out.stderr, /\n\s+at /, 'no stack trace for a user mistake');
+  }
+});
+
+test('--agent openai names only the setting that is missing: --model given, the base URL alone', async (t) => {
+  for (const [args, asked, notAsked] of [
+    [['--agent', 'openai'], [/PEDELEC_DEV_BASE_URL \(or --base-url\)/, /PEDELEC_DEV_MODEL \(or --model\)/], []],
+    [['--agent', 'openai', '--model', 'llama3.1'], [/PEDELEC_DEV_BASE_URL \(or --base-url\)/], [/MODEL|--model/]],
+    [['--agent', 'openai', '--base-url', 'http://127.0.0.1:9/v1'], [/PEDELEC_DEV_MODEL \(or --model\)/], [/BASE_URL/]],
+  ]) {
+    const cli = run(t, ['--port', '0', ...args]);
+    assert.equal((await cli.exit()).code, 1, args.join(' '));
+    for (const pattern of asked) assert.match(cli.out.stderr, pattern, args.join(' '));
+    for (const pattern of notAsked) assert.doesNotMatch(cli.out.stderr, pattern, args.join(' '));
   }
 });
 

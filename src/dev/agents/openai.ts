@@ -53,10 +53,12 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** Reads the configuration, or says what is missing (without echoing any value: a URL may hold secrets). */
 export function readOpenAIConfig(env: Env): OpenAIConfig | { unavailable: string } {
   const rawBase = env.PEDELEC_DEV_BASE_URL?.trim();
+  const model = env.PEDELEC_DEV_MODEL?.trim();
   if (!rawBase) {
+    // Name only what is missing: a model given with --model needs no second mention.
+    const alsoModel = model ? '' : ', and PEDELEC_DEV_MODEL (or --model)';
     return {
-      unavailable:
-        'no endpoint configured: set PEDELEC_DEV_BASE_URL (or --base-url), e.g. http://127.0.0.1:11434/v1 for Ollama, and PEDELEC_DEV_MODEL (or --model)',
+      unavailable: `no endpoint configured: set PEDELEC_DEV_BASE_URL (or --base-url), e.g. http://127.0.0.1:11434/v1 for Ollama${alsoModel}`,
     };
   }
   let base: URL;
@@ -72,7 +74,6 @@ export function readOpenAIConfig(env: Env): OpenAIConfig | { unavailable: string
       unavailable: 'PEDELEC_DEV_BASE_URL must not contain a user name or password; put the key in PEDELEC_DEV_API_KEY',
     };
   }
-  const model = env.PEDELEC_DEV_MODEL?.trim();
   if (!model) return { unavailable: 'no model configured: set PEDELEC_DEV_MODEL (or --model), e.g. llama3.1' };
   const apiKey = env.PEDELEC_DEV_API_KEY?.trim() || undefined;
   if (apiKey !== undefined && !/^[\x20-\x7e]+$/.test(apiKey)) {
