@@ -40,6 +40,13 @@ describe('chat advice', () => {
     expect(adviceFor(notInstalled, 'wss://localhost:7717/bridge')).to.equal(ADVICE.dev);
   });
 
+  it('every line is plain text (no Markdown backticks) and tells no one to npx a package that is not published', () => {
+    for (const line of Object.values(ADVICE)) {
+      expect(line, line).to.not.contain('`');
+      expect(line, line).to.not.match(/\bnpx\b/);
+    }
+  });
+
   it('an unusable bridge (INVALID_INPUT) says what is wrong with it', () => {
     const error = { code: 'INVALID_INPUT', message: 'bridge must be a ws:// or wss:// URL, got "http://x"' };
     expect(adviceFor({ ...notInstalled, error }, 'http://x')).to.equal(error.message);

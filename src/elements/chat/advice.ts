@@ -1,6 +1,7 @@
 /**
  * The chat's availability line: from what `checkAvailability()` answers, what the user should do
- * next — not what went wrong. Plain functions, tested without a DOM.
+ * next — not what went wrong. Plain functions, tested without a DOM. The line is plain text (no
+ * Markdown), and names only commands a user has: the kit is not on a package registry, so no `npx`.
  */
 import type { PedelecAvailability, ProviderInfo } from '../../core/index.js';
 
@@ -11,8 +12,7 @@ export const ADVICE = {
   pending: "Approve this site in the Pedelec extension's popup to continue.",
   desktop: 'Open the Pedelec Desktop app, then send your message again.',
   provider: "Choose an AI provider in Pedelec's settings, then send your message again.",
-  // `-p`: the command comes with this package, which a page using the CDN file has not installed.
-  dev: 'The development Core is not reachable: start it with `npx -p pedelec-elements pedelec-dev`, then send your message again.',
+  dev: "The development Core is not reachable: start it (npm start in the kit's repository, or pedelec-dev), then send your message again.",
 } as const;
 
 /**
