@@ -25,9 +25,14 @@ test('scripts/build-demos.mjs bundles the Vue, Angular and React demos', () => {
   }
 });
 
-const PAGES = ['/', '/cdn.html', '/react/', '/vue/', '/angular/'];
+/** Every demo page: the main one, the CDN one, the three framework apps (Vue's also with its compiled template). */
+const PAGES = ['/', '/cdn.html', '/angular/', '/react/', '/vue/'];
+const VARIANTS = ['/vue/?compiled'];
 
-/** Starts pedelec-dev serving demo/ on a free loopback port; resolves with its base URL and inspector URL. */
+/**
+ * Starts pedelec-dev serving demo/ on a free loopback port, as `npm start` does; resolves with its base
+ * URL, the inspector URL and the page URLs it printed.
+ */
 function startDevCore() {
   const child = spawn(process.execPath, ['dist/dev/cli.js', '--port', '0', '--serve', 'demo'], {
     cwd: root,
@@ -38,11 +43,13 @@ function startDevCore() {
     const timer = setTimeout(() => reject(new Error(`pedelec-dev did not start:\n${output}`)), 15_000);
     child.stdout.on('data', (chunk) => {
       output += chunk;
-      const page = /Page:\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
+      const page = /Pages?:\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
       const inspector = /Inspector:\s+(\S+)/.exec(output);
       if (page && inspector) {
         clearTimeout(timer);
-        resolve({ base: page[1], inspector: inspector[1] });
+        // The page lines: from "Pages:" up to "Bridge:", one URL each.
+        const listed = output.slice(page.index, output.indexOf('Bridge:')).match(/http:\/\/\S+/g);
+        resolve({ base: page[1], inspector: inspector[1], listed });
       }
     });
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -108,7 +115,7 @@ for (const name of ['chromium', 'firefox']) {
           missing.some((problem) => problem.includes('404')),
           JSON.stringify(missing),
         );
-        for (const url of [...PAGES.map((path) => base + path), inspector]) {
+        for (const url of [...[...PAGES, ...VARIANTS].map((path) => base + path), inspector]) {
           assert.deepEqual(await problemsOf(browser, url), [], url.replace(/#token=.*/, '#token=…'));
         }
       } finally {
@@ -118,3 +125,19 @@ for (const name of ['chromium', 'firefox']) {
     },
   );
 }
+
+test('npm start prints every demo page, and the main demo links to every other one', async () => {
+  const { child, ready } = startDevCore();
+  try {
+    const { base, listed } = await ready;
+    assert.deepEqual(
+      listed,
+      PAGES.map((path) => base + path),
+    );
+    const main = await (await fetch(`${base}/`)).text();
+    const links = [...main.matchAll(/<a href="([^"]+)"/g)].map(([, href]) => new URL(href, `${base}/`).pathname);
+    assert.deepEqual(links.sort(), PAGES.filter((path) => path !== '/').sort());
+  } finally {
+    child.kill();
+  }
+});
