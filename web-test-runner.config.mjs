@@ -26,7 +26,8 @@ export const baseConfig = {
     devCorePlugin(),
     ...frameworkPlugins,
   ],
-  filterBrowserLogs: () => true,
+  // What pages log is shown, except Angular's notice that the interop tests run it in development mode.
+  filterBrowserLogs: ({ args }) => args[0] !== 'Angular is running in development mode.',
 };
 
 export default {

@@ -26,6 +26,9 @@ tool('get_counter').addEventListener('pedelec-tool-call', (event) => event.respo
 $('allow-reset').addEventListener('change', (event) => (tool('reset_counter').disabled = !event.target.checked));
 
 session.addEventListener('pedelec-status', (event) => ($('status').value = event.detail.status));
+// The tool set changed since the session started (the box): the agent gets it at the next restart.
+session.addEventListener('pedelec-tools-changed', () => ($('stale').hidden = false));
+session.addEventListener('pedelec-ready', () => ($('stale').hidden = true));
 session.addEventListener('pedelec-chat-delta', (event) => ($('reply').textContent += event.detail.text));
 session.addEventListener('pedelec-error', (event) => {
   $('reply').textContent += `\n[${event.detail.error.code}] ${event.detail.error.message}`;
@@ -36,8 +39,10 @@ $('ask').addEventListener('submit', (event) => {
   if (!text) return;
   $('reply').textContent = '';
   // sendText starts the session on first use; failures also arrive as pedelec-error (shown above).
-  // A bridge that went away (pedelec-dev restarted) is reconnected explicitly, on the user's send.
-  const sent = session.client?.unavailableReason ? session.restart().then(() => session.sendText(text)) : session.sendText(text);
+  // On the user's send, a restart reconnects a bridge that went away (pedelec-dev restarted) and gives
+  // the agent the tools as they are now (the box was ticked or unticked).
+  const restart = session.client?.unavailableReason || session.toolsStale;
+  const sent = restart ? session.restart().then(() => session.sendText(text)) : session.sendText(text);
   sent.catch(() => {});
   $('message').value = '';
 });

@@ -80,7 +80,10 @@ tool('complete_todo').addEventListener('pedelec-tool-call', (event) => {
 });
 
 // ── Status and activity ─────────────────────────────────────────────────
-session.addEventListener('pedelec-status', (event) => ($('status').value = event.detail.status));
+session.addEventListener('pedelec-status', (event) => {
+  // The line sits outside the session: it mirrors the status for the stylesheet too (error in red).
+  $('status').value = $('status').dataset.status = event.detail.status;
+});
 session.addEventListener('pedelec-tools-changed', () => ($('stale').hidden = false));
 session.addEventListener('pedelec-ready', () => ($('stale').hidden = true));
 session.addEventListener('pedelec-tool-start', (event) => {

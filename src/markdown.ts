@@ -12,7 +12,7 @@
  *   `createHTML` is the sanitizer itself (DOMPurify needs `dompurify` allowed too).
  */
 import DOMPurify from 'dompurify';
-import { Marked, type Token, type Tokens } from 'marked';
+import { Marked, Tokenizer, type Token, type Tokens } from 'marked';
 
 type Policy = { createHTML(input: string): string };
 type TrustedTypesFactory = { createPolicy(name: string, rules: { createHTML(input: string): string }): Policy };
@@ -27,6 +27,26 @@ const markImages = (tokens: Token[] = []): void =>
       : markImages((t as { tokens?: Token[] }).tokens),
   );
 
+/**
+ * Where a bare URL that GFM would link (`https://…`, `www.…`) really ends. Characters a URL never
+ * holds unencoded (RFC 3986) end it: in agent text, `"` closes a JSON string (`"url":"http://x/"}`)
+ * and `` ` `` a code span. A quote and an unbalanced `}` or `]` at its end are punctuation around it,
+ * as GFM already treats `)`.
+ */
+function urlEnd(raw: string): number {
+  const stop = raw.search(/["<>\\^`|]/);
+  let end = stop < 0 ? raw.length : stop;
+  const unbalanced = (close: string, open: string) => {
+    const text = raw.slice(0, end);
+    return text.split(close).length > text.split(open).length;
+  };
+  for (;;) {
+    const last = raw[end - 1];
+    if (last === "'" || (last === '}' && unbalanced('}', '{')) || (last === ']' && unbalanced(']', '['))) end--;
+    else return end;
+  }
+}
+
 const marked = new Marked({
   gfm: true,
   breaks: true,
@@ -39,6 +59,19 @@ const marked = new Marked({
         : `<a href="${escape(t.href)}">${escape(t.text || t.href)}</a>`,
     // No form controls: a task list's state as text.
     checkbox: ({ checked }) => (checked ? '☑ ' : '☐ '),
+  },
+  tokenizer: {
+    // GFM's own autolink, on the source cut where the URL really ends (its trailing-punctuation rules
+    // then apply to the shorter text); nothing linkable left → no link (not the uncut default).
+    url(src) {
+      let token = Tokenizer.prototype.url.call(this, src);
+      while (token) {
+        const end = urlEnd(token.raw);
+        if (end === token.raw.length) return token;
+        token = Tokenizer.prototype.url.call(this, src.slice(0, end));
+      }
+      return undefined;
+    },
   },
   walkTokens(token) {
     if (token.type === 'link') markImages(token.tokens);

@@ -28,7 +28,9 @@ export const PEDELEC_BRIDGE = new InjectionToken<string | undefined>('PEDELEC_BR
         [bridge]="bridge"
         (pedelec-status)="onStatus($event)"
         (pedelec-chat-delta)="onChatDelta($event)"
-        (pedelec-error)="onError($event)">
+        (pedelec-error)="onError($event)"
+        (pedelec-tools-changed)="stale.set(true)"
+        (pedelec-ready)="stale.set(false)">
       <pedelec-tool name="update_counter" description="Change the counter by delta. Returns the new value." [handler]="updateCounter">
         <pedelec-arg name="delta" type="integer" required minimum="-100" maximum="100" description="How much to add."></pedelec-arg>
       </pedelec-tool>
@@ -39,6 +41,9 @@ export const PEDELEC_BRIDGE = new InjectionToken<string | undefined>('PEDELEC_BR
 
       <p>Counter: <output class="counter">{{ count() }}</output> · session <output class="status">{{ status() }}</output></p>
       <label><input #box type="checkbox" [checked]="allowReset()" (change)="allowReset.set(box.checked)"> Let the agent reset the counter</label>
+      @if (stale()) {
+        <p class="stale">The agent's tools changed: your next message restarts its session (a new conversation) to apply them.</p>
+      }
       <form (submit)="ask($event, session, message)">
         <input #message autocomplete="off" placeholder='/call update_counter {"delta": 2}' aria-label="Message">
         <button>Send</button>
@@ -53,6 +58,8 @@ export class CounterApp {
   readonly allowReset = signal(true);
   readonly status = signal('inactive');
   readonly reply = signal('');
+  /** The tool set changed since the session started: the agent gets it at the next restart. */
+  readonly stale = signal(false);
 
   // A handler by property ([handler])…
   readonly updateCounter = ({ delta }: { delta: number }) => ({ value: this.set(this.count() + delta) });
@@ -77,8 +84,10 @@ export class CounterApp {
     const text = input.value.trim();
     if (!text) return;
     this.reply.set('');
-    // A bridge that went away (pedelec-dev restarted) is reconnected explicitly, on the user's send.
-    (session.client?.unavailableReason ? session.restart().then(() => session.sendText(text)) : session.sendText(text)).catch(() => {});
+    // On the user's send, a restart reconnects a bridge that went away (pedelec-dev restarted) and gives
+    // the agent the tools as they are now (the box was ticked or unticked).
+    const restart = session.client?.unavailableReason || session.toolsStale;
+    (restart ? session.restart().then(() => session.sendText(text)) : session.sendText(text)).catch(() => {});
     input.value = '';
   }
 

@@ -15,6 +15,8 @@ export function CounterApp({ bridge }: { bridge?: string }) {
   const [allowReset, setAllowReset] = useState(true);
   const [status, setStatus] = useState('inactive');
   const [reply, setReply] = useState('');
+  /** The tool set changed since the session started: the agent gets it at the next restart. */
+  const [stale, setStale] = useState(false);
 
   const show = (next: number) => {
     value.current = next;
@@ -34,8 +36,10 @@ export function CounterApp({ bridge }: { bridge?: string }) {
     const s = session.current;
     if (!text || !s) return;
     setReply('');
-    // A bridge that went away (pedelec-dev restarted) is reconnected explicitly, on the user's send.
-    (s.client?.unavailableReason ? s.restart().then(() => s.sendText(text)) : s.sendText(text)).catch(() => {});
+    // On the user's send, a restart reconnects a bridge that went away (pedelec-dev restarted) and gives
+    // the agent the tools as they are now (the box was ticked or unticked).
+    const restart = s.client?.unavailableReason || s.toolsStale;
+    (restart ? s.restart().then(() => s.sendText(text)) : s.sendText(text)).catch(() => {});
     input.value = '';
   };
 
@@ -48,6 +52,8 @@ export function CounterApp({ bridge }: { bridge?: string }) {
       onpedelec-status={(e) => setStatus(e.detail.status)}
       onpedelec-chat-delta={(e) => setReply((text) => text + e.detail.text)}
       onpedelec-error={(e) => setReply((text) => `${text}\n[${e.detail.error.code}] ${e.detail.error.message}`)}
+      onpedelec-tools-changed={() => setStale(true)}
+      onpedelec-ready={() => setStale(false)}
     >
       <pedelec-tool name="update_counter" description="Change the counter by delta. Returns the new value." handler={updateCounter}>
         <pedelec-arg name="delta" type="integer" required minimum="-100" maximum="100" description="How much to add."></pedelec-arg>
@@ -62,6 +68,7 @@ export function CounterApp({ bridge }: { bridge?: string }) {
         <input type="checkbox" name="allow-reset" checked={allowReset} onChange={(e) => setAllowReset(e.currentTarget.checked)} /> Let the
         agent reset the counter
       </label>
+      {stale && <p className="stale">The agent's tools changed: your next message restarts its session (a new conversation) to apply them.</p>}
       <form onSubmit={ask}>
         <input name="message" autoComplete="off" placeholder='/call update_counter {"delta": 2}' aria-label="Message" />
         <button>Send</button>

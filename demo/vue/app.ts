@@ -12,6 +12,8 @@ export function counterSetup(options: { bridge?: string } = {}) {
   const status = ref('inactive');
   const reply = ref('');
   const message = ref('');
+  /** The tool set changed since the session started: the agent gets it at the next restart. */
+  const stale = ref(false);
 
   // A handler by property (:handler.prop)…
   const updateCounter = ({ delta }: { delta: number }) => ({ value: (count.value += delta) });
@@ -24,11 +26,13 @@ export function counterSetup(options: { bridge?: string } = {}) {
     const s = session.value;
     if (!text || !s) return;
     reply.value = '';
-    // A bridge that went away (pedelec-dev restarted) is reconnected explicitly, on the user's send.
-    (s.client?.unavailableReason ? s.restart().then(() => s.sendText(text)) : s.sendText(text)).catch(() => {});
+    // On the user's send, a restart reconnects a bridge that went away (pedelec-dev restarted) and gives
+    // the agent the tools as they are now (the box was ticked or unticked).
+    const restart = s.client?.unavailableReason || s.toolsStale;
+    (restart ? s.restart().then(() => s.sendText(text)) : s.sendText(text)).catch(() => {});
     message.value = '';
   };
-  return { bridge: options.bridge, session, count, allowReset, status, reply, message, updateCounter, resetCounter, onGetCounter, ask };
+  return { bridge: options.bridge, session, count, allowReset, status, reply, message, stale, updateCounter, resetCounter, onGetCounter, ask };
 }
 
 /** The same markup as index.html's in-DOM template, as a string template Vue compiles. */
@@ -38,7 +42,9 @@ export const counterTemplate = `
       :bridge.prop="bridge"
       @pedelec-status="status = $event.detail.status"
       @pedelec-chat-delta="reply += $event.detail.text"
-      @pedelec-error="reply += '\\n[' + $event.detail.error.code + '] ' + $event.detail.error.message">
+      @pedelec-error="reply += '\\n[' + $event.detail.error.code + '] ' + $event.detail.error.message"
+      @pedelec-tools-changed="stale = true"
+      @pedelec-ready="stale = false">
     <pedelec-tool name="update_counter" description="Change the counter by delta. Returns the new value." :handler.prop="updateCounter">
       <pedelec-arg name="delta" type="integer" required minimum="-100" maximum="100" description="How much to add."></pedelec-arg>
     </pedelec-tool>
@@ -47,6 +53,7 @@ export const counterTemplate = `
 
     <p>Counter: <output class="counter">{{ count }}</output> · session <output class="status">{{ status }}</output></p>
     <label><input type="checkbox" v-model="allowReset"> Let the agent reset the counter</label>
+    <p class="stale" v-show="stale">The agent's tools changed: your next message restarts its session (a new conversation) to apply them.</p>
     <form @submit.prevent="ask">
       <input v-model="message" autocomplete="off" placeholder='/call update_counter {"delta": 2}' aria-label="Message">
       <button>Send</button>

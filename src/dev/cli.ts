@@ -6,6 +6,7 @@
  */
 import { HELP, parseCli } from './args.js';
 import { DevCoreError } from './errors.js';
+import { MAX_LISTED_PAGES, pagesIn } from './pages.js';
 import { isLoopbackHost } from './security.js';
 import { packageVersion, startDevCore, type DevCore } from './server.js';
 
@@ -52,17 +53,23 @@ async function main(): Promise<void> {
     ...(options.strictProviders ? ['strict providers'] : []),
     ...(options.allowNoOrigin ? ['clients without Origin allowed'] : []),
   ];
-  const lines = [
-    `pedelec-dev ${packageVersion()} — ${settings.join(', ')}`,
-    `  Page:      ${core.url}/${options.serveDir ? '' : '  (pass --serve DIR to serve your pages)'}`,
-    `  Bridge:    ${core.bridgeUrl}`,
-    `  Inspector: ${core.inspectorUrl}`,
-  ];
+  const lines = [`pedelec-dev ${packageVersion()} — ${settings.join(', ')}`, ...pageLines(core.url, options.serveDir)];
+  lines.push(`  Bridge:    ${core.bridgeUrl}`, `  Inspector: ${core.inspectorUrl}`);
   if (options.allowRemote && !isLoopbackHost(core.host))
     lines.push(`  Warning: listening on ${core.host}, reachable from other machines.`);
   lines.push('Press Ctrl+C to stop.');
   console.log(lines.join('\n'));
   stop(); // a signal that came during start-up
+}
+
+/** The served pages, each on a line of its own (`npm start`: every demo), or where to put them. */
+function pageLines(base: string, serveDir: string | undefined): string[] {
+  if (serveDir === undefined) return [`  Page:      ${base}/  (pass --serve DIR to serve your pages)`];
+  const pages = pagesIn(serveDir);
+  if (pages.length === 0) return [`  Page:      ${base}/`];
+  const shown = pages.slice(0, MAX_LISTED_PAGES).map((path) => `${base}${path}`);
+  if (pages.length > shown.length) shown.push(`… and ${pages.length - shown.length} more in ${serveDir}`);
+  return shown.map((line, i) => `${i === 0 ? (pages.length > 1 ? '  Pages:' : '  Page:') : ''}`.padEnd(13) + line);
 }
 
 main().catch((error: unknown) => {

@@ -128,3 +128,20 @@ export function checkOrigin(path: EndpointPath, headers: IncomingHttpHeaders, ru
     return { allowed: false, reason: `Origin not allowed: ${origin}. Add it with --allow-origin.` };
   return { allowed: true, origin };
 }
+
+/** At most this many bytes of reason fit in a WebSocket close frame. */
+const MAX_CLOSE_REASON_BYTES = 123;
+
+/**
+ * Why a page's origin is refused, for the close frame the page receives ({@link checkOrigin} decides):
+ * the flag that admits it. `--allow-origin` takes http(s) origins only; a page opened from a file (its
+ * origin `null`) or of another scheme has to be served over http instead.
+ */
+export function originRefusedReason(origin: string): string {
+  if (!/^https?:\/\//i.test(origin))
+    return `origin ${origin.slice(0, 20)} cannot be allowed: serve the page over http, e.g. pedelec-dev --serve DIR`;
+  const reason = `origin not allowed: start pedelec-dev with --allow-origin ${origin}`;
+  return Buffer.byteLength(reason) <= MAX_CLOSE_REASON_BYTES
+    ? reason
+    : "origin not allowed: start pedelec-dev with --allow-origin and this page's origin";
+}

@@ -23,7 +23,15 @@ import { DEFAULT_PARTIAL_FRAME_TIMEOUT_MS, watchPartialFrames } from './partial-
 import { DEFAULT_PATTERN_BUDGET_MS, PatternChecks } from './pattern-check.js';
 import { protocolProfile, type ProtocolName } from './protocol.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from './registry.js';
-import { checkOrigin, DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './security.js';
+import { ORIGIN_REFUSED_CLOSE_CODE } from '../core/transports/websocket.js';
+import {
+  checkOrigin,
+  DEFAULT_ORIGINS,
+  HostAllowList,
+  isLoopbackHost,
+  OriginAllowList,
+  originRefusedReason,
+} from './security.js';
 import { staticHandler, type StaticHandler } from './static.js';
 
 export type DevCoreOptions = {
@@ -255,6 +263,24 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   });
 
   const bridgeSockets = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? MAX_FRAME_BYTES });
+  // Sockets of refused origins: closed as soon as they open, and no frame they send is bigger than a close frame.
+  const refusedSockets = new WebSocketServer({ noServer: true, maxPayload: 125 });
+
+  /**
+   * Turns away a page whose origin is not allowed, in a way the page can tell from a Core that is not
+   * running: the upgrade completes and the socket closes at once with {@link ORIGIN_REFUSED_CLOSE_CODE}
+   * and a reason naming the flag to pass. No message is read (there is no listener; frames are capped at
+   * close-frame size) and none is sent; what the page learns is that pedelec-dev runs on this port.
+   * A page that does not answer the close is cut off after a second.
+   */
+  function refuseOrigin(req: IncomingMessage, socket: Duplex, head: Buffer, origin: string): void {
+    refusedSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      ws.on('error', () => {}); // a frame over the cap: ws closes the socket, after our close frame
+      ws.close(ORIGIN_REFUSED_CLOSE_CODE, originRefusedReason(origin));
+      const cutOff = setTimeout(() => ws.terminate(), 1000);
+      ws.once('close', () => clearTimeout(cutOff));
+    });
+  }
   const inspectorSockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
 
   // The kit's own files, under the reserved prefix; the developer's site (--serve DIR) gets every other path.
@@ -335,7 +361,11 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     const path = (req.url ?? '').split('?')[0];
     if (path === '/bridge' || path === '/tools') {
       const decision = checkOrigin(path, req.headers, originRules);
-      if (!decision.allowed) return refuseUpgrade(socket, 403, decision.reason);
+      if (!decision.allowed) {
+        // A browser cannot read an HTTP refusal of an upgrade: it would tell the user "not running".
+        if (req.headers.origin !== undefined) return refuseOrigin(req, socket, head, req.headers.origin);
+        return refuseUpgrade(socket, 403, decision.reason);
+      }
       bridgeSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
         watchPartialFrames(ws, socket, partialFrameTimeoutMs);
         batchWrites(socket);
@@ -385,7 +415,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
       for (const ws of bridgeSockets.clients) ws.close(1001, 'pedelec-dev is stopping');
       hub.closeAll(1001, 'pedelec-dev is stopping');
       // Give close handshakes a moment, then cut whatever is left.
-      const sockets = [...bridgeSockets.clients, ...inspectorSockets.clients];
+      const sockets = [...bridgeSockets.clients, ...inspectorSockets.clients, ...refusedSockets.clients];
       await Promise.race([
         Promise.all(
           sockets.map(
@@ -397,6 +427,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
       for (const ws of sockets) ws.terminate();
       bridgeSockets.close();
       inspectorSockets.close();
+      refusedSockets.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -168,6 +168,8 @@ export class DevSession {
   private readonly routes = new Map<string, { sink: EventSink; channelId: string }>();
   private readonly pending = new Map<string, PendingCall>();
   private readonly settled = new Map<string, 'answered' | 'timed_out'>();
+  /** Error results this Core made for calls it refused before the page saw them (TOOL_NOT_FOUND, TOOL_ARGS_INVALID). */
+  private readonly refusals = new WeakSet<object>();
   private readonly tools: Map<string, CheckedTool>;
   private readonly defaultToolTimeoutMs: number;
   private readonly protocol: ProtocolProfile;
@@ -404,6 +406,7 @@ export class DevSession {
         turn.queue = call.then(noop, noop);
         return call;
       },
+      refused: (result: JsonValue) => typeof result === 'object' && result !== null && this.refusals.has(result),
       publishArtifact: (name: string, content: string, mimeType?: string) => {
         // In the same queue as tool calls: the turn waits for the file, and events keep the agent's order.
         const publish = turn.queue.then(() => this.publishArtifact(turn, name, content, mimeType));
@@ -445,15 +448,23 @@ export class DevSession {
     return artifact;
   }
 
+  /** Marks an error result as this Core's refusal of a call the page never saw (see TurnContext.refused). */
+  private refuse(result: JsonValue): JsonValue {
+    this.refusals.add(result as object);
+    return result;
+  }
+
   private callTool(turn: Turn, name: unknown, args: unknown, options?: { timeoutMs?: number }): Promise<JsonValue> {
     if (turn.done || this.ended) return Promise.reject(this.endedReason());
     const tool = typeof name === 'string' ? this.tools.get(name) : undefined;
     if (!tool) {
       return Promise.resolve(
-        errorResult('TOOL_NOT_FOUND', `Tool ${JSON.stringify(name)} is not in this session's manifest`, {
-          tool: name,
-          available: [...this.tools.keys()],
-        }),
+        this.refuse(
+          errorResult('TOOL_NOT_FOUND', `Tool ${JSON.stringify(name)} is not in this session's manifest`, {
+            tool: name,
+            available: [...this.tools.keys()],
+          }),
+        ),
       );
     }
 
@@ -492,7 +503,9 @@ export class DevSession {
   ): Promise<JsonValue> {
     if (problems) {
       return Promise.resolve(
-        errorResult('TOOL_ARGS_INVALID', problems[0].message, { tool: tool.manifest.name, errors: problems }),
+        this.refuse(
+          errorResult('TOOL_ARGS_INVALID', problems[0].message, { tool: tool.manifest.name, errors: problems }),
+        ),
       );
     }
 

@@ -228,7 +228,8 @@ describe('websocketTransport to a closed loopback port', () => {
 
 // ───────────────────────────── WebSocket, fake socket ─────────────────────────────
 
-type Listener = (event: { data?: unknown }) => void;
+type SocketEvent = { data?: unknown; code?: number; reason?: string };
+type Listener = (event: SocketEvent) => void;
 
 function fakeSocketClass() {
   const instances: FakeSocket[] = [];
@@ -251,16 +252,16 @@ function fakeSocketClass() {
     addEventListener(type: string, listener: Listener): void {
       this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
     }
-    fire(type: string, event: { data?: unknown } = {}): void {
+    fire(type: string, event: SocketEvent = {}): void {
       (this.listeners.get(type) ?? []).forEach((fn) => fn(event));
     }
     open(): void {
       this.readyState = 1;
       this.fire('open');
     }
-    closeFromServer(): void {
+    closeFromServer(event: SocketEvent = { code: 1006, reason: '' }): void {
       this.readyState = 3;
-      this.fire('close');
+      this.fire('close', event);
     }
   }
   return { FakeSocket, instances };
@@ -371,6 +372,30 @@ describe('websocketTransport (fake WebSocket)', () => {
     expect(p.error.code).to.be.a('string');
     expect(p.error.code).to.not.equal('BRIDGE_UNAVAILABLE');
     expect(p.error.message).to.be.a('string');
+  });
+
+  it('a Core that refuses the page’s origin (open, then close 4003) fails the client with BRIDGE_ORIGIN_REFUSED, which checkAvailability keeps', async () => {
+    const { FakeSocket, instances } = fakeSocketClass();
+    const url = 'ws://127.0.0.1:7717/bridge';
+    const c = client({ transport: websocketTransport(url, FakeSocket) });
+    const availability = c.checkAvailability();
+    const reason = 'origin not allowed: start pedelec-dev with --allow-origin http://localhost:8000';
+    instances[0]!.open();
+    instances[0]!.closeFromServer({ code: 4003, reason });
+    const expected = {
+      code: 'BRIDGE_ORIGIN_REFUSED',
+      message: `Development Core at ${url}: ${reason}`,
+      details: { url, reason },
+    };
+    expect(c.unavailableReason).to.deep.equal(expected);
+    // Not "not reachable" (the Core answered): the error stays in the availability, for the advice.
+    expect(await availability).to.deep.equal({
+      available: false,
+      extension: { available: true },
+      approval: { approved: false, origin: location.origin },
+      desktop: { available: false, launchAttempted: false },
+      error: expected,
+    });
   });
 
   it('port.disconnect() closes the socket and sends nothing queued', () => {

@@ -159,5 +159,52 @@ export async function proveCounterApp(
   expect(await agentCall(fake, 'get_counter', {})).to.deep.equal({ value: 2 });
   coreEvent(fake, 'status_changed', { status: 'idle' });
   await waitFor(() => root.querySelector('output.status')?.textContent?.trim() === 'idle', 'the turn to end');
+
+  // The agent still has the tool in its manifest: the page says so, and the next message applies the
+  // change by restarting the session (Core takes the manifest only at creation).
+  const note = await waitFor(staleNote(root), 'the page to say a restart applies the changed tools');
+  expect(note.textContent).to.match(/tools changed.*next message restarts/i);
+  await restartedBySending(root, fake, 'count again');
+  await waitFor(() => !staleNote(root)(), 'the note to go once the new session is ready');
+  expect(session.toolsStale).to.equal(false);
   await endSession(session, fake);
+}
+
+/** The page's note that the tools changed since the session started, when it shows (else null). */
+function staleNote(root: ParentNode): () => HTMLElement | null {
+  return () => {
+    const note = root.querySelector<HTMLElement>('.stale');
+    return note && !note.hidden && getComputedStyle(note).display !== 'none' ? note : null;
+  };
+}
+
+/**
+ * The user sends `text` while the tools are stale: the app restarts the session first (`end_session`,
+ * then a new `create_session` whose manifest lacks the removed tool), then sends the text to it.
+ */
+async function restartedBySending(root: ParentNode, fake: FakePort, text: string): Promise<void> {
+  const input = root.querySelector<HTMLInputElement>('input[aria-label="Message"]')!;
+  input.value = text;
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  input.form!.requestSubmit();
+  await fake.answer('end_session', {});
+  const approval = { installed: true, approved: true, origin: location.origin, appConnected: true };
+  const types = ['get_approval_status', 'get_settings', 'create_session'];
+  for (;;) {
+    const next = await waitFor(
+      () => fake.posted.find((m) => types.includes(m.type) && !fake.answered.has(m)),
+      'the restart to ask the bridge',
+    );
+    if (next.type === 'create_session') break;
+    const settings = { defaultProvider: 'scripted', defaultModels: { scripted: 'scripted-1' } };
+    await fake.answer(next.type, next.type === 'get_settings' ? settings : approval);
+  }
+  const create = await fake.answer('create_session', { sessionId: 's2' });
+  expect(create.input.skills.tools.map((t: { name: string }) => t.name)).to.deep.equal([
+    'update_counter',
+    'get_counter',
+  ]);
+  const send = await fake.request('send_text');
+  expect([send.sessionId, send.text]).to.deep.equal(['s2', text]);
+  await fake.answer('send_text');
 }

@@ -25,9 +25,14 @@ test('scripts/build-demos.mjs bundles the Vue, Angular and React demos', () => {
   }
 });
 
-const PAGES = ['/', '/cdn.html', '/react/', '/vue/', '/angular/'];
+/** Every demo page: the main one, the CDN one, the three framework apps (Vue's also with its compiled template). */
+const PAGES = ['/', '/cdn.html', '/angular/', '/react/', '/vue/'];
+const VARIANTS = ['/vue/?compiled'];
 
-/** Starts pedelec-dev serving demo/ on a free loopback port; resolves with its base URL and inspector URL. */
+/**
+ * Starts pedelec-dev serving demo/ on a free loopback port, as `npm start` does; resolves with its base
+ * URL, the inspector URL and the page URLs it printed.
+ */
 function startDevCore() {
   const child = spawn(process.execPath, ['dist/dev/cli.js', '--port', '0', '--serve', 'demo'], {
     cwd: root,
@@ -38,11 +43,13 @@ function startDevCore() {
     const timer = setTimeout(() => reject(new Error(`pedelec-dev did not start:\n${output}`)), 15_000);
     child.stdout.on('data', (chunk) => {
       output += chunk;
-      const page = /Page:\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
+      const page = /Pages?:\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
       const inspector = /Inspector:\s+(\S+)/.exec(output);
       if (page && inspector) {
         clearTimeout(timer);
-        resolve({ base: page[1], inspector: inspector[1] });
+        // The page lines: from "Pages:" up to "Bridge:", one URL each.
+        const listed = output.slice(page.index, output.indexOf('Bridge:')).match(/http:\/\/\S+/g);
+        resolve({ base: page[1], inspector: inspector[1], listed });
       }
     });
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -108,7 +115,7 @@ for (const name of ['chromium', 'firefox']) {
           missing.some((problem) => problem.includes('404')),
           JSON.stringify(missing),
         );
-        for (const url of [...PAGES.map((path) => base + path), inspector]) {
+        for (const url of [...[...PAGES, ...VARIANTS].map((path) => base + path), inspector]) {
           assert.deepEqual(await problemsOf(browser, url), [], url.replace(/#token=.*/, '#token=…'));
         }
       } finally {
@@ -118,3 +125,91 @@ for (const name of ['chromium', 'firefox']) {
     },
   );
 }
+
+test('npm start prints every demo page, and the main demo links to every other one', async () => {
+  const { child, ready } = startDevCore();
+  try {
+    const { base, listed } = await ready;
+    assert.deepEqual(
+      listed,
+      PAGES.map((path) => base + path),
+    );
+    const main = await (await fetch(`${base}/`)).text();
+    const links = [...main.matchAll(/<a href="([^"]+)"/g)].map(([, href]) => new URL(href, `${base}/`).pathname);
+    assert.deepEqual(links.sort(), PAGES.filter((path) => path !== '/').sort());
+  } finally {
+    child.kill();
+  }
+});
+
+test(
+  'the demo pages at 390 px: nothing scrolls sideways; the tool log keeps to its card, marks every entry and shows an error in red',
+  { skip: skipBrowser('chromium'), timeout: 120_000 },
+  async () => {
+    const { child, ready } = startDevCore();
+    let browser;
+    try {
+      const { base } = await ready;
+      browser = await puppeteer.launch({
+        executablePath: executableFor('chromium'),
+        headless: true,
+        args: chromiumArgs,
+      });
+      const open = async (path) => {
+        const page = await browser.newPage();
+        await page.setViewport({ width: 390, height: 800 });
+        await page.goto(base + path, { waitUntil: 'networkidle0' });
+        await page.waitForFunction(() => customElements.get('pedelec-session'));
+        return page;
+      };
+      const sideways = (page) => page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+
+      // The main demo, after calls with long results (one of them refused by the page's handler).
+      const main = await open('/');
+      const log = await main.evaluate(async () => {
+        const session = document.querySelector('pedelec-session');
+        await session.invoke('get_current_page', {});
+        await session.invoke('add_todo', { text: 'an-item-with-a-very-long-name-that-has-no-spaces-'.repeat(4) });
+        await session.invoke('complete_todo', { id: 99 });
+        const card = document.getElementById('activity').closest('section');
+        return {
+          overflow: card.scrollWidth - card.clientWidth,
+          markers: [...document.querySelectorAll('#activity li')].map((li) => [
+            li.className,
+            getComputedStyle(li, '::marker').content,
+          ]),
+        };
+      });
+      assert.equal(log.overflow, 0, 'the tool log keeps to its card');
+      assert.deepEqual(log.markers, [
+        ['failed', '"✗ "'],
+        ['ok', '"✓ "'],
+        ['ok', '"✓ "'],
+      ]);
+      assert.equal(await sideways(main), 0, '/ scrolls sideways');
+      // A session that fails: "Session: error", in red.
+      const status = await main.evaluate(async () => {
+        const session = document.querySelector('pedelec-session');
+        session.bridge = 'ws://127.0.0.1:9/bridge'; // nothing listens there
+        await session.sendText('hello').catch(() => {});
+        const output = document.getElementById('status');
+        return { text: output.value, color: getComputedStyle(output).color };
+      });
+      assert.deepEqual(status, { text: 'error', color: 'rgb(192, 57, 43)' });
+
+      // The counter demos, after a long reply.
+      for (const path of PAGES.filter((p) => p !== '/')) {
+        const page = await open(path);
+        await page.waitForSelector('input[aria-label="Message"]');
+        await page.type('input[aria-label="Message"]', '/tools');
+        await page.keyboard.press('Enter');
+        await page.waitForFunction(() => document.querySelector('.reply')?.textContent.includes('update_counter'));
+        assert.equal(await sideways(page), 0, `${path} scrolls sideways`);
+        await page.close();
+      }
+    } finally {
+      await browser?.close();
+      child.kill();
+    }
+  },
+);

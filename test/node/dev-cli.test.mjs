@@ -3,18 +3,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BridgeClient, createSession, delay } from './dev-helpers.mjs';
 
 const CLI = fileURLToPath(new URL('../../dist/dev/cli.js', import.meta.url));
 const LIMIT_MS = 10_000;
 
+/** The environment without the openai agent's variables, so a developer's own settings do not change a test. */
+const CLEAN_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PEDELEC_DEV_')));
+
 function run(t, args) {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: CLEAN_ENV });
   const out = { stdout: '', stderr: '' };
   child.stdout.on('data', (d) => (out.stdout += d));
   child.stderr.on('data', (d) => (out.stderr += d));
@@ -43,7 +46,7 @@ function run(t, args) {
           const check = () => {
             const bridge = /Bridge:\s+(ws:\/\/\S+)/.exec(out.stdout);
             const inspector = /Inspector:\s+(http:\/\/\S+)/.exec(out.stdout);
-            const page = /Page:\s+(http:\/\/\S+)/.exec(out.stdout);
+            const page = /Pages?:\s+(http:\/\/\S+)/.exec(out.stdout);
             if (bridge && inspector && page)
               resolve({ bridgeUrl: bridge[1], inspectorUrl: inspector[1], pageUrl: page[1] });
           };
@@ -131,6 +134,53 @@ test('start-up mistakes fail at once with exit code 1 and a message naming the p
     assert.match(cli.out.stderr, message, args.join(' '));
     assert.doesNotMatch(cli.out.stderr, /\n\s+at /, 'no stack trace for a user mistake');
   }
+});
+
+test('--agent openai names only the setting that is missing: --model given, the base URL alone', async (t) => {
+  for (const [args, asked, notAsked] of [
+    [['--agent', 'openai'], [/PEDELEC_DEV_BASE_URL \(or --base-url\)/, /PEDELEC_DEV_MODEL \(or --model\)/], []],
+    [['--agent', 'openai', '--model', 'llama3.1'], [/PEDELEC_DEV_BASE_URL \(or --base-url\)/], [/MODEL|--model/]],
+    [['--agent', 'openai', '--base-url', 'http://127.0.0.1:9/v1'], [/PEDELEC_DEV_MODEL \(or --model\)/], [/BASE_URL/]],
+  ]) {
+    const cli = run(t, ['--port', '0', ...args]);
+    assert.equal((await cli.exit()).code, 1, args.join(' '));
+    for (const pattern of asked) assert.match(cli.out.stderr, pattern, args.join(' '));
+    for (const pattern of notAsked) assert.doesNotMatch(cli.out.stderr, pattern, args.join(' '));
+  }
+});
+
+test('--serve DIR prints each page of the folder: its index, its other HTML files, its folders with an index', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'pedelec-dev-pages-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  for (const file of [
+    'index.html',
+    'about.html',
+    '.hidden.html',
+    'notes.txt',
+    'shop/index.html',
+    'empty/x.js',
+    '.git/index.html',
+  ])
+    await mkdir(dirname(join(dir, file)), { recursive: true }).then(() => writeFile(join(dir, file), '<p>x</p>'));
+  const cli = run(t, ['--port', '0', '--serve', dir]);
+  const { pageUrl } = await cli.started();
+  const base = pageUrl.replace(/\/$/, '');
+  assert.match(
+    cli.out.stdout,
+    new RegExp(`^  Pages: {5}${base}/\n {13}${base}/about\\.html\n {13}${base}/shop/\n  Bridge:`, 'm'),
+  );
+  cli.child.kill('SIGTERM');
+  await cli.exit();
+
+  // A whole site is not listed page by page.
+  for (let i = 0; i < 20; i++) await writeFile(join(dir, `page${String(i).padStart(2, '0')}.html`), '<p>x</p>');
+  const many = run(t, ['--port', '0', '--serve', dir]);
+  await many.started();
+  const listed = many.out.stdout.slice(many.out.stdout.indexOf('Pages:'), many.out.stdout.indexOf('Bridge:'));
+  assert.equal(listed.match(/http:\/\//g).length, 12);
+  assert.match(listed, /… and 11 more in /);
+  many.child.kill('SIGTERM');
+  await many.exit();
 });
 
 test('--help prints the usage line and exits 0', async (t) => {

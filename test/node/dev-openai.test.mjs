@@ -110,19 +110,20 @@ const text = (...pieces) =>
   sse([chunk({ role: 'assistant', content: '' }), ...pieces.map((p) => chunk({ content: p })), chunk({}, 'stop')]);
 
 /** One chunk carrying whole tool calls ([name, argsString, id?]…). */
-const calls = (...list) =>
-  sse([
-    chunk({
-      role: 'assistant',
-      tool_calls: list.map(([name, args, id], index) => ({
-        index,
-        id: id ?? `call_${index}`,
-        type: 'function',
-        function: { name, arguments: args },
-      })),
-    }),
-    chunk({}, 'tool_calls'),
-  ]);
+const calls = (...list) => sse(calls.pieces(...list));
+/** The stream events of {@link calls}, to follow text of the same answer. */
+calls.pieces = (...list) => [
+  chunk({
+    role: 'assistant',
+    tool_calls: list.map(([name, args, id], index) => ({
+      index,
+      id: id ?? `call_${index}`,
+      type: 'function',
+      function: { name, arguments: args },
+    })),
+  }),
+  chunk({}, 'tool_calls'),
+];
 
 const status =
   (code, body, headers = {}) =>
@@ -410,7 +411,8 @@ test('a tool call streamed in fragments reaches the page; its result goes back t
   await page.ok('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { value: 3 } });
   const events = await page.turnEnd(sessionId, from);
 
-  assert.equal(chatText(events), 'Let me count. The counter is now 3.');
+  // Each model request's text is a paragraph of its own.
+  assert.equal(chatText(events), 'Let me count. \n\nThe counter is now 3.');
   assert.deepEqual(
     events.filter((m) => m.type === 'status_changed').map((m) => m.status),
     ['running', 'waiting_tool_result', 'running', 'idle'],
@@ -499,7 +501,11 @@ test('malformed JSON arguments go back to the model as a tool error and never re
   fake.reply(calls(['update_counter', '{"delta": 2', 'bad1']), text('Sorry, ', 'fixed.'));
   const events = await turn(page, sessionId, 'go');
   assert.ok(!events.some((m) => m.type === 'tool_call'));
-  assert.equal(chatText(events), 'Sorry, fixed.');
+  // The page never saw the call: the reply says it was not run.
+  assert.match(
+    chatText(events),
+    /^Tool call refused — update_counter: the model's arguments are not valid JSON: .+ \(TOOL_ARGS_INVALID\)\n\nSorry, fixed\.$/,
+  );
   assert.equal(lastEvent(events).status, 'idle');
   const tool = (await fake.request(2)).body.messages.at(-1);
   assert.equal(tool.role, 'tool');
@@ -518,6 +524,41 @@ test('unknown tools and schema mismatches are answered by Core to the model, not
     .filter((m) => m.role === 'tool')
     .map((m) => JSON.parse(m.content).error.code);
   assert.deepEqual(results, ['TOOL_NOT_FOUND', 'TOOL_ARGS_INVALID']);
+});
+
+test('a call the Core refuses shows in the reply as a line of its own; model rounds are paragraphs', async (t) => {
+  const { fake, page, sessionId } = await setup(t);
+  const seen = autoAnswer(page, () => ({ value: 3 }));
+  fake.reply(
+    sse([chunk({ role: 'assistant', content: 'Sure, let me do that.' }), ...calls.pieces(['no_such_tool', '{}', 'u'])]),
+    calls(['update_counter', '{"delta":"x"}', 'v']),
+    calls(['update_counter', '{"delta":3}', 'w']),
+    text('Done.'),
+  );
+  const events = await turn(page, sessionId, 'count to three');
+  assert.equal(lastEvent(events).status, 'idle');
+  // The page saw only the call it ran; the refused ones are told in the reply, each on a line of its own.
+  assert.deepEqual(
+    seen.map((m) => m.tool),
+    ['update_counter'],
+  );
+  assert.equal(
+    chatText(events),
+    [
+      'Sure, let me do that.',
+      'Tool call refused — no_such_tool: Tool "no_such_tool" is not in this session\'s manifest (TOOL_NOT_FOUND)',
+      `Tool call refused — update_counter: ${JSON.parse((await fake.request(3)).body.messages.at(-1).content).error.message} (TOOL_ARGS_INVALID)`,
+      'Done.',
+    ].join('\n\n'),
+  );
+  // No new kind of event: text only, as chat_delta.
+  assert.deepEqual([...new Set(events.map((m) => m.type))].sort(), ['chat_delta', 'status_changed', 'tool_call']);
+  // The model's history holds what the model said, not the lines the agent added for the person.
+  const assistant = (await fake.request(4)).body.messages.filter((m) => m.role === 'assistant');
+  assert.deepEqual(
+    assistant.map((m) => m.content),
+    ['Sure, let me do that.', null, null],
+  );
 });
 
 test('a model that never stops calling tools ends the turn with AGENT_LOOP_LIMIT after 16 requests', async (t) => {

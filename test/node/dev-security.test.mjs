@@ -25,20 +25,49 @@ async function stillServes(t, core) {
   await page.close();
 }
 
-test('the bridge refuses WebSocket upgrades from origins not on the allow-list', async (t) => {
+/**
+ * A page of a refused origin: the upgrade completes only for the socket to close at once with 4003 and
+ * a reason naming what to do (a browser cannot read an HTTP refusal, and would say "not running"). What
+ * the page sends is never answered, and nothing is sent to it. Resolves the close reason.
+ */
+async function originRefused(url, origin) {
+  const socket = new WebSocket(url, { origin });
+  const received = [];
+  socket.on('message', (data) => received.push(data.toString()));
+  socket.on('open', () => {
+    // Both may race the close: never answered either way. The big one is over the refused socket's cap.
+    const request = { channelId: 'c1', requestId: 'r1', type: 'get_approval_status' };
+    socket.send(JSON.stringify(request), () => {});
+    socket.send(JSON.stringify({ ...request, requestId: 'r2', padding: 'x'.repeat(64 * 1024) }), () => {});
+  });
+  socket.on('error', () => {});
+  const closed = await closeOf(socket);
+  assert.equal(closed.code, 4003, origin);
+  assert.deepEqual(received, [], `${origin}: nothing is sent to a refused page`);
+  return closed.reason;
+}
+
+test('the bridge refuses WebSocket upgrades from origins not on the allow-list, saying which flag to pass', async (t) => {
   const core = await startCore(t, { allowOrigins: ['https://app.example:8443'] });
   for (const origin of [
     'https://evil.example',
     'http://localhost.evil.example:5173',
-    'null',
     'http://127.0.0.2:80',
     'https://localhost:5173',
   ]) {
-    const attempt = await tryUpgrade(core.bridgeUrl, { origin });
-    assert.equal(attempt.opened, false, origin);
-    assert.equal(attempt.status, 403, origin);
+    const reason = await originRefused(core.bridgeUrl, origin);
+    assert.equal(reason, `origin not allowed: start pedelec-dev with --allow-origin ${origin}`);
     await stillServes(t, core);
   }
+  // A page opened from a file cannot be allowed: it has to be served.
+  assert.match(await originRefused(core.bridgeUrl, 'null'), /^origin null cannot be allowed: serve the page over http/);
+  // An origin too long for a close reason (123 bytes) is left out of it.
+  const long = `http://${'a'.repeat(100)}.example`;
+  assert.equal(
+    await originRefused(core.bridgeUrl, long),
+    "origin not allowed: start pedelec-dev with --allow-origin and this page's origin",
+  );
+  await stillServes(t, core);
   for (const origin of [
     'http://localhost:5173',
     'http://127.0.0.1:8080',
@@ -65,7 +94,7 @@ test('finding 4: /bridge refuses an upgrade without Origin unless --allow-no-ori
   assert.equal(accepted.opened, true);
   accepted.socket.terminate();
   // The flag admits no foreign origin.
-  assert.equal((await tryUpgrade(lenient.bridgeUrl, { origin: 'https://evil.example' })).status, 403);
+  await originRefused(lenient.bridgeUrl, 'https://evil.example');
 });
 
 test('the Origin rules, in one place: /bridge and /tools need an allowed Origin; /mcp also takes none', async () => {
@@ -100,7 +129,7 @@ test('/tools is reserved: upgrades pass the same Origin rules, then close with 1
   const core = await startCore(t);
   const toolsUrl = core.bridgeUrl.replace(/\/bridge$/, '/tools');
   assert.equal((await tryUpgrade(toolsUrl)).status, 403, 'no Origin');
-  assert.equal((await tryUpgrade(toolsUrl, { origin: 'https://evil.example' })).status, 403);
+  await originRefused(toolsUrl, 'https://evil.example');
   const attempt = await tryUpgrade(toolsUrl, { origin: PAGE_ORIGIN });
   assert.equal(attempt.opened, true);
   const closed = await closeOf(attempt.socket);
@@ -425,29 +454,56 @@ test('a value too deep to serialize, echoed back in an error, never crashes the 
   await stillServes(t, core);
 });
 
-test('a refused upgrade does not hold close(): its socket is closed, even if the client keeps it open', async () => {
-  const { startDevCore } = await import('../../dist/dev/index.js');
-  const core = await startDevCore({ port: 0 });
+/** A raw upgrade request to /bridge from a client that, once answered, never ends its side nor answers a close. */
+async function stubbornUpgrade(core, originHeader) {
   const net = await import('node:net');
   // allowHalfOpen: when the server ends its side, this client does not end its own.
   const socket = net.connect({ port: core.port, host: '127.0.0.1', allowHalfOpen: true });
-  const answer = new Promise((resolve) => socket.once('data', (data) => resolve(data.toString())));
+  const answer = new Promise((resolve) => socket.once('data', (data) => resolve(data.toString('latin1'))));
   const closed = new Promise((resolve) => socket.once('close', resolve));
+  // The server's side ended (this client keeps its own open).
+  const ended = new Promise((resolve) => socket.once('end', resolve));
   socket.on('error', () => {});
   socket.write(
-    `GET /bridge HTTP/1.1\r\nHost: 127.0.0.1:${core.port}\r\nOrigin: https://evil.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+    `GET /bridge HTTP/1.1\r\nHost: 127.0.0.1:${core.port}\r\n${originHeader}Upgrade: websocket\r\nConnection: Upgrade\r\n` +
       `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
   );
-  assert.match(await answer, /^HTTP\/1\.1 403/);
-  // The client never ends its side. The server closes the socket itself, and close() finishes.
-  const stopped = core.close().then(() => 'closed');
-  const outcome = await Promise.race([
-    stopped,
-    new Promise((resolve) => setTimeout(resolve, 3000, 'still pending after 3 s')),
+  return { socket, answer, closed, ended };
+}
+
+const within = (promise, ms, what) =>
+  Promise.race([
+    promise.then(() => 'done'),
+    new Promise((resolve) => setTimeout(resolve, ms, `${what} after ${ms} ms`)),
   ]);
-  socket.destroy();
-  await closed;
-  assert.equal(outcome, 'closed');
+
+test('a refused upgrade does not hold close(): its socket is closed, even if the client keeps it open', async (t) => {
+  const { startDevCore } = await import('../../dist/dev/index.js');
+  for (const originHeader of ['', 'Origin: https://evil.example\r\n']) {
+    const core = await startDevCore({ port: 0 });
+    const { socket, answer, closed } = await stubbornUpgrade(core, originHeader);
+    // Also when an assertion below fails (close() twice is fine).
+    t.after(() => {
+      socket.destroy();
+      return core.close();
+    });
+    // No Origin: an HTTP refusal. A refused Origin: the upgrade, then at once a close frame (4003).
+    assert.match(await answer, originHeader ? /^HTTP\/1\.1 101 [\s\S]*\r\n\r\n\x88/ : /^HTTP\/1\.1 403/);
+    // The client never ends its side. The server closes the socket itself, and close() finishes.
+    const outcome = await within(core.close(), 3000, 'still pending');
+    socket.destroy();
+    await closed;
+    assert.equal(outcome, 'done', originHeader);
+  }
+});
+
+test('a refused origin whose client never answers the close frame is cut off within a second or so', async (t) => {
+  const core = await startCore(t);
+  const { socket, answer, ended } = await stubbornUpgrade(core, 'Origin: https://evil.example\r\n');
+  t.after(() => socket.destroy());
+  assert.match(await answer, /^HTTP\/1\.1 101 /);
+  assert.equal(await within(ended, 3000, 'still open'), 'done');
+  await stillServes(t, core);
 });
 
 test('the message log keeps its own copy of a cut frame, not the whole frame (bounded memory)', async () => {

@@ -5,8 +5,8 @@
 // Order matters (TOOLCHAIN.md): the Vue resolver comes before commonjs, or commonjs's resolver breaks
 // Vue. Angular needs nothing here: its packages are ES modules that the test runner's node-resolve finds.
 import { createRequire } from 'node:module';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transform } from 'esbuild';
 import { fromRollup } from '@web/dev-server-rollup';
@@ -102,6 +102,19 @@ function vueResolver() {
  * as named exports, for the entry points applications import.
  */
 const REACT_ENTRIES = ['react', 'react-dom', 'react-dom/client', 'react/jsx-runtime', 'react/jsx-dev-runtime'];
+
+/**
+ * The URL of a file Node resolved (a real path) as the test server serves it. Under node_modules/ it is
+ * `/node_modules/…` relative to node_modules' real location: node_modules may be a symlink (a git
+ * worktree sharing another checkout's), and a real path then lies outside the project folder.
+ */
+function servedUrl(file) {
+  const real = realpathSync(file);
+  const inModules = relative(realpathSync(join(root, 'node_modules')), real);
+  const path =
+    inModules.startsWith('..') || isAbsolute(inModules) ? relative(root, real) : join('node_modules', inModules);
+  return `/${path.split(sep).join('/')}`;
+}
 const FACADE_PREFIX = '/__pedelec-react-facade__/';
 
 function reactFacades() {
@@ -113,8 +126,7 @@ function reactFacades() {
       process.env.NODE_ENV = 'development';
       try {
         for (const entry of REACT_ENTRIES) {
-          const file = require.resolve(entry);
-          const url = `/${file.slice(root.length).split('\\').join('/')}`;
+          const url = servedUrl(require.resolve(entry));
           const names = Object.keys(require(entry)).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && k !== 'default');
           facades.set(
             `${FACADE_PREFIX}${entry}.js`,

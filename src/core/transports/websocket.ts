@@ -11,10 +11,19 @@ type SocketLike = {
 type SocketConstructor = new (url: string) => SocketLike;
 
 /**
+ * The close code with which the development Core turns away a page whose origin it does not allow. A
+ * browser cannot read why an upgrade failed, so the Core completes it and closes at once with this code
+ * (reading and sending nothing): the page can tell "refused" from "not running" and say which flag to pass.
+ */
+export const ORIGIN_REFUSED_CLOSE_CODE = 4003;
+
+/**
  * A port over a WebSocket to the development Core (`pedelec-dev`), which speaks the page-level
  * protocol as JSON text frames. Messages posted before the socket opens are queued; a socket that
  * never opens disconnects the port with `BRIDGE_UNAVAILABLE`, so pending work fails with a clear
- * reason instead of timing out. `WebSocketImpl` lets Node (which may lack a global one) pass `ws`.
+ * reason instead of timing out; a Core that refuses the page's origin, with `BRIDGE_ORIGIN_REFUSED`
+ * (details: `url` and the Core's `reason`, which names the flag to pass). `WebSocketImpl` lets Node
+ * (which may lack a global one) pass `ws`.
  */
 export function websocketTransport(url: string, WebSocketImpl?: SocketConstructor): PortFactory {
   return () => {
@@ -33,7 +42,8 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
         addEventListener: (type, listener) => type === 'close' && queueMicrotask(() => listener({})),
       };
     }
-    const on = (type: string, listener: (event: { data?: unknown }) => void) => socket.addEventListener(type, listener);
+    const on = (type: string, listener: (event: { data?: unknown; code?: unknown; reason?: unknown }) => void) =>
+      socket.addEventListener(type, listener);
     const [onMessage, emitMessage] = portEvent<unknown>();
     const [onDisconnect, emitDisconnect] = portEvent<unknown>();
     /** Frames posted before the socket opened; null once it opened or closed. */
@@ -74,13 +84,16 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
       }
       emitMessage(message);
     });
-    const onClose = () => {
+    const onClose = ({ code, reason }: { code?: unknown; reason?: unknown }) => {
       if (closed) return;
       closed = true;
       queue = null;
-      port.error = opened
-        ? pedelecError('EXTENSION_DISCONNECTED', `Development Core at ${url} disconnected.`)
-        : pedelecError('BRIDGE_UNAVAILABLE', `Development Core not reachable at ${url}`, { url });
+      port.error =
+        code === ORIGIN_REFUSED_CLOSE_CODE
+          ? pedelecError('BRIDGE_ORIGIN_REFUSED', `Development Core at ${url}: ${reason}`, { url, reason })
+          : opened
+            ? pedelecError('EXTENSION_DISCONNECTED', `Development Core at ${url} disconnected.`)
+            : pedelecError('BRIDGE_UNAVAILABLE', `Development Core not reachable at ${url}`, { url });
       emitDisconnect(port);
     };
     on('close', onClose);
@@ -88,7 +101,7 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
     // Chromium then fires only 'error', with the socket already CLOSED. (A listener also keeps some
     // environments from reporting the event as unhandled.)
     on('error', () => {
-      if (socket.readyState === 3) onClose();
+      if (socket.readyState === 3) onClose({});
     });
     return port;
   };

@@ -24,7 +24,10 @@
  * The page's tools become function tools (the args schema as `parameters`, names mapped by
  * {@link ToolNameMap}). The loop runs model → tool calls → page (one at a time, in order, through
  * `ctx.callTool`) → `role: "tool"` results → model, until the model answers without tool calls, at
- * most {@link MAX_ROUNDS} model requests (then `AGENT_LOOP_LIMIT`).
+ * most {@link MAX_ROUNDS} model requests (then `AGENT_LOOP_LIMIT`). Each request's text starts a new
+ * paragraph of the reply. A call that never reaches the page (arguments that are not JSON, or refused
+ * by the Core: unknown tool, arguments not matching) is told as a line of the reply of its own — the
+ * page shows nothing else of it, and the protocol has no event for it.
  */
 import type { JsonValue } from '../../core/json.js';
 import { MAX_TIMER_MS } from '../../core/protocol.js';
@@ -54,10 +57,12 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** Reads the configuration, or says what is missing (without echoing any value: a URL may hold secrets). */
 export function readOpenAIConfig(env: Env): OpenAIConfig | { unavailable: string } {
   const rawBase = env.PEDELEC_DEV_BASE_URL?.trim();
+  const model = env.PEDELEC_DEV_MODEL?.trim();
   if (!rawBase) {
+    // Name only what is missing: a model given with --model needs no second mention.
+    const alsoModel = model ? '' : ', and PEDELEC_DEV_MODEL (or --model)';
     return {
-      unavailable:
-        'no endpoint configured: set PEDELEC_DEV_BASE_URL (or --base-url), e.g. http://127.0.0.1:11434/v1 for Ollama, and PEDELEC_DEV_MODEL (or --model)',
+      unavailable: `no endpoint configured: set PEDELEC_DEV_BASE_URL (or --base-url), e.g. http://127.0.0.1:11434/v1 for Ollama${alsoModel}`,
     };
   }
   let base: URL;
@@ -73,7 +78,6 @@ export function readOpenAIConfig(env: Env): OpenAIConfig | { unavailable: string
       unavailable: 'PEDELEC_DEV_BASE_URL must not contain a user name or password; put the key in PEDELEC_DEV_API_KEY',
     };
   }
-  const model = env.PEDELEC_DEV_MODEL?.trim();
   if (!model) return { unavailable: 'no model configured: set PEDELEC_DEV_MODEL (or --model), e.g. llama3.1' };
   const apiKey = env.PEDELEC_DEV_API_KEY?.trim() || undefined;
   if (apiKey !== undefined && !/^[\x20-\x7e]+$/.test(apiKey)) {
@@ -237,6 +241,43 @@ function upstreamMessage(body: string): string {
   return message.length > MAX_DETAIL ? `${message.slice(0, MAX_DETAIL)}…` : message;
 }
 
+/**
+ * What the page is told in one turn. Each model request's text starts a paragraph of its own (one
+ * reply of the model does not run into the next: "Sure, let me do that." then "Done."), and so does
+ * each note of the agent's own (a call that was not run).
+ */
+class TurnText {
+  private said = false;
+  private breakDue = false;
+
+  constructor(private readonly ctx: TurnContext) {}
+
+  say = (text: string): void => {
+    if (text === '') return;
+    this.ctx.say(this.said && this.breakDue ? `\n\n${text}` : text);
+    this.said = true;
+    this.breakDue = false;
+  };
+
+  /** What is said next starts a new paragraph (if anything was said before it). */
+  paragraph(): void {
+    this.breakDue = true;
+  }
+
+  /** A line of the agent's own, as a paragraph of its own. */
+  note(text: string): void {
+    this.paragraph();
+    this.say(text);
+    this.paragraph();
+  }
+}
+
+/** The line that tells the person a call was not run: what the page would otherwise never show. */
+function refusalLine(tool: string, code: string, message: string): string {
+  const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+  return `Tool call refused — ${shorten(tool, 64)}: ${shorten(message, MAX_DETAIL)} (${code})`;
+}
+
 // ───────────────────────────── the agent ─────────────────────────────
 
 class OpenAISession implements AgentSession {
@@ -266,10 +307,12 @@ class OpenAISession implements AgentSession {
   async turn(text: string, ctx: TurnContext): Promise<void> {
     this.history.push({ role: 'user', content: text });
     const asked = this.history.length;
+    const out = new TurnText(ctx);
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       let reply: Reply;
+      out.paragraph();
       try {
-        reply = await this.complete(ctx, round);
+        reply = await this.complete(ctx, round, out.say);
       } catch (error) {
         // A turn that failed before any round completed leaves no trace: the user sends it again,
         // and failed messages do not pile up in every later request.
@@ -318,18 +361,25 @@ class OpenAISession implements AgentSession {
       // half-way leaves a history the endpoint still accepts.
       const results: ChatMessage[] = [];
       for (const [i, call] of reply.calls.entries())
-        results.push({ role: 'tool', tool_call_id: call.id, content: await this.runCall(call, parsed[i]!, ctx) });
+        results.push({ role: 'tool', tool_call_id: call.id, content: await this.runCall(call, parsed[i]!, ctx, out) });
       this.history.push(assistant, ...results);
     }
   }
 
-  /** Runs one call on the page (or answers it here when its arguments are not JSON); the tool message content. */
+  /**
+   * Runs one call on the page (or answers it here when its arguments are not JSON); the tool message
+   * content. A call that never reaches the page — refused here or by the Core — is told to the person
+   * as a line of the reply, since the page shows nothing of it.
+   */
   private async runCall(
     call: AssembledCall,
     args: ReturnType<typeof parseArguments>,
     ctx: TurnContext,
+    out: TurnText,
   ): Promise<string> {
+    const tool = this.names.toOriginal(call.name);
     if (!args.ok) {
+      out.note(refusalLine(tool, 'TOOL_ARGS_INVALID', `the model's arguments are not valid JSON: ${args.reason}`));
       return JSON.stringify({
         error: {
           code: 'TOOL_ARGS_INVALID',
@@ -337,7 +387,11 @@ class OpenAISession implements AgentSession {
         },
       });
     }
-    const result: JsonValue = await ctx.callTool(this.names.toOriginal(call.name), args.value);
+    const result: JsonValue = await ctx.callTool(tool, args.value);
+    if (ctx.refused(result)) {
+      const { code, message } = (result as { error: { code: string; message: string } }).error;
+      out.note(refusalLine(tool, code, message));
+    }
     return JSON.stringify(result);
   }
 
@@ -345,8 +399,8 @@ class OpenAISession implements AgentSession {
     return new AgentError(code, this.redact(message), { source: 'provider', details });
   }
 
-  /** One model request: streams its text to the page and returns the text and tool calls. */
-  private async complete(ctx: TurnContext, round: number): Promise<Reply> {
+  /** One model request: streams its text to the page (through `say`) and returns the text and tool calls. */
+  private async complete(ctx: TurnContext, round: number, say: (text: string) => void): Promise<Reply> {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -436,8 +490,8 @@ class OpenAISession implements AgentSession {
 
       const type = response.headers.get('content-type') ?? '';
       if (/json/i.test(type) && !/event-stream/i.test(type))
-        return await this.wholeReply(response, ctx, round, interrupted, arm);
-      return await this.streamedReply(response, ctx, round, arm, interrupted);
+        return await this.wholeReply(response, say, round, interrupted, arm);
+      return await this.streamedReply(response, ctx, say, round, arm, interrupted);
     } finally {
       clearTimeout(timer);
       ctx.signal.removeEventListener('abort', onAbort);
@@ -503,7 +557,7 @@ class OpenAISession implements AgentSession {
   /** A server that ignored `stream: true` and sent one chat.completion object. */
   private async wholeReply(
     response: Response,
-    ctx: TurnContext,
+    say: (text: string) => void,
     round: number,
     interrupted: (otherwise: () => AgentError) => unknown,
     arm: () => void,
@@ -528,7 +582,7 @@ class OpenAISession implements AgentSession {
     const message = isObject(choice) && isObject(choice.message) ? choice.message : undefined;
     if (!message) throw this.protocolError('the response has no choices[0].message');
     const text = typeof message.content === 'string' ? message.content : '';
-    ctx.say(text);
+    say(text);
     const calls = new CallAssembler(this.names);
     if (Array.isArray(message.tool_calls))
       message.tool_calls.forEach((call, index) => calls.add(isObject(call) ? { index, ...call } : call));
@@ -538,6 +592,7 @@ class OpenAISession implements AgentSession {
   private async streamedReply(
     response: Response,
     ctx: TurnContext,
+    say: (text: string) => void,
     round: number,
     arm: () => void,
     interrupted: (otherwise: () => AgentError) => unknown,
@@ -572,7 +627,7 @@ class OpenAISession implements AgentSession {
       if (delta) {
         if (typeof delta.content === 'string' && delta.content !== '') {
           text += delta.content;
-          ctx.say(delta.content);
+          say(delta.content);
         }
         if (Array.isArray(delta.tool_calls)) delta.tool_calls.forEach((piece, position) => calls.add(piece, position));
       }

@@ -65,6 +65,12 @@ export interface TurnContext {
    */
   callTool(name: string, args?: unknown, options?: { timeoutMs?: number }): Promise<JsonValue>;
   /**
+   * Whether `result`, resolved by {@link callTool}, is this Core's refusal of the call (`TOOL_NOT_FOUND`,
+   * `TOOL_ARGS_INVALID`): the page never received it, so it shows nothing of it. An agent talking to a
+   * person says so in its reply (no event of the protocol carries it).
+   */
+  refused(result: JsonValue): boolean;
+  /**
    * Publishes a file: writes `content` (UTF-8) to `/artifacts/<name>` in the session's asset folder —
    * readable by the page through `create_asset_download` — and, with today's protocol, tells the page
    * with a `provider_artifact` event. `name` is a plain file name (no `/`); `mimeType` defaults from

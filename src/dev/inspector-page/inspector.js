@@ -271,67 +271,111 @@ function renderOperator() {
   buildArgsForm();
 }
 
-/** One input per top-level property of the tool's args schema; the JSON box is what gets sent. */
-let readFields = () => ({});
+/**
+ * One input per top-level property of the tool's args schema, and the JSON box, which is what gets
+ * sent. Each follows the other: a field's edit changes its property in the box (other properties typed
+ * there stay), and a hand edit of the box that parses to an object sets every field from it.
+ */
+let fields = []; // [name, { read, write }]
 
 function buildArgsForm() {
   const s = state.sessions.get(state.selected);
   const tool = s && s.skills ? s.skills.tools.find((t) => t.name === $('call-tool').value) : null;
   const fieldset = $('call-fields');
   fieldset.replaceChildren(el('legend', {}, 'Arguments'));
+  fields = [];
   if (!tool) {
-    readFields = () => ({});
     $('call-args').value = '{}';
     return;
   }
   const props = tool.argsSchema.properties || {};
   const required = new Set(tool.argsSchema.required || []);
-  const readers = [];
+  const args = {};
   for (const [name, node] of Object.entries(props)) {
-    const { control, read } = controlFor(node, required.has(name));
-    control.addEventListener('input', syncJson);
-    control.addEventListener('change', syncJson);
-    const label = el('label', {}, `${name}${required.has(name) ? ' *' : ''} `, control);
+    const field = controlFor(node, required.has(name));
+    const sync = () => fieldToJson(name, field);
+    field.control.addEventListener('input', sync);
+    field.control.addEventListener('change', sync);
+    const label = el('label', {}, `${name}${required.has(name) ? ' *' : ''} `, field.control);
     if (node && node.description) label.title = node.description;
     fieldset.append(label);
-    readers.push([name, read]);
+    fields.push([name, field]);
+    const value = field.read();
+    if (value !== undefined) args[name] = value;
   }
-  if (readers.length === 0) fieldset.append(el('p', { class: 'muted' }, 'This tool takes no arguments.'));
-  readFields = () => {
-    const args = {};
-    for (const [name, read] of readers) {
-      const value = read();
-      if (value !== undefined) args[name] = value;
-    }
-    return args;
-  };
-  syncJson();
+  if (fields.length === 0) fieldset.append(el('p', { class: 'muted' }, 'This tool takes no arguments.'));
+  $('call-args').value = JSON.stringify(args, null, 2);
 }
 
-function syncJson() {
-  $('call-args').value = JSON.stringify(readFields(), null, 2);
+const isArgsObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The JSON box as an object, or null while it holds something else (being typed, say). */
+function argsInBox() {
+  try {
+    const args = JSON.parse($('call-args').value || '{}');
+    return isArgsObject(args) ? args : null;
+  } catch {
+    return null;
+  }
 }
 
+/** A field changed: its property in the box follows (the box is rebuilt from the fields if it does not parse). */
+function fieldToJson(name, field) {
+  let args = argsInBox();
+  if (!args) {
+    args = {};
+    for (const [other, { read }] of fields) if (read() !== undefined) args[other] = read();
+  }
+  const value = field.read();
+  if (value === undefined) delete args[name];
+  else args[name] = value;
+  $('call-args').value = JSON.stringify(args, null, 2);
+}
+
+/** The box was edited by hand: once it parses to an object, every field shows its property (or none). */
+function jsonToFields() {
+  const args = argsInBox();
+  if (!args) return;
+  for (const [name, { write }] of fields) write(Object.hasOwn(args, name) ? args[name] : undefined);
+}
+
+/** The input for one property: `read()` gives its value (undefined: not set), `write(value)` shows one. */
 function controlFor(node, required) {
   node = node || {};
+  const asText = (value) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value));
   if (Array.isArray(node.enum)) {
     const control = el('select', {}, required ? null : el('option', { value: '' }, '(not set)'));
     node.enum.forEach((v, i) => control.append(el('option', { value: String(i) }, JSON.stringify(v))));
-    return { control, read: () => (control.value === '' ? undefined : node.enum[Number(control.value)]) };
+    return {
+      control,
+      read: () => (control.value === '' ? undefined : node.enum[Number(control.value)]),
+      write: (value) => {
+        const i = node.enum.findIndex((v) => JSON.stringify(v) === JSON.stringify(value));
+        control.value = i < 0 ? '' : String(i);
+      },
+    };
   }
   switch (node.type) {
     case 'string': {
       const control = el('input', { type: 'text' });
       // A schema may allow any length (up to 2^53); an input's maxLength wraps past 2^31 - 1 and throws.
       if (node.maxLength !== undefined) control.maxLength = Math.min(node.maxLength, 2 ** 31 - 1);
-      return { control, read: () => (control.value === '' && !required ? undefined : control.value) };
+      return {
+        control,
+        read: () => (control.value === '' && !required ? undefined : control.value),
+        write: (value) => (control.value = asText(value)),
+      };
     }
     case 'integer':
     case 'number': {
       const control = el('input', { type: 'number', step: node.type === 'integer' ? '1' : 'any' });
       if (node.minimum !== undefined) control.min = String(node.minimum);
       if (node.maximum !== undefined) control.max = String(node.maximum);
-      return { control, read: () => (control.value === '' ? undefined : Number(control.value)) };
+      return {
+        control,
+        read: () => (control.value === '' ? undefined : Number(control.value)),
+        write: (value) => (control.value = typeof value === 'number' ? String(value) : ''),
+      };
     }
     case 'boolean': {
       const control = el(
@@ -341,7 +385,11 @@ function controlFor(node, required) {
         el('option', { value: 'true' }, 'true'),
         el('option', { value: 'false' }, 'false'),
       );
-      return { control, read: () => (control.value === '' ? undefined : control.value === 'true') };
+      return {
+        control,
+        read: () => (control.value === '' ? undefined : control.value === 'true'),
+        write: (value) => (control.value = typeof value === 'boolean' ? String(value) : ''),
+      };
     }
     default: {
       // Arrays, objects and oneOf: typed as JSON.
@@ -356,6 +404,7 @@ function controlFor(node, required) {
             return control.value;
           }
         },
+        write: (value) => (control.value = value === undefined ? '' : JSON.stringify(value)),
       };
     }
   }
@@ -385,6 +434,7 @@ function showCallResult(message) {
 }
 
 $('call-tool').addEventListener('change', buildArgsForm);
+$('call-args').addEventListener('input', jsonToFields);
 $('call-form').addEventListener('submit', (event) => {
   event.preventDefault();
   let args;

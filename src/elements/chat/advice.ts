@@ -1,6 +1,7 @@
 /**
  * The chat's availability line: from what `checkAvailability()` answers, what the user should do
- * next — not what went wrong. Plain functions, tested without a DOM.
+ * next — not what went wrong. Plain functions, tested without a DOM. The line is plain text (no
+ * Markdown), and names only commands a user has: the kit is not on a package registry, so no `npx`.
  */
 import type { PedelecAvailability, ProviderInfo } from '../../core/index.js';
 
@@ -11,9 +12,20 @@ export const ADVICE = {
   pending: "Approve this site in the Pedelec extension's popup to continue.",
   desktop: 'Open the Pedelec Desktop app, then send your message again.',
   provider: "Choose an AI provider in Pedelec's settings, then send your message again.",
-  // `-p`: the command comes with this package, which a page using the CDN file has not installed.
-  dev: 'The development Core is not reachable: start it with `npx -p pedelec-elements pedelec-dev`, then send your message again.',
+  dev: "The development Core is not reachable: start it (npm start in the kit's repository, or pedelec-dev), then send your message again.",
+  fileOrigin:
+    "The development Core does not accept pages opened from a file: serve the page's folder over http (pedelec-dev --serve FOLDER does), then open the page from there.",
 } as const;
+
+/**
+ * A development Core that refuses this page's origin (it is running: starting another one would only
+ * find its port taken): the flag that admits the page. `--allow-origin` takes http(s) origins; a page
+ * opened from a file (origin `null`) has to be served instead.
+ */
+export function originAdvice(origin: string | null): string {
+  if (!origin || !/^https?:\/\//i.test(origin)) return ADVICE.fileOrigin;
+  return `The development Core refuses this page's origin: restart pedelec-dev with --allow-origin ${origin}, then send your message again.`;
+}
 
 /**
  * The advice for an availability answer; '' when the agent is available. `bridge` is the session's
@@ -23,6 +35,7 @@ export function adviceFor(availability: PedelecAvailability, bridge: string | un
   const { available, error, extension, approval } = availability;
   if (available) return '';
   if (error?.code === 'INVALID_INPUT') return error.message;
+  if (error?.code === 'BRIDGE_ORIGIN_REFUSED') return originAdvice(approval.origin);
   if (error?.code === 'BRIDGE_UNAVAILABLE' || (!extension.available && /^wss?:/i.test(bridge ?? ''))) return ADVICE.dev;
   if (!extension.available) return ADVICE.extension;
   if (!approval.approved) return error?.message ?? ADVICE.approve;

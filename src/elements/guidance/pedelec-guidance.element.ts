@@ -5,6 +5,17 @@ import { defineElement } from '../define-element.js';
 import { GUIDANCE_TAG } from '../tags.js';
 
 /**
+ * Text written inside indented HTML, as the author meant it: the indentation its lines share — the
+ * page's nesting, not the guidance's — goes, so a nested list keeps its own; then blank lines at either
+ * end. A first line that follows the opening tag directly has no indentation to count.
+ */
+function dedent(raw: string): string {
+  // The indentation of each line after a line break, blank lines aside (none: one line, margin 0).
+  const margin = Math.min(...(raw.match(/\n[ \t]*(?=\S)/g) ?? ['\n']).map((indent) => indent.length - 1));
+  return raw.replace(new RegExp(`\\n[ \\t]{0,${margin}}`, 'g'), '\n').trim();
+}
+
+/**
  * The session's guidance for the agent, as text content. Hidden from the first paint (the define
  * entries inject `pedelec-guidance{display:none}`, so it is hidden before upgrade too).
  *
@@ -33,9 +44,9 @@ export class PedelecGuidanceElement extends ReactiveElement {
 
   readonly #membership = new Membership(this, { childList: true, subtree: true, characterData: true });
 
-  /** The guidance text (the element's trimmed text content). */
+  /** The guidance text: the element's text content without the indentation of the markup around it. */
   get text(): string {
-    return (this.textContent ?? '').trim();
+    return dedent(this.textContent ?? '');
   }
 
   /** @internal Announce again: a nearer session may have been defined since. */

@@ -54,11 +54,13 @@ describe('<pedelec-chat>', () => {
       const background = () => getComputedStyle(chat).backgroundColor;
       // By default the user's preference decides (`color-scheme: light dark` + light-dark()).
       expect(background()).to.equal(matchMedia('(prefers-color-scheme: dark)').matches ? DARK : LIGHT);
-      let emulated = true;
+      // Firefox over WebDriver BiDi cannot emulate media features: not asked there (the failed command
+      // would print its stack trace in a green run).
+      let emulated = !navigator.userAgent.includes('Firefox');
       try {
-        await emulateMedia({ colorScheme: 'dark' });
+        if (emulated) await emulateMedia({ colorScheme: 'dark' });
       } catch {
-        emulated = false; // Firefox over WebDriver BiDi cannot emulate media features
+        emulated = false;
       }
       if (emulated) {
         try {

@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import type { PedelecAvailability } from '../../../src/core/index.js';
-import { ADVICE, adviceFor, providerAdvice } from '../../../src/elements/chat/advice.js';
+import { ADVICE, adviceFor, originAdvice, providerAdvice } from '../../../src/elements/chat/advice.js';
 import { expect } from '../../support/expect.js';
 
 const origin = 'http://localhost:8000';
@@ -38,6 +38,33 @@ describe('chat advice', () => {
     };
     expect(adviceFor({ ...notInstalled, error: unreachable }, 'ws://127.0.0.1:7717/bridge')).to.equal(ADVICE.dev);
     expect(adviceFor(notInstalled, 'wss://localhost:7717/bridge')).to.equal(ADVICE.dev);
+  });
+
+  it('a development Core that refuses the page’s origin: restart it with --allow-origin, not start another', () => {
+    const refused = {
+      code: 'BRIDGE_ORIGIN_REFUSED',
+      message: 'Development Core at ws://127.0.0.1:7717/bridge: origin not allowed: start pedelec-dev with …',
+      details: { url: 'ws://127.0.0.1:7717/bridge', reason: 'origin not allowed: start pedelec-dev with …' },
+    };
+    // As checkAvailability() reports it: the Core answered (it is running), so the error is kept.
+    const answered = { ...notInstalled, extension: { available: true }, error: refused };
+    const page = { ...answered, approval: { approved: false, origin: 'http://app.test:3000' } };
+    const advice = adviceFor(page, 'ws://127.0.0.1:7717/bridge');
+    expect(advice).to.equal(
+      "The development Core refuses this page's origin: restart pedelec-dev with --allow-origin http://app.test:3000, then send your message again.",
+    );
+    expect(advice).to.not.match(/not reachable|start it/);
+    // A page opened from a file (origin "null") cannot be allowed: it has to be served.
+    const file = { ...answered, approval: { approved: false, origin: 'null' } };
+    expect(adviceFor(file, 'ws://127.0.0.1:7717/bridge')).to.equal(ADVICE.fileOrigin);
+  });
+
+  it('every line is plain text (no Markdown backticks) and tells no one to npx a package that is not published', () => {
+    const lines = [...Object.values(ADVICE), originAdvice('http://localhost:5173'), originAdvice('null')];
+    for (const line of lines) {
+      expect(line, line).to.not.contain('`');
+      expect(line, line).to.not.match(/\bnpx\b/);
+    }
   });
 
   it('an unusable bridge (INVALID_INPUT) says what is wrong with it', () => {

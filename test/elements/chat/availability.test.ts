@@ -111,7 +111,7 @@ describe('<pedelec-chat>', () => {
       const { chat } = await mountChat('provider="scripted" bridge="ws://127.0.0.1:1/bridge"');
       await waitUntil(() => note(chat).textContent !== '', 'a note', { timeout: 5000 });
       expect(note(chat).textContent).to.equal(
-        'The development Core is not reachable: start it with `npx -p pedelec-elements pedelec-dev`, then send your message again.',
+        "The development Core is not reachable: start it (npm start in the kit's repository, or pedelec-dev), then send your message again.",
       );
     });
 
