@@ -20,9 +20,11 @@ export const session: PropsOf<'pedelec-session'> = {
   onPedelecStatus: (event) => console.log(event.detail.status),
 };
 export const arg: PropsOf<'pedelec-arg'> = { name: 'delta', type: 'integer', required: true, minLength: 1 };
-export const chat: PropsOf<'pedelec-chat'> = { session: 'main', markdown: true, onPedelecError: (event) => console.warn(event.detail.error.code) };
+export const chat: PropsOf<'pedelec-chat'> = { for: 'main', markdown: true, onPedelecError: (event) => console.warn(event.detail.error.code) };
 export const element: InstanceType<GlobalComponents['pedelec-session']>['start'] = () => Promise.reject(new Error('typed as the element'));
 
+// @ts-expect-error the chat names its session with `for`, as `<label for>` does
+export const oldChatName: PropsOf<'pedelec-chat'> = { session: 'main' };
 // @ts-expect-error a handler is a function, not a number
 export const badHandler: PropsOf<'pedelec-tool'> = { handler: 42 };
 // @ts-expect-error a known event's detail is typed: `pedelec-tool-call` has no `nope`
