@@ -6,7 +6,7 @@ import { browsers, executableFor, requiredBrowsers, selectedBrowsers } from './b
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const configs = { chromium: 'web-test-runner.config.mjs', firefox: 'web-test-runner.firefox.config.mjs' };
-const extraArgs = process.argv.slice(2); // e.g. --files test/core/client.test.ts
+const extraArgs = process.argv.slice(2); // e.g. --files test/elements/chat/markdown.test.ts
 
 let failed = false;
 for (const name of selectedBrowsers) {
