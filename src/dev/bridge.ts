@@ -21,7 +21,7 @@ import type { MessageLog } from './message-log.js';
 import type { PatternChecks } from './pattern-check.js';
 import { HANDSHAKE_TYPES, LEGACY_HANDSHAKE_REFUSAL, type ProtocolProfile } from './protocol.js';
 import type { SessionRegistry } from './registry.js';
-import type { EventSink } from './session.js';
+import type { EventSink } from './session-routes.js';
 
 export type BridgeDeps = {
   registry: SessionRegistry;
