@@ -6,9 +6,10 @@
  */
 import { HELP, parseCli } from './args.js';
 import { DevCoreError } from './errors.js';
+import { packageVersion } from './package-files.js';
 import { MAX_LISTED_PAGES, pagesIn } from './pages.js';
 import { isLoopbackHost } from './security.js';
-import { packageVersion, startDevCore, type DevCore } from './server.js';
+import { startDevCore, type DevCore } from './server.js';
 
 /** If stopping hangs (a stuck socket), exit anyway after this long. */
 const STOP_GRACE_MS = 5000;

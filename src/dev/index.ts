@@ -2,14 +2,8 @@
  * The development Core as a library: start it in process (tests, tooling) with {@link startDevCore}.
  * The `pedelec-dev` command (cli.ts) is a thin wrapper around the same function.
  */
-export {
-  startDevCore,
-  DEFAULT_PORT,
-  MAX_FRAME_BYTES,
-  RESERVED_PREFIX,
-  type DevCore,
-  type DevCoreOptions,
-} from './server.js';
+export { startDevCore, DEFAULT_PORT, MAX_FRAME_BYTES, type DevCore, type DevCoreOptions } from './server.js';
+export { RESERVED_PREFIX } from './http-routes.js';
 export { parseCli, USAGE } from './args.js';
 export { DevCoreError } from './errors.js';
 export { PROTOCOL_NAMES, type ProtocolName } from './protocol.js';

@@ -10,7 +10,8 @@
  */
 import { DevCoreError } from './errors.js';
 import { MAX_TIMER_MS } from '../core/protocol.js';
-import { DevSession, type EventSink, type SessionParams, type SessionSummary } from './session.js';
+import type { EventSink } from './session-routes.js';
+import { DevSession, type SessionParams, type SessionSummary } from './session.js';
 
 export type SessionLimits = {
   /** Live sessions in all. */

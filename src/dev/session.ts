@@ -1,7 +1,7 @@
 /**
- * One agent session inside the development Core: its routes (the page connections that created or
- * resumed it), its per-session `seq`, one turn at a time, and the tool calls of that turn — checked
- * against the manifest, timed out, answered exactly once.
+ * One agent session inside the development Core: one turn at a time, and what its pages are told of
+ * it, when. Kept apart: handing each event to every page with its `seq` (session-routes.ts), checking,
+ * timing and settling tool calls (tool-call-relay.ts), and storing published files (artifacts.ts).
  *
  * The event order is the real Core's (dev-core.md): `running`, deltas, and for each tool call
  * `waiting_tool_result` then `tool_call`, `running` again once the result is in, and finally `idle`.
@@ -17,24 +17,17 @@
  * call that was sent to the page it replaced.
  */
 import { randomUUID } from 'node:crypto';
-import { extname } from 'node:path';
-import { pedelecError, type PedelecError } from '../core/errors.js';
-import { isPlainObject, type JsonValue } from '../core/json.js';
-import { MAX_TIMER_MS } from '../core/protocol.js';
-import type { ArgsError } from '../core/schema/compile.js';
-import type { AssetEntry } from './assets.js';
+import type { PedelecError } from '../core/errors.js';
+import type { JsonValue } from '../core/json.js';
 import type { AgentSession, AgentSessionInfo, DevAgent, PublishedArtifact, TurnContext } from './agents/types.js';
+import { storeArtifact, type AssetWriter } from './artifacts.js';
 import { DevCoreError, toWireError } from './errors.js';
 import type { CheckedTool, SkillsManifest } from './manifest.js';
 import { protocolProfile, type ProtocolProfile } from './protocol.js';
+import { SessionRoutes, type EventSink } from './session-routes.js';
+import { ToolCallRelay } from './tool-call-relay.js';
 
 export type SessionStatus = 'idle' | 'running' | 'waiting_tool_result' | 'error' | 'ended';
-
-/** Where a session's events go: a page connection. `sendEvent` must never throw. */
-export interface EventSink {
-  readonly id: string;
-  sendEvent(message: Record<string, unknown>): void;
-}
 
 export type SessionSummary = {
   sessionId: string;
@@ -67,7 +60,7 @@ export type SessionParams = {
   /** The protocol spoken to the session's pages; today's when absent. */
   protocol?: ProtocolProfile;
   /** Stores a published artifact in the session's asset folder; without it, publishing fails. */
-  writeAsset?: (sessionId: string, path: string, content: Buffer, mimeType: string) => Promise<AssetEntry>;
+  writeAsset?: AssetWriter;
 };
 
 type OperationKind = 'user' | 'prepare';
@@ -83,33 +76,9 @@ type Turn = {
   message: string;
 };
 
-/** A tool call waiting for the page, as `session_snapshot.pendingToolRequest` shows it. */
-type ToolRequest = { toolRequestId: string; tool: string; args: unknown; operationId: string | undefined };
-type PendingCall = {
-  request: ToolRequest;
-  settle(how: 'answered' | 'timed_out', result: JsonValue): void;
-  cancel(reason: unknown): void;
-};
 type CompletedOperation = { operationId: string; operationKind: OperationKind; success: boolean; error?: PedelecError };
 
-/** Routes (connection + channel) one session may have; a page has one or two, a reload adds one. */
-export const MAX_ROUTES_PER_SESSION = 64;
-/** How many answered/timed-out request ids a session remembers to explain a late or repeated result. */
-const SETTLED_MEMORY = 512;
-
-/** The folder of the asset store where published artifacts go. */
-const ARTIFACT_FOLDER = '/artifacts';
-/** A Content-Type for the common kinds of text an agent writes; anything else is plain text. */
-const ARTIFACT_TYPES: Readonly<Record<string, string>> = {
-  '.json': 'application/json',
-  '.md': 'text/markdown',
-  '.csv': 'text/csv',
-  '.html': 'text/html',
-  '.svg': 'image/svg+xml',
-};
-
 const noop = () => {};
-const routeKey = (sink: EventSink, channelId: string) => `${sink.id}\u0000${channelId}`;
 
 /** The length of a value's JSON text, for the token estimate; 0 for what cannot be serialized (too deep). */
 function jsonLength(value: unknown): number {
@@ -118,27 +87,6 @@ function jsonLength(value: unknown): number {
   } catch {
     return 0;
   }
-}
-
-/** A plain file name: no folder, nothing a path could misread. */
-function isArtifactName(name: unknown): name is string {
-  return (
-    typeof name === 'string' &&
-    name !== '' &&
-    name !== '.' &&
-    name !== '..' &&
-    name.length <= 255 &&
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
-    !/[/\\\x00-\x1f]/.test(name)
-  );
-}
-
-function errorResult(code: string, message: string, details?: unknown): JsonValue {
-  return { error: pedelecError(code, message, details) as unknown as JsonValue };
-}
-
-function isPositiveInteger(value: unknown): value is number {
-  return Number.isInteger(value) && (value as number) > 0;
 }
 
 export class DevSession {
@@ -152,7 +100,6 @@ export class DevSession {
   readonly info: AgentSessionInfo;
 
   private status: SessionStatus = 'idle';
-  private seq = 0;
   private ended = false;
   private turn: Turn | null = null;
   private lastCompleted: CompletedOperation | null = null;
@@ -165,13 +112,8 @@ export class DevSession {
   private conversationChars = 0;
   /** The last `usage_updated` total; `undefined` until the first turn has ended. */
   private totalTokens: number | undefined = undefined;
-  private readonly routes = new Map<string, { sink: EventSink; channelId: string }>();
-  private readonly pending = new Map<string, PendingCall>();
-  private readonly settled = new Map<string, 'answered' | 'timed_out'>();
-  /** Error results this Core made for calls it refused before the page saw them (TOOL_NOT_FOUND, TOOL_ARGS_INVALID). */
-  private readonly refusals = new WeakSet<object>();
-  private readonly tools: Map<string, CheckedTool>;
-  private readonly defaultToolTimeoutMs: number;
+  private readonly routes = new SessionRoutes(this.id);
+  private readonly toolCalls: ToolCallRelay<Turn>;
   private readonly protocol: ProtocolProfile;
   private readonly writeAsset: SessionParams['writeAsset'];
   private readonly stop = new AbortController();
@@ -186,8 +128,20 @@ export class DevSession {
     this.model = params.model;
     this.agentCode = params.agent.code;
     this.autoEndOnDisconnect = params.autoEndOnDisconnect;
-    this.tools = params.skills.tools;
-    this.defaultToolTimeoutMs = params.defaultToolTimeoutMs;
+    this.toolCalls = new ToolCallRelay<Turn>(params.skills.tools, params.defaultToolTimeoutMs, {
+      over: (turn) => (turn.done || this.ended ? this.endedReason() : undefined),
+      sent: (turn, { toolRequestId, tool, args }) => {
+        this.conversationChars += jsonLength(args);
+        // The message said before the call is complete: the page gets it whole before the call.
+        this.sendMessage(turn);
+        this.setStatus(turn, 'waiting_tool_result');
+        this.turnEvent(turn, 'tool_call', { toolRequestId, tool, args });
+      },
+      settled: (turn, result) => {
+        this.conversationChars += jsonLength(result);
+        if (!this.ended) this.setStatus(turn, 'running');
+      },
+    });
     this.protocol = params.protocol ?? protocolProfile('current');
     this.writeAsset = params.writeAsset;
     this.info = Object.freeze({
@@ -231,32 +185,17 @@ export class DevSession {
   // ───────────────────────────── routes ─────────────────────────────
 
   addRoute(sink: EventSink, channelId: string): void {
-    const key = routeKey(sink, channelId);
-    // Each resume from a new channel adds one, and every event goes to each: not without bound.
-    if (!this.routes.has(key) && this.routes.size >= MAX_ROUTES_PER_SESSION) {
-      throw new DevCoreError(
-        'SESSION_ROUTE_LIMIT_REACHED',
-        `A session can be reached from at most ${MAX_ROUTES_PER_SESSION} connections and channels at once`,
-        { sessionId: this.id, limit: MAX_ROUTES_PER_SESSION },
-      );
-    }
-    this.routes.set(key, { sink, channelId });
+    this.routes.add(sink, channelId);
     this.hooks.changed(this);
   }
 
   hasRoute(sink: EventSink, channelId: string): boolean {
-    return this.routes.has(routeKey(sink, channelId));
+    return this.routes.has(sink, channelId);
   }
 
   /** Drops every route of a closed connection; true when that left the session with none. */
   dropConnection(sink: EventSink): boolean {
-    let dropped = false;
-    for (const [key, route] of this.routes) {
-      if (route.sink === sink) {
-        this.routes.delete(key);
-        dropped = true;
-      }
-    }
+    const dropped = this.routes.dropConnection(sink);
     if (dropped) this.hooks.changed(this);
     return dropped && this.routes.size === 0;
   }
@@ -265,14 +204,7 @@ export class DevSession {
 
   private emit(type: string, fields: Record<string, unknown>): void {
     if (this.ended) return;
-    this.send(type, fields);
-  }
-
-  private send(type: string, fields: Record<string, unknown>): void {
-    const seq = ++this.seq;
-    for (const { sink, channelId } of this.routes.values()) {
-      sink.sendEvent({ channelId, type, sessionId: this.id, seq, ...fields });
-    }
+    this.routes.send(type, fields);
   }
 
   /** An event of a turn: it carries the turn's operationId when the protocol has operations. */
@@ -293,16 +225,14 @@ export class DevSession {
    */
   sendSnapshot(sink: EventSink, channelId: string): void {
     if (!this.protocol.operations || this.ended || !this.hasRoute(sink, channelId)) return;
-    const latestSeq = this.seq;
-    const seq = ++this.seq;
-    const pending = this.pending.values().next().value as PendingCall | undefined;
-    const snapshot: Record<string, unknown> = { status: this.status, latestSeq };
+    const snapshot: Record<string, unknown> = { status: this.status, latestSeq: this.routes.latestSeq };
     if (this.totalTokens !== undefined) snapshot.usage = { totalTokens: this.totalTokens };
     if (this.turn?.operationId !== undefined)
       snapshot.activeOperation = { operationId: this.turn.operationId, operationKind: this.turn.kind };
     if (this.lastCompleted) snapshot.lastCompletedOperation = { ...this.lastCompleted };
-    if (pending) snapshot.pendingToolRequest = { ...pending.request };
-    sink.sendEvent({ channelId, type: 'session_snapshot', sessionId: this.id, seq, snapshot });
+    const waiting = this.toolCalls.waiting;
+    if (waiting) snapshot.pendingToolRequest = { ...waiting };
+    this.routes.sendTo(sink, channelId, 'session_snapshot', { snapshot });
   }
 
   // ───────────────────────────── turns ─────────────────────────────
@@ -402,11 +332,11 @@ export class DevSession {
       },
       callTool: (name: string, args?: unknown, options?: { timeoutMs?: number }) => {
         // One call at a time, in order: the page's status has room for a single pending call.
-        const call = turn.queue.then(() => this.callTool(turn, name, args, options));
+        const call = turn.queue.then(() => this.toolCalls.call(turn, name, args, options));
         turn.queue = call.then(noop, noop);
         return call;
       },
-      refused: (result: JsonValue) => typeof result === 'object' && result !== null && this.refusals.has(result),
+      refused: (result: JsonValue) => this.toolCalls.isRefusal(result),
       publishArtifact: (name: string, content: string, mimeType?: string) => {
         // In the same queue as tool calls: the turn waits for the file, and events keep the agent's order.
         const publish = turn.queue.then(() => this.publishArtifact(turn, name, content, mimeType));
@@ -423,162 +353,18 @@ export class DevSession {
     mimeType: unknown,
   ): Promise<PublishedArtifact> {
     if (turn.done || this.ended) throw this.endedReason();
-    if (!isArtifactName(name))
-      throw new DevCoreError('INVALID_INPUT', 'An artifact name must be a plain file name (no "/")', { name });
-    if (typeof content !== 'string') throw new DevCoreError('INVALID_INPUT', "An artifact's content must be a string");
-    if (mimeType !== undefined && typeof mimeType !== 'string')
-      throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string');
-    if (!this.writeAsset)
-      throw new DevCoreError('ARTIFACTS_UNAVAILABLE', 'This session has no asset folder to publish into');
-    const type = mimeType || ARTIFACT_TYPES[extname(name).toLowerCase()] || 'text/plain';
-    const path = `${ARTIFACT_FOLDER}/${name}`;
-    const entry = await this.writeAsset(this.id, path, Buffer.from(content, 'utf8'), type);
-    const artifact: PublishedArtifact = {
-      id: `artifact_${randomUUID()}`,
-      provider: this.provider,
-      path,
-      name,
-      mimeType: type,
-      sizeBytes: entry.sizeBytes,
-      kind: 'file',
-      source: 'agent',
-    };
+    const session = { id: this.id, provider: this.provider, writeAsset: this.writeAsset };
+    const artifact = await storeArtifact(session, name, content, mimeType);
     // 0.1 has no such event: the file is there all the same, for list_assets and downloads.
     if (this.protocol.operations && !turn.done) this.turnEvent(turn, 'provider_artifact', { artifact });
     return artifact;
   }
 
-  /** Marks an error result as this Core's refusal of a call the page never saw (see TurnContext.refused). */
-  private refuse(result: JsonValue): JsonValue {
-    this.refusals.add(result as object);
-    return result;
-  }
-
-  private callTool(turn: Turn, name: unknown, args: unknown, options?: { timeoutMs?: number }): Promise<JsonValue> {
-    if (turn.done || this.ended) return Promise.reject(this.endedReason());
-    const tool = typeof name === 'string' ? this.tools.get(name) : undefined;
-    if (!tool) {
-      return Promise.resolve(
-        this.refuse(
-          errorResult('TOOL_NOT_FOUND', `Tool ${JSON.stringify(name)} is not in this session's manifest`, {
-            tool: name,
-            available: [...this.tools.keys()],
-          }),
-        ),
-      );
-    }
-
-    let callArgs: unknown = args === undefined ? {} : args;
-    let timeoutMs = tool.manifest.timeoutMs ?? this.defaultToolTimeoutMs;
-    // An agent may extend one call with a `timeoutMs` argument, which Core strips unless the tool
-    // declares such an argument itself (bridge-protocol.md §3).
-    const declared = (tool.manifest.argsSchema.properties ?? {}) as Record<string, unknown>;
-    if (isPlainObject(callArgs) && Object.hasOwn(callArgs, 'timeoutMs') && !Object.hasOwn(declared, 'timeoutMs')) {
-      const { timeoutMs: asked, ...rest } = callArgs;
-      callArgs = rest;
-      // Extend, never shorten: a tool's own deadline is what its handler was written for.
-      if (isPositiveInteger(asked)) timeoutMs = Math.max(timeoutMs, asked);
-    }
-    if (isPositiveInteger(options?.timeoutMs)) timeoutMs = Math.max(timeoutMs, options.timeoutMs);
-    timeoutMs = Math.min(timeoutMs, MAX_TIMER_MS);
-
-    const checked = tool.validate(callArgs);
-    // A check that runs a schema's pattern comes back later, from the pattern worker (pattern-check.ts).
-    if (checked instanceof Promise) {
-      return checked.then((problems) => {
-        if (turn.done || this.ended) throw this.endedReason();
-        return this.sendCall(turn, tool, problems, callArgs, timeoutMs);
-      });
-    }
-    return this.sendCall(turn, tool, checked, callArgs, timeoutMs);
-  }
-
-  /** Refuses args with problems to the agent, or sends the call to the page and waits for its answer. */
-  private sendCall(
-    turn: Turn,
-    tool: CheckedTool,
-    problems: ArgsError[] | null,
-    callArgs: unknown,
-    timeoutMs: number,
-  ): Promise<JsonValue> {
-    if (problems) {
-      return Promise.resolve(
-        this.refuse(
-          errorResult('TOOL_ARGS_INVALID', problems[0].message, { tool: tool.manifest.name, errors: problems }),
-        ),
-      );
-    }
-
-    const toolName = tool.manifest.name;
-    return new Promise<JsonValue>((resolve, reject) => {
-      const toolRequestId = `toolreq_${randomUUID()}`;
-      const timer = setTimeout(() => {
-        call.settle(
-          'timed_out',
-          errorResult('TOOL_TIMEOUT', `Tool ${toolName} did not answer within ${timeoutMs} ms`, {
-            tool: toolName,
-            toolRequestId,
-            timeoutMs,
-          }),
-        );
-      }, timeoutMs);
-      // Nothing here watches the session's routes: a call outlives the page it was sent to, so the page
-      // that resumes a persistent session (after a reload) can still answer it.
-      const call: PendingCall = {
-        request: { toolRequestId, tool: toolName, args: callArgs, operationId: turn.operationId },
-        settle: (how, result) => {
-          if (!this.pending.delete(toolRequestId)) return;
-          clearTimeout(timer);
-          this.remember(toolRequestId, how);
-          this.conversationChars += jsonLength(result);
-          if (!this.ended) this.setStatus(turn, 'running');
-          resolve(result);
-        },
-        cancel: (reason) => {
-          this.pending.delete(toolRequestId);
-          clearTimeout(timer);
-          reject(reason);
-        },
-      };
-      this.pending.set(toolRequestId, call);
-      this.conversationChars += jsonLength(callArgs);
-      // The message said before the call is complete: the page gets it whole before the call.
-      this.sendMessage(turn);
-      this.setStatus(turn, 'waiting_tool_result');
-      this.turnEvent(turn, 'tool_call', { toolRequestId, tool: toolName, args: callArgs });
-    });
-  }
-
-  private remember(toolRequestId: string, how: 'answered' | 'timed_out'): void {
-    this.settled.set(toolRequestId, how);
-    if (this.settled.size > SETTLED_MEMORY) this.settled.delete(this.settled.keys().next().value as string);
-  }
+  // ───────────────────────────── tool calls ─────────────────────────────
 
   /** The page's answer to a `tool_call`. Exactly one per call; a late or repeated one is refused. */
   submitToolResult(toolRequestId: string, result: unknown): void {
-    const call = this.pending.get(toolRequestId);
-    if (call) {
-      call.settle('answered', (result === undefined ? null : result) as JsonValue);
-      return;
-    }
-    const how = this.settled.get(toolRequestId);
-    if (how === 'answered') {
-      throw new DevCoreError(
-        'TOOL_RESULT_ALREADY_SUBMITTED',
-        `A result for tool request ${toolRequestId} was already submitted`,
-        { toolRequestId },
-      );
-    }
-    if (how === 'timed_out') {
-      throw new DevCoreError('TOOL_TIMEOUT', `Tool request ${toolRequestId} timed out before its result arrived`, {
-        toolRequestId,
-      });
-    }
-    throw new DevCoreError(
-      'TOOL_REQUEST_NOT_FOUND',
-      `No tool call ${toolRequestId} is waiting for a result in this session`,
-      { toolRequestId },
-    );
+    this.toolCalls.submitResult(toolRequestId, result);
   }
 
   // ───────────────────────────── end ─────────────────────────────
@@ -593,15 +379,15 @@ export class DevSession {
    */
   end(endingRoute?: { sink: EventSink; channelId: string }): void {
     if (this.ended) return;
-    if (endingRoute) this.routes.delete(routeKey(endingRoute.sink, endingRoute.channelId));
+    if (endingRoute) this.routes.delete(endingRoute.sink, endingRoute.channelId);
     this.ended = true;
     this.status = 'ended';
     if (this.turn) this.turn.done = true;
     this.turn = null;
     const reason = this.endedReason();
     this.stop.abort(reason);
-    for (const call of [...this.pending.values()]) call.cancel(reason);
-    this.send('ended', {});
+    this.toolCalls.cancelAll(reason);
+    this.routes.send('ended', {});
     this.routes.clear();
     try {
       this.agentSession.close?.();

@@ -8,7 +8,7 @@ import http from 'node:http';
 import { parseCli } from '../../dist/dev/index.js';
 import { SseParser } from '../../dist/dev/agents/sse.js';
 import { ToolNameMap, WIRE_TOOL_NAME } from '../../dist/dev/agents/tool-names.js';
-import { keyRedactor } from '../../dist/dev/agents/openai.js';
+import { keyRedactor } from '../../dist/dev/agents/openai-errors.js';
 import { BridgeClient, chatText, createSession, delay, skills, startCore } from './dev-helpers.mjs';
 
 const KEY = 'sk-test-9f8e7d6c5b4a3210SECRETKEY';

@@ -2,8 +2,9 @@
  * The contract between the development Core and an agent (a "provider" as the page sees it).
  *
  * The server owns the protocol: seq numbers, status events, the tool manifest checks, timeouts and
- * routing. An agent only decides what to say and which tools to call, so a new agent (for example an
- * OpenAI-compatible one in `agents/openai.ts`) is one module plus one line in `agents/index.ts`.
+ * routing. An agent only decides what to say and which tools to call, so a new agent (for example the
+ * OpenAI-compatible one, `agents/openai.ts` and its `openai-*.ts` parts) is its own modules plus one
+ * line in `agents/index.ts`.
  */
 import type { JsonValue } from '../../core/json.js';
 import type { SkillsManifest } from '../manifest.js';

@@ -1,0 +1,153 @@
+/**
+ * One model request to the Chat Completions endpoint: what is sent (the model, the session's guidance
+ * as the system message, the conversation, the page's tools as function tools), the silence timer,
+ * the session's abort, and an endpoint that cannot be reached or answers an HTTP error. Apart from
+ * the turn loop (openai-session.ts), which decides what to ask, and from openai-reply.ts, which reads
+ * the answer.
+ */
+import type { OpenAIConfig } from './openai.js';
+import { EndpointErrors, upstreamMessage } from './openai-errors.js';
+import { readLimited, ReplyReader, type Reply } from './openai-reply.js';
+import type { ToolNameMap } from './tool-names.js';
+import type { AgentError, AgentSessionInfo, TurnContext } from './types.js';
+
+/** An error body larger than this is not read further. */
+const MAX_ERROR_BODY = 64 * 1024;
+
+export type ChatToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** The requests of one session, all to the same endpoint and model. */
+export class ChatCompletions {
+  private readonly tools: object[] | undefined;
+  private readonly model: string;
+  private readonly errors: EndpointErrors;
+  private readonly replies: ReplyReader;
+
+  constructor(
+    private readonly config: OpenAIConfig,
+    private readonly info: AgentSessionInfo,
+    names: ToolNameMap,
+  ) {
+    const manifest = info.skills?.tools ?? [];
+    this.tools =
+      manifest.length === 0
+        ? undefined
+        : manifest.map((t) => ({
+            type: 'function',
+            function: { name: names.toWire(t.name), description: t.description, parameters: t.argsSchema },
+          }));
+    this.model = info.provider === 'openai' && info.model ? info.model : config.model;
+    this.errors = new EndpointErrors(this.model, config.apiKey);
+    this.replies = new ReplyReader(names, this.errors);
+  }
+
+  /** One model request on `history`: streams its text to the page (through `say`) and returns the text and tool calls. */
+  async complete(
+    history: readonly ChatMessage[],
+    ctx: TurnContext,
+    round: number,
+    say: (text: string) => void,
+  ): Promise<Reply> {
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, this.config.timeoutMs);
+    };
+    // Why a read or fetch failed: the session ended, the endpoint went silent, or something else.
+    const interrupted = (otherwise: () => AgentError): unknown => {
+      if (ctx.signal.aborted) return ctx.signal.reason;
+      if (timedOut) {
+        return this.errors.fail(
+          'PROVIDER_UNAVAILABLE',
+          `The endpoint did not answer within ${Number((this.config.timeoutMs / 1000).toFixed(1))} s.`,
+          {
+            timeoutMs: this.config.timeoutMs,
+          },
+        );
+      }
+      return otherwise();
+    };
+
+    const messages: ChatMessage[] = [];
+    const guidance = this.info.skills?.guidance ?? '';
+    if (guidance.trim() !== '') messages.push({ role: 'system', content: guidance });
+    messages.push(...history);
+    const body: Record<string, unknown> = { model: this.model, messages, stream: true };
+    if (this.tools) body.tools = this.tools;
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: 'text/event-stream, application/json',
+    };
+    if (this.config.apiKey) headers.Authorization = `Bearer ${this.config.apiKey}`;
+
+    let payload: string;
+    try {
+      payload = JSON.stringify(body);
+    } catch (error) {
+      // Not the endpoint's fault: say what it is (a conversation too large to serialize).
+      throw this.errors.fail(
+        'PROVIDER_REQUEST_TOO_LARGE',
+        `The conversation is too large to send (${(error as Error).message}); restart the session.`,
+      );
+    }
+    arm();
+    try {
+      let response: Response;
+      try {
+        response = await fetch(this.config.endpoint, {
+          method: 'POST',
+          headers,
+          body: payload,
+          signal: controller.signal,
+          redirect: 'error',
+        });
+      } catch (error) {
+        throw interrupted(() => {
+          const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+          const why =
+            typeof cause?.code === 'string'
+              ? cause.code
+              : typeof cause?.message === 'string'
+                ? cause.message
+                : (error as Error).message;
+          return this.errors.fail(
+            'PROVIDER_UNAVAILABLE',
+            `Cannot reach the endpoint at ${this.config.endpoint.origin} (${why}).`,
+          );
+        });
+      }
+
+      if (!response.ok) {
+        let detail = '';
+        try {
+          detail = upstreamMessage((await readLimited(response.body, MAX_ERROR_BODY)).text);
+        } catch (error) {
+          if (ctx.signal.aborted || timedOut) throw interrupted(() => error as AgentError);
+        }
+        throw this.errors.statusFailure(response, detail);
+      }
+
+      const type = response.headers.get('content-type') ?? '';
+      if (/json/i.test(type) && !/event-stream/i.test(type))
+        return await this.replies.whole(response, say, round, interrupted, arm);
+      return await this.replies.streamed(response, ctx, say, round, arm, interrupted);
+    } finally {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onAbort);
+      // Closes the connection if the body was left unread (an error, [DONE] before the end, …).
+      controller.abort();
+    }
+  }
+}
