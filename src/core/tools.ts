@@ -133,7 +133,7 @@ function compileTool(tool: CheckedTool): NormalizedTool {
   );
   if (unvalidated.length)
     found.unshift(
-      pedelecError('SCHEMA_NOT_VALIDATED', `${name}: any value is accepted at ${unvalidated.map((u) => u.message)}`, {
+      pedelecError('SCHEMA_NOT_VALIDATED', `${name}: not validated: ${unvalidated.map((u) => u.message).join('; ')}`, {
         tool: name,
         paths: unvalidated.map((u) => u.path),
       }),

@@ -117,7 +117,7 @@ describe('checkArgsSchema', () => {
         'argsSchema.properties.x.uniqueItems',
         'must be a boolean',
       ],
-      [withX({ type: 'array' }), 'argsSchema.properties.x.items', 'is missing'],
+      [withX({ type: 'array' }), 'argsSchema.properties.x.items', 'must be an object (a schema node)'],
       [withX({ type: 'array', items: 'string' }), 'argsSchema.properties.x.items', 'must be an object (a schema node)'],
       [
         withX({ type: 'array', items: [{ type: 'string' }] }),
@@ -210,18 +210,26 @@ describe('checkArgsSchema', () => {
   it('lists every node it cannot validate, each accepting any value while the rest is validated', () => {
     const schema = {
       type: 'object',
-      properties: { a: { type: 'number', minimum: 'x' }, b: { type: 'array' }, c: { type: 'string' } },
+      properties: {
+        a: { type: 'number', minimum: 'x' },
+        b: { type: 'array', maxItems: 2 },
+        c: { type: 'string' },
+      },
       required: ['a', 'b'],
     };
     expect(check(schema).unvalidated.map((u) => u.path)).to.deep.equal([
       'argsSchema.properties.a.minimum',
       'argsSchema.properties.b.items',
     ]);
-    expect(validate(schema as ToolArgsSchema, { a: 'any', b: {} })).to.equal(null);
-    expect(messages(validate(schema as ToolArgsSchema, { c: 1 }))).to.deep.equal([
-      'a: is required',
-      'b: is required',
+    // An array without items is still an array (maxItems too); only its items accept anything.
+    expect(validate(schema as ToolArgsSchema, { a: 'any', b: [{}, null] })).to.equal(null);
+    expect(messages(validate(schema as ToolArgsSchema, { a: 1, b: {}, c: 1 }))).to.deep.equal([
+      'b: must be an array',
       'c: must be a string',
+    ]);
+    expect(messages(validate(schema as ToolArgsSchema, { b: [1, 2, 3] }))).to.deep.equal([
+      'a: is required',
+      'b: must have at most 2 items',
     ]);
   });
 
@@ -256,7 +264,7 @@ describe('checkArgsSchema', () => {
 
   it('uses the given root path', () => {
     expect(checkArgsSchema(withX({ type: 'array' }), 'skills.tools[0].argsSchema').unvalidated[0]?.message).to.equal(
-      'skills.tools[0].argsSchema.properties.x.items is missing',
+      'skills.tools[0].argsSchema.properties.x.items must be an object (a schema node)',
     );
   });
 

@@ -5,8 +5,8 @@
  *
  * Checking only reads the schema — the JSON clone that will be sent to Core — and never writes it, and
  * it rejects nothing: the public SDK accepts any object schema, and Core checks full JSON Schema. A node
- * the kit cannot validate — outside the subset (`anyOf`, `$ref`, a type array, an array without
- * `items`), or with a keyword it cannot use (`enum: []`, a minimum above its maximum, a `pattern` that
+ * the kit cannot validate — outside the subset (`anyOf`, `$ref`, a type array, the missing `items` of
+ * an array), or with a keyword it cannot use (`enum: []`, a minimum above its maximum, a `pattern` that
  * does not compile) — is left unvalidated: it accepts any value, and the problem is listed with the
  * JSON path of that keyword (or node). A `oneOf` with such an alternative is left unvalidated as a
  * whole, since counting matches against an alternative that accepts anything would refuse valid args.
@@ -82,10 +82,11 @@ export function analyzeArgsSchema(
 ): { unvalidated: SchemaProblem[]; warnings: SchemaProblem[]; validate: ArgsValidator } {
   const warnings: SchemaProblem[] = [];
   const unvalidated: SchemaProblem[] = [];
-  let problem: SchemaProblem | undefined;
-  /** Leaves the node being compiled unvalidated: thrown here, caught in `walk`. */
+  /** Thrown to leave the node being compiled unvalidated; caught in `walk`. */
+  const open = {};
   const reject = (p: string, rest: string): never => {
-    throw (problem = { path: p, message: `${p} ${rest}` });
+    unvalidated.push({ path: p, message: `${p} ${rest}` });
+    throw open;
   };
   const warn = (p: string, rest: string) => warnings.push({ path: p, message: `${p}: ${rest}` });
   // The names checked against Object.prototype per validation (see `run` below): every `required`
@@ -104,8 +105,7 @@ export function analyzeArgsSchema(
     try {
       return compile(node, p, level, depth, alternative);
     } catch (thrown) {
-      if (thrown !== problem) throw thrown;
-      unvalidated.push(problem!);
+      if (thrown !== open) throw thrown;
       return PASS;
     }
   };
@@ -130,10 +130,7 @@ export function analyzeArgsSchema(
     let re: RegExp | undefined;
     // Paths are built only for a problem: most keywords are absent, and valid ones need none.
     for (const key of keywords) {
-      if (!hasOwn(node, key)) {
-        if (key === 'items') reject(at(key), 'is missing');
-        continue;
-      }
+      if (!hasOwn(node, key)) continue;
       const value = node[key];
       if (!RULES[key]![0](value)) reject(at(key), `must be ${RULES[key]![1]}`);
       if (key === 'enum')
@@ -181,11 +178,11 @@ export function analyzeArgsSchema(
     const object = kind === 'object';
     // Alternatives describe the same value, at the same container level; array elements sit one
     // level below the array, object properties one below the object.
-    const open = unvalidated.length;
+    const before = unvalidated.length;
     const alts: Test[] = hasType
       ? []
       : node.oneOf.map((alt: unknown, i: number) => walk(alt, `${at('oneOf')}[${i}]`, level + 1, depth, true)[0]);
-    if (unvalidated.length > open) reject(at('oneOf'), 'has an alternative that is not validated');
+    if (unvalidated.length > before) reject(at('oneOf'), 'has an alternative that is not validated');
     const [itemTest, itemExplain] = array ? walk(node.items, at('items'), level + 1, depth + 1, alternative) : PASS;
     const unique = array && get('uniqueItems') === true;
     // Each element may add this many more container levels.

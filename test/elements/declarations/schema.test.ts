@@ -373,7 +373,7 @@ describe('declarations', () => {
       toolIn(host, 'by_args').handler = (args) => ((received = args), 'done');
       await startSession(session, fake);
       const { turn } = await beginTurn(session, fake);
-      const args = { when: 5, s: 1, list: 'x', ok: 2 };
+      const args = { when: 5, s: 1, list: [1, 'a', null], ok: 2 };
       expect((await callTool(fake, 'by_args', args)).result).to.equal('done');
       expect(received).to.deep.equal(args);
       const refused = await callTool(fake, 'by_args', { ok: 'x' }, { seq: 2, toolRequestId: 'r2' });
