@@ -77,7 +77,7 @@ export type NormalizedTool = {
   warnings: PedelecError[];
 };
 
-/** A tool that passed the checks of tools-api.md step 3, before the well-formedness check. */
+/** A tool that passed the checks of tools-api.md step 3, before its validator is compiled (step 6). */
 type CheckedTool = { name: string; manifest: SerializableToolManifest; handler: ToolSpecificHandler | undefined };
 
 /**
@@ -120,18 +120,25 @@ function firstProblem(entry: Record<string, unknown>): string {
   return '';
 }
 
-/** (ours) Step 6: the clone's well-formedness, and the validator compiled once for the tool. */
-function compileTool(tool: CheckedTool, index: number): NormalizedTool {
+/**
+ * (ours) Step 6: the validator compiled once for the tool, and what it has to say about the clone. It
+ * never rejects (the public SDK does not): what the kit cannot validate accepts any value, and is
+ * reported in one warning per tool, listing every path.
+ */
+function compileTool(tool: CheckedTool): NormalizedTool {
   const { name, manifest } = tool;
-  const { error, warnings, validate } = analyzeArgsSchema(manifest.argsSchema);
-  if (!validate) throw invalidInput(error!.message, { index, toolName: name, path: error!.path });
-  return {
-    ...tool,
-    validate,
-    warnings: warnings.map((w) =>
-      pedelecError('SCHEMA_KEYWORD_UNSUPPORTED', `${name}: ${w.message}`, { tool: name, path: w.path }),
-    ),
-  };
+  const { unvalidated, warnings, validate } = analyzeArgsSchema(manifest.argsSchema);
+  const found = warnings.map((w) =>
+    pedelecError('SCHEMA_KEYWORD_UNSUPPORTED', `${name}: ${w.message}`, { tool: name, path: w.path }),
+  );
+  if (unvalidated.length)
+    found.unshift(
+      pedelecError('SCHEMA_NOT_VALIDATED', `${name}: not validated: ${unvalidated.map((u) => u.message).join('; ')}`, {
+        tool: name,
+        paths: unvalidated.map((u) => u.path),
+      }),
+    );
+  return { ...tool, validate, warnings: found };
 }
 
 /**
@@ -140,7 +147,7 @@ function compileTool(tool: CheckedTool, index: number): NormalizedTool {
  */
 export function normalizeTool(entry: unknown, index: number, owned?: boolean): NormalizedTool | PedelecError {
   try {
-    return compileTool(checkTool(entry, index, owned), index);
+    return compileTool(checkTool(entry, index, owned));
   } catch (error) {
     if (isPedelecError(error)) return error;
     throw error;
@@ -151,9 +158,8 @@ export function normalizeTool(entry: unknown, index: number, owned?: boolean): N
 export type NormalizedSkills = { manifest: SerializableSkillsManifest; tools: NormalizedTool[] };
 
 /**
- * Normalizes a whole skills input; throws (as a value) the first `INVALID_INPUT`. Every entry passes
- * the public SDK's checks before any schema is checked for well-formedness (ours), so an
- * application sees exactly the error the public SDK would give it first.
+ * Normalizes a whole skills input; throws (as a value) the first `INVALID_INPUT`, in the public SDK's
+ * order and words (the schema checks of step 6 never reject).
  */
 export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
   if (skills === undefined) return undefined;
@@ -170,8 +176,8 @@ export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
       throw invalidInput('duplicate tool name', { toolName: entry.name });
     const tool = checkTool(entry, index);
     names.add(tool.name);
-    return tool;
-  }).map(compileTool);
+    return compileTool(tool);
+  });
   return { manifest: { guidance, tools: tools.map((t) => t.manifest) }, tools };
 }
 

@@ -1,7 +1,9 @@
 /**
  * The tool manifest a page sends in `create_session`, checked the way Core checks it before a session
  * exists: the same rules as the SDK's normalization (tools-api.md), so a page that passes its own SDK
- * passes here, and a hand-written client that does not gets `INVALID_INPUT` naming the problem.
+ * passes here, and a hand-written client that does not gets `INVALID_INPUT` naming the problem. One
+ * exception, kept from before the SDK stopped rejecting them: a schema the kit would leave partly
+ * unvalidated (outside the subset, or a keyword it cannot use) is refused here.
  */
 import { isPlainObject } from '../core/json.js';
 import { checkArgsSchema } from '../core/schema/check.js';
@@ -60,8 +62,9 @@ export function checkSkills(
     }
     if (!isPlainObject(argsSchema)) invalid('tool argsSchema must be an object', { index, toolName: name });
     if (argsSchema.type !== 'object') invalid('tool argsSchema must describe an object', { index, toolName: name });
-    const { error } = checkArgsSchema(argsSchema, `skills.tools[${index}].argsSchema`);
-    if (error) invalid(error.message, { index, toolName: name, path: error.path });
+    // What it could not validate is refused, naming the first problem (see above).
+    const [problem] = checkArgsSchema(argsSchema, `skills.tools[${index}].argsSchema`).unvalidated;
+    if (problem) invalid(problem.message, { index, toolName: name, path: problem.path });
 
     const manifest: ToolManifest = { name, description, argsSchema: argsSchema as ToolArgsSchema };
     if (timeoutMs !== undefined) manifest.timeoutMs = timeoutMs as number;

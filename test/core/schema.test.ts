@@ -7,7 +7,8 @@ import type { ToolArgsSchema, ToolArgsSchemaNode } from '../../src/core/schema/t
 /** The schema as tools-api.md step 3 hands it to the check: a JSON clone. */
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 const check = (schema: unknown) => checkArgsSchema(schema);
-const errorOf = (schema: unknown) => checkArgsSchema(schema).error;
+/** The first thing the schema's validator leaves unvalidated, or null. */
+const firstOf = (schema: unknown) => checkArgsSchema(schema).unvalidated[0] ?? null;
 /** An object root holding one property `x` with the given node. */
 const withX = (x: unknown) => ({ type: 'object', properties: { x } });
 const validate = (schema: ToolArgsSchema, args: unknown) => compileArgsValidator(schema)(args);
@@ -61,8 +62,8 @@ describe('checkArgsSchema', () => {
   };
 
   it('accepts a schema using every keyword, without warnings', () => {
-    expect(check(clone(full))).to.deep.equal({ error: null, warnings: [] });
-    expect(check({ type: 'object' })).to.deep.equal({ error: null, warnings: [] });
+    expect(check(clone(full))).to.deep.equal({ unvalidated: [], warnings: [] });
+    expect(check({ type: 'object' })).to.deep.equal({ unvalidated: [], warnings: [] });
   });
 
   it('never modifies its input (it works on a frozen schema and leaves it deeply equal)', () => {
@@ -71,11 +72,11 @@ describe('checkArgsSchema', () => {
     );
     const before = clone(schema);
     const result = check(schema);
-    expect(result.error?.path).to.equal('argsSchema.properties.bad.items');
+    expect(result.unvalidated[0]?.path).to.equal('argsSchema.properties.bad.items');
     expect(schema).to.deep.equal(before);
   });
 
-  it('reports the JSON path of the offending keyword, in a message naming it', () => {
+  it('leaves a node it cannot use unvalidated, naming the JSON path of the offending keyword', () => {
     const cases: [unknown, string, string][] = [
       [withX({ type: 'number', minimum: '3' }), 'argsSchema.properties.x.minimum', 'must be a finite number'],
       [withX({ type: 'integer', maximum: null }), 'argsSchema.properties.x.maximum', 'must be a finite number'],
@@ -116,7 +117,7 @@ describe('checkArgsSchema', () => {
         'argsSchema.properties.x.uniqueItems',
         'must be a boolean',
       ],
-      [withX({ type: 'array' }), 'argsSchema.properties.x.items', 'is missing'],
+      [withX({ type: 'array' }), 'argsSchema.properties.x.items', 'must be an object (a schema node)'],
       [withX({ type: 'array', items: 'string' }), 'argsSchema.properties.x.items', 'must be an object (a schema node)'],
       [
         withX({ type: 'array', items: [{ type: 'string' }] }),
@@ -138,11 +139,6 @@ describe('checkArgsSchema', () => {
       [withX({ type: 'object', properties: null }), 'argsSchema.properties.x.properties', 'must be an object'],
       [withX({ type: 'object', required: 'a' }), 'argsSchema.properties.x.required', 'must be an array of strings'],
       [withX({ type: 'object', required: ['a', 2] }), 'argsSchema.properties.x.required[1]', 'must be a string'],
-      [
-        withX({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'a'] }),
-        'argsSchema.properties.x.required[1]',
-        'repeats "a"',
-      ],
       [withX({ type: 'string', description: 5 }), 'argsSchema.properties.x.description', 'must be a string'],
       [withX({ type: 'string', examples: 'a' }), 'argsSchema.properties.x.examples', 'must be an array'],
       [withX(5), 'argsSchema.properties.x', 'must be an object (a schema node)'],
@@ -157,11 +153,6 @@ describe('checkArgsSchema', () => {
         withX({ type: ['string', 'null'] }),
         'argsSchema.properties.x.type',
         'must be one of "string", "number", "integer", "boolean", "array", "object"',
-      ],
-      [
-        withX({ type: 'string', oneOf: [{ type: 'string' }] }),
-        'argsSchema.properties.x.oneOf',
-        'cannot be combined with type',
       ],
       [withX({ oneOf: [] }), 'argsSchema.properties.x.oneOf', 'must be a non-empty array'],
       [withX({ oneOf: { type: 'string' } }), 'argsSchema.properties.x.oneOf', 'must be a non-empty array'],
@@ -178,31 +169,37 @@ describe('checkArgsSchema', () => {
       [[], 'argsSchema', 'must be an object (a schema node)'],
     ];
     for (const [schema, path, rest] of cases) {
-      expect(errorOf(clone(schema)), path).to.deep.equal({ path, message: `${path} ${rest}` });
+      expect(firstOf(clone(schema)), path).to.deep.equal({ path, message: `${path} ${rest}` });
     }
   });
 
-  it('checks that pattern compiles with the u flag', () => {
-    const bad = errorOf(withX({ type: 'string', pattern: '(' }));
+  it('compiles pattern with the u flag, without it when only that compiles, and leaves it unvalidated when neither does', () => {
+    const bad = firstOf(withX({ type: 'string', pattern: '(' }));
     expect(bad?.path).to.equal('argsSchema.properties.x.pattern');
-    expect(bad?.message).to.match(/^argsSchema\.properties\.x\.pattern must compile with the u flag \(.+\)$/);
-    // Valid without `u`, invalid with it: an identity escape and a lone brace.
-    expect(errorOf(withX({ type: 'string', pattern: '\\a' }))?.path).to.equal('argsSchema.properties.x.pattern');
-    expect(errorOf(withX({ type: 'string', pattern: 'a{' }))?.path).to.equal('argsSchema.properties.x.pattern');
-    expect(errorOf(withX({ type: 'string', pattern: '^\\p{Lu}\\u{1F600}$' }))).to.equal(null);
+    expect(bad?.message).to.match(/^argsSchema\.properties\.x\.pattern must compile \(.+\)$/);
+    expect(validate(withX({ type: 'string', pattern: '(' }) as ToolArgsSchema, { x: 5 })).to.equal(null);
+    // Valid without `u`, invalid with it: an identity escape and a lone brace. Compiled without `u`.
+    expect(firstOf(withX({ type: 'string', pattern: '\\a' }))).to.equal(null);
+    expect(firstOf(withX({ type: 'string', pattern: 'a{' }))).to.equal(null);
+    const brace = withX({ type: 'string', pattern: '^a{$' }) as ToolArgsSchema;
+    expect(validate(brace, { x: 'a{' })).to.equal(null);
+    expect(messages(validate(brace, { x: 'a' }))).to.deep.equal(['x: must match pattern ^a{$']);
+    // With `u` whenever it compiles so: one code point, however many UTF-16 units.
+    expect(firstOf(withX({ type: 'string', pattern: '^\\p{Lu}\\u{1F600}$' }))).to.equal(null);
+    expect(validate(withX({ type: 'string', pattern: '^.$' }) as ToolArgsSchema, { x: '😀' })).to.equal(null);
   });
 
   it('writes odd property names in JS notation and treats __proto__ / constructor as ordinary keys', () => {
-    expect(errorOf({ type: 'object', properties: { 'my key': { type: 'number', minimum: 'x' } } })).to.deep.equal({
+    expect(firstOf({ type: 'object', properties: { 'my key': { type: 'number', minimum: 'x' } } })).to.deep.equal({
       path: 'argsSchema.properties["my key"].minimum',
       message: 'argsSchema.properties["my key"].minimum must be a finite number',
     });
     const proto = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"integer","maximum":"9"}}}');
-    expect(errorOf(proto)?.path).to.equal('argsSchema.properties.__proto__.maximum');
+    expect(firstOf(proto)?.path).to.equal('argsSchema.properties.__proto__.maximum');
     const ok = JSON.parse(
       '{"type":"object","properties":{"__proto__":{"type":"integer"},"constructor":{"type":"string"},"hasOwnProperty":{"type":"boolean"}},"required":["constructor"]}',
     );
-    expect(check(ok)).to.deep.equal({ error: null, warnings: [] });
+    expect(check(ok)).to.deep.equal({ unvalidated: [], warnings: [] });
     // A properties object without own `constructor`: the required name is missing (a warning),
     // not found on Object.prototype.
     expect(
@@ -210,31 +207,85 @@ describe('checkArgsSchema', () => {
     ).to.deep.equal(['argsSchema.required[0]']);
   });
 
-  it('stops at the first error', () => {
-    const schema = { type: 'object', properties: { a: { type: 'number', minimum: 'x' }, b: { type: 'array' } } };
-    expect(errorOf(schema)?.path).to.equal('argsSchema.properties.a.minimum');
+  it('lists every node it cannot validate, each accepting any value while the rest is validated', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        a: { type: 'number', minimum: 'x' },
+        b: { type: 'array', maxItems: 2 },
+        c: { type: 'string' },
+      },
+      required: ['a', 'b'],
+    };
+    expect(check(schema).unvalidated.map((u) => u.path)).to.deep.equal([
+      'argsSchema.properties.a.minimum',
+      'argsSchema.properties.b.items',
+    ]);
+    // An array without items is still an array (maxItems too); only its items accept anything.
+    expect(validate(schema as ToolArgsSchema, { a: 'any', b: [{}, null] })).to.equal(null);
+    expect(messages(validate(schema as ToolArgsSchema, { a: 1, b: {}, c: 1 }))).to.deep.equal([
+      'b: must be an array',
+      'c: must be a string',
+    ]);
+    expect(messages(validate(schema as ToolArgsSchema, { b: [1, 2, 3] }))).to.deep.equal([
+      'a: is required',
+      'b: must have at most 2 items',
+    ]);
+  });
+
+  it('leaves a whole oneOf unvalidated when one of its alternatives is', () => {
+    // An alternative that accepts anything would make every value match it too: counting matches
+    // would then refuse values the schema allows.
+    const schema = withX({ oneOf: [{ type: 'string' }, { anyOf: [{ type: 'number' }] }] }) as ToolArgsSchema;
+    expect(check(schema).unvalidated.map((u) => u.message)).to.deep.equal([
+      'argsSchema.properties.x.oneOf[1].type is missing (or use oneOf)',
+      'argsSchema.properties.x.oneOf has an alternative that is not validated',
+    ]);
+    expect(validate(schema, { x: 'a' })).to.equal(null);
+    expect(validate(schema, { x: true })).to.equal(null);
+  });
+
+  it('validates a type beside a oneOf, and warns that the oneOf is ignored', () => {
+    const schema = withX({ type: 'string', oneOf: [{ type: 'string', minLength: 2 }] }) as ToolArgsSchema;
+    const { unvalidated, warnings } = check(schema);
+    expect(unvalidated).to.deep.equal([]);
+    expect(warnings.map((w) => w.message)).to.deep.equal([
+      'argsSchema.properties.x.oneOf: does not apply to type "string"; ignored',
+    ]);
+    expect(validate(schema, { x: 'a' })).to.equal(null);
+    expect(messages(validate(schema, { x: 1 }))).to.deep.equal(['x: must be a string']);
+  });
+
+  it('requires a name listed twice in required once', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'b', 'a', 'b'] };
+    expect(check(schema).unvalidated).to.deep.equal([]);
+    expect(messages(validate(schema as ToolArgsSchema, {}))).to.deep.equal(['a: is required', 'b: is required']);
   });
 
   it('uses the given root path', () => {
-    expect(checkArgsSchema(withX({ type: 'array' }), 'skills.tools[0].argsSchema').error?.message).to.equal(
-      'skills.tools[0].argsSchema.properties.x.items is missing',
+    expect(checkArgsSchema(withX({ type: 'array' }), 'skills.tools[0].argsSchema').unvalidated[0]?.message).to.equal(
+      'skills.tools[0].argsSchema.properties.x.items must be an object (a schema node)',
     );
   });
 
-  it('accepts 64 levels of nodes and rejects 65, even 100 000, without a stack overflow', () => {
+  it('validates 64 levels of nodes and leaves the 65th unvalidated, even at 100 000 levels, without a stack overflow', () => {
     const nest = (levels: number) => {
       let node: unknown = { type: 'string' };
       for (let i = 1; i < levels; i++) node = { type: 'object', properties: { a: node } };
       return node;
     };
-    expect(errorOf(nest(64))).to.equal(null);
+    expect(firstOf(nest(64))).to.equal(null);
     const path65 = `argsSchema${'.properties.a'.repeat(64)}`;
-    expect(errorOf(nest(65))).to.deep.equal({ path: path65, message: `${path65} is nested deeper than 64 levels` });
-    expect(errorOf(nest(100_000))?.message).to.match(/is nested deeper than 64 levels$/);
+    expect(check(nest(65)).unvalidated).to.deep.equal([
+      { path: path65, message: `${path65} is nested deeper than 64 levels` },
+    ]);
+    expect(check(nest(100_000)).unvalidated.map((u) => u.message)).to.deep.equal([
+      `${path65} is nested deeper than 64 levels`,
+    ]);
     // oneOf and items count as levels too.
     let node: unknown = { type: 'string' };
     for (let i = 1; i < 65; i++) node = i % 2 ? { oneOf: [node] } : { type: 'array', items: node };
-    expect(errorOf({ type: 'object', properties: { a: node } })?.message).to.match(/is nested deeper than 64 levels$/);
+    expect(firstOf({ type: 'object', properties: { a: node } })?.message).to.match(/is nested deeper than 64 levels$/);
   });
 
   it('warns once per unknown keyword, with its path, and never rejects it', () => {
@@ -248,8 +299,8 @@ describe('checkArgsSchema', () => {
         either: { oneOf: [{ type: 'string' }], $ref: '#/x' },
       },
     };
-    const { error, warnings } = check(clone(schema));
-    expect(error).to.equal(null);
+    const { unvalidated, warnings } = check(clone(schema));
+    expect(unvalidated).to.deep.equal([]);
     expect(warnings).to.deep.equal([
       {
         path: 'argsSchema.$schema',
@@ -279,8 +330,10 @@ describe('checkArgsSchema', () => {
   });
 
   it('warns about a subset keyword on the wrong kind of node, without checking its value', () => {
-    const { error, warnings } = check(withX({ oneOf: [{ type: 'number', minLength: 'x', items: 3 }], enum: [1] }));
-    expect(error).to.equal(null);
+    const { unvalidated, warnings } = check(
+      withX({ oneOf: [{ type: 'number', minLength: 'x', items: 3 }], enum: [1] }),
+    );
+    expect(unvalidated).to.deep.equal([]);
     expect(warnings.map((w) => w.message)).to.deep.equal([
       'argsSchema.properties.x.enum: does not apply to oneOf; ignored',
       'argsSchema.properties.x.oneOf[0].minLength: does not apply to type "number"; ignored',
@@ -297,8 +350,8 @@ describe('checkArgsSchema', () => {
         tags: { type: 'array', items: { type: 'string' }, enum: [['a']] },
       },
     };
-    const { error, warnings } = check(schema);
-    expect(error).to.equal(null);
+    const { unvalidated, warnings } = check(schema);
+    expect(unvalidated).to.deep.equal([]);
     expect(warnings.map((w) => w.path)).to.deep.equal([
       'argsSchema.properties.s.required',
       'argsSchema.properties.s.properties',
@@ -315,12 +368,12 @@ describe('checkArgsSchema', () => {
   });
 
   it('warns about required names missing from properties', () => {
-    const { error, warnings } = check({
+    const { unvalidated, warnings } = check({
       type: 'object',
       properties: { a: { type: 'string' } },
       required: ['a', 'b'],
     });
-    expect(error).to.equal(null);
+    expect(unvalidated).to.deep.equal([]);
     expect(warnings).to.deep.equal([
       { path: 'argsSchema.required[1]', message: 'argsSchema.required[1]: "b" is not in properties' },
     ]);
@@ -808,7 +861,7 @@ describe('compileArgsValidator', () => {
           properties: { a: { type: 'string', format: 'email', default: 'x@y', description: 'd', examples: ['e'] } },
         }),
       ) as ToolArgsSchema;
-      expect(check(schema).error).to.equal(null);
+      expect(check(schema).unvalidated).to.deep.equal([]);
       const v = compileArgsValidator(schema);
       expect(v({ a: 'not an email', extra: 1 })).to.equal(null);
       const args = {};

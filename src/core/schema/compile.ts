@@ -1,12 +1,18 @@
 /**
- * The Pedelec Tool Args Schema in one walk over the schema: its well-formedness (args-schema.md
- * "Well-formedness"; tools-api.md "Normalization" step 6) and the args validator (args-schema.md
- * "Validation semantics") that is compiled from it once per tool.
+ * The Pedelec Tool Args Schema in one walk over the schema: what of it the kit can validate
+ * (args-schema.md "Well-formedness"; tools-api.md "Normalization" step 6) and the args validator
+ * (args-schema.md "Validation semantics") that is compiled from it once per tool.
  *
- * Checking only reads the schema — the JSON clone that will be sent to Core — and never writes it.
- * A known keyword with a wrong value is an error naming the JSON path of that keyword; keywords
- * outside the subset (or outside the node's type) and `required` names missing from `properties`
- * are warnings, because schemas produced by other tools must keep working.
+ * Checking only reads the schema — the JSON clone that will be sent to Core — and never writes it, and
+ * it rejects nothing: the public SDK accepts any object schema, and Core checks full JSON Schema. A node
+ * the kit cannot validate — outside the subset (`anyOf`, `$ref`, a type array, the missing `items` of
+ * an array), or with a keyword it cannot use (`enum: []`, a minimum above its maximum, a `pattern` that
+ * does not compile) — is left unvalidated: it accepts any value, and the problem is listed with the
+ * JSON path of that keyword (or node). A `oneOf` with such an alternative is left unvalidated as a
+ * whole, since counting matches against an alternative that accepts anything would refuse valid args.
+ * Keywords outside the subset (or outside the node's type) on a node the kit does validate, and
+ * `required` names missing from `properties`, are warnings, because schemas produced by other tools
+ * must keep working.
  *
  * Every node compiles to two closures over the same precomputed data:
  * - `test(v)`: a boolean predicate with no path building and no allocation on the common path —
@@ -52,7 +58,10 @@ const push = (out: ArgsError[], path: string, rest: string) => {
 const stop = (first: number[], at: number) => ((first[0] = at), false);
 /** Whether there is room for more errors. */
 const more = (out: ArgsError[]) => out.length < MAX_ERRORS;
-/** A `required` name that is not listed in `properties`: only its presence is checked. */
+/**
+ * Accepts any value: a node the kit cannot validate, and a `required` name that is not listed in
+ * `properties` (only its presence is checked).
+ */
 const PASS: Compiled = [() => true, () => {}];
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -64,18 +73,20 @@ const oneOfMessage = (values: unknown[]) =>
     .join(', ')}${values.length > ENUM_LISTED ? `, … (${values.length - ENUM_LISTED} more)` : ''}`;
 
 /**
- * Checks `schema` (rooted at `path`) and compiles it: the first error, or `null` and the validator,
- * plus every warning found before checking stopped. Never modifies `schema`.
+ * Checks `schema` (rooted at `path`) and compiles it: the validator, what it leaves unvalidated (each
+ * problem once, in document order) and the warnings. Never modifies `schema`.
  */
 export function analyzeArgsSchema(
   schema: unknown,
   path = 'argsSchema',
-): { error: SchemaProblem | null; warnings: SchemaProblem[]; validate?: ArgsValidator } {
+): { unvalidated: SchemaProblem[]; warnings: SchemaProblem[]; validate: ArgsValidator } {
   const warnings: SchemaProblem[] = [];
-  let error: SchemaProblem | null = null;
-  /** Stops at the first error: thrown here, caught below. */
+  const unvalidated: SchemaProblem[] = [];
+  /** Thrown to leave the node being compiled unvalidated; caught in `walk`. */
+  const open = {};
   const reject = (p: string, rest: string): never => {
-    throw (error = { path: p, message: `${p} ${rest}` });
+    unvalidated.push({ path: p, message: `${p} ${rest}` });
+    throw open;
   };
   const warn = (p: string, rest: string) => warnings.push({ path: p, message: `${p}: ${rest}` });
   // The names checked against Object.prototype per validation (see `run` below): every `required`
@@ -87,9 +98,18 @@ export function analyzeArgsSchema(
 
   /**
    * `level` counts nodes (the root is 1); `depth` is the container level of the value (args = 1);
-   * `alternative`: the node is (inside) a `oneOf` alternative.
+   * `alternative`: the node is (inside) a `oneOf` alternative. A node that cannot be validated
+   * accepts anything.
    */
-  const walk = (node: any, p: string, level: number, depth: number, alternative = false): Compiled => {
+  const walk = (node: unknown, p: string, level: number, depth: number, alternative?: boolean): Compiled => {
+    try {
+      return compile(node, p, level, depth, alternative);
+    } catch (thrown) {
+      if (thrown !== open) throw thrown;
+      return PASS;
+    }
+  };
+  const compile = (node: any, p: string, level: number, depth: number, alternative = false): Compiled => {
     const at = (key: string) => appendKey(p, key);
     /** Own-property read: a key such as `constructor` never resolves through the prototype chain. */
     const get = (key: string) => (hasOwn(node, key) ? node[key] : undefined);
@@ -99,7 +119,6 @@ export function analyzeArgsSchema(
 
     const hasType = hasOwn(node, 'type');
     const kind: string = hasType ? node.type : 'oneOf';
-    if (hasType && hasOwn(node, 'oneOf')) reject(at('oneOf'), 'cannot be combined with type');
     if (!hasType && !hasOwn(node, 'oneOf')) reject(at('type'), 'is missing (or use oneOf)');
     if (hasType && !TYPES.includes(kind)) reject(at('type'), oneOfMessage(TYPES));
 
@@ -111,10 +130,7 @@ export function analyzeArgsSchema(
     let re: RegExp | undefined;
     // Paths are built only for a problem: most keywords are absent, and valid ones need none.
     for (const key of keywords) {
-      if (!hasOwn(node, key)) {
-        if (key === 'items') reject(at(key), 'is missing');
-        continue;
-      }
+      if (!hasOwn(node, key)) continue;
       const value = node[key];
       if (!RULES[key]![0](value)) reject(at(key), `must be ${RULES[key]![1]}`);
       if (key === 'enum')
@@ -126,21 +142,21 @@ export function analyzeArgsSchema(
       if (key.startsWith('max') && (max = value) < min)
         reject(at(minKey), `must not exceed ${at(key)} (${min} > ${max})`);
       if (key === 'pattern') {
+        // Non-global: `test` keeps no `lastIndex` state between calls. Without `u` only when it must.
         try {
-          // Non-global: `test` keeps no `lastIndex` state between calls.
           re = new RegExp(value, 'u');
-        } catch (e) {
-          reject(at(key), `must compile with the u flag (${(e as Error).message})`);
+        } catch {
+          try {
+            re = new RegExp(value);
+          } catch (e) {
+            reject(at(key), `must compile (${(e as Error).message})`);
+          }
         }
       }
-      if (key === 'required') {
-        const seen = new Set();
-        value.forEach((name: unknown, i: number) => {
-          if (typeof name !== 'string') reject(`${at(key)}[${i}]`, 'must be a string');
-          if (seen.has(name)) reject(`${at(key)}[${i}]`, `repeats ${JSON.stringify(name)}`);
-          seen.add(name);
-        });
-      }
+      if (key === 'required')
+        value.forEach(
+          (name: unknown, i: number) => typeof name === 'string' || reject(`${at(key)}[${i}]`, 'must be a string'),
+        );
     }
 
     // Warnings before descending, so they come out in document order.
@@ -153,7 +169,7 @@ export function analyzeArgsSchema(
       }
     }
 
-    // The node is well-formed; its children are checked as they are compiled.
+    // The node can be validated; its children are checked as they are compiled.
     // Keywords outside the node's kind were only warned about: never read them.
     const values: unknown[] | undefined = keywords.includes('enum') ? get('enum') : undefined;
     const allowed = values && new Set(values);
@@ -162,9 +178,11 @@ export function analyzeArgsSchema(
     const object = kind === 'object';
     // Alternatives describe the same value, at the same container level; array elements sit one
     // level below the array, object properties one below the object.
+    const before = unvalidated.length;
     const alts: Test[] = hasType
       ? []
       : node.oneOf.map((alt: unknown, i: number) => walk(alt, `${at('oneOf')}[${i}]`, level + 1, depth, true)[0]);
+    if (unvalidated.length > before) reject(at('oneOf'), 'has an alternative that is not validated');
     const [itemTest, itemExplain] = array ? walk(node.items, at('items'), level + 1, depth + 1, alternative) : PASS;
     const unique = array && get('uniqueItems') === true;
     // Each element may add this many more container levels.
@@ -177,7 +195,11 @@ export function analyzeArgsSchema(
       (name, i) =>
         hasOwn(props, name) || warn(`${at('required')}[${i}]`, `${JSON.stringify(name)} is not in properties`),
     );
-    const keys = [...Object.keys(props), ...required.filter((name) => !hasOwn(props, name))];
+    // A name listed twice is required once.
+    const keys = [
+      ...Object.keys(props),
+      ...required.filter((name, i) => !hasOwn(props, name) && required.indexOf(name) === i),
+    ];
     const propertiesPath = object ? at('properties') : '';
     const nodes = keys.map((name) =>
       hasOwn(props, name)
@@ -269,55 +291,48 @@ export function analyzeArgsSchema(
     return [test, explain];
   };
 
-  try {
-    const [test, explain] = walk(schema, path, 1, 1);
-    // Reads skip hasOwn (`proto.clean`) unless a name Object.prototype has is read, or a guarded name
-    // is now found on it (the page polluted it). Only those need that check per validation (checking
-    // every name costs more than the rest of a typical validation; docs/performance.md): an optional property read
-    // through the prototype is harmless where it passes its test (absent is valid too), and where it
-    // fails, `explain` (own data only) finds nothing and `run` validates again reading own data only.
-    // Not so under a `oneOf`, whose tests are counted: there every name is guarded.
-    const needed = [...guarded];
-    const run = (args: unknown, clean: boolean): ArgsError[] | null => {
-      proto.clean = clean;
-      if (test(args)) return null;
-      const out: ArgsError[] = [];
-      explain(args, out, '');
-      if (out.length) return out.slice(0, MAX_ERRORS);
-      // Nothing found although `test` failed: an optional property was read through the prototype.
-      return clean ? run(args, false) : [{ path: '', message: 'args: is invalid' }];
-    };
-    return {
-      error,
-      warnings,
-      validate: (args) => run(args, !inherent && !needed.some((name) => name in Object.prototype)),
-    };
-  } catch (thrown) {
-    if (!error) throw thrown;
-    return { error, warnings };
-  }
+  const [test, explain] = walk(schema, path, 1, 1);
+  // Reads skip hasOwn (`proto.clean`) unless a name Object.prototype has is read, or a guarded name
+  // is now found on it (the page polluted it). Only those need that check per validation (checking
+  // every name costs more than the rest of a typical validation; docs/performance.md): an optional property read
+  // through the prototype is harmless where it passes its test (absent is valid too), and where it
+  // fails, `explain` (own data only) finds nothing and `run` validates again reading own data only.
+  // Not so under a `oneOf`, whose tests are counted: there every name is guarded.
+  const needed = [...guarded];
+  const run = (args: unknown, clean: boolean): ArgsError[] | null => {
+    proto.clean = clean;
+    if (test(args)) return null;
+    const out: ArgsError[] = [];
+    explain(args, out, '');
+    if (out.length) return out.slice(0, MAX_ERRORS);
+    // Nothing found although `test` failed: an optional property was read through the prototype.
+    return clean ? run(args, false) : [{ path: '', message: 'args: is invalid' }];
+  };
+  return {
+    unvalidated,
+    warnings,
+    validate: (args) => run(args, !inherent && !needed.some((name) => name in Object.prototype)),
+  };
 }
 
 /**
- * Checks `schema` (rooted at `path`) and returns the first error, or `null`, plus every warning
- * found before checking stopped. Never modifies `schema`.
+ * Checks `schema` (rooted at `path`): what the validator would leave unvalidated, and the warnings.
+ * Never modifies `schema`.
  */
 export function checkArgsSchema(
   schema: unknown,
   path?: string,
-): { error: SchemaProblem | null; warnings: SchemaProblem[] } {
-  const { error, warnings } = analyzeArgsSchema(schema, path);
-  return { error, warnings };
+): { unvalidated: SchemaProblem[]; warnings: SchemaProblem[] } {
+  const { unvalidated, warnings } = analyzeArgsSchema(schema, path);
+  return { unvalidated, warnings };
 }
 
 /**
- * Compiles `schema` (which must pass `checkArgsSchema`; otherwise its first error is thrown) into
- * a reusable validator. The validator never modifies, nor keeps, the args it is given.
+ * Compiles `schema` into a reusable validator; what `checkArgsSchema` lists as unvalidated accepts
+ * any value. The validator never modifies, nor keeps, the args it is given.
  */
 export function compileArgsValidator(schema: ToolArgsSchema): ArgsValidator {
-  const { error, validate } = analyzeArgsSchema(schema);
-  if (!validate) throw error;
-  return validate;
+  return analyzeArgsSchema(schema).validate;
 }
 
 /**

@@ -15,7 +15,7 @@ export type ToolArgsStringSchema = ToolArgsSchemaMeta & {
   /** Inclusive, in Unicode code points. */
   minLength?: number;
   maxLength?: number;
-  /** An ECMAScript regular expression (compiled with the `u` flag), searched, not anchored. */
+  /** An ECMAScript regular expression (with the `u` flag unless it compiles only without), searched, not anchored. */
   pattern?: string;
 };
 

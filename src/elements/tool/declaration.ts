@@ -1,12 +1,15 @@
 /**
  * Markup → args schema. Pure functions over attributes: `<pedelec-arg>` elements need not even be
- * upgraded, so the order in which elements are defined never matters. Values are carried over as
- * written where they cannot be read (e.g. `minimum="abc"` stays the string "abc"), so the one
- * well-formedness check (core/schema/check.ts) reports them with their JSON path, as for JS tools.
+ * upgraded, so the order in which elements are defined never matters. An attribute whose text cannot be
+ * read as its keyword's value (`minimum="abc"`, an `enum` that starts like a JSON array but is not JSON)
+ * makes the declaration unreadable, reported with the JSON path it would have had. A value that can be
+ * read is kept as written (`type="date"` too), and core's check (core/schema/check.ts) treats it
+ * exactly as the same JSON from a JS tool.
  *
  * What is read is JSON data exactly as its JSON clone would be (-0 read as 0, a number that is not
  * finite as null), built fresh for each reading: normalization sends it without cloning it.
  */
+import { appendKey } from '../../core/json.js';
 import { MAX_SCHEMA_DEPTH } from '../../core/schema/check.js';
 import { PedelecArgElement } from '../arg/pedelec-arg.element.js';
 import { ARG_TAG } from '../tags.js';
@@ -46,19 +49,19 @@ export function argChildren(parent: Element): Element[] {
 const isJsonScript = (child: Element) =>
   child.localName === 'script' && (child.getAttribute('type') ?? '').trim().toLowerCase() === 'application/json';
 
-/** Reads one attribute's text as its keyword's value (what cannot be read stays text, for the check). */
+/** Reads one attribute's text as its keyword's value; `undefined` when it cannot be read. */
 type Reader = (text: string, type: string) => unknown;
 const text: Reader = (t) => t;
 const number: Reader = (t) => {
   const n = t.trim() === '' ? NaN : Number(t);
-  return Number.isNaN(n) ? t : Number.isFinite(n) ? n + 0 : null; // what a JSON round trip gives
+  return Number.isNaN(n) ? undefined : Number.isFinite(n) ? n + 0 : null; // what a JSON round trip gives
 };
 // For strings, a default that is not JSON is the literal text (default="hello").
 const jsonOrText: Reader = (t) => jsonOr(t, t);
-// A JSON array, or comma-separated for strings; anything else is reported by the check with its path
-// — text that starts like an array but is not JSON too (`['a','b']` is not a list of two quoted names).
+// A JSON array, or comma-separated for strings. Text that starts like an array but is not JSON is not
+// read as a list (`['a','b']` is not a list of two quoted names).
 const enumValues: Reader = (t, type) =>
-  t.trim().startsWith('[') ? jsonOr(t, t) : type === 'string' ? t.split(',').map((s) => s.trim()) : t;
+  t.trim().startsWith('[') ? jsonOr(t, undefined) : type === 'string' ? t.split(',').map((s) => s.trim()) : undefined;
 
 /** `<pedelec-arg>` attributes and the keywords they set, in this order. */
 const KEYWORDS: ReadonlyArray<[attribute: string, keyword: string, read: Reader]> = [
@@ -88,49 +91,63 @@ export const DECLARATION_ATTRIBUTES = [
   ...KEYWORDS.map(([attribute]) => attribute),
 ];
 
-/**
- * Nested `<pedelec-arg>`s read at most this deep (node levels). Deeper markup (built from script: the
- * HTML parser stops at 512) is cut here, still deeper than the check allows, so it is reported as too
- * deep with its path instead of overflowing the stack.
- */
-const MAX_READ_DEPTH = MAX_SCHEMA_DEPTH + 2;
+/** What declares a tool's args schema, and the problem when it cannot be read. */
+export type SchemaSource =
+  { ok: true; schema: unknown; owned: boolean; path?: undefined } | { ok: false; reason: string; path?: string };
 
-/** Builds one property's schema node from a `<pedelec-arg>` (`level`: its node level, the args object is 1). */
-export function argNode(arg: Element, level = 2): Node {
+/** Markup that cannot be read, at the JSON path it would have had: thrown while reading the args. */
+const unreadable = (path: string, problem: string): SchemaSource => ({
+  ok: false,
+  reason: `${path}: ${problem}`,
+  path,
+});
+
+/**
+ * Builds one property's schema node, at `path`, from a `<pedelec-arg>` (`level`: its node level, the
+ * args object is 1). Throws what it cannot read.
+ */
+function argNode(arg: Element, path: string, level: number): Node {
+  // This bounds the recursion: deeper markup (built from script; the HTML parser stops at 512) is
+  // reported as too deep with its path instead of overflowing the stack.
+  if (level > MAX_SCHEMA_DEPTH) throw unreadable(path, `is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
   const type = arg.getAttribute('type') ?? 'string';
   const node: Node = { type };
   for (const [attribute, keyword, read] of KEYWORDS) {
-    const value = arg.getAttribute(attribute);
-    if (value !== null) node[keyword] = read(value, type);
+    const written = arg.getAttribute(attribute);
+    if (written === null) continue;
+    const value = read(written, type);
+    if (value === undefined)
+      throw unreadable(
+        appendKey(path, keyword),
+        `${attribute}="${written}" is not ${read === number ? 'a number' : 'a JSON array'}`,
+      );
+    node[keyword] = value;
   }
 
-  const children = level < MAX_READ_DEPTH ? argChildren(arg) : [];
+  const children = argChildren(arg);
   const items = arg.getAttribute('items');
-  if (type === 'array' && children.length > 0) node.items = { type: 'object', ...objectFromArgs(children, level + 2) };
+  if (type === 'array' && children.length > 0)
+    node.items = { type: 'object', ...objectFromArgs(children, appendKey(path, 'items'), level + 2) };
   else {
     // On any other type kept as written, like every keyword: the check warns about them exactly as
     // for the same JSON (a forgotten type="object" is said, not silently dropped).
-    if (children.length > 0) Object.assign(node, objectFromArgs(children, level + 1));
+    if (children.length > 0) Object.assign(node, objectFromArgs(children, path, level + 1));
     if (items !== null) node.items = { type: items };
   }
   return node;
 }
 
-/** `properties` (+ `required` when any) for an object whose properties are these args. */
-export function objectFromArgs(args: Element[], level = 2): { properties: Node; required?: string[] } {
+/** `properties` (+ `required` when any) for the object at `path` whose properties are these args. */
+function objectFromArgs(args: Element[], path: string, level: number): { properties: Node; required?: string[] } {
   const properties: Node = {};
   const required: string[] = [];
   for (const arg of args) {
     const name = arg.getAttribute('name') ?? '';
-    setOwn(properties, name, argNode(arg, level));
+    setOwn(properties, name, argNode(arg, appendKey(appendKey(path, 'properties'), name), level));
     if (arg.hasAttribute('required')) required.push(name);
   }
   return required.length > 0 ? { properties, required } : { properties };
 }
-
-/** What declares a tool's args schema, and the problem when it cannot be read. */
-export type SchemaSource =
-  { ok: true; schema: unknown; owned: boolean; path?: undefined } | { ok: false; reason: string; path?: string };
 
 function fromJson(text: string, what: string, path: string): SchemaSource {
   const schema = jsonOr(text, NOT_JSON);
@@ -158,7 +175,14 @@ export function readSchema(tool: Element, schemaAttribute: string | null, argsSc
   if (sources.length > 1) return { ok: false, reason: `args schema is ambiguous: given by ${sources.join(' and ')}` };
   if (schemaAttribute !== null) return fromJson(schemaAttribute, 'schema attribute', 'schema');
   if (script) return fromJson(script.textContent ?? '', 'inline JSON schema', 'script');
-  if (args.length > 0) return { ok: true, schema: { type: 'object', ...objectFromArgs(args) }, owned: true };
+  if (args.length > 0) {
+    try {
+      return { ok: true, schema: { type: 'object', ...objectFromArgs(args, 'argsSchema', 2) }, owned: true };
+    } catch (thrown) {
+      if ((thrown as SchemaSource).ok === false) return thrown as SchemaSource;
+      throw thrown;
+    }
+  }
   // The page's own object: normalization clones it.
   if (argsSchemaProperty !== undefined && argsSchemaProperty !== null)
     return { ok: true, schema: argsSchemaProperty, owned: false };

@@ -2,7 +2,8 @@
  * The args schema a <pedelec-tool> declares (spec/elements.md, args-schema.md "Declaring it in HTML"):
  * the schema attribute, an inline JSON script, <pedelec-arg> children and the argsSchema property give
  * the identical schema, as the equivalent JSON would be (kept and warned about alike); an unbound schema
- * property is no source; unknown keywords pass through with one pedelec-warning.
+ * property is no source; unknown keywords pass through with one pedelec-warning; a schema the kit cannot
+ * fully validate is offered, with one SCHEMA_NOT_VALIDATED pedelec-warning per tool.
  */
 import { expect } from '@open-wc/testing';
 import '../../../src/define.js';
@@ -12,8 +13,29 @@ import type {
   PedelecSessionElement,
   PedelecToolElement,
 } from '../../../src/index.js';
-import { SCHEMA, SCHEMA_AS_ARGS, EMPTY_SCHEMA, sessionIn, toolIn, makeTool, declarationHooks } from './harness.js';
-import { manifestTool, mount, mountHost, record, toolNames } from '../helpers.js';
+import {
+  SCHEMA,
+  SCHEMA_AS_ARGS,
+  EMPTY_SCHEMA,
+  sessionIn,
+  toolIn,
+  makeTool,
+  declarationHooks,
+  detailsOf,
+  fake,
+} from './harness.js';
+import {
+  beginTurn,
+  callTool,
+  endSession,
+  finishTurn,
+  manifestTool,
+  mount,
+  mountHost,
+  record,
+  startSession,
+  toolNames,
+} from '../helpers.js';
 import { nextTask } from '../../support/waits.js';
 
 const warningPaths = (events: PedelecWarningEvent[], tool: string) =>
@@ -82,10 +104,10 @@ describe('declarations', () => {
         </pedelec-session>`);
       const session = sessionIn(host);
       await nextTask();
-      // maximum: null (what JSON gives for Infinity) is refused, exactly as for a JS-defined tool.
-      expect(toolIn(host, 'by_args').invalidReason).to.match(
-        /argsSchema\.properties\.n\.maximum must be a finite number/,
-      );
+      // maximum: null (what JSON gives for Infinity) cannot be used: that node is left unvalidated,
+      // exactly as for a JS-defined tool.
+      expect(toolIn(host, 'by_args').invalidReason).to.equal(null);
+      expect(manifestTool(session, 'by_args').argsSchema.properties!.n).to.include({ maximum: null });
       const n = toolIn(host, 'by_args').definition!.argsSchema.properties!.n as Record<string, unknown>;
       expect(Object.is(n.minimum, 0) && Object.is(n.default, 0), 'no -0').to.equal(true);
       expect(n.examples).to.deep.equal([0, { z: 0 }, null]);
@@ -283,6 +305,81 @@ describe('declarations', () => {
       session.append(late);
       await nextTask();
       expect(toolNames(session)).to.deep.equal(['ok', 'late']);
+    });
+  });
+
+  describe('a schema the kit cannot fully validate', () => {
+    it('is offered, from JSON or <pedelec-arg>, with one SCHEMA_NOT_VALIDATED pedelec-warning per tool naming every path', async () => {
+      const json = {
+        type: 'object',
+        properties: {
+          when: { type: 'date' },
+          n: { type: 'integer', minimum: '3' },
+          either: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          ok: { type: 'integer' },
+        },
+      };
+      const host = await mountHost();
+      const warnings = record<PedelecWarningEvent>(host, 'pedelec-warning');
+      const errors = record<PedelecErrorEvent>(host, 'pedelec-error');
+      host.innerHTML = `<pedelec-session provider="codex" model="m">
+      <pedelec-tool name="by_json" description="d" schema='${JSON.stringify(json)}'></pedelec-tool>
+      <pedelec-tool name="by_args" description="d">
+        <pedelec-arg name="when" type="date"></pedelec-arg>
+        <pedelec-arg name="s" min-length="5" max-length="3"></pedelec-arg>
+        <pedelec-arg name="list" type="array"></pedelec-arg>
+        <pedelec-arg name="ok" type="integer"></pedelec-arg>
+      </pedelec-tool>
+      <pedelec-tool name="unreadable" description="d"><pedelec-arg name="n" type="integer" minimum="abc"></pedelec-arg></pedelec-tool>
+    </pedelec-session>`;
+      const session = sessionIn(host);
+      await nextTask();
+
+      expect(toolNames(session)).to.deep.equal(['by_json', 'by_args']);
+      expect(manifestTool(session, 'by_json').argsSchema).to.deep.equal(json);
+      const notValidated = warnings.filter((e) => e.detail.warning.code === 'SCHEMA_NOT_VALIDATED');
+      expect(notValidated.map((e) => e.detail.warning.details)).to.deep.equal([
+        {
+          tool: 'by_json',
+          paths: [
+            'argsSchema.properties.when.type',
+            'argsSchema.properties.n.minimum',
+            'argsSchema.properties.either.type',
+          ],
+        },
+        {
+          tool: 'by_args',
+          paths: [
+            'argsSchema.properties.when.type',
+            'argsSchema.properties.s.minLength',
+            'argsSchema.properties.list.items',
+          ],
+        },
+      ]);
+      expect(notValidated[1]!.detail.warning.message).to.contain('argsSchema.properties.s.minLength');
+      // Markup that cannot be read as a schema at all is still an invalid declaration.
+      expect(errors.map((e) => [e.detail.error.code, detailsOf(e).path])).to.deep.equal([
+        ['INVALID_INPUT', 'argsSchema.properties.n.minimum'],
+      ]);
+      expect(toolIn(host, 'unreadable').invalidReason).to.contain('minimum="abc" is not a number');
+
+      // Later builds do not warn again.
+      session.append(makeTool('other'));
+      await nextTask();
+      expect(warnings.filter((e) => e.detail.warning.code === 'SCHEMA_NOT_VALIDATED')).to.have.length(2);
+
+      // The nodes left unvalidated accept any value; the others are still checked.
+      let received: unknown;
+      toolIn(host, 'by_args').handler = (args) => ((received = args), 'done');
+      await startSession(session, fake);
+      const { turn } = await beginTurn(session, fake);
+      const args = { when: 5, s: 1, list: [1, 'a', null], ok: 2 };
+      expect((await callTool(fake, 'by_args', args)).result).to.equal('done');
+      expect(received).to.deep.equal(args);
+      const refused = await callTool(fake, 'by_args', { ok: 'x' }, { seq: 2, toolRequestId: 'r2' });
+      expect(refused.result.error.code).to.equal('TOOL_ARGS_INVALID');
+      await finishTurn(turn, fake);
+      await endSession(session, fake);
     });
   });
 
