@@ -331,8 +331,11 @@ export class PedelecSession<TToolName extends string = string> {
     return this.#assets.list();
   }
 
-  /** Uploads a `File` into the sandbox (at most 100 MiB; one upload at a time). */
-  uploadAsset(file: File, targetPath?: string): Promise<{ path: SandboxAssetPath }> {
+  /**
+   * Uploads a `File` into the sandbox (at most 100 MiB; one upload at a time) and resolves with the
+   * path it was stored at.
+   */
+  uploadAsset(file: File, targetPath?: string): Promise<SandboxAssetPath> {
     return this.#assets.upload(file, targetPath);
   }
 
