@@ -7,6 +7,12 @@ import { pedelecError, type PedelecError } from './errors.js';
 import { MAX_TIMER_MS } from './protocol.js';
 import type { PedelecEventContext, ToolCallContext, ToolCallVia, TurnKind } from './types.js';
 
+/**
+ * A tool call context as the kit makes it: `signal` and `deadline`, optional in the public
+ * type (for contexts built by hand), are always there.
+ */
+export type RunningCallContext = ToolCallContext & { readonly signal: AbortSignal; deadline: number };
+
 /** What every context says of the session. */
 type SessionFacts = { sessionId: string; provider: string; model: string | undefined; sessionCreatedAt: number };
 
@@ -51,7 +57,7 @@ export function toolCallContext(
   base: PedelecEventContext,
   { toolRequestId, tool, via }: { toolRequestId: string; tool: string; via: ToolCallVia },
   deadline: number,
-): { ctx: ToolCallContext; abort(reason: PedelecError): void; settle(): PedelecError | undefined } {
+): { ctx: RunningCallContext; abort(reason: PedelecError): void; settle(): PedelecError | undefined } {
   let controller: AbortController | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let abortedWith: PedelecError | undefined;
@@ -101,7 +107,7 @@ const MAKE_SIGNAL = Symbol('signal');
  */
 // Declaration merging: an instance has every field of a ToolCallContext; the class adds `signal`.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the class assigns every field it declares
-interface CallContext extends Omit<ToolCallContext, 'signal'> {}
+interface CallContext extends Omit<RunningCallContext, 'signal'> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 class CallContext {
   readonly [MAKE_SIGNAL]: () => AbortSignal;

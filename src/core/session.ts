@@ -339,9 +339,12 @@ export class PedelecSession<TToolName extends string = string> {
     return this.#assets.upload(file, targetPath);
   }
 
-  /** Reads a sandbox file as text, parsed JSON, or a `File`. */
+  /**
+   * Reads a sandbox file as text, parsed JSON, or a `File`. `T` only names what the JSON is expected
+   * to be (`readAsset<{ ok: boolean }>(path, 'json')`): it is not checked.
+   */
   readAsset(path: string, type: 'text'): Promise<string>;
-  readAsset(path: string, type: 'json'): Promise<JsonValue>;
+  readAsset<T = JsonValue>(path: string, type: 'json'): Promise<T>;
   readAsset(path: string, type: 'file'): Promise<File>;
   /** The type known only at run time (a `ReadAssetType` variable). */
   readAsset(path: string, type: ReadAssetType): Promise<string | JsonValue | File>;

@@ -7,7 +7,7 @@ import { invalidInput, isPedelecError, normalizeError, pedelecError, type Pedele
 import { isPlainObject, toBridgeJson, type JsonValue } from './json.js';
 import { analyzeArgsSchema, type ArgsValidator } from './schema/compile.js';
 import type { ToolArgsSchema } from './schema/types.js';
-import { toolTimeout } from './call-context.js';
+import { toolTimeout, type RunningCallContext } from './call-context.js';
 import { MAX_TIMER_MS } from './protocol.js';
 import type { ToolCallContext, ToolCallVia } from './types.js';
 
@@ -184,7 +184,7 @@ export type ToolOutcome =
 export type ToolCall = {
   tool: string;
   args: unknown;
-  ctx: ToolCallContext;
+  ctx: RunningCallContext;
   /** Who called (also `ctx.via`). */
   via: ToolCallVia;
   /** Aborts `ctx.signal` (e.g. an element removing the tool while it runs). */

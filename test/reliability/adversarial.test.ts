@@ -327,7 +327,7 @@ describe('reliability: <pedelec-session> reports bad results and bridge faults a
     fake.event('s1', 'tool_call', { seq: ++seq, toolRequestId: 'c1', tool: 'slow', args: {} });
     await running; // its handler has its ctx
     fake.disconnect();
-    expect(ctx.signal.aborted).to.equal(true);
+    expect(ctx.signal!.aborted).to.equal(true);
     expect(((await turn) as PedelecError).code).to.equal('EXTENSION_DISCONNECTED');
     finish({ late: true });
     await tasks();
@@ -368,7 +368,7 @@ describe('reliability: a handler that never settles keeps nothing alive', () => 
     await fake.answer('send_text');
     const signals: AbortSignal[] = [];
     session.onTool('stuck', (_args, ctx) => {
-      signals.push(ctx.signal);
+      signals.push(ctx.signal!);
       return new Promise(() => {});
     });
     toolCall('r1', 'stuck', {});
