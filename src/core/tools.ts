@@ -321,12 +321,17 @@ function withinDeadline(call: ToolCall, outcome: Promise<ToolOutcome>): Promise<
 /**
  * A handler's failure as the agent's error result. Its `details` (anything a page throws) must cross
  * the bridge too: converted as a result is; details that cannot be are left out, not let make the
- * whole answer unsendable (the agent would get nothing and wait for Core's timeout).
+ * whole answer unsendable (the agent would get nothing and wait for Core's timeout). A thrown
+ * `{ code, message }` keeps its own `details: undefined`, as the public SDK's copy does.
  */
 function handlerFailed(thrown: unknown): ToolOutcome {
-  const { details, ...error } = normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'Tool handler failed');
-  const json = toBridgeJson(details);
-  return kitError(json.ok && details !== undefined ? { ...error, details: json.value } : error);
+  const error = normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'Tool handler failed');
+  if (error.details !== undefined) {
+    const json = toBridgeJson(error.details);
+    if (json.ok) error.details = json.value;
+    else delete error.details;
+  }
+  return kitError(error);
 }
 
 function checked(value: unknown): ToolOutcome {

@@ -87,6 +87,7 @@ describe('deadline and cancellation (ours)', () => {
       expect((failures[0]!.error.details as any).cause).to.deep.equal({
         code: 'TOOL_TIMEOUT',
         message: 'Tool call timed out',
+        details: undefined,
       });
       expect(submits('r1')).to.have.length(1);
       expect(unhandled.events).to.deep.equal([]);
