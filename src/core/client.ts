@@ -2,6 +2,7 @@
  * `Pedelec`: one connection to the bridge — requests and responses, event routing, sessions
  * (spec/sdk-api.md, bridge-protocol.md).
  */
+import type { EventMeta } from './call-context.js';
 import { keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import { hasOwn, isObject, isText } from './json.js';
 import { watchPageActivity } from './page-activity.js';
@@ -47,7 +48,7 @@ export class Pedelec {
    * snapshot before the create/resume response that makes its handle. Kept only while such a
    * request is in flight (`#subscribing` counts them), and handed to the handle when it is made.
    */
-  #earlySnapshots = new Map<string, [message: Record<string, unknown>, receivedAt: number]>();
+  #earlySnapshots = new Map<string, [message: Record<string, unknown>, meta: EventMeta]>();
   #subscribing = 0;
   #stopWatchingActivity: () => void = () => {};
   #warnedOnce = new Set<string>();
@@ -136,7 +137,8 @@ export class Pedelec {
 
   #handleMessage(message: unknown): void {
     if (!isObject(message)) return;
-    const receivedAt = Date.now();
+    // Every message routed from the bridge is Core's.
+    const meta: EventMeta = { source: 'core', eventReceivedAt: Date.now() };
     const { channelId, type, sessionId, ok, error } = message;
     if (channelId !== undefined && channelId !== this.channelId) return;
     if (type === 'response') {
@@ -148,9 +150,9 @@ export class Pedelec {
       }
     } else if (typeof sessionId === 'string') {
       const session = this.#sessions.get(sessionId);
-      if (session) session.handleEvent(message, receivedAt);
+      if (session) session.handleEvent(message, meta);
       else if (type === 'session_snapshot' && this.#subscribing > 0)
-        this.#earlySnapshots.set(sessionId, [message, receivedAt]);
+        this.#earlySnapshots.set(sessionId, [message, meta]);
     } else if (type === 'error' && sessionId == null) {
       // A transport-wide error, broadcast to every SDK port: every live session's turn fails. Only
       // one that names no session: an error with a malformed session id is garbage, and ignored.
@@ -316,8 +318,6 @@ export class Pedelec {
     return session;
   }
 
-  // ───────────────────────────── information ─────────────────────────────
-
   /**
    * Forgets the handle of `sessionId`: what arrives for that session is no longer routed to it. A
    * session unregisters itself once it has ended.
@@ -325,6 +325,8 @@ export class Pedelec {
   unregisterSession(sessionId: string): void {
     this.#sessions.delete(sessionId);
   }
+
+  // ───────────────────────────── information ─────────────────────────────
 
   /** The providers Desktop knows, validated; extra fields are dropped. */
   async listProviders(): Promise<ProviderInfo[]> {

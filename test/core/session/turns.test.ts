@@ -388,6 +388,8 @@ describe('failed requests after status_changed: error', () => {
     const failure = { code: 'PROVIDER_START_FAILED', message: 'codex could not start', details: undefined };
     fake.fail(failure, request);
     await nextTask();
-    expect(errors, 'the request failure is reported').to.deep.equal([failure]);
+    // The error status is reported itself (SESSION_ERROR), then the request's failure.
+    expect(errors.map((e) => e.code)).to.deep.equal(['SESSION_ERROR', 'PROVIDER_START_FAILED']);
+    expect(errors[1], 'the request failure is reported').to.deep.equal(failure);
   });
 });
