@@ -167,6 +167,14 @@ export class PedelecSession<TToolName extends string = string> {
     return off;
   }
 
+  /**
+   * Replaces the inline handlers (the `handler`s of the tools' definitions) with `handlers`, by tool
+   * name; a copy is kept. `createSession` does this when it returns a handle this client already holds.
+   */
+  replaceInlineToolHandlers(handlers: Map<string, ToolSpecificHandler>): void {
+    this.toolbox.inline = new Map(handlers);
+  }
+
   // ───────────────────────────── turns ─────────────────────────────
 
   /**

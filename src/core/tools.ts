@@ -224,6 +224,8 @@ const kitError = (error: PedelecError, reportToPage = false): ToolOutcome => ({
 export class Toolbox {
   /** Declared tools by name: the set whose schemas were sent to Core. */
   tools = new Map<string, NormalizedTool>();
+  /** The inline handlers by name once replaced (`replaceInlineToolHandlers`); until then, the declared tools'. */
+  inline: Map<string, ToolSpecificHandler> | undefined;
   readonly named = new Map<string, ToolSpecificHandler>();
   generic: GenericToolHandler | null = null;
   /** @internal The elements' steps of the resolution order. */
@@ -254,6 +256,7 @@ export class Toolbox {
 
   setTools(tools: readonly NormalizedTool[]): void {
     this.tools = new Map(tools.map((t) => [t.name, t]));
+    this.inline = undefined;
   }
 
   /**
@@ -288,7 +291,7 @@ export class Toolbox {
     if (named) return settle(() => named(args, ctx));
     const dispatched = hooks.dispatch?.(call);
     if (dispatched) return 'deny' in dispatched ? kitError(dispatched.deny) : settle(() => dispatched.respond);
-    const inline = hooks.inline ? hooks.inline(tool) : declared?.handler;
+    const inline = hooks.inline ? hooks.inline(tool) : this.inline ? this.inline.get(tool) : declared?.handler;
     if (inline) return settle(() => inline(args, ctx));
     const { generic } = this;
     if (generic) return settle(() => generic(tool, args, ctx));

@@ -1,11 +1,22 @@
 /**
  * Drop-in compatibility with the public Pedelec SDK (sdk-compat.md §1): what a tool handler's result
- * becomes on the wire. Each rule is one test, written as an SDK user's page registers handlers, on
- * the fake Chrome port.
+ * becomes on the wire, and `PedelecSession.replaceInlineToolHandlers`. Each rule is one test, written
+ * as an SDK user's page registers handlers, on the fake Chrome port.
  */
 import { describe, it } from 'node:test';
 import { expect } from '../../support/expect.js';
-import { fake, open, startTurn, toolCall, resultOf, submitted, collectErrors, toolHooks } from '../tools/harness.js';
+import { defineTool, type ToolSpecificHandler } from '../../../src/core/index.js';
+import {
+  fake,
+  open,
+  startTurn,
+  toolCall,
+  resultOf,
+  submitted,
+  collectErrors,
+  skillsOf,
+  toolHooks,
+} from '../tools/harness.js';
 
 toolHooks();
 
@@ -104,5 +115,26 @@ describe('SDK compatibility: tool results and handlers', () => {
     // What was posted is the data read then, not the objects that would answer differently now.
     expect(result).to.deep.equal({ shifty: { count: 1 }, proxied: { n: 1 } });
     expect([getterReads, proxyReads]).to.deep.equal([1, 1]);
+  });
+
+  it('PedelecSession.replaceInlineToolHandlers(handlers) replaces the inline handlers', async () => {
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Look a word up.',
+      argsSchema: { type: 'object', properties: {} },
+      handler: () => 'from the definition',
+    });
+    const { session } = await open(skillsOf(lookup));
+    const handlers = new Map<string, ToolSpecificHandler>([['lookup', () => 'replaced']]);
+    const returned: void = session.replaceInlineToolHandlers(handlers);
+    expect(returned).to.equal(undefined);
+    handlers.set('lookup', () => 'changed afterwards'); // the session keeps its own copy
+    startTurn(session);
+    toolCall('r1', 'lookup');
+    expect(resultOf('r1')).to.equal('replaced');
+    // A map without the tool: nothing answers it inline any more.
+    session.replaceInlineToolHandlers(new Map());
+    toolCall('r2', 'lookup');
+    expect(resultOf('r2').error.code).to.equal('TOOL_HANDLER_NOT_FOUND');
   });
 });
