@@ -7,19 +7,40 @@ import { pedelecError, type PedelecError } from './errors.js';
 import { MAX_TIMER_MS } from './protocol.js';
 import type { PedelecEventContext, ToolCallContext, ToolCallVia, TurnKind } from './types.js';
 
+/**
+ * A tool call context as the kit makes it: `signal` and `deadline`, optional in the public
+ * type (for contexts built by hand), are always there.
+ */
+export type RunningCallContext = ToolCallContext & { readonly signal: AbortSignal; deadline: number };
+
 /** What every context says of the session. */
 type SessionFacts = { sessionId: string; provider: string; model: string | undefined; sessionCreatedAt: number };
 
 /**
- * An event context. Caused by a message from the extension (`receivedAt` given): `core`-sourced;
- * otherwise `sdk`-sourced, and the type gets its `sdk_` form. Within a turn, it names the turn.
+ * Who caused an event: `core` for a message from the bridge (with when it arrived), `sdk` for what the
+ * SDK did itself — and, as in the public SDK, for an event the page hands to `handleEvent` without
+ * saying otherwise.
+ */
+export type EventMeta = { source: 'core' | 'sdk'; eventReceivedAt?: number };
+
+/**
+ * The meta of an event's own context (chat, tool call, usage, artifact): Core's, whoever handed the
+ * event over, and received now when nobody said when.
+ */
+export const fromCore = (meta: EventMeta): { source: 'core'; eventReceivedAt: number } => ({
+  source: 'core',
+  eventReceivedAt: meta.eventReceivedAt ?? Date.now(),
+});
+
+/**
+ * An event context: `sdk`-sourced (no meta: the SDK did it) gives the type its `sdk_` form. Within a
+ * turn, it names the turn.
  */
 export function eventContext(
   session: SessionFacts,
   turn: { turnId: string; turnStartedAt: number; turnKind: TurnKind } | undefined,
   type: string | undefined,
-  receivedAt: number | undefined,
-  sdk: boolean,
+  { source, eventReceivedAt }: EventMeta = { source: 'sdk' },
 ): PedelecEventContext {
   const ctx: PedelecEventContext = {
     sessionId: session.sessionId,
@@ -27,15 +48,15 @@ export function eventContext(
     model: session.model,
     sessionCreatedAt: session.sessionCreatedAt,
     eventEmittedAt: Date.now(),
-    source: sdk ? 'sdk' : 'core',
+    source,
   };
-  if (receivedAt !== undefined) ctx.eventReceivedAt = receivedAt;
+  if (eventReceivedAt !== undefined) ctx.eventReceivedAt = eventReceivedAt;
   if (turn) {
     ctx.turnId = turn.turnId;
     ctx.turnStartedAt = turn.turnStartedAt;
     ctx.turnKind = turn.turnKind;
   }
-  if (type) ctx.type = (sdk ? `sdk_${type}` : type) as PedelecEventContext['type'];
+  if (type) ctx.type = (source === 'sdk' ? `sdk_${type}` : type) as PedelecEventContext['type'];
   return ctx;
 }
 
@@ -51,7 +72,7 @@ export function toolCallContext(
   base: PedelecEventContext,
   { toolRequestId, tool, via }: { toolRequestId: string; tool: string; via: ToolCallVia },
   deadline: number,
-): { ctx: ToolCallContext; abort(reason: PedelecError): void; settle(): PedelecError | undefined } {
+): { ctx: RunningCallContext; abort(reason: PedelecError): void; settle(): PedelecError | undefined } {
   let controller: AbortController | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let abortedWith: PedelecError | undefined;
@@ -101,7 +122,7 @@ const MAKE_SIGNAL = Symbol('signal');
  */
 // Declaration merging: an instance has every field of a ToolCallContext; the class adds `signal`.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the class assigns every field it declares
-interface CallContext extends Omit<ToolCallContext, 'signal'> {}
+interface CallContext extends Omit<RunningCallContext, 'signal'> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 class CallContext {
   readonly [MAKE_SIGNAL]: () => AbortSignal;

@@ -2,6 +2,7 @@
  * `Pedelec`: one connection to the bridge — requests and responses, event routing, sessions
  * (spec/sdk-api.md, bridge-protocol.md).
  */
+import type { EventMeta } from './call-context.js';
 import { keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import { hasOwn, isObject, isText } from './json.js';
 import { watchPageActivity } from './page-activity.js';
@@ -47,14 +48,14 @@ export class Pedelec {
    * snapshot before the create/resume response that makes its handle. Kept only while such a
    * request is in flight (`#subscribing` counts them), and handed to the handle when it is made.
    */
-  #earlySnapshots = new Map<string, [message: Record<string, unknown>, receivedAt: number]>();
+  #earlySnapshots = new Map<string, [message: Record<string, unknown>, meta: EventMeta]>();
   #subscribing = 0;
   #stopWatchingActivity: () => void = () => {};
   #warnedOnce = new Set<string>();
   #bridge: SessionBridge = {
     request: (type, payload) => this.request(type, payload),
     release: (session) => {
-      if (this.#sessions.get(session.sessionId) === session) this.#sessions.delete(session.sessionId);
+      if (this.#sessions.get(session.sessionId) === session) this.unregisterSession(session.sessionId);
     },
     warn: (warning) => this.#warn(warning),
   };
@@ -136,7 +137,8 @@ export class Pedelec {
 
   #handleMessage(message: unknown): void {
     if (!isObject(message)) return;
-    const receivedAt = Date.now();
+    // Every message routed from the bridge is Core's.
+    const meta: EventMeta = { source: 'core', eventReceivedAt: Date.now() };
     const { channelId, type, sessionId, ok, error } = message;
     if (channelId !== undefined && channelId !== this.channelId) return;
     if (type === 'response') {
@@ -148,9 +150,9 @@ export class Pedelec {
       }
     } else if (typeof sessionId === 'string') {
       const session = this.#sessions.get(sessionId);
-      if (session) session.handleEvent(message, receivedAt);
+      if (session) session.handleEvent(message, meta);
       else if (type === 'session_snapshot' && this.#subscribing > 0)
-        this.#earlySnapshots.set(sessionId, [message, receivedAt]);
+        this.#earlySnapshots.set(sessionId, [message, meta]);
     } else if (type === 'error' && sessionId == null) {
       // A transport-wide error, broadcast to every SDK port: every live session's turn fails. Only
       // one that names no session: an error with a malformed session id is garbage, and ignored.
@@ -200,10 +202,11 @@ export class Pedelec {
 
   /** @internal `createSession` for a `<pedelec-session>`: its toolbox, its approval wait. */
   async createWiredSession(input: CreateSessionInput, wiring: SessionWiring): Promise<PedelecSession<string>> {
-    const { skills, effort } = readCreateInput(input);
+    const read = readCreateInput(input);
+    const { skills, effort } = read;
     skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
 
-    let { provider, model } = input as { provider?: string; model?: string };
+    let { provider, model } = read;
     if (provider === undefined || model === undefined) {
       // Held for approval like create_session: they wait as long as it may (the element's 65 s).
       const { defaultProvider, defaultModels } = readSettings(
@@ -240,21 +243,26 @@ export class Pedelec {
       },
       wiring.requestTimeoutMs,
     );
-    return this.#subscribe(created, (result) => {
-      const sessionId = result?.sessionId;
-      if (!isText(sessionId)) throw protocolError('create_session response did not include sessionId');
-      return this.#adopt(sessionId, provider!, model, skills, wiring, true);
-    });
+    return this.#subscribe('create_session', created, (sessionId) =>
+      this.#adopt(sessionId, provider!, model, skills, wiring, true),
+    );
   }
 
   /**
-   * Waits for a create or resume response and makes the handle from it. Meanwhile, snapshots of
-   * sessions this client does not know yet are kept, so the new handle gets its own.
+   * Waits for a create or resume response and makes the handle for the session it names (one that
+   * names none breaks the protocol). Meanwhile, snapshots of sessions this client does not know yet
+   * are kept, so the new handle gets its own.
    */
-  async #subscribe<R, T>(response: Promise<R>, adopt: (result: R) => T): Promise<T> {
+  async #subscribe<T>(
+    type: string,
+    response: Promise<Record<string, unknown> | undefined>,
+    adopt: (sessionId: string) => T,
+  ): Promise<T> {
     this.#subscribing++;
     try {
-      return adopt(await response);
+      const sessionId = (await response)?.sessionId;
+      if (!isText(sessionId)) throw protocolError(`${type} response did not include sessionId`);
+      return adopt(sessionId);
     } finally {
       if (--this.#subscribing === 0) this.#earlySnapshots.clear();
     }
@@ -281,10 +289,9 @@ export class Pedelec {
       { sessionId },
       wiring.requestTimeoutMs,
     );
-    return this.#subscribe(resumed, (result) => {
-      const id = result?.sessionId;
-      return this.#adopt(isText(id) ? id : sessionId, options.provider ?? '', options.model, skills, wiring, !!skills);
-    });
+    return this.#subscribe('resume_session', resumed, (id) =>
+      this.#adopt(id, options.provider ?? '', options.model, skills, wiring, !!skills),
+    );
   }
 
   /** The handle for a session: the one this client holds for that id (`replaceHandlers`: with the new tools), or a new one. */
@@ -309,6 +316,14 @@ export class Pedelec {
       if (early) session.handleEvent(...early);
     }
     return session;
+  }
+
+  /**
+   * Forgets the handle of `sessionId`: what arrives for that session is no longer routed to it. A
+   * session unregisters itself once it has ended.
+   */
+  unregisterSession(sessionId: string): void {
+    this.#sessions.delete(sessionId);
   }
 
   // ───────────────────────────── information ─────────────────────────────

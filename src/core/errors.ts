@@ -133,10 +133,13 @@ export const invalidInput = (message: string, details?: unknown) => pedelecError
 /** @internal A response or event from the bridge that breaks the protocol. */
 export const protocolError = (message: string) => pedelecError('SDK_PROTOCOL_ERROR', message);
 
-/** @internal A copy of `value` when it is a {@link PedelecError} (with its details), else `fallback`. */
+/**
+ * @internal A copy of `value` when it is a {@link PedelecError}, else `fallback`. The copy has an own
+ * `details` key, `undefined` when `value` had none, as the public SDK's copies do.
+ */
 export const keepError = (value: unknown, fallback: PedelecError): PedelecError => {
   try {
-    return isPedelecError(value) ? pedelecError(value.code, value.message, value.details) : fallback;
+    return isPedelecError(value) ? { code: value.code, message: value.message, details: value.details } : fallback;
   } catch {
     return fallback; // a getter of `value` threw: what was thrown is not readable
   }

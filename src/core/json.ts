@@ -51,11 +51,21 @@ class NotJson {
 }
 
 /**
+ * Whether an object's own enumerable data is all it holds: a plain object, or an instance of the page's
+ * own classes (no built-in constructor but `Object` on its prototype chain), of any realm. Built-ins
+ * hold more than their keys show, and name themselves otherwise (`[object Map]`, `[object Error]`,
+ * `[object HTMLDivElement]`) — also those a runtime writes in JS, such as Node's EventTarget.
+ */
+const isDataObject = (value: object): boolean => Object.prototype.toString.call(value) === '[object Object]';
+
+/**
  * Converts a handler's result to bridge JSON the way `JSON.stringify` would (`toJSON` called once per
- * value, with its key; `undefined` object properties dropped, `undefined` array items and top level
- * → `null`), or reports the first
- * value that is not JSON with its path. Plain JSON input is returned as is, without copying.
- * Never throws: a `toJSON` or a getter that throws is reported as a problem where it threw.
+ * value, with its key; `undefined` object properties dropped; `undefined` at the top level → `null`),
+ * or reports the first value that loses something on the way, with its path: a function, symbol,
+ * BigInt, non-finite number, `undefined` in an array, cycle, or an object with more than its own
+ * enumerable data. Every value is read once, into a copy: what was checked is what is sent, whatever
+ * getters or proxies would answer on a second read. Never throws: a `toJSON` or a getter that throws
+ * is reported as a problem where it threw.
  */
 export function toBridgeJson(
   value: unknown,
@@ -77,8 +87,8 @@ export function toBridgeJson(
 }
 
 /**
- * One step of {@link toBridgeJson}: `v` is the value at `holderKey` of its container; `undefined` when it
- * is left out. `seen` holds the containers above `v` (a cycle check).
+ * One step of {@link toBridgeJson}: `v` is the value at `holderKey` of its container; returns its
+ * JSON copy, `undefined` when it is left out. `seen` holds the containers above `v` (a cycle check).
  */
 function convert(
   v: any,
@@ -89,34 +99,31 @@ function convert(
 ): unknown {
   // As JSON.stringify: an object's (or a BigInt's) toJSON is called once, with the key, and what it
   // returns is converted as it is (a toJSON that returns `this` is no loop).
-  if ((typeof v === 'object' || typeof v === 'bigint') && typeof v?.toJSON === 'function')
-    v = v.toJSON(String(holderKey));
+  if (typeof v === 'object' || typeof v === 'bigint') {
+    const toJSON = v?.toJSON;
+    if (typeof toJSON === 'function') v = toJSON.call(v, String(holderKey));
+  }
   if (v == null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)) return v;
   if (typeof v !== 'object') throw new NotJson(`${describe(v)} is not JSON`);
   if (depth > MAX_DEPTH) throw new NotJson(`nested deeper than ${MAX_DEPTH} levels`);
   if (seen.includes(v)) throw new NotJson('cycle is not JSON');
   const array = Array.isArray(v);
-  if (!array && !isPlainObject(v)) throw new NotJson(`${describe(v)} is not JSON`);
+  if (!array && !isDataObject(v)) throw new NotJson(`${describe(v)} is not JSON`);
   seen.push(v);
-  const source: any = v; // narrowed above to an array or a plain object; indexed by either kind of key
-  let out = source;
-  for (const key of array ? source.keys() : Object.keys(source)) {
+  // An array's items or an object's entries, each read once.
+  const out: unknown[] = [];
+  for (const key of array ? [...Array(v.length).keys()] : Object.keys(v)) {
     // Popped only on success: after a throw, `keys` ends at the value that is not JSON.
     keys.push(key);
-    const item = source[key];
-    // An array's undefined becomes null; an object's undefined property is dropped.
-    let converted = convert(item, keys, seen, depth + 1, key);
-    if (converted === undefined && array) converted = null;
+    const item = convert(v[key], keys, seen, depth + 1, key);
+    if (item === undefined && array) throw new NotJson('undefined in an array is not JSON');
     keys.pop();
-    if (converted !== item || converted === undefined) {
-      if (out === source) out = array ? source.slice() : { ...source };
-      // `{...v}` made every key an own data property, so even "__proto__" is assigned as data.
-      if (converted === undefined) delete out[key];
-      else out[key] = converted;
-    }
+    // An undefined property is dropped.
+    if (item !== undefined) out.push(array ? item : [key, item]);
   }
   seen.pop();
-  return out;
+  // Entries become own data properties, even "__proto__".
+  return array ? out : Object.fromEntries(out as [string, unknown][]);
 }
 
 /**

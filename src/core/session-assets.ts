@@ -8,6 +8,8 @@ import { fieldsOf, type JsonValue } from './json.js';
 import type { ReadAssetType, SandboxAsset, SandboxAssetPath } from './types.js';
 
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+/** The type of bytes whose type nobody named. */
+const OCTET_STREAM = 'application/octet-stream';
 const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
 const shapeError = (type: string) => protocolError(`${type} response had an invalid shape`);
 
@@ -63,14 +65,17 @@ export class SessionAssets {
     });
   }
 
-  /** Uploads a `File` (at most 100 MiB; one upload at a time). */
-  async upload(file: File, targetPath?: string): Promise<{ path: SandboxAssetPath }> {
+  /**
+   * Uploads a `File` (at most 100 MiB; one upload at a time) and resolves with its path. Checked in
+   * the public SDK's order: ended, busy, then the file, its size and the target path.
+   */
+  async upload(file: File, targetPath?: string): Promise<SandboxAssetPath> {
     this.host.checkUsable();
+    if (this.#uploading) throw this.host.busy();
     if (typeof File === 'undefined' || !(file instanceof File) || !file.name) {
       throw invalidInput('file must be a File with a name');
     }
-    const { name, size } = file;
-    const contentType = file.type || 'application/octet-stream';
+    const { name, size, type } = file;
     if (size > MAX_UPLOAD_BYTES) {
       throw pedelecError('ASSET_TOO_LARGE', 'file is larger than 100 MiB', { sizeBytes: size });
     }
@@ -78,22 +83,22 @@ export class SessionAssets {
     if (given && !isAssetPath(targetPath)) {
       throw pedelecError('ASSET_PATH_INVALID', 'targetPath is not a valid asset path', { path: targetPath });
     }
-    if (this.#uploading) throw this.host.busy();
     this.#uploading = true;
     try {
       const [, response] = await this.#transfer({
         type: 'create_asset_upload',
-        payload: { filename: name, sizeBytes: size, mimeType: contentType, ...(given && { targetPath }) },
+        // The ticket names the file's own type, "" when it has none; only the PUT needs a fallback.
+        payload: { filename: name, sizeBytes: size, mimeType: type, ...(given && { targetPath }) },
         keys: ['uploadUrl', 'token'],
         code: 'ASSET_UPLOAD_FAILED',
         message: 'Asset upload failed',
-        upload: { file, contentType },
+        upload: { file, contentType: type || OCTET_STREAM },
       });
       const path = ((await response.json().catch(() => undefined)) as { path?: unknown } | undefined)?.path;
       if (!isAssetPath(path) || (given && path !== targetPath)) {
         throw protocolError('asset upload response had an invalid path');
       }
-      return { path };
+      return path;
     } finally {
       this.#uploading = false;
     }
@@ -121,7 +126,7 @@ export class SessionAssets {
     }
     if (type === 'file') {
       const lastModified = typeof modifiedAt === 'number' ? { lastModified: modifiedAt } : {};
-      return new File([bytes], name, { type: mimeType, ...lastModified });
+      return new File([bytes], name, { type: mimeType || OCTET_STREAM, ...lastModified });
     }
     let text: string;
     try {

@@ -47,15 +47,26 @@ export type ResumeSessionOptions<TTools extends readonly ToolDefinition[] = read
 /** @internal How a `<pedelec-session>` shares its toolbox with the sessions it creates. */
 export type SessionWiring = { toolbox?: Toolbox; requestTimeoutMs?: number };
 
-/** The tools and effort of a `createSession` input. */
-export function readCreateInput(input: unknown): { skills: NormalizedSkills | undefined; effort: EffortInput } {
+/**
+ * A `createSession` input read as the public SDK reads it: its tools; a string `provider` trimmed, and
+ * a blank or non-string one none at all (the default provider is used); `model` given whenever it is
+ * not `undefined`, and used only when it is a string (even `""`) — otherwise the provider's default.
+ */
+export function readCreateInput(input: unknown): {
+  skills: NormalizedSkills | undefined;
+  effort: EffortInput;
+  provider: string | undefined;
+  model: string | undefined;
+} {
   let skills: NormalizedSkills | undefined;
+  let provider: string | undefined;
+  let model: unknown;
   try {
     if (!isObject(input)) throw invalidInput('createSession input must be an object');
     skills = normalizeSkills(input.skills);
-    if (input.model !== undefined && input.provider === undefined) {
-      throw invalidInput('model cannot be provided without provider');
-    }
+    ({ provider, model } = input);
+    provider = (typeof provider === 'string' && provider.trim()) || undefined;
+    if (model !== undefined && !provider) throw invalidInput('model cannot be provided without provider');
   } catch (error) {
     throw normalizeError(error, 'INVALID_INPUT', 'createSession input is invalid');
   }
@@ -66,7 +77,7 @@ export function readCreateInput(input: unknown): { skills: NormalizedSkills | un
     if (typeof value !== 'string') throw invalidInput(`${key} must be a string`);
     effort[key] = value;
   }
-  return { skills, effort };
+  return { skills, effort, provider, model: typeof model === 'string' ? model : undefined };
 }
 
 /** The tools of a `resumeSession` call, once its session id is known to be one. */

@@ -5,6 +5,7 @@
  * (0.1.x) or by its own `operation_completed` (today's Pedelec, once the session has seen an
  * operation-aware event); snapshots, usage and artifacts. The session acts on what this decides.
  */
+import type { EventMeta } from './call-context.js';
 import { normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import { isObject, isText } from './json.js';
 import { randomId } from './protocol.js';
@@ -22,17 +23,15 @@ export type Turn = {
    * that named no operation.
    */
   operationId: string | undefined;
-  /**
-   * Whether the request's own failure, should it come after the turn finished, is still to be
-   * reported: the turn finished cleanly (a `done`/`idle` may come first), or on `status_changed:
-   * error`, which reports nothing by itself.
-   */
-  unreported?: boolean;
   /** Settles whoever waits for the turn: resolves, or rejects with `error`. */
   finish(error?: PedelecError): void;
 };
 
-/** What the session does on what arrives. */
+/**
+ * What the session does on what arrives. `meta` says who caused an event (sdk-api.md "Event
+ * contexts"): `core` when the client routes a message from the bridge, `sdk` (the default) when the
+ * page replays one through `handleEvent`.
+ */
 export interface ProtocolHost {
   readonly sessionId: string;
   readonly toolbox: Toolbox;
@@ -41,17 +40,17 @@ export interface ProtocolHost {
   /** A turn this page did not start (a snapshot's active operation, after a reload). */
   takeOver(turn: Turn): void;
   /** Clears the current turn; with an error, rejects whoever waits for it. */
-  finishTurn(error?: PedelecError, unreported?: boolean): void;
-  setStatus(status: PedelecSessionStatus, receivedAt: number): void;
-  markEnded(receivedAt: number): void;
+  finishTurn(error?: PedelecError): void;
+  setStatus(status: PedelecSessionStatus, meta: EventMeta): void;
+  markEnded(meta: EventMeta): void;
   /** Status `error`, the error reported, the turn rejected. */
-  fail(error: PedelecError, receivedAt: number): void;
-  /** Calls the session's listeners of `kind` with `payload` and the context of `type`. */
-  emit(kind: 'chat' | 'chatMessage' | 'usage' | 'artifact', payload: unknown, type: string, receivedAt: number): void;
-  emitError(error: PedelecError, receivedAt: number, sdk?: boolean): void;
+  fail(error: PedelecError, meta: EventMeta): void;
+  /** Calls the session's listeners of `kind` with `payload` and the context of `type` (always Core's). */
+  emit(kind: 'chat' | 'chatMessage' | 'usage' | 'artifact', payload: unknown, type: string, meta: EventMeta): void;
+  emitError(error: PedelecError, meta: EventMeta): void;
   warn(warning: PedelecError): void;
   /** Runs an agent's tool call (a repeat of one running or answered is ignored). */
-  toolCall(toolRequestId: string, tool: string, args: unknown, receivedAt: number): void;
+  toolCall(toolRequestId: string, tool: string, args: unknown, meta: EventMeta): void;
   /** The session's tool calls, running or answered. */
   readonly calls: SessionToolCalls;
 }
@@ -61,7 +60,7 @@ const isCount = (value: unknown): value is number => Number.isInteger(value) && 
 const sessionError = (error: unknown) => normalizeError(error, 'SESSION_ERROR', 'Pedelec session error');
 
 /** A tool call from a snapshot, waiting for a handler to be registered. */
-type ParkedCall = { toolRequestId: string; tool: string; args: unknown; receivedAt: number };
+type ParkedCall = { toolRequestId: string; tool: string; args: unknown; meta: EventMeta };
 
 export class SessionProtocol {
   #lastSeq = -1;
@@ -93,7 +92,7 @@ export class SessionProtocol {
   }
 
   /** One session-addressed message from the bridge. */
-  receive(message: Record<string, any>, receivedAt: number): void {
+  receive(message: Record<string, any>, meta: EventMeta): void {
     const { host } = this;
     if (host.ended()) return;
     const { seq, type, status, text, toolRequestId, tool, operationId } = message;
@@ -105,7 +104,8 @@ export class SessionProtocol {
     }
     if (isText(operationId)) this.#operationAware = true;
     // An SDK error about a message that did arrive: the one SDK-made event that keeps eventReceivedAt.
-    const malformed = (what: string) => host.emitError(protocolError(`${type} ${what}`), receivedAt, true);
+    const malformed = (what: string) =>
+      host.emitError(protocolError(`${type} ${what}`), { source: 'sdk', eventReceivedAt: meta.eventReceivedAt });
     switch (type) {
       case 'chat_delta':
       case 'chat_message':
@@ -114,12 +114,11 @@ export class SessionProtocol {
         if (isText(operationId) && operationId !== turn?.operationId) this.#ignoreForeign(type, operationId);
         else if (!turn) malformed('arrived outside of a turn');
         else if (type === 'tool_call') {
-          if (isText(toolRequestId) && typeof tool === 'string')
-            host.toolCall(toolRequestId, tool, message.args, receivedAt);
+          if (isText(toolRequestId) && typeof tool === 'string') host.toolCall(toolRequestId, tool, message.args, meta);
           else malformed('had no toolRequestId or tool');
         } else if (typeof text !== 'string') malformed('had no text');
         // A prepare turn's words are not the user's conversation.
-        else if (turn.ctx.turnKind !== 'prepare') this.#chat(type, text, receivedAt);
+        else if (turn.ctx.turnKind !== 'prepare') this.#chat(type, text, meta);
         return;
       }
       case 'status_changed':
@@ -128,33 +127,35 @@ export class SessionProtocol {
         // `done` reports `idle` as `status_changed: idle` does; `ended` is final either way.
         const next = type === 'done' ? 'idle' : type === 'ended' ? type : status;
         if (!STATUSES.includes(next)) return malformed('had an unknown status');
-        if (next === 'ended') return host.markEnded(receivedAt);
-        host.setStatus(next, receivedAt);
+        if (next === 'ended') return host.markEnded(meta);
+        // Said as the public SDK says it, besides rejecting the running turn.
+        if (next === 'error')
+          return host.fail(
+            pedelecError('SESSION_ERROR', 'session entered error status', { sessionId: host.sessionId }),
+            meta,
+          );
+        host.setStatus(next, meta);
         // An operation-aware session's turn finishes on its operation_completed alone.
         if (next === 'idle' && !this.#operationAware) host.finishTurn();
-        else if (next === 'error') {
-          const error = pedelecError('SESSION_ERROR', 'Pedelec session error', { sessionId: host.sessionId });
-          host.finishTurn(error, true);
-        }
         return;
       }
       case 'operation_completed':
         this.#operationAware = true;
-        return this.#completeOperation(message, receivedAt);
+        return this.#completeOperation(message, meta);
       case 'session_snapshot':
         this.#operationAware = true;
-        if (isObject(message.snapshot)) return this.#applySnapshot(message.snapshot, receivedAt);
+        if (isObject(message.snapshot)) return this.#applySnapshot(message.snapshot, meta);
         return malformed('had no snapshot');
       case 'usage_updated':
-        if (isCount(message.totalTokens)) return this.#setUsage(message.totalTokens, receivedAt);
+        if (isCount(message.totalTokens)) return this.#setUsage(message.totalTokens, meta);
         return malformed('had no totalTokens');
       case 'provider_artifact': {
         const artifact = readArtifact(message.artifact);
-        if (artifact) return host.emit('artifact', artifact, 'provider_artifact', receivedAt);
+        if (artifact) return host.emit('artifact', artifact, 'provider_artifact', meta);
         return malformed('had no artifact with a valid path');
       }
       case 'error':
-        return host.fail(sessionError(message.error), receivedAt);
+        return host.fail(sessionError(message.error), meta);
       // Unknown event types are ignored: newer extensions add some.
     }
   }
@@ -171,7 +172,7 @@ export class SessionProtocol {
     const { toolbox } = host;
     if (!(toolbox.tools.has(parked.tool) || toolbox.named.has(parked.tool) || toolbox.generic)) return;
     this.#parked = null;
-    host.toolCall(parked.toolRequestId, parked.tool, parked.args, parked.receivedAt);
+    host.toolCall(parked.toolRequestId, parked.tool, parked.args, parked.meta);
   }
 
   /**
@@ -180,7 +181,7 @@ export class SessionProtocol {
    * not match the start of their message have delivered what they could: the message then adds nothing
    * (`onChatMessage` has it whole).
    */
-  #chat(type: 'chat_delta' | 'chat_message', text: string, receivedAt: number): void {
+  #chat(type: 'chat_delta' | 'chat_message', text: string, meta: EventMeta): void {
     let piece = text;
     if (type === 'chat_delta') this.#messageDelivered += text;
     else {
@@ -188,8 +189,8 @@ export class SessionProtocol {
       piece = text.startsWith(delivered) ? text.slice(delivered.length) : '';
       this.#messageDelivered = '';
     }
-    if (piece) this.host.emit('chat', piece, 'chat_delta', receivedAt);
-    if (type === 'chat_message') this.host.emit('chatMessage', text, 'chat_message', receivedAt);
+    if (piece) this.host.emit('chat', piece, 'chat_delta', meta);
+    if (type === 'chat_message') this.host.emit('chatMessage', text, 'chat_message', meta);
   }
 
   /** An event of another operation than the running turn's (another page's, or one that ended): ignored, said once. */
@@ -201,13 +202,13 @@ export class SessionProtocol {
   }
 
   /** `operation_completed` (or a snapshot's `lastCompletedOperation`): finishes the running turn if it is that operation. */
-  #completeOperation(operation: Record<string, any>, receivedAt: number): void {
+  #completeOperation(operation: Record<string, any>, meta: EventMeta): void {
     const turn = this.host.turn();
     // Another operation's, or the running turn's after an error event already finished it.
     if (!turn || !isText(operation.operationId) || operation.operationId !== turn.operationId) return;
     if (operation.success !== false) return this.host.finishTurn();
     const error = sessionError(operation.error);
-    this.host.emitError(error, receivedAt);
+    this.host.emitError(error, meta);
     this.host.finishTurn(error);
   }
 
@@ -216,11 +217,11 @@ export class SessionProtocol {
    * a turn that finished unseen; a turn still running that this page did not start (after a reload
    * with `persist`), taken over; and the tool call Core waits for, run as if it had just arrived.
    */
-  #applySnapshot(snapshot: Record<string, any>, receivedAt: number): void {
+  #applySnapshot(snapshot: Record<string, any>, meta: EventMeta): void {
     const { host } = this;
     const { status, usage, activeOperation, lastCompletedOperation, pendingToolRequest } = snapshot;
-    if (isCount(usage?.totalTokens)) this.#setUsage(usage.totalTokens, receivedAt);
-    if (isObject(lastCompletedOperation)) this.#completeOperation(lastCompletedOperation, receivedAt);
+    if (isCount(usage?.totalTokens)) this.#setUsage(usage.totalTokens, meta);
+    if (isObject(lastCompletedOperation)) this.#completeOperation(lastCompletedOperation, meta);
     // A turn this page started that the snapshot knows nothing of: Core made the snapshot before the
     // turn's request reached it (the create response and the snapshot, then sendText at once). Its
     // status (`idle`) is older than the turn's.
@@ -231,26 +232,26 @@ export class SessionProtocol {
       const operation = isObject(activeOperation) ? activeOperation : pendingToolRequest;
       const turnKind = operation.operationKind === 'prepare' ? 'prepare' : 'user';
       host.takeOver({
-        ctx: { turnId: randomId('turn'), turnStartedAt: receivedAt, turnKind },
+        ctx: { turnId: randomId('turn'), turnStartedAt: meta.eventReceivedAt ?? Date.now(), turnKind },
         operationId: isText(operation.operationId) ? operation.operationId : undefined,
         finish: () => {}, // nobody on this page waits for it
       });
       this.turnStarted();
     }
-    if (status === 'ended') return host.markEnded(receivedAt);
-    if (STATUSES.includes(status)) host.setStatus(status, receivedAt);
+    if (status === 'ended') return host.markEnded(meta);
+    if (STATUSES.includes(status)) host.setStatus(status, meta);
     // Calls still running that Core no longer waits for: their results would be refused.
     host.calls.withdrawAllBut(pending?.toolRequestId);
     if (this.#parked && this.#parked.toolRequestId !== pending?.toolRequestId) this.#parked = null;
     if (pending && !host.calls.has(pending.toolRequestId)) {
-      this.#parked = { ...pending, receivedAt };
+      this.#parked = { ...pending, meta };
       this.runParked();
     }
   }
 
-  #setUsage(totalTokens: number, receivedAt: number): void {
+  #setUsage(totalTokens: number, meta: EventMeta): void {
     this.usage = { totalTokens };
-    this.host.emit('usage', this.usage, 'usage_updated', receivedAt);
+    this.host.emit('usage', this.usage, 'usage_updated', meta);
   }
 }
 

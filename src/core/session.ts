@@ -4,7 +4,7 @@
  * arrives for it is read by session-protocol.ts; its sandbox files are session-assets.ts's.
  */
 import { invalidInput, normalizeError, sessionBusy, sessionEnded, type PedelecError } from './errors.js';
-import { eventContext } from './call-context.js';
+import { eventContext, fromCore, type EventMeta } from './call-context.js';
 import type { JsonValue } from './json.js';
 import { Listeners } from './listeners.js';
 import { inOrder, randomId } from './protocol.js';
@@ -89,14 +89,14 @@ export class PedelecSession<TToolName extends string = string> {
       ended: () => this.#ended,
       turn: () => this.#turn,
       takeOver: (turn) => (this.#turn = turn),
-      finishTurn: (error, unreported) => this.#finishTurn(error, this.#turn, unreported),
-      setStatus: (status, receivedAt) => this.#setStatus(status, receivedAt),
-      markEnded: (receivedAt) => this.#markEnded(receivedAt),
-      fail: (error, receivedAt) => this.#fail(error, receivedAt),
-      emit: (kind, payload, type, receivedAt) => this.#listeners.emit(kind, payload, this.#ctx(type, receivedAt)),
-      emitError: (error, receivedAt, sdk) => this.#emitError(error, receivedAt, sdk),
+      finishTurn: (error) => this.#finishTurn(error),
+      setStatus: (status, meta) => this.#setStatus(status, meta),
+      markEnded: (meta) => this.#markEnded(meta),
+      fail: (error, meta) => this.#fail(error, meta),
+      emit: (kind, payload, type, meta) => this.#listeners.emit(kind, payload, this.#ctx(type, fromCore(meta))),
+      emitError: (error, meta) => this.#emitError(error, meta),
       warn: (warning) => this.#bridge.warn(warning),
-      toolCall: (toolRequestId, tool, args, receivedAt) => this.#toolCall(toolRequestId, tool, args, receivedAt),
+      toolCall: (toolRequestId, tool, args, meta) => this.#toolCall(toolRequestId, tool, args, meta),
     });
     this.#assets = new SessionAssets({
       request: (type, payload) => this.#request(type, payload),
@@ -167,6 +167,14 @@ export class PedelecSession<TToolName extends string = string> {
     return off;
   }
 
+  /**
+   * Replaces the inline handlers (the `handler`s of the tools' definitions) with `handlers`, by tool
+   * name; a copy is kept. `createSession` does this when it returns a handle this client already holds.
+   */
+  replaceInlineToolHandlers(handlers: Map<string, ToolSpecificHandler>): void {
+    this.toolbox.inline = new Map(handlers);
+  }
+
   // ───────────────────────────── turns ─────────────────────────────
 
   /**
@@ -221,10 +229,9 @@ export class PedelecSession<TToolName extends string = string> {
     this.#setStatus('running');
     const request = this.#request(type, { ...payload, operationId }).then(noop, (failure: unknown) => {
       const error = normalizeError(failure, failCode, `${type} failed`);
-      // Emitted while the turn is still active, so the error's context carries it; a turn that
-      // already finished cleanly still reports the failed request (one that failed on an error event
-      // has reported that error already).
-      if (this.#turn === turn || turn.unreported) this.#emitError(error, undefined, undefined, turn);
+      // Emitted while the turn is still active, so the error's context carries it. Reported even when
+      // the turn already finished — cleanly, or on an error event — as the public SDK reports it.
+      this.#emitError(error, undefined, turn);
       this.#finishTurn(error, turn);
       throw error;
     });
@@ -233,10 +240,9 @@ export class PedelecSession<TToolName extends string = string> {
   }
 
   /** Clears the turn (when it still is the current one); with an error, rejects whoever waits for it. */
-  #finishTurn(error?: PedelecError, turn = this.#turn, unreported = !error): void {
+  #finishTurn(error?: PedelecError, turn = this.#turn): void {
     if (turn && this.#turn === turn) {
       this.#turn = null;
-      turn.unreported = unreported;
       turn.finish(error);
     }
   }
@@ -264,11 +270,16 @@ export class PedelecSession<TToolName extends string = string> {
   // ───────────────────────────── what arrives ─────────────────────────────
 
   /**
-   * One session event from the bridge (bridge-protocol.md §3). The client routes every event here;
-   * call it yourself to replay an event, as with the public SDK.
+   * One session event of the bridge (bridge-protocol.md §3). The client routes every message it
+   * receives here with `{ source: 'core', eventReceivedAt }`; call it yourself to replay an event, as
+   * with the public SDK: without `meta` the event counts as the SDK's own (`source: 'sdk'`, statuses,
+   * errors and endings in their `sdk_` form), while chat and tool contexts are always Core's.
    */
-  handleEvent(message: Record<string, any>, receivedAt: number): void {
-    this.#protocol.receive(message, receivedAt);
+  handleEvent(
+    event: Record<string, any>,
+    meta: { source: 'core' | 'sdk'; eventReceivedAt?: number } = { source: 'sdk' },
+  ): void {
+    this.#protocol.receive(event, meta);
   }
 
   /**
@@ -283,9 +294,9 @@ export class PedelecSession<TToolName extends string = string> {
   }
 
   /** Status `error`, the error reported, the active turn rejected with it. */
-  #fail(error: PedelecError, receivedAt?: number): void {
-    this.#setStatus('error', receivedAt);
-    this.#emitError(error, receivedAt);
+  #fail(error: PedelecError, meta?: EventMeta): void {
+    this.#setStatus('error', meta);
+    this.#emitError(error, meta);
     this.#finishTurn(error);
   }
 
@@ -299,14 +310,14 @@ export class PedelecSession<TToolName extends string = string> {
     this.#markEnded();
   }
 
-  /** Ended by Core (`receivedAt` given) or by the SDK. */
-  #markEnded(receivedAt?: number): void {
+  /** Ended by Core (`meta` given) or by the SDK. */
+  #markEnded(meta?: EventMeta): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#protocol.sessionEnded();
-    this.#setStatus('ended', receivedAt);
+    this.#setStatus('ended', meta);
     // onEnded runs before the pending turn is rejected, so its context still carries the turn.
-    this.#listeners.emit('ended', this.#ctx('ended', receivedAt));
+    this.#listeners.emit('ended', this.#ctx('ended', meta));
     const error = sessionEnded(this.sessionId);
     this.#finishTurn(error);
     this.#calls.abortAll(error);
@@ -315,13 +326,14 @@ export class PedelecSession<TToolName extends string = string> {
 
   // ───────────────────────────── tool calls ─────────────────────────────
 
-  #toolCall(toolRequestId: string, tool: string, args: unknown, receivedAt: number): void {
+  #toolCall(toolRequestId: string, tool: string, args: unknown, meta: EventMeta): void {
     // Exactly one result per request: a repeat of a running or answered call is ignored.
     if (this.#calls.has(toolRequestId)) return;
-    this.#setStatus('waiting_tool_result', receivedAt);
+    this.#setStatus('waiting_tool_result', meta);
     // A status listener may have ended the session: no handler runs for an ended session.
     if (this.#ended) return;
-    this.#calls.run(toolRequestId, tool, args, this.#ctx('tool_call', receivedAt), receivedAt);
+    const core = fromCore(meta);
+    this.#calls.run(toolRequestId, tool, args, this.#ctx('tool_call', core), core.eventReceivedAt);
   }
 
   // ───────────────────────────── assets ─────────────────────────────
@@ -331,14 +343,20 @@ export class PedelecSession<TToolName extends string = string> {
     return this.#assets.list();
   }
 
-  /** Uploads a `File` into the sandbox (at most 100 MiB; one upload at a time). */
-  uploadAsset(file: File, targetPath?: string): Promise<{ path: SandboxAssetPath }> {
+  /**
+   * Uploads a `File` into the sandbox (at most 100 MiB; one upload at a time) and resolves with the
+   * path it was stored at.
+   */
+  uploadAsset(file: File, targetPath?: string): Promise<SandboxAssetPath> {
     return this.#assets.upload(file, targetPath);
   }
 
-  /** Reads a sandbox file as text, parsed JSON, or a `File`. */
+  /**
+   * Reads a sandbox file as text, parsed JSON, or a `File`. `T` only names what the JSON is expected
+   * to be (`readAsset<{ ok: boolean }>(path, 'json')`): it is not checked.
+   */
   readAsset(path: string, type: 'text'): Promise<string>;
-  readAsset(path: string, type: 'json'): Promise<JsonValue>;
+  readAsset<T = JsonValue>(path: string, type: 'json'): Promise<T>;
   readAsset(path: string, type: 'file'): Promise<File>;
   /** The type known only at run time (a `ReadAssetType` variable). */
   readAsset(path: string, type: ReadAssetType): Promise<string | JsonValue | File>;
@@ -371,20 +389,20 @@ export class PedelecSession<TToolName extends string = string> {
     return this.#bridge.request<T>(type, { sessionId: this.sessionId, ...payload });
   }
 
-  /** An event context: `core`-sourced when caused by a message from the extension (`receivedAt` given). */
-  #ctx(type?: string, receivedAt?: number, sdk = receivedAt === undefined, turn = this.#turn): any {
-    return eventContext(this, turn?.ctx, type, receivedAt, sdk);
+  /** An event context; without `meta`, the SDK's own. */
+  #ctx(type?: string, meta?: EventMeta, turn = this.#turn): any {
+    return eventContext(this, turn?.ctx, type, meta);
   }
 
-  #setStatus(status: PedelecSessionStatus, receivedAt?: number): void {
+  #setStatus(status: PedelecSessionStatus, meta?: EventMeta): void {
     const previousStatus = this.#status;
     if (status === previousStatus) return;
     this.#status = status;
-    this.#emitStatus([status, { ...this.#ctx('status_changed', receivedAt), status, previousStatus }]);
+    this.#emitStatus([status, { ...this.#ctx('status_changed', meta), status, previousStatus }]);
   }
 
   /** `turn`: the turn the error belongs to, when not the current one (a late failure of a finished turn). */
-  #emitError(error: PedelecError, receivedAt?: number, sdk?: boolean, turn = this.#turn): void {
-    this.#listeners.emit('error', error, this.#ctx('error', receivedAt, sdk, turn));
+  #emitError(error: PedelecError, meta?: EventMeta, turn = this.#turn): void {
+    this.#listeners.emit('error', error, this.#ctx('error', meta, turn));
   }
 }

@@ -7,7 +7,7 @@ import { invalidInput, isPedelecError, normalizeError, pedelecError, type Pedele
 import { isPlainObject, toBridgeJson, type JsonValue } from './json.js';
 import { analyzeArgsSchema, type ArgsValidator } from './schema/compile.js';
 import type { ToolArgsSchema } from './schema/types.js';
-import { toolTimeout } from './call-context.js';
+import { toolTimeout, type RunningCallContext } from './call-context.js';
 import { MAX_TIMER_MS } from './protocol.js';
 import type { ToolCallContext, ToolCallVia } from './types.js';
 
@@ -190,7 +190,7 @@ export type ToolOutcome =
 export type ToolCall = {
   tool: string;
   args: unknown;
-  ctx: ToolCallContext;
+  ctx: RunningCallContext;
   /** Who called (also `ctx.via`). */
   via: ToolCallVia;
   /** Aborts `ctx.signal` (e.g. an element removing the tool while it runs). */
@@ -230,6 +230,8 @@ const kitError = (error: PedelecError, reportToPage = false): ToolOutcome => ({
 export class Toolbox {
   /** Declared tools by name: the set whose schemas were sent to Core. */
   tools = new Map<string, NormalizedTool>();
+  /** The inline handlers by name once replaced (`replaceInlineToolHandlers`); until then, the declared tools'. */
+  inline: Map<string, ToolSpecificHandler> | undefined;
   readonly named = new Map<string, ToolSpecificHandler>();
   generic: GenericToolHandler | null = null;
   /** @internal The elements' steps of the resolution order. */
@@ -260,6 +262,7 @@ export class Toolbox {
 
   setTools(tools: readonly NormalizedTool[]): void {
     this.tools = new Map(tools.map((t) => [t.name, t]));
+    this.inline = undefined;
   }
 
   /**
@@ -294,7 +297,7 @@ export class Toolbox {
     if (named) return settle(() => named(args, ctx));
     const dispatched = hooks.dispatch?.(call);
     if (dispatched) return 'deny' in dispatched ? kitError(dispatched.deny) : settle(() => dispatched.respond);
-    const inline = hooks.inline ? hooks.inline(tool) : declared?.handler;
+    const inline = hooks.inline ? hooks.inline(tool) : this.inline ? this.inline.get(tool) : declared?.handler;
     if (inline) return settle(() => inline(args, ctx));
     const { generic } = this;
     if (generic) return settle(() => generic(tool, args, ctx));
@@ -327,12 +330,17 @@ function withinDeadline(call: ToolCall, outcome: Promise<ToolOutcome>): Promise<
 /**
  * A handler's failure as the agent's error result. Its `details` (anything a page throws) must cross
  * the bridge too: converted as a result is; details that cannot be are left out, not let make the
- * whole answer unsendable (the agent would get nothing and wait for Core's timeout).
+ * whole answer unsendable (the agent would get nothing and wait for Core's timeout). A thrown
+ * `{ code, message }` keeps its own `details: undefined`, as the public SDK's copy does.
  */
 function handlerFailed(thrown: unknown): ToolOutcome {
-  const { details, ...error } = normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'Tool handler failed');
-  const json = toBridgeJson(details);
-  return kitError(json.ok && details !== undefined ? { ...error, details: json.value } : error);
+  const error = normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'Tool handler failed');
+  if (error.details !== undefined) {
+    const json = toBridgeJson(error.details);
+    if (json.ok) error.details = json.value;
+    else delete error.details;
+  }
+  return kitError(error);
 }
 
 function checked(value: unknown): ToolOutcome {

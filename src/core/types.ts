@@ -125,11 +125,13 @@ export type ToolCallContext = PedelecEventContext & {
   eventReceivedAt: number;
   /**
    * (ours) Aborts at the deadline, when the session ends or the bridge disconnects. A getter on the
-   * context's prototype, made on first read: `{ ...ctx }` does not copy it.
+   * context's prototype, made on first read: `{ ...ctx }` does not copy it. The kit always provides
+   * it; optional in the type so that a context built by hand (a handler's unit test, as with the
+   * public SDK) type-checks: read it as `ctx.signal?.…`.
    */
-  readonly signal: AbortSignal;
-  /** (ours) Epoch ms when Core is expected to stop waiting for this call's result. */
-  deadline: number;
+  readonly signal?: AbortSignal;
+  /** (ours) Epoch ms when Core is expected to stop waiting for this call's result; always provided by the kit. */
+  deadline?: number;
   /** (ours) Who called the tool; see {@link ToolCallVia}. */
   via?: ToolCallVia;
 };

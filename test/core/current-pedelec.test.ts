@@ -502,7 +502,7 @@ describe('current Pedelec: session_snapshot', () => {
     let finish!: (value: unknown) => void;
     let signal!: AbortSignal;
     session.onTool('slow', (_args, ctx) => {
-      signal = ctx.signal;
+      signal = ctx.signal!;
       return new Promise((resolve) => (finish = resolve));
     });
     const { turn, operationId } = userTurn(session);

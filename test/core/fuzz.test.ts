@@ -88,7 +88,7 @@ describe('bridge fuzzing (fast-check)', () => {
         s.onTool((tool, args, ctx) => {
           if (tool === 'throw') throw new Error('handler threw');
           if (tool === 'reject') return Promise.reject(new Error('handler rejected'));
-          if (tool === 'signal') return new Promise((resolve) => setTimeout(() => resolve(ctx.signal.aborted), 0));
+          if (tool === 'signal') return new Promise((resolve) => setTimeout(() => resolve(ctx.signal!.aborted), 0));
           if (tool === 'bad') return () => 1;
           return args;
         });

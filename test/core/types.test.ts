@@ -73,7 +73,8 @@ function seedToolNameOfExample() {
 
 // The seed's ToolSpecificHandler / ToolDefinition / manifest shapes.
 const seedHandler: ToolSpecificHandler<{ delta: number }, { value: number }> = ({ delta }, ctx) => {
-  const signal: AbortSignal = ctx.signal;
+  // Optional in the type (a context built by hand has none); the kit always provides it.
+  const signal: AbortSignal | undefined = ctx.signal;
   void signal;
   return { value: counter.add(delta) };
 };
@@ -222,8 +223,9 @@ function contextTyping(
   const turnId: string = tool.turnId;
   const turnStartedAt: number = tool.turnStartedAt;
   const eventReceivedAt: number = tool.eventReceivedAt;
-  const signal: AbortSignal = tool.signal;
-  const deadline: number = tool.deadline;
+  // (ours) Always provided by the kit, optional in the type: a context built by hand has neither.
+  const signal: AbortSignal | undefined = tool.signal;
+  const deadline: number | undefined = tool.deadline;
   // Always present on every context.
   const always: [string, string, number, number, 'core' | 'sdk'] = [
     base.sessionId,
@@ -275,15 +277,18 @@ export async function reviewedTypes(
   // createSession(input?): an input that may be undefined is accepted.
   const s: PedelecSession<string> = await client.createSession(maybe);
   void s;
-  // Schemas (and fragments) declared `as const` — readonly arrays — are args schemas.
+  // Schemas (and fragments) declared `as const` — readonly arrays — are no args schemas, as in the
+  // public SDK, whose node types have mutable arrays (sdk-compat.md).
   const schema = {
     type: 'object',
     properties: { q: { type: 'string', enum: ['a', 'b'] } },
     required: ['q'],
     examples: [{ q: 'a' }],
   } as const;
+  // @ts-expect-error readonly arrays
   defineTool({ name: 'q', description: 'd', argsSchema: schema });
   const choice = { oneOf: [{ type: 'string' }, { type: 'integer', enum: [1, 2] }] } as const;
+  // @ts-expect-error readonly arrays
   defineTool({ name: 'c', description: 'd', argsSchema: { type: 'object', properties: { c: choice } } });
   // readAsset with the type known only at run time.
   const read = await session.readAsset('/x', kind);

@@ -187,7 +187,10 @@ describe('reliability: hostile arguments reach a live session', () => {
     expect(seen).to.have.length(1);
     expect(Object.getPrototypeOf(seen[0])).to.equal(Object.prototype);
     expect(Object.hasOwn(seen[0] as object, '__proto__')).to.equal(true);
-    expect(resultOf('r1')).to.equal(seen[0]);
+    // Sent as read: a copy whose `__proto__` key is own data too.
+    expect(resultOf('r1')).to.deep.equal(seen[0]);
+    expect(Object.hasOwn(resultOf('r1'), '__proto__')).to.equal(true);
+    expect(Object.getPrototypeOf(resultOf('r1'))).to.equal(Object.prototype);
     expect(resultOf('r2').error.message).to.equal('__proto__.polluted: must be a boolean');
     expect(resultOf('r3').error.message).to.match(/^constructor: must be a string/);
     expect(resultOf('r4').error.message).to.equal('__proto__: is required');
@@ -257,9 +260,7 @@ const lastSubmit = (id: string): Posted | undefined =>
   fake.posted.find((m) => m.type === 'submit_tool_result' && m.toolRequestId === id);
 
 describe('reliability: <pedelec-session> reports bad results and bridge faults as pedelec-error', () => {
-  class Point {
-    x = 1;
-  }
+  class Failure extends Error {}
   const cyclic = () => {
     const node: Record<string, unknown> = {};
     node.self = node;
@@ -275,7 +276,8 @@ describe('reliability: <pedelec-session> reports bad results and bridge faults a
     ['a DOM node', () => ({ el: document.body }), 'result.el'],
     ['NaN', () => ({ n: NaN }), 'result.n'],
     ['Infinity', () => ({ n: Infinity }), 'result.n'],
-    ['a class instance', () => ({ p: new Point() }), 'result.p'],
+    ['an instance of a class extending a built-in', () => ({ p: new Failure('x') }), 'result.p'],
+    ['undefined in an array', () => ({ list: [undefined] }), 'result.list[0]'],
   ];
 
   it('non-JSON results → TOOL_RESULT_INVALID with the path to the agent, one pedelec-error each; Date converted silently', async () => {
@@ -327,7 +329,7 @@ describe('reliability: <pedelec-session> reports bad results and bridge faults a
     fake.event('s1', 'tool_call', { seq: ++seq, toolRequestId: 'c1', tool: 'slow', args: {} });
     await running; // its handler has its ctx
     fake.disconnect();
-    expect(ctx.signal.aborted).to.equal(true);
+    expect(ctx.signal!.aborted).to.equal(true);
     expect(((await turn) as PedelecError).code).to.equal('EXTENSION_DISCONNECTED');
     finish({ late: true });
     await tasks();
@@ -368,7 +370,7 @@ describe('reliability: a handler that never settles keeps nothing alive', () => 
     await fake.answer('send_text');
     const signals: AbortSignal[] = [];
     session.onTool('stuck', (_args, ctx) => {
-      signals.push(ctx.signal);
+      signals.push(ctx.signal!);
       return new Promise(() => {});
     });
     toolCall('r1', 'stuck', {});

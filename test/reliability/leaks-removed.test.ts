@@ -159,7 +159,7 @@ describe('leaks after removal and tool churn', () => {
       const tool = document.createElement('pedelec-tool') as PedelecToolElement;
       tool.setAttribute('name', `t${i}`);
       tool.setAttribute('description', 'Hangs.');
-      tool.handler = (_args, ctx) => (signals.push(ctx.signal), new Promise(() => {})); // ignores its signal
+      tool.handler = (_args, ctx) => (signals.push(ctx.signal!), new Promise(() => {})); // ignores its signal
       el.append(tool);
       await until(() => el.manifest?.tools.length === 1, 'the tool to join');
       core.event(session.sessionId, 'tool_call', { seq: i + 1, toolRequestId: `r${i}`, tool: `t${i}`, args: {} });

@@ -90,7 +90,7 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     const client = new Pedelec();
     const signals: AbortSignal[] = [];
     const handler = (args: unknown, ctx: ToolCallContext) => {
-      signals.push(ctx.signal); // reading it arms the deadline timer
+      signals.push(ctx.signal!); // reading it arms the deadline timer
       return { n: (args as { n: number }).n };
     };
     const skills = { guidance: 'Leak test.', tools: [{ ...echoTool, handler }] };
@@ -201,7 +201,7 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
       tool.setAttribute('description', 'Echoes n.');
       tool.innerHTML = '<pedelec-arg name="n" type="integer" required></pedelec-arg>';
       tool.handler = (args, ctx) => {
-        signals.push(ctx.signal);
+        signals.push(ctx.signal!);
         return args;
       };
       el.append(tool);
@@ -276,7 +276,7 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
       tool.setAttribute('description', `Tool number ${i}.`);
       tool.innerHTML = '<pedelec-arg name="n" type="integer" required></pedelec-arg>';
       tool.handler = async (args, ctx) => {
-        signals.push(ctx.signal);
+        signals.push(ctx.signal!);
         return args;
       };
       el.append(tool);

@@ -1,17 +1,19 @@
 import type { JsonValue } from '../json.js';
 
 /**
- * Metadata every node may carry. It guides the agent only: the kit never fills in a `default`.
+ * Metadata every node may carry, `default` and `examples` typed by the node's value type. It guides
+ * the agent only: the kit never fills in a `default`. Arrays are mutable, as in the public SDK's
+ * types: a schema written `as const` is not an args schema there either.
  */
-export type ToolArgsSchemaMeta = {
+export type ToolArgsSchemaMeta<T extends JsonValue = JsonValue> = {
   description?: string;
-  default?: JsonValue;
-  examples?: readonly JsonValue[];
+  default?: T;
+  examples?: T[];
 };
 
-export type ToolArgsStringSchema = ToolArgsSchemaMeta & {
+export type ToolArgsStringSchema = ToolArgsSchemaMeta<string> & {
   type: 'string';
-  enum?: readonly string[];
+  enum?: string[];
   /** Inclusive, in Unicode code points. */
   minLength?: number;
   maxLength?: number;
@@ -19,26 +21,26 @@ export type ToolArgsStringSchema = ToolArgsSchemaMeta & {
   pattern?: string;
 };
 
-export type ToolArgsNumberSchema = ToolArgsSchemaMeta & {
+export type ToolArgsNumberSchema = ToolArgsSchemaMeta<number> & {
   type: 'number';
-  enum?: readonly number[];
+  enum?: number[];
   minimum?: number;
   maximum?: number;
 };
 
-export type ToolArgsIntegerSchema = ToolArgsSchemaMeta & {
+export type ToolArgsIntegerSchema = ToolArgsSchemaMeta<number> & {
   type: 'integer';
-  enum?: readonly number[];
+  enum?: number[];
   minimum?: number;
   maximum?: number;
 };
 
-export type ToolArgsBooleanSchema = ToolArgsSchemaMeta & {
+export type ToolArgsBooleanSchema = ToolArgsSchemaMeta<boolean> & {
   type: 'boolean';
-  enum?: readonly boolean[];
+  enum?: boolean[];
 };
 
-export type ToolArgsArraySchema = ToolArgsSchemaMeta & {
+export type ToolArgsArraySchema = ToolArgsSchemaMeta<JsonValue[]> & {
   type: 'array';
   items: ToolArgsSchemaNode;
   minItems?: number;
@@ -46,14 +48,14 @@ export type ToolArgsArraySchema = ToolArgsSchemaMeta & {
   uniqueItems?: boolean;
 };
 
-export type ToolArgsObjectSchema = ToolArgsSchemaMeta & {
+export type ToolArgsObjectSchema = ToolArgsSchemaMeta<Record<string, JsonValue>> & {
   type: 'object';
   properties?: Record<string, ToolArgsSchemaNode>;
-  required?: readonly string[];
+  required?: string[];
 };
 
 export type ToolArgsOneOfSchema = ToolArgsSchemaMeta & {
-  oneOf: readonly ToolArgsSchemaNode[];
+  oneOf: ToolArgsSchemaNode[];
 };
 
 export type ToolArgsSchemaNode =

@@ -197,10 +197,18 @@ describe('Pedelec client: createSession', () => {
     const c = client();
     const p1 = c.createSession();
     fake.fail({ code: 'APPROVAL_REJECTED', message: 'The user said no.' });
-    expect(await rejection(p1)).to.deep.equal({ code: 'APPROVAL_REJECTED', message: 'The user said no.' });
+    expect(await rejection(p1)).to.deep.equal({
+      code: 'APPROVAL_REJECTED',
+      message: 'The user said no.',
+      details: undefined,
+    });
     const p2 = c.createSession({ provider: 'codex', model: 'm' });
     fake.fail({ code: 'CREATE_SESSION_NOT_APPROVED', message: 'Not approved.' });
-    expect(await rejection(p2)).to.deep.equal({ code: 'CREATE_SESSION_NOT_APPROVED', message: 'Not approved.' });
+    expect(await rejection(p2)).to.deep.equal({
+      code: 'CREATE_SESSION_NOT_APPROVED',
+      message: 'Not approved.',
+      details: undefined,
+    });
   });
 
   for (const [given, sent] of [
@@ -334,7 +342,11 @@ describe('Pedelec client: resumeSession and request', () => {
     expect(await ok).to.deep.equal({ assets: [] });
     const failed = c.request('list_assets', { sessionId: 's1' });
     fake.fail({ code: 'THREAD_ACCESS_DENIED', message: 'denied' });
-    expect(await rejection(failed)).to.deep.equal({ code: 'THREAD_ACCESS_DENIED', message: 'denied' });
+    expect(await rejection(failed)).to.deep.equal({
+      code: 'THREAD_ACCESS_DENIED',
+      message: 'denied',
+      details: undefined,
+    });
     expect((await rejection(c.request('list_assets', { sessionId: 's1' }))).code).to.equal('SDK_BRIDGE_TIMEOUT');
   });
 });

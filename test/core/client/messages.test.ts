@@ -225,14 +225,19 @@ describe('Pedelec client: responses', () => {
     });
     const p2 = c.request('get_settings');
     fake.fail({ code: 'APPROVAL_REJECTED', message: 'Rejected' });
-    expect(await rejection(p2)).to.deep.equal({ code: 'APPROVAL_REJECTED', message: 'Rejected' });
+    // Without details: an own `details` key all the same, as the public SDK's copies have.
+    expect(await rejection(p2)).to.deep.equal({ code: 'APPROVAL_REJECTED', message: 'Rejected', details: undefined });
   });
 
   it('an unknown request type refused by the extension rejects with its error', async () => {
     const c = client();
     const p = c.request('no_such_type');
     fake.fail({ code: 'SDK_PROTOCOL_ERROR', message: 'unknown SDK request type' });
-    expect(await rejection(p)).to.deep.equal({ code: 'SDK_PROTOCOL_ERROR', message: 'unknown SDK request type' });
+    expect(await rejection(p)).to.deep.equal({
+      code: 'SDK_PROTOCOL_ERROR',
+      message: 'unknown SDK request type',
+      details: undefined,
+    });
   });
 
   for (const [label, error] of [
@@ -288,7 +293,7 @@ describe('Pedelec client: responses', () => {
     });
     expect(await a).to.equal('a');
     expect(await b).to.equal('b');
-    expect(await rejection(d)).to.deep.equal({ code: 'C', message: 'c' });
+    expect(await rejection(d)).to.deep.equal({ code: 'C', message: 'c', details: undefined });
   });
 
   it('never filters on source for session events either', async () => {

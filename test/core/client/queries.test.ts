@@ -169,7 +169,7 @@ describe('Pedelec client: getApprovalStatus', () => {
     const c = client({ bridgeTimeoutMs: 20 });
     const p = c.getApprovalStatus();
     fake.fail({ code: 'SOMETHING_ELSE', message: 'no' });
-    expect(await rejection(p)).to.deep.equal({ code: 'SOMETHING_ELSE', message: 'no' });
+    expect(await rejection(p)).to.deep.equal({ code: 'SOMETHING_ELSE', message: 'no', details: undefined });
     expect((await rejection(c.getApprovalStatus())).code).to.equal('SDK_BRIDGE_TIMEOUT');
   });
 });
@@ -294,7 +294,7 @@ describe('Pedelec client: checkAvailability', () => {
       extension: { available: true },
       approval: { approved: true, origin: 'https://app.example' },
       desktop: { available: false, launchAttempted: true },
-      error: { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Desktop is not running.' },
+      error: { code: 'NATIVE_HOST_UNAVAILABLE', message: 'Desktop is not running.', details: undefined },
     });
     expect(types()).to.deep.equal(['get_approval_status', 'get_settings']);
   });

@@ -184,7 +184,7 @@ describe('PedelecSession: context types (checked by tsc)', () => {
     session.onTool((_tool, _args, ctx) => {
       const id: string = ctx.turnId;
       const receivedAt: number = ctx.eventReceivedAt;
-      const deadline: number = ctx.deadline;
+      const deadline: number = ctx.deadline!;
       // @ts-expect-error no index signature
       seen.push(id, receivedAt, deadline, ctx.seq);
     });

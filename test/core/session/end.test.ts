@@ -110,7 +110,7 @@ describe('PedelecSession.end', () => {
     const { session } = await open();
     const rec = record(session);
     const first = session.end();
-    const failure = { code: 'CORE_GONE', message: 'core unreachable' };
+    const failure = { code: 'CORE_GONE', message: 'core unreachable', details: undefined };
     fake.fail(failure, fake.last('end_session'));
     const error = await rejectionOf(first);
     expect(error).to.deep.equal(failure);

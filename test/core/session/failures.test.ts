@@ -103,7 +103,11 @@ describe('PedelecSession: transport-wide errors (bridge-protocol §3)', () => {
     expect(statusCtx).to.include({ type: 'sdk_status_changed', source: 'sdk', status: 'error' });
     expect(statusCtx).to.not.have.property('eventReceivedAt');
     expect(rec.errors).to.have.length(1);
-    expect(rec.errors[0].error).to.deep.equal({ code: 'NATIVE_HOST_UNAVAILABLE', message: 'native host gone' });
+    expect(rec.errors[0].error).to.deep.equal({
+      code: 'NATIVE_HOST_UNAVAILABLE',
+      message: 'native host gone',
+      details: undefined,
+    });
     expectKeys(rec.errors[0].ctx, TURN_KEYS);
     expect(rec.errors[0].ctx).to.include({ type: 'sdk_error', source: 'sdk', turnId: turn.turnId });
     await settled(turn.sent.promise);

@@ -140,7 +140,11 @@ describe('PedelecSession.prepare', () => {
     const error = await rejectionOf(prepared.promise);
     expectPedelecError(error, 'PREPARE_BROKEN');
     expect(rec.errors).to.have.length(1);
-    expect(rec.errors[0].error).to.deep.equal({ code: 'PREPARE_BROKEN', message: 'cannot warm up' });
+    expect(rec.errors[0].error).to.deep.equal({
+      code: 'PREPARE_BROKEN',
+      message: 'cannot warm up',
+      details: undefined,
+    });
     expect(rec.errors[0].ctx).to.include({ type: 'sdk_error', source: 'sdk', turnId, turnKind: 'prepare' });
     expect(session.getStatus()).to.equal('running');
     expect(rec.status.map((s) => s.status)).to.deep.equal(['running']);
@@ -172,7 +176,7 @@ describe('PedelecSession.prepare', () => {
     fake.event('s1', 'error', { error: { code: 'PROVIDER_DOWN', message: 'down' } });
     await settled(prepared.promise);
     expect(prepared.rejected).to.equal(true);
-    expect(prepared.error).to.deep.equal({ code: 'PROVIDER_DOWN', message: 'down' });
+    expect(prepared.error).to.deep.equal({ code: 'PROVIDER_DOWN', message: 'down', details: undefined });
     track(session.prepare());
     expect(postedOf('prepare_session')).to.have.length(2);
   });
@@ -192,10 +196,12 @@ describe('failed requests after status_changed: error', () => {
     fake.event('s1', 'status_changed', { status: 'error' });
     await settled(prepared.promise);
     expect(prepared.state).to.equal('rejected');
-    const failure = { code: 'PROVIDER_START_FAILED', message: 'codex could not start' };
+    const failure = { code: 'PROVIDER_START_FAILED', message: 'codex could not start', details: undefined };
     fake.fail(failure, request);
     await nextTask();
-    expect(errors, 'the request failure is reported').to.deep.equal([failure]);
+    // The error status is reported itself (SESSION_ERROR), then the request's failure.
+    expect(errors.map((e) => e.code)).to.deep.equal(['SESSION_ERROR', 'PROVIDER_START_FAILED']);
+    expect(errors[1], 'the request failure is reported').to.deep.equal(failure);
   });
 });
 

@@ -178,7 +178,7 @@ describe('PedelecSession.sendText', () => {
     fake.event('s1', 'done');
     await nextTask();
     expect(turn.sent.settled).to.equal(false);
-    const failure = { code: 'LATE_FAILURE', message: 'send_text was refused' };
+    const failure = { code: 'LATE_FAILURE', message: 'send_text was refused', details: undefined };
     fake.fail(failure, turn.request);
     await settled(turn.sent.promise);
     expect(turn.sent.rejected).to.equal(true);
@@ -385,9 +385,11 @@ describe('failed requests after status_changed: error', () => {
     fake.event('s1', 'status_changed', { status: 'error' });
     await settled(sent.promise);
     expect(sent.state).to.equal('rejected'); // SESSION_ERROR, as specified
-    const failure = { code: 'PROVIDER_START_FAILED', message: 'codex could not start' };
+    const failure = { code: 'PROVIDER_START_FAILED', message: 'codex could not start', details: undefined };
     fake.fail(failure, request);
     await nextTask();
-    expect(errors, 'the request failure is reported').to.deep.equal([failure]);
+    // The error status is reported itself (SESSION_ERROR), then the request's failure.
+    expect(errors.map((e) => e.code)).to.deep.equal(['SESSION_ERROR', 'PROVIDER_START_FAILED']);
+    expect(errors[1], 'the request failure is reported').to.deep.equal(failure);
   });
 });

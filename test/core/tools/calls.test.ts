@@ -114,7 +114,7 @@ describe('dispatch speed (ours)', () => {
   it('creates the AbortController lazily: only when a handler reads ctx.signal', async () => {
     const { session } = await open(skillsOf(counterTool()));
     session.onTool('quiet', () => 'no signal');
-    session.onTool('curious', (_args, ctx) => (ctx.signal.aborted ? 'aborted' : 'live'));
+    session.onTool('curious', (_args, ctx) => (ctx.signal!.aborted ? 'aborted' : 'live'));
     startTurn(session);
     const Original = globalThis.AbortController;
     let constructed = 0;

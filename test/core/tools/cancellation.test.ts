@@ -72,9 +72,9 @@ describe('deadline and cancellation (ours)', () => {
       });
       startTurn(session);
       toolCall('r1', 'update_counter', { delta: 1 });
-      expect(ctx.signal.aborted).to.equal(false);
-      await aborted(ctx.signal);
-      expect(Date.now()).to.be.at.least(ctx.deadline - 2);
+      expect(ctx.signal!.aborted).to.equal(false);
+      await aborted(ctx.signal!);
+      expect(Date.now()).to.be.at.least(ctx.deadline! - 2);
       await sleep(50); // well past the deadline: still nothing answered on the handler's behalf
       expect(submits(), 'nothing posted at the deadline').to.deep.equal([]);
       finish({ value: 'late' });
@@ -87,6 +87,7 @@ describe('deadline and cancellation (ours)', () => {
       expect((failures[0]!.error.details as any).cause).to.deep.equal({
         code: 'TOOL_TIMEOUT',
         message: 'Tool call timed out',
+        details: undefined,
       });
       expect(submits('r1')).to.have.length(1);
       expect(unhandled.events).to.deep.equal([]);
@@ -105,7 +106,7 @@ describe('deadline and cancellation (ours)', () => {
     startTurn(session);
     toolCall('r1', 'update_counter', { delta: 1 });
     await sleep(60);
-    expect(ctx.signal.aborted).to.equal(true);
+    expect(ctx.signal!.aborted).to.equal(true);
     expect(submits()).to.deep.equal([]);
   });
 
@@ -121,9 +122,9 @@ describe('deadline and cancellation (ours)', () => {
     });
     startTurn(session);
     toolCall('r1', 'update_counter', { delta: 1 });
-    expect(ctx.signal.aborted).to.equal(false);
+    expect(ctx.signal!.aborted).to.equal(false);
     fake.event('s1', 'ended', { seq: ++seq });
-    expect(ctx.signal.aborted).to.equal(true);
+    expect(ctx.signal!.aborted).to.equal(true);
     expect(errors).to.deep.equal([]);
     finish({ value: 1 });
     await nextTask();
@@ -133,7 +134,7 @@ describe('deadline and cancellation (ours)', () => {
     const { details } = errors[0]!.error as { details: { tool: string; toolRequestId: string; cause: PedelecError } };
     expect(details.tool).to.equal('update_counter');
     expect(details.toolRequestId).to.equal('r1');
-    expect(details.cause).to.deep.equal(ctx.signal.reason);
+    expect(details.cause).to.deep.equal(ctx.signal!.reason);
     expect(errors[0]!.error.message).to.equal(details.cause.message);
   });
 
@@ -162,8 +163,8 @@ describe('deadline and cancellation (ours)', () => {
     startTurn(session);
     toolCall('r1', 'update_counter', { delta: 1 });
     await sleep(30);
-    expect(ctx.deadline - Date.now()).to.be.greaterThan(2 ** 31);
-    expect(ctx.signal.aborted).to.equal(false);
+    expect(ctx.deadline! - Date.now()).to.be.greaterThan(2 ** 31);
+    expect(ctx.signal!.aborted).to.equal(false);
   });
 
   it('aborts ctx.signal after a successful end(); a later result is not posted', async () => {
@@ -180,7 +181,7 @@ describe('deadline and cancellation (ours)', () => {
     fake.respond({}, fake.last('end_session'));
     await ending;
     // Read lazily, after the end: already aborted.
-    expect(ctx.signal.aborted).to.equal(true);
+    expect(ctx.signal!.aborted).to.equal(true);
     finish({ value: 1 });
     await nextTask();
     expect(submits()).to.deep.equal([]);
@@ -191,7 +192,7 @@ describe('deadline and cancellation (ours)', () => {
     const signals: AbortSignal[] = [];
     const contexts: ToolCallContext[] = [];
     session.onTool('update_counter', (_args, c) => {
-      signals.push(c.signal); // read before the disconnect
+      signals.push(c.signal!); // read before the disconnect
       return new Promise(() => {});
     });
     session.onTool('lazy', (_args, c) => {
@@ -204,14 +205,14 @@ describe('deadline and cancellation (ours)', () => {
     expect(signals[0]!.aborted).to.equal(false);
     fake.disconnect();
     expect(signals[0]!.aborted).to.equal(true);
-    expect(contexts[0]!.signal.aborted).to.equal(true);
+    expect(contexts[0]!.signal!.aborted).to.equal(true);
   });
 
   it("a fast handler's signal is not aborted later by its deadline timer", async () => {
     const { session } = await open(skillsOf(counterTool({ timeoutMs: 30 })));
     let signal!: AbortSignal;
     session.onTool('update_counter', (_args, c) => {
-      signal = c.signal;
+      signal = c.signal!;
       return 'done';
     });
     startTurn(session);
@@ -234,7 +235,7 @@ describe('tool calls: transport errors', () => {
     let signal!: AbortSignal;
     let finish!: (v: unknown) => void;
     session.onTool('slow', (_args, ctx) => {
-      signal = ctx.signal;
+      signal = ctx.signal!;
       return new Promise((resolve) => (finish = resolve));
     });
     fake.event('s1', 'tool_call', { seq: 1, toolRequestId: 'r1', tool: 'slow', args: {} });

@@ -112,7 +112,7 @@ describe('delivery failure → SUBMIT_TOOL_RESULT_FAILED', () => {
       details: {
         tool: 'b_tool',
         toolRequestId: 'r2',
-        cause: { code: 'PORT_CLOSED', message: 'The port is closed.' },
+        cause: { code: 'PORT_CLOSED', message: 'The port is closed.', details: undefined },
       },
     });
     expect(submits(), 'never retried').to.have.length(0);

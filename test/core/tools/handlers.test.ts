@@ -252,7 +252,8 @@ describe('handler resolution', () => {
         () => {
           throw { code: 'COUNTER_LOCKED', message: 'Locked by admin' };
         },
-        { code: 'COUNTER_LOCKED', message: 'Locked by admin' },
+        // A copy of what was thrown: with an own `details` key, as the public SDK's copies have.
+        { code: 'COUNTER_LOCKED', message: 'Locked by admin', details: undefined },
       ],
       [
         'throws { code, message, details }',

@@ -54,14 +54,14 @@ describe('result check (ours)', () => {
     expect(errors).to.deep.equal([]);
   });
 
-  it('calls toJSON once, with its key, as JSON.stringify does: undefined drops the property (null in an array)', async () => {
+  it('calls toJSON once, with its key, as JSON.stringify does: undefined drops the property', async () => {
     const keys: string[] = [];
     const keyed = { toJSON: (key: string) => (keys.push(key), `at ${key}`) };
     const gone = { toJSON: () => undefined };
-    const value = { keep: 1, secret: gone, list: [1, gone, keyed], when: keyed };
+    const value = { keep: 1, secret: gone, list: [1, keyed], when: keyed };
     const { result, errors } = await resultFor(() => value);
-    expect(result).to.deep.equal({ keep: 1, list: [1, null, 'at 2'], when: 'at when' });
-    expect(keys).to.deep.equal(['2', 'when']);
+    expect(result).to.deep.equal({ keep: 1, list: [1, 'at 1'], when: 'at when' });
+    expect(keys).to.deep.equal(['1', 'when']);
     expect(result).to.deep.equal(JSON.parse(JSON.stringify(value)));
     expect(errors).to.deep.equal([]);
   });
@@ -221,12 +221,26 @@ describe('result check (ours)', () => {
     expect(errors[0]!.ctx.type).to.equal('sdk_error');
   });
 
-  class Point {
-    constructor(
-      public x = 1,
-      public y = 2,
-    ) {}
-  }
+  it("sends an instance of the page's own class as its own enumerable data, as JSON.stringify does", async () => {
+    class Point {
+      constructor(
+        public x = 1,
+        public y = 2,
+      ) {}
+      get length() {
+        return Math.hypot(this.x, this.y);
+      }
+    }
+    class Labelled extends Point {
+      label = 'p';
+    }
+    const value = { p: new Point(), q: new Labelled(3, 4) };
+    const { result, errors } = await resultFor(() => value);
+    expect(result).to.deep.equal({ p: { x: 1, y: 2 }, q: { x: 3, y: 4, label: 'p' } });
+    expect(result).to.deep.equal(JSON.parse(JSON.stringify(value)));
+    expect(errors).to.deep.equal([]);
+  });
+
   const nonJson: Array<[string, () => unknown, string]> = [
     ['a function', () => ({ items: [0, () => 1] }), 'result.items[1]'],
     ['a symbol', () => ({ tag: Symbol('t') }), 'result.tag'],
@@ -246,7 +260,12 @@ describe('result check (ours)', () => {
     ['a Set', () => ({ s: new Set([1]) }), 'result.s'],
     // A DOM node's kind: a platform object (no DOM in Node; every DOM node is an EventTarget).
     ['a platform object (EventTarget)', () => ({ el: new EventTarget() }), 'result.el'],
-    ['a class instance', () => ({ p: new Point() }), 'result.p'],
+    ['an instance of a class extending a built-in', () => ({ e: new (class extends Error {})() }), 'result.e'],
+    [
+      'undefined in an array (a toJSON giving undefined)',
+      () => ({ list: [1, { toJSON: () => undefined }] }),
+      'result.list[1]',
+    ],
     ['a function (async handler)', () => Promise.resolve({ deep: { fn() {} } }), 'result.deep.fn'],
   ];
   for (const [label, value, path] of nonJson) {

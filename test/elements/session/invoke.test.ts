@@ -133,7 +133,7 @@ describe('<pedelec-session>', () => {
     it('its signal option aborts ctx.signal', async () => {
       const el = await fixture<PedelecSessionElement>(kit());
       toolOf(el, 'ok').handler = (_args, ctx) =>
-        new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ aborted: true })));
+        new Promise((resolve) => ctx.signal!.addEventListener('abort', () => resolve({ aborted: true })));
       const controller = new AbortController();
       const running = oneEvent(el, 'pedelec-tool-start');
       const result = el.invoke('ok', {}, { signal: controller.signal });
