@@ -6,7 +6,7 @@
  */
 import type { ReactiveControllerHost } from '@lit/reactive-element';
 import type { PedelecError, PedelecEventContext, ToolDefinition } from '../../core/index.js';
-import { callLocally, type LocalCallResult } from '../../core/local-call.js';
+import { callLocally, type LocalCallResult, type LocalCallSession } from '../../core/local-call.js';
 import type { NormalizedTool } from '../../core/tools.js';
 import { PedelecWarningEvent } from '../../events/warning.event.js';
 import { ownMembers } from '../registration.js';
@@ -50,7 +50,8 @@ export type SessionParts = {
   webmcp: WebmcpLink;
   /**
    * A call made in the page (`invoke()`, a foreign agent) on exactly the path an agent's call takes;
-   * `tools`: the set it is answered from, when not the one sent to Core.
+   * `tools`: the set it is answered from, when not the one sent to Core; `session`: what its context
+   * says of the session, when not what `invoke()` says (the session, else the element's inputs).
    */
   call(
     via: 'local' | 'webmcp',
@@ -58,6 +59,7 @@ export type SessionParts = {
     args: unknown,
     signal?: AbortSignal,
     tools?: ReadonlyMap<string, NormalizedTool>,
+    session?: LocalCallSession,
   ): Promise<LocalCallResult>;
   /** Where `persist` keeps the element's record now (null without `persist`). */
   persistKey(): string | null;
@@ -141,9 +143,9 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     },
     toolbox,
   );
-  const call: SessionParts['call'] = (via, tool, args, signal, tools) => {
+  const call: SessionParts['call'] = (via, tool, args, signal, tools, session) => {
     declarations.upToDate();
-    const session = localSession(element, lifecycle.session);
+    session ??= localSession(element, lifecycle.session);
     return callLocally(toolbox, { tool, args, tools, signal, via, id: toolbox.nextId(via), session });
   };
   const webmcp = webmcpLink(element, () => parts, warn);

@@ -275,8 +275,18 @@ export function exposureOf(
     built: () => declarations.built,
     upToDate: () => declarations.upToDate(),
     exposedTo: () => element.exposedTo,
-    // The browser's agent calls the tools offered now (not those sent to Core at start()).
-    call: (tool, args, tools, signal) => parts.call('webmcp', tool, args, signal, tools),
+    // The browser's agent calls the tools offered now (not those sent to Core at start()), in the
+    // session there is now: none before start() (elements.md: `''`).
+    call: (tool, args, tools, signal) => {
+      const session = parts.lifecycle.session;
+      const facts = {
+        sessionId: session?.sessionId ?? '',
+        provider: session?.provider ?? '',
+        model: session?.model,
+        sessionCreatedAt: session?.sessionCreatedAt ?? Date.now(),
+      };
+      return parts.call('webmcp', tool, args, signal, tools, facts);
+    },
     warn,
   });
 }

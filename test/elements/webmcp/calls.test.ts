@@ -109,7 +109,8 @@ describe('<pedelec-session webmcp>: calls', () => {
     expect(ctx!.via).to.equal('webmcp');
     expect(ctx!.toolRequestId).to.match(/^webmcp_\d+$/);
     expect(ctx!.turnId).to.equal(ctx!.toolRequestId);
-    expect(ctx).to.deep.include({ sessionId: '', provider: 'codex', source: 'sdk', turnKind: undefined });
+    // No session yet: its id and provider are '' (not the provider attribute, which is no session's).
+    expect(ctx).to.deep.include({ sessionId: '', provider: '', source: 'sdk', turnKind: undefined });
     expect(results[1]!.detail.context.toolRequestId).to.not.equal(ctx!.toolRequestId);
   });
 

@@ -5,11 +5,11 @@
  * lists what the page declares now.
  */
 import { expect, fixture, html } from '@open-wc/testing';
-import type { PedelecSessionElement, PedelecToolElement } from '../../../src/index.js';
+import type { PedelecSessionElement, PedelecToolElement, ToolCallContext } from '../../../src/index.js';
 import { installFakeChrome, uninstallFakeChrome } from '../../support/fake-chrome.js';
 import { approvedStatus } from '../helpers.js';
 import { until } from '../../support/waits.js';
-import { listed, listedAs, listedSo, recordContext, webmcpHooks } from './harness.js';
+import { callAsAgent, listed, listedAs, listedSo, recordContext, textOf, webmcpHooks } from './harness.js';
 
 const toolIn = (el: Element, name: string) => el.querySelector(`pedelec-tool[name="${name}"]`) as PedelecToolElement;
 
@@ -78,7 +78,7 @@ describe('<pedelec-session webmcp>: changes', () => {
     expect(record.registered.map((r) => [r.name, r.tool.description])).to.deep.equal([['a', 'Description 4.']]);
   });
 
-  it('after start(), the browser gets the tools as they are now, not the manifest sent to Core', async () => {
+  it('after start(), the browser gets and calls the tools as they are now, not the manifest sent to Core', async () => {
     const fake = installFakeChrome();
     try {
       const el = await fixture<PedelecSessionElement>(html`
@@ -96,6 +96,11 @@ describe('<pedelec-session webmcp>: changes', () => {
       el.append(added);
       await listedAs(['a', 'after_start']);
       expect(el.toolsStale).to.equal(true);
+      // Not in the manifest Core got, yet callable by the browser's agent, in the running session.
+      let seen: ToolCallContext | undefined;
+      added.handler = (_args, ctx) => ((seen = ctx), 'ok');
+      expect(textOf(await callAsAgent('after_start', {}))).to.equal('"ok"');
+      expect(seen).to.deep.include({ sessionId: 's1', provider: 'codex', via: 'webmcp' });
       el.remove();
       await fake.answer('end_session');
     } finally {
