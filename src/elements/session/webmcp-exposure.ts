@@ -132,6 +132,8 @@ export class WebmcpExposure {
   readonly #registrations = new Map<string, Registration>();
   /** The warnings given while `webmcp` is on, so that each is given once. */
   readonly #warned = new Set<string>();
+  /** A sync is queued for this microtask's changes. */
+  #queued = false;
 
   constructor(private readonly host: ExposureHost) {}
 
@@ -139,8 +141,6 @@ export class WebmcpExposure {
   get names(): string[] {
     return [...this.#registrations].filter(([, r]) => r.state === 'registered').map(([name]) => name);
   }
-
-  #queued = false;
 
   /**
    * Registers, re-registers and unregisters until what is registered is what the session offers —
