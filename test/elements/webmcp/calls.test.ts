@@ -121,4 +121,16 @@ describe('<pedelec-session webmcp>: calls', () => {
     expect(result.isError).to.equal(true);
     expect(textOf(result)).to.match(/^TOOL_HANDLER_ERROR: /);
   });
+
+  it("a <pedelec-chat> in the session shows none of the browser agent's calls (another conversation)", async () => {
+    const el = await session();
+    const chat = document.createElement('pedelec-chat');
+    el.append(chat);
+    await customElements.whenDefined('pedelec-chat');
+    const results = record<PedelecToolResultEvent>(el, 'pedelec-tool-result');
+    await callAsAgent('count', {});
+    expect(results).to.have.length(1);
+    await (chat as HTMLElement & { updateComplete: Promise<unknown> }).updateComplete;
+    expect(chat.shadowRoot!.querySelectorAll('[part~=tool]')).to.have.length(0);
+  });
 });
