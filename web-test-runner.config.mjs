@@ -2,7 +2,7 @@
 // Run through `npm test` (scripts/test-browsers.mjs), which skips or requires each browser.
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
-import { executableFor, chromiumArgs } from './scripts/browsers.mjs';
+import { executableFor, chromiumArgs, webmcpChromiumArgs } from './scripts/browsers.mjs';
 import { cspPlugin } from './test/plugins/csp.mjs';
 import { devCorePlugin } from './test/plugins/dev-core.mjs';
 import { failOnce } from './test/plugins/fail-once.mjs';
@@ -37,7 +37,8 @@ export default {
       launchOptions: {
         executablePath: executableFor('chromium') ?? '/usr/bin/chromium',
         headless: true,
-        args: chromiumArgs,
+        // WebMCP on: test/elements/webmcp/ registers with document.modelContext.
+        args: [...chromiumArgs, ...webmcpChromiumArgs],
       },
     }),
   ],

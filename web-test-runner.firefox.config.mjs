@@ -3,7 +3,7 @@
 import * as puppeteer from 'puppeteer-core';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { baseConfig } from './web-test-runner.config.mjs';
-import { executableFor, firefoxPrefs } from './scripts/browsers.mjs';
+import { executableFor, firefoxPrefs, webmcpFirefoxPrefs } from './scripts/browsers.mjs';
 
 export default {
   ...baseConfig,
@@ -15,7 +15,8 @@ export default {
         protocol: 'webDriverBiDi',
         executablePath: executableFor('firefox') ?? '/usr/bin/firefox-esr',
         headless: true,
-        extraPrefsFirefox: firefoxPrefs,
+        // WebMCP on: test/elements/webmcp/ registers with navigator.modelContext.
+        extraPrefsFirefox: { ...firefoxPrefs, ...webmcpFirefoxPrefs },
       },
     }),
   ],

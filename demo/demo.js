@@ -86,17 +86,20 @@ session.addEventListener('pedelec-status', (event) => {
 });
 session.addEventListener('pedelec-tools-changed', () => ($('stale').hidden = false));
 session.addEventListener('pedelec-ready', () => ($('stale').hidden = true));
+// Who called: the agent in the chat (said by nothing), the page's own invoke(), or the browser's
+// agent through WebMCP.
+const by = (event) => (event.detail.via === 'pedelec' ? '' : ` [${event.detail.via}]`);
 session.addEventListener('pedelec-tool-start', (event) => {
   const item = document.createElement('li');
   item.dataset.id = event.detail.context.toolRequestId;
-  item.textContent = `${event.detail.tool}(${JSON.stringify(event.detail.args)}) … running`;
+  item.textContent = `${event.detail.tool}(${JSON.stringify(event.detail.args)})${by(event)} … running`;
   $('activity').prepend(item);
 });
 session.addEventListener('pedelec-tool-result', (event) => {
   const { tool: name, ok, durationMs, result, context } = event.detail;
   const item = [...$('activity').children].find((li) => li.dataset.id === context.toolRequestId);
   if (item) {
-    item.textContent = `${name} → ${ok ? 'done' : 'failed'} in ${durationMs.toFixed(1)} ms: ${JSON.stringify(result)}`;
+    item.textContent = `${name}${by(event)} → ${ok ? 'done' : 'failed'} in ${durationMs.toFixed(1)} ms: ${JSON.stringify(result)}`;
     item.className = ok ? 'ok' : 'failed';
   }
 });

@@ -50,6 +50,11 @@ export const chromiumArgs = [
   '--disable-backgrounding-occluded-windows',
 ];
 
+// The browser's agent API (WebMCP) on, for `<pedelec-session webmcp>`: Chromium's feature flag, and
+// Firefox's older API with its testing half (getTools/invokeTool, which the tests call as an agent would).
+export const webmcpChromiumArgs = ['--enable-features=WebMCP'];
+export const webmcpFirefoxPrefs = { 'dom.modelcontext.enabled': true, 'dom.modelcontext.testing.enabled': true };
+
 // Firefox: every name resolves to loopback, and the usual phone-home features are off.
 export const firefoxPrefs = {
   'network.dns.forceResolve': '127.0.0.1',

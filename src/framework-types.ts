@@ -43,6 +43,10 @@ export interface PedelecSessionProps {
   novalidate?: boolean;
   noValidate?: boolean;
   debug?: boolean;
+  /** Also offer the tools to the browser's own agent (WebMCP): `expose` (empty means `expose`), `import` (reserved). */
+  webmcp?: string | boolean | null;
+  /** Origins an embedded page's WebMCP tools are shown to: a property only (markup cannot set it). */
+  exposedTo?: readonly string[];
   /** Extra JS-defined tools, merged after the declared ones. */
   tools?: PedelecSessionElement['tools'];
   /** Generic handler for calls nothing else answers. */
@@ -76,6 +80,16 @@ export interface PedelecToolProps {
   /** The args schema as JSON text. */
   schema?: string;
   disabled?: boolean;
+  /** A human-readable name for foreign agents (WebMCP); never sent to Pedelec. */
+  title?: string;
+  /** Tells foreign agents (WebMCP) the tool changes nothing. */
+  'read-only'?: boolean;
+  readOnly?: boolean;
+  /** Tells foreign agents (WebMCP) results may hold content the page does not vouch for. */
+  'untrusted-content'?: boolean;
+  untrustedContent?: boolean;
+  /** Offered to the Pedelec agent only, never to foreign agents (WebMCP). */
+  private?: boolean;
   /** The handler (a property, never an attribute): `(args, ctx) => result`; annotate `args` with your type. */
   handler?: PedelecToolElement['handler'];
   /** The args schema as an object (a property). */

@@ -95,6 +95,9 @@ export type PedelecErrorCode =
   | 'LISTENER_ERROR'
   | 'MARKDOWN_RENDER_FAILED'
   | 'FOREIGN_ELEMENT'
+  // The browser's agent API (WebMCP)
+  | 'WEBMCP_NAME_TAKEN'
+  | 'WEBMCP_UNAVAILABLE'
   // pedelec-dev's server
   | 'ORIGIN_NOT_ALLOWED'
   | 'INVALID_ORIGIN'

@@ -8,7 +8,7 @@ import { toolCallContext } from './call-context.js';
 import { normalizeError, type PedelecError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './protocol.js';
-import type { Toolbox } from './tools.js';
+import type { NormalizedTool, Toolbox } from './tools.js';
 import type { PedelecEventContext, ToolCallVia } from './types.js';
 
 /** What a local call answers: exactly what the agent would have received. Never a rejection. */
@@ -31,6 +31,8 @@ export type LocalCall = {
   session: LocalCallSession;
   /** The caller's own cancellation: aborts the handler's `ctx.signal`. */
   signal?: AbortSignal;
+  /** The tools to answer from (the deadline, the schema), when not the toolbox's own: see `ToolCall.tools`. */
+  tools?: ReadonlyMap<string, NormalizedTool>;
 };
 
 /**
@@ -40,8 +42,8 @@ export type LocalCall = {
  * call would from Core.
  */
 export function callLocally(toolbox: Toolbox, call: LocalCall): Promise<LocalCallResult> {
-  const { tool, args, id, via, session, signal } = call;
-  const timeoutMs = toolbox.tools.get(tool)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const { tool, args, id, via, session, signal, tools } = call;
+  const timeoutMs = (tools ?? toolbox.tools).get(tool)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const startedAt = Date.now();
   const base: PedelecEventContext = {
     ...session,
@@ -55,7 +57,7 @@ export function callLocally(toolbox: Toolbox, call: LocalCall): Promise<LocalCal
   const onAbort = () => abort(normalizeError(signal?.reason, 'ABORTED', 'The call was aborted'));
   if (signal?.aborted) onAbort();
   else signal?.addEventListener('abort', onAbort, { once: true });
-  const outcome = toolbox.run({ tool, args, ctx, via, abort, enforceDeadline: true });
+  const outcome = toolbox.run({ tool, args, ctx, via, abort, enforceDeadline: true, tools });
   const finish = (settled: Awaited<typeof outcome>): LocalCallResult => {
     settle();
     signal?.removeEventListener('abort', onAbort);

@@ -30,6 +30,14 @@ export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends str
   timeoutMs?: number;
   /** Kept in the browser, never sent to Core. */
   handler?: ToolSpecificHandler<TArgs, TResult>;
+  /** (ours) A human-readable name for agents that show one (WebMCP, MCP). Never sent to Core. */
+  title?: string;
+  /** (ours) A hint to foreign agents (WebMCP, MCP) that the tool changes nothing. Never sent to Core. */
+  readOnly?: boolean;
+  /** (ours) A hint to foreign agents that the result may hold content the page does not vouch for. Never sent to Core. */
+  untrustedContent?: boolean;
+  /** (ours) Offered to the Pedelec agent only, never to foreign agents (WebMCP, MCP). Never sent to Core. */
+  private?: boolean;
 };
 
 export type SkillsInput<TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]> = {
@@ -200,6 +208,11 @@ export type ToolCall = {
    * signal: for calls made in the page. An agent's call has Core, which stops waiting at the deadline.
    */
   enforceDeadline?: boolean;
+  /**
+   * The tools this call is answered from, when not the toolbox's own (the set sent to Core): a call
+   * from a foreign agent (WebMCP, MCP) runs the page's current tools.
+   */
+  tools?: ReadonlyMap<string, NormalizedTool>;
 };
 
 /**
@@ -208,7 +221,7 @@ export type ToolCall = {
  */
 export type ToolboxHooks = {
   /** Step 0: a tool whose element is gone or disabled answers `TOOL_UNAVAILABLE`. */
-  unavailable?(tool: string): PedelecError | null;
+  unavailable?(tool: string, call: ToolCall): PedelecError | null;
   /** Between named and inline handlers: the `pedelec-tool-call` event. Undefined when nobody answered. */
   dispatch?(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined;
   /** The inline handler, looked up at call time (an element's `handler` may change after start). */
@@ -277,9 +290,9 @@ export class Toolbox {
   #answer(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
     const { tool, args, ctx } = call;
     const { hooks } = this;
-    const unavailable = hooks.unavailable?.(tool);
+    const unavailable = hooks.unavailable?.(tool, call);
     if (unavailable) return kitError(unavailable);
-    const declared = this.tools.get(tool);
+    const declared = (call.tools ?? this.tools).get(tool);
     let errors;
     try {
       errors = this.validateArgs && declared?.validate(args);

@@ -1,5 +1,5 @@
 import { SessionEvent } from './pedelec-event.js';
-import type { JsonValue, PedelecError, ToolCallContext } from '../core/index.js';
+import type { JsonValue, PedelecError, ToolCallContext, ToolCallVia } from '../core/index.js';
 export type PedelecToolResultDetail = {
   readonly tool: string;
   readonly args: unknown;
@@ -8,7 +8,8 @@ export type PedelecToolResultDetail = {
   readonly ok: boolean;
   readonly durationMs: number;
   readonly context: ToolCallContext;
-  readonly local: boolean;
+  /** Who called: the Pedelec agent (`pedelec`), the page's `invoke()` (`local`), the browser's agent (`webmcp`), an MCP client (`mcp`). */
+  readonly via: ToolCallVia;
 };
 
 /**

@@ -1,10 +1,11 @@
 import { SessionEvent } from './pedelec-event.js';
-import type { ToolCallContext } from '../core/index.js';
+import type { ToolCallContext, ToolCallVia } from '../core/index.js';
 export type PedelecToolStartDetail = {
   readonly tool: string;
   readonly args: unknown;
   readonly context: ToolCallContext;
-  readonly local: boolean;
+  /** Who called: the Pedelec agent (`pedelec`), the page's `invoke()` (`local`), the browser's agent (`webmcp`), an MCP client (`mcp`). */
+  readonly via: ToolCallVia;
 };
 
 /**

@@ -44,6 +44,7 @@ const DIFFERENCES = [
   '`debug`',
   '`ctx.signal` and `ctx.deadline`',
   '`ctx.via`',
+  '`title`, `readOnly`, `untrustedContent`, `private` on JS-defined tools',
   '`PedelecSession.detach()`',
   '`PEDELEC_EXTENSION_ID`, `isPedelecError`, `normalizeError`',
 ];

@@ -422,6 +422,7 @@ describe('reliability: context ids are not used for authorization', () => {
     const forged = {
       source: 'sdk',
       local: true,
+      via: 'local',
       turnKind: 'local',
       turnId: 'turn_forged',
       sessionCreatedAt: 0,
@@ -443,12 +444,18 @@ describe('reliability: context ids are not used for authorization', () => {
     expect(lockedCalls).to.deep.equal([]);
     expect(lastSubmit('local_3')?.result).to.equal('ok');
     const [ctx] = contexts;
-    expect(ctx).to.deep.include({ source: 'core', turnKind: 'user', provider: 'codex', sessionId: 's1' });
+    expect(ctx).to.deep.include({
+      source: 'core',
+      turnKind: 'user',
+      provider: 'codex',
+      sessionId: 's1',
+      via: 'pedelec',
+    });
     expect(ctx!.turnId)
       .to.match(/^turn_\d+_/)
       .and.not.equal('turn_forged');
     expect(ctx!.deadline).to.be.above(Date.now());
-    expect(starts.map((e) => e.detail.local)).to.deep.equal([false, false, false]);
+    expect(starts.map((e) => e.detail.via)).to.deep.equal(['pedelec', 'pedelec', 'pedelec']);
 
     // A local invoke() numbered like the forged call is another call: the agent's did not touch it.
     const local = await el.invoke('open', { n: 2 });

@@ -123,8 +123,9 @@ export class Conversation {
         this.#reached();
         break;
       case PedelecToolStartEvent.eventName: {
-        const { local, tool, context } = (event as PedelecToolStartEvent).detail;
-        if (!local) t.toolStart(context.toolRequestId, tool);
+        const { via, tool, context } = (event as PedelecToolStartEvent).detail;
+        // The conversation's own calls only: not the page's invoke(), nor another agent's.
+        if (via === 'pedelec') t.toolStart(context.toolRequestId, tool);
         break;
       }
       case PedelecToolResultEvent.eventName: {

@@ -35,7 +35,7 @@ export class ElementToolbox extends Toolbox {
   constructor(private readonly host: ElementToolboxHost) {
     super(true);
     this.hooks = {
-      unavailable: (tool) => this.#unavailable(tool),
+      unavailable: (tool, call) => this.#unavailable(tool, call),
       dispatch: (call) => this.#dispatch(call),
       inline: (tool) => this.#inline(tool),
     };
@@ -61,14 +61,13 @@ export class ElementToolbox extends Toolbox {
     const startedAt = monotonic();
     const element = this.host.built().byName.get(call.tool)?.element ?? null;
     if (call.abort) this.#running.set(call.ctx, { element, abort: call.abort });
-    const { tool, args, ctx: context } = call;
-    const local = call.via === 'local';
-    this.host.emit(new PedelecToolStartEvent({ tool, args, context, local }));
+    const { tool, args, ctx: context, via } = call;
+    this.host.emit(new PedelecToolStartEvent({ tool, args, context, via }));
     const finish = (outcome: ToolOutcome): ToolOutcome => {
       this.#running.delete(call.ctx);
       const { result, ok } = outcome;
       const durationMs = monotonic() - startedAt;
-      this.host.emit(new PedelecToolResultEvent({ tool, args, result, ok, durationMs, context, local }));
+      this.host.emit(new PedelecToolResultEvent({ tool, args, result, ok, durationMs, context, via }));
       return outcome;
     };
     const outcome = super.run(call);
@@ -98,11 +97,15 @@ export class ElementToolbox extends Toolbox {
     }
   }
 
-  #unavailable(tool: string): PedelecError | null {
-    // Only tools that were sent to Core, or are declared here but disabled, are unavailable; others go
-    // to named and generic handlers.
+  #unavailable(tool: string, call: ToolCall): PedelecError | null {
+    // A foreign agent's call (WebMCP, MCP) names a tool it was offered: gone from that set, it is
+    // unavailable. Otherwise only tools that were sent to Core, or are declared here but disabled, are
+    // unavailable; others go to named and generic handlers.
     const built = this.host.built();
-    if (!(this.host.sent(tool) || built.disabled.has(tool)) || built.byName.has(tool)) return null;
+    if (
+      call.tools ? call.tools.has(tool) : !(this.host.sent(tool) || built.disabled.has(tool)) || built.byName.has(tool)
+    )
+      return null;
     return pedelecError('TOOL_UNAVAILABLE', `Tool ${tool} is no longer available on this page`, { tool });
   }
 

@@ -8,12 +8,10 @@ import type {
   ToolDefinition,
   ToolSpecificHandler,
 } from '../../core/index.js';
-import { callLocally, type LocalCallResult } from '../../core/local-call.js';
+import type { LocalCallResult } from '../../core/local-call.js';
 import { sessionConnected } from '../session-connected.js';
-import { ownMembers } from '../registration.js';
 import { ElementStatus, type PedelecElementStatus } from './status.js';
-import { BUILD_INPUTS, localSession } from './session-config.js';
-import { inPage, wireSession } from './session-parts.js';
+import { inPage, inputChanged, wireSession, type SessionParts } from './session-parts.js';
 import { defineElement } from '../define-element.js';
 import { SESSION_TAG } from '../tags.js';
 
@@ -38,6 +36,7 @@ export type InvokeResult = LocalCallResult;
  * @attr {string} resume-id - An existing session to resume (property `resumeId`).
  * @attr {boolean} novalidate - Do not validate the agent's arguments against the tools' schemas (property `noValidate`).
  * @attr {boolean} debug - Also log warnings to the console.
+ * @attr {string} webmcp - Tokens: `expose` (empty means `expose`) registers the tools with the browser's agent (WebMCP), without a bridge or `start()`; `import` is reserved.
  * @attr {string} status - Reflected (output), once the element has left `inactive`.
  * @attr {string} approval - Reflected (output): `pending` while the origin awaits the user's approval.
  *
@@ -49,6 +48,9 @@ export type InvokeResult = LocalCallResult;
  * @prop {SerializableSkillsManifest | undefined} manifest - Read-only: the skills manifest it would send now.
  * @prop {ToolDefinition[]} tools - Extra JS-defined tools, merged after the declared ones.
  * @prop {GenericToolHandler | null} fallback - Generic handler for calls nothing else answers.
+ * @prop {string | null} webmcp - The `webmcp` attribute; `true` sets `expose`, `false` or `null` removes it.
+ * @prop {readonly string[] | undefined} exposedTo - Other origins the WebMCP tools are shown to (property only: markup cannot expose tools to another origin).
+ * @prop {string[]} webmcpTools - Read-only: the tool names registered with the browser's agent now.
  * @prop {boolean} toolsStale - Read-only: tools or configuration changed since the session was created; `restart()` applies them.
  *
  * @fires {PedelecToolStartEvent} pedelec-tool-start - Every tool call, before it is answered.
@@ -92,8 +94,11 @@ export class PedelecSessionElement extends ReactiveElement {
     resumeId: { type: String, attribute: 'resume-id' },
     noValidate: { type: Boolean, attribute: 'novalidate' },
     debug: { type: Boolean },
-    // Not an attribute binding: markup and script are trusted differently (see `bridge`).
+    // Not attribute bindings: markup and script are trusted differently (`bridge`, `exposedTo`).
     bridge: { attribute: false },
+    exposedTo: { attribute: false },
+    // The attribute is the value: observed through Lit, read and written by the accessors below.
+    webmcp: {},
     tools: { attribute: false },
     fallback: { attribute: false },
   };
@@ -113,6 +118,7 @@ export class PedelecSessionElement extends ReactiveElement {
   declare noValidate: boolean;
   declare debug: boolean;
   declare tools: ToolDefinition[];
+  declare exposedTo: readonly string[] | undefined;
 
   readonly #internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;
   readonly #parts = wireSession(this, {
@@ -121,7 +127,6 @@ export class PedelecSessionElement extends ReactiveElement {
     bridgeScripted: () => this.#scriptBridge !== undefined,
   });
   readonly #declarations = this.#parts.declarations;
-  /** One toolbox for the element's life: agent calls and local calls share it, across restarts. */
   readonly #toolbox = this.#parts.toolbox;
   readonly #lifecycle = this.#parts.lifecycle;
   #scriptBridge: string | undefined;
@@ -139,8 +144,6 @@ export class PedelecSessionElement extends ReactiveElement {
     this.noValidate = false;
     this.debug = false;
     this.tools = [];
-    // Members announce themselves with a composed event; the nearest session answers and stops it.
-    ownMembers(this, this.#declarations);
   }
 
   // ───────────────────────────── public state ─────────────────────────────
@@ -153,6 +156,17 @@ export class PedelecSessionElement extends ReactiveElement {
     const old = this.bridge;
     this.#scriptBridge = value === null ? undefined : value;
     this.requestUpdate('bridge', old);
+  }
+  /** The `webmcp` tokens (`expose`, `import`); `true` means `expose`, `false` or `null` none. */
+  get webmcp(): string | null {
+    return this.getAttribute('webmcp');
+  }
+  set webmcp(value: string | boolean | null) {
+    if (value === false || value == null) this.removeAttribute('webmcp');
+    else this.setAttribute('webmcp', value === true ? 'expose' : value);
+  }
+  get webmcpTools(): string[] {
+    return this.#parts.webmcp.names();
   }
   get status(): PedelecElementStatus {
     return this.#status.current;
@@ -187,9 +201,8 @@ export class PedelecSessionElement extends ReactiveElement {
     return this.#declarations.builds;
   }
   /** @internal For leak tests: the sizes of the element's bookkeeping. */
-  get bookkeeping(): { members: number; running: number; reported: number; cached: number } {
-    const { memberCount: members, reportedProblems: reported, cachedDefinitions: cached } = this.#declarations;
-    return { members, running: this.#toolbox.runningCount, reported, cached };
+  get bookkeeping(): ReturnType<SessionParts['bookkeeping']> {
+    return this.#parts.bookkeeping();
   }
 
   // ───────────────────────────── lifecycle ─────────────────────────────
@@ -198,7 +211,6 @@ export class PedelecSessionElement extends ReactiveElement {
     super.connectedCallback();
     inPage(this.#parts, true);
     sessionConnected(this.getRootNode());
-    this.#lifecycle.reconnected();
     // Properties set before the upgrade (`bridge`, `tools`…) are put back by Lit in the first update:
     // an autostart waits for those, once.
     const autostart = () => this.autostart && this.#lifecycle.autostart();
@@ -209,11 +221,6 @@ export class PedelecSessionElement extends ReactiveElement {
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     inPage(this.#parts, false);
-    // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and
-    // tear down only if the element is still out of the document.
-    queueMicrotask(() => {
-      if (!this.isConnected) this.#lifecycle.teardown(this.persist);
-    });
   }
 
   override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
@@ -230,9 +237,8 @@ export class PedelecSessionElement extends ReactiveElement {
 
   override requestUpdate(name?: PropertyKey, oldValue?: unknown, options?: PropertyDeclaration): void {
     super.requestUpdate(name, oldValue, options);
-    // What the build reads: queued now, not in this element's update a microtask later, so a start()
-    // or `manifest` read in this task sees it.
-    if (name !== undefined && BUILD_INPUTS.has(name) && this.isConnected) this.#declarations.queue();
+    // Not in this element's update a microtask later: a start() or `manifest` read in this task sees it.
+    if (name !== undefined) inputChanged(this.#parts, name, this.isConnected);
   }
 
   // ───────────────────────────── methods ─────────────────────────────
@@ -272,9 +278,7 @@ export class PedelecSessionElement extends ReactiveElement {
    * Never rejects: `error` is exactly what the agent would have received.
    */
   invoke(name: string, args: unknown, options: { signal?: AbortSignal } = {}): Promise<InvokeResult> {
-    this.#declarations.upToDate();
-    const call = { tool: name, args, id: this.#toolbox.nextId('local'), via: 'local' as const, signal: options.signal };
-    return callLocally(this.#toolbox, { ...call, session: localSession(this, this.session) });
+    return this.#parts.call('local', name, args, options.signal);
   }
 
   /** Registers a named handler (`onTool(name, fn)`) or the generic fallback (`onTool(fn)`); returns an unsubscribe. */

@@ -39,7 +39,10 @@ export type StartPlan = {
   config: SessionConfig;
 };
 
-/** The element properties a build reads: the tools, the bridge and the configuration a session is created with. */
+/**
+ * The element properties a build reads: the tools, the bridge and the configuration a session is
+ * created with; and what WebMCP's registrations, brought up to date after each build, read.
+ */
 export const BUILD_INPUTS: ReadonlySet<PropertyKey> = new Set([
   'tools',
   'extensionId',

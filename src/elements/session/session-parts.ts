@@ -6,19 +6,32 @@
  */
 import type { ReactiveControllerHost } from '@lit/reactive-element';
 import type { PedelecError, PedelecEventContext, ToolDefinition } from '../../core/index.js';
+import { callLocally, type LocalCallResult, type LocalCallSession } from '../../core/local-call.js';
+import type { NormalizedTool } from '../../core/tools.js';
 import { PedelecWarningEvent } from '../../events/warning.event.js';
+import { ownMembers } from '../registration.js';
 import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 import { SessionDeclarations } from './declarations.js';
 import { ElementToolbox } from './element-toolbox.js';
 import { SessionLifecycle } from './lifecycle.js';
-import { bridgeOf, configOf, persistKeyOf, planOf, type SessionInputs } from './session-config.js';
+import {
+  BUILD_INPUTS,
+  bridgeOf,
+  configOf,
+  localSession,
+  persistKeyOf,
+  planOf,
+  type SessionInputs,
+} from './session-config.js';
 import type { PedelecElementStatus } from './status.js';
+import { webmcpLink, type WebmcpLink } from './webmcp-link.js';
 
 /** The session element, as its parts see it. */
 export interface SessionElementPort extends SessionInputs, ReactiveControllerHost, Element {
   readonly tools: ToolDefinition[];
   readonly guidance: string | null;
   readonly debug: boolean;
+  readonly exposedTo: readonly string[] | undefined;
 }
 
 /** What only the element itself can do. */
@@ -33,17 +46,48 @@ export type SessionParts = {
   declarations: SessionDeclarations;
   toolbox: ElementToolbox;
   lifecycle: SessionLifecycle;
+  /** The registrations with the browser's agent (`webmcp`). */
+  webmcp: WebmcpLink;
+  /**
+   * A call made in the page (`invoke()`, a foreign agent) on exactly the path an agent's call takes;
+   * `tools`: the set it is answered from, when not the one sent to Core; `session`: what its context
+   * says of the session, when not what `invoke()` says (the session, else the element's inputs).
+   */
+  call(
+    via: 'local' | 'webmcp',
+    tool: string,
+    args: unknown,
+    signal?: AbortSignal,
+    tools?: ReadonlyMap<string, NormalizedTool>,
+    session?: LocalCallSession,
+  ): Promise<LocalCallResult>;
   /** Where `persist` keeps the element's record now (null without `persist`). */
   persistKey(): string | null;
+  /** The element left the page: torn down a microtask later, unless it is back by then. */
+  left(): void;
+  /** For leak tests: the sizes of the element's bookkeeping. */
+  bookkeeping(): { members: number; running: number; reported: number; cached: number };
 };
 
 /** The session elements in the page now (shadow roots included): for the `persist` key check. */
 const inThePage = new Set<SessionParts>();
 
-/** Tells the `persist` key check that a session element is in the page now, or not. */
+/** The element entered the page, or left it (for the `persist` key check, the session, WebMCP). */
 export function inPage(parts: SessionParts, present: boolean): void {
-  if (present) inThePage.add(parts);
-  else inThePage.delete(parts);
+  if (present) {
+    inThePage.add(parts);
+    parts.lifecycle.reconnected();
+  } else {
+    inThePage.delete(parts);
+    parts.left();
+  }
+}
+
+/** An element property changed: what the build reads is queued now, so a start() or `manifest` read in this task sees it. */
+export function inputChanged(parts: SessionParts, name: PropertyKey, connected: boolean): void {
+  if (BUILD_INPUTS.has(name) && connected) parts.declarations.queue();
+  // `webmcp`, `exposedTo`, a build input…: looked at once, a microtask later.
+  parts.webmcp.sync();
 }
 
 export function wireSession(element: SessionElementPort, hooks: SessionElementHooks): SessionParts {
@@ -55,15 +99,16 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
   const persistKey = () => persistKeyOf(element, bridge());
   const keyTaken = (key: string) => [...inThePage].some((other) => other !== parts && other.persistKey() === key);
 
+  const warn = (warning: PedelecError) => {
+    if (element.debug) console.warn(`[pedelec] ${warning.message}`);
+    hooks.emit(new PedelecWarningEvent({ warning }));
+  };
   const declarations: SessionDeclarations = new SessionDeclarations({
     element,
     tools: () => element.tools,
     guidance: () => element.guidance,
     emit: hooks.emit,
-    warn: (warning: PedelecError) => {
-      if (element.debug) console.warn(`[pedelec] ${warning.message}`);
-      hooks.emit(new PedelecWarningEvent({ warning }));
-    },
+    warn,
     // Before start, local calls use what is declared now; after, a change may make the session stale.
     rebuilt: () => {
       if (!lifecycle.session && lifecycle.phase.name !== 'starting') {
@@ -71,6 +116,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
         toolbox.validateArgs = !element.noValidate;
       }
       lifecycle.held.checkStale();
+      webmcp.sync();
     },
     memberGone: (member) => member instanceof PedelecToolElement && toolbox.abortCallsOf(member),
   });
@@ -97,6 +143,26 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     },
     toolbox,
   );
-  const parts: SessionParts = { declarations, toolbox, lifecycle, persistKey };
+  const call: SessionParts['call'] = (via, tool, args, signal, tools, session) => {
+    declarations.upToDate();
+    session ??= localSession(element, lifecycle.session);
+    return callLocally(toolbox, { tool, args, tools, signal, via, id: toolbox.nextId(via), session });
+  };
+  const webmcp = webmcpLink(element, () => parts, warn);
+  const left = () => {
+    // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and
+    // tear down only if the element is still out of the document.
+    queueMicrotask(() => {
+      if (!element.isConnected) lifecycle.teardown(element.persist);
+    });
+    webmcp.sync(); // which also waits a microtask, and looks then
+  };
+  const bookkeeping = () => {
+    const { memberCount: members, reportedProblems: reported, cachedDefinitions: cached } = declarations;
+    return { members, running: toolbox.runningCount, reported, cached };
+  };
+  // Members announce themselves with a composed event; the nearest session answers and stops it.
+  ownMembers(element, declarations);
+  const parts: SessionParts = { declarations, toolbox, lifecycle, webmcp, call, persistKey, left, bookkeeping };
   return parts;
 }

@@ -29,12 +29,19 @@ const readings = new WeakMap<PedelecToolElement, ToolDeclaration>();
  * @attr {number} timeout-ms - How long Core waits for the result, a positive integer (Core default 60 000).
  * @attr {string} schema - The args schema as JSON text (one of four ways to declare it).
  * @attr {boolean} disabled - Leaves the tool out of the manifest; calls to it get `TOOL_UNAVAILABLE`.
+ * @attr {string} title - A human-readable name, for foreign agents that show one (WebMCP, MCP). Not sent to Pedelec.
+ * @attr {boolean} read-only - Tells foreign agents (WebMCP, MCP) that the tool changes nothing (property `readOnly`).
+ * @attr {boolean} untrusted-content - Tells foreign agents that results may hold content the page does not vouch for (property `untrustedContent`).
+ * @attr {boolean} private - Offered to the Pedelec agent only, never to foreign agents (WebMCP, MCP).
  * @attr {boolean} invalid - Reflected (output): the declaration is invalid; see `invalidReason`.
  *
  * @prop {ToolSpecificHandler | undefined} handler - The handler (JS only). Changing it is never a tool change.
  * @prop {ToolArgsSchema | undefined} argsSchema - The args schema as an object (JS only). Assign a new object to change it.
  * @prop {ToolDefinition | null} definition - Read-only: the definition built from all of the above (null when its args schema cannot be read; other problems show in `invalidReason`).
  * @prop {string | null} invalidReason - Read-only: why the declaration is left out, or null.
+ * @prop {boolean} readOnly - `read-only`.
+ * @prop {boolean} untrustedContent - `untrusted-content`.
+ * @prop {boolean} private - `private`.
  *
  * @fires {PedelecToolCallEvent} pedelec-tool-call - A call to answer with `respondWith()` or `deny()` (bubbles, composed, not cancelable).
  * @slot - `<pedelec-arg>` children or one `<script type="application/json">` holding the schema.
@@ -64,6 +71,9 @@ export class PedelecToolElement extends ReactiveElement {
     timeoutMs: { type: Number, attribute: 'timeout-ms' },
     schema: { type: String },
     disabled: { type: Boolean },
+    readOnly: { type: Boolean, attribute: 'read-only' },
+    untrustedContent: { type: Boolean, attribute: 'untrusted-content' },
+    private: { type: Boolean },
     handler: { attribute: false },
     argsSchema: { attribute: false },
   };
@@ -77,14 +87,18 @@ export class PedelecToolElement extends ReactiveElement {
   declare timeoutMs: number | null;
   declare schema: string | null;
   declare disabled: boolean;
+  declare readOnly: boolean;
+  declare untrustedContent: boolean;
+  declare private: boolean;
   declare handler: ToolSpecificHandler | undefined;
   declare argsSchema: ToolArgsSchema | undefined;
 
-  // <pedelec-arg> children and an inline JSON script are part of the declaration.
+  // <pedelec-arg> children and an inline JSON script are part of the declaration. `title` (the global
+  // attribute, with its native property) is not, but foreign agents read it: its change is a change.
   readonly #membership = new Membership(this, {
     childList: true,
     subtree: true,
-    attributeFilter: DECLARATION_ATTRIBUTES,
+    attributeFilter: [...DECLARATION_ATTRIBUTES, 'title'],
     characterData: true,
   });
   #reason: string | null = null;
@@ -96,6 +110,9 @@ export class PedelecToolElement extends ReactiveElement {
     this.timeoutMs = null;
     this.schema = null;
     this.disabled = false;
+    this.readOnly = false;
+    this.untrustedContent = false;
+    this.private = false;
   }
 
   /** Read-only: why this declaration is left out of the manifest, or null. */

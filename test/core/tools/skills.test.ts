@@ -347,6 +347,23 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
       expect(Object.keys(input.skills.tools[1]).sort()).to.deep.equal(['argsSchema', 'description', 'name']);
       expect(Object.keys(input.skills).sort()).to.deep.equal(['guidance', 'tools']);
     });
+
+    it('never sends the foreign-agent fields (title, readOnly, untrustedContent, private), typed or not', async () => {
+      const foreign = { title: 'Counter', readOnly: true, untrustedContent: true, private: true };
+      const typed = defineTool({
+        name: 'typed',
+        description: 'd',
+        argsSchema: { type: 'object' },
+        timeoutMs: 5000,
+        ...foreign,
+      });
+      await open(skillsOf(typed, pageTool({ title: 42, readOnly: 'yes' })));
+      const sent = fake.last('create_session').input.skills.tools;
+      expect(sent.map((tool: object) => Object.keys(tool).sort())).to.deep.equal([
+        ['argsSchema', 'description', 'name', 'timeoutMs'],
+        ['argsSchema', 'description', 'name'],
+      ]);
+    });
   });
 
   describe('step 6 (ours): the subset, never a rejection', () => {

@@ -53,8 +53,11 @@ describe('declarations', () => {
         'persist',
         'resume-id',
         'novalidate',
+        'webmcp',
       ]);
       expect(attributes('pedelec-session')).to.not.include('session-id');
+      // A property only: markup can never expose tools to another origin.
+      expect(attributes('pedelec-session')).to.not.include.members(['exposedto', 'exposed-to']);
       expect(members('pedelec-session', 'field')).to.include.members([
         'session',
         'client',
@@ -67,6 +70,9 @@ describe('declarations', () => {
         'bridge',
         'resumeId',
         'noValidate',
+        'webmcp',
+        'exposedTo',
+        'webmcpTools',
       ]);
       expect(members('pedelec-session', 'method')).to.include.members([
         'start',
@@ -99,8 +105,15 @@ describe('declarations', () => {
         'timeout-ms',
         'schema',
         'disabled',
+        'title',
+        'read-only',
+        'untrusted-content',
+        'private',
       ]);
       expect(members('pedelec-tool', 'field')).to.include.members([
+        'readOnly',
+        'untrustedContent',
+        'private',
         'timeoutMs',
         'handler',
         'argsSchema',

@@ -88,23 +88,23 @@ describe('<pedelec-session>', () => {
       calls.forEach(([tool, args, ok], i) => {
         const start = starts[i]!.detail;
         const result = results[i]!.detail;
-        expect(Object.keys(start).sort(), 'tool-start detail').to.deep.equal(['args', 'context', 'local', 'tool']);
+        expect(Object.keys(start).sort(), 'tool-start detail').to.deep.equal(['args', 'context', 'tool', 'via']);
         expect(start.args).to.deep.equal(args);
-        expect(start.local).to.equal(false);
+        expect(start.via).to.equal('pedelec');
         expect(start.context.tool).to.equal(tool);
         expect(start.context.sessionId).to.equal('s1');
         expect(Object.keys(result).sort(), 'tool-result detail').to.deep.equal([
           'args',
           'context',
           'durationMs',
-          'local',
           'ok',
           'result',
           'tool',
+          'via',
         ]);
         expect(result.ok, `${tool} ok`).to.equal(ok);
         expect(result.args).to.deep.equal(args);
-        expect(result.local).to.equal(false);
+        expect(result.via).to.equal('pedelec');
         expect(result.context).to.equal(start.context);
         expect(result.durationMs).to.be.a('number').and.to.be.at.least(0);
         expect(j(result.result), `${tool} result is what the agent got`).to.deep.equal(j(wireResults[i]));

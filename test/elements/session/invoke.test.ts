@@ -91,7 +91,7 @@ describe('<pedelec-session>', () => {
       }
     });
 
-    it('its ctx has source "sdk", via "local", no turnKind, ids local_<n>; its events carry local: true', async () => {
+    it('its ctx has source "sdk", via "local", no turnKind, ids local_<n>; its events carry via: "local"', async () => {
       const el = await fixture<PedelecSessionElement>(kit());
       const contexts: ToolCallContext[] = [];
       toolOf(el, 'ok').handler = (_args, ctx) => {
@@ -112,13 +112,13 @@ describe('<pedelec-session>', () => {
         expect(ctx.tool).to.equal('ok');
       }
       expect(contexts[0]!.toolRequestId).to.not.equal(contexts[1]!.toolRequestId);
-      expect(starts.map((e) => e.detail.local)).to.deep.equal([true, true]);
-      expect(results.map((e) => e.detail.local)).to.deep.equal([true, true]);
+      expect(starts.map((e) => e.detail.via)).to.deep.equal(['local', 'local']);
+      expect(results.map((e) => e.detail.via)).to.deep.equal(['local', 'local']);
       expect(results.map((e) => e.detail.ok)).to.deep.equal([true, true]);
       expect(starts[0]!.detail.context).to.equal(contexts[0]);
     });
 
-    it('agent calls carry local: false', async () => {
+    it('agent calls carry via: "pedelec"', async () => {
       const el = await fixture<PedelecSessionElement>(kit());
       wire(el);
       const starts = collect<PedelecToolStartEvent>(el, 'pedelec-tool-start');
@@ -126,8 +126,8 @@ describe('<pedelec-session>', () => {
       await started(el);
       await openTurn(el);
       await agentCall('s1', 'ok', {});
-      expect(starts.map((e) => e.detail.local)).to.deep.equal([false]);
-      expect(results.map((e) => e.detail.local)).to.deep.equal([false]);
+      expect(starts.map((e) => e.detail.via)).to.deep.equal(['pedelec']);
+      expect(results.map((e) => e.detail.via)).to.deep.equal(['pedelec']);
     });
 
     it('its signal option aborts ctx.signal', async () => {

@@ -1,0 +1,292 @@
+/**
+ * `<pedelec-session webmcp>`'s expose (spec every-agent.md §2): every tool the session offers the
+ * Pedelec agent, except the `private` ones, registered with the page's model context for the
+ * browser's own agent — and kept registered as the tools change. A lazy chunk of its own: only a
+ * session whose `webmcp` asks for `expose` downloads it (webmcp-link.ts).
+ *
+ * Two browsers, two surfaces, both feature-detected at each sync:
+ * - Chromium's `document.modelContext`: `registerTool(tool, { signal, exposedTo })` returns a promise
+ *   that rejects a taken name (`InvalidStateError`); aborting the signal unregisters.
+ * - Firefox's older `navigator.modelContext`: `registerTool` is synchronous and ignores the signal;
+ *   `unregisterTool(name)` unregisters; a taken name is silently replaced (no `WEBMCP_NAME_TAKEN`).
+ *
+ * Each registration has its own `AbortController` and the key of what it registered; a change of
+ * what it would register now is an unregistration and a new registration. Calls run the element's
+ * one path (webmcp-link.ts) and resolve an MCP `CallToolResult`, never a rejection.
+ */
+import { normalizeError, pedelecError, type PedelecError } from '../../core/errors.js';
+import { canonicalJson, isPlainObject, type JsonValue } from '../../core/json.js';
+import type { LocalCallResult } from '../../core/local-call.js';
+import type { NormalizedTool, ToolDefinition } from '../../core/tools.js';
+import type { SessionElementPort, SessionParts } from './session-parts.js';
+import type { BuiltTool, ToolBuild } from './tool-registry.js';
+
+/** Chromium refuses longer names ("Invalid tool name"): they are skipped in every browser. */
+const MAX_NAME_LENGTH = 128;
+
+/** An MCP `CallToolResult`: what a call through WebMCP resolves. */
+export type CallToolResult = {
+  content: { type: 'text'; text: string }[];
+  structuredContent?: { [key: string]: JsonValue };
+  isError?: true;
+};
+
+/** A tool as the model context takes it. */
+type WebmcpTool = {
+  name: string;
+  description: string;
+  inputSchema: object;
+  title?: string;
+  annotations?: { readOnlyHint?: true; untrustedContentHint?: true };
+  execute(input: unknown, client?: { signal?: AbortSignal }): Promise<CallToolResult>;
+};
+
+/** The model context, as far as the kit uses it (Chromium's or Firefox's, see above). */
+type ModelContext = {
+  registerTool(tool: WebmcpTool, options: { signal: AbortSignal; exposedTo?: readonly string[] }): unknown;
+  unregisterTool?(name: string): void;
+};
+
+/** What the exposure needs from its session element. */
+export interface ExposureHost {
+  /** Whether the session element is in the page. */
+  connected(): boolean;
+  /** Its `webmcp` attribute. */
+  webmcp(): string | null;
+  /** The tools as built now. */
+  built(): ToolBuild;
+  /** Applies the declarations' pending changes (before a call). */
+  upToDate(): void;
+  /** Origins the tools are shown to (the `exposedTo` property). */
+  exposedTo(): readonly string[] | undefined;
+  /** Runs one call on the element's path, `via: 'webmcp'`, answered from `tools`. Never rejects. */
+  call(
+    tool: string,
+    args: unknown,
+    tools: ReadonlyMap<string, NormalizedTool>,
+    signal?: AbortSignal,
+  ): Promise<LocalCallResult>;
+  /** A `pedelec-warning`. */
+  warn(warning: PedelecError): void;
+}
+
+type Registration = {
+  /** What was registered (and with which `exposedTo`), as canonical JSON. */
+  key: string;
+  context: ModelContext;
+  controller: AbortController;
+  /** `failed`: refused by the browser; tried again when the tool changes or `webmcp` is set again. */
+  state: 'pending' | 'registered' | 'failed';
+};
+
+/**
+ * Whether a `webmcp` attribute value asks for `expose`: present and empty, or holding the token.
+ * (`import`, another token of the list, is for the page's other tools: it does not expose.)
+ */
+export const exposes = (value: string | null): boolean =>
+  value !== null && (!value.trim() || value.toLowerCase().split(/\s+/).includes('expose'));
+
+/** The page's model context now, if the browser (or a polyfill the page loaded) has one. */
+export const modelContext = (): ModelContext | undefined =>
+  (globalThis.document as { modelContext?: ModelContext } | undefined)?.modelContext ??
+  (globalThis.navigator as { modelContext?: ModelContext } | undefined)?.modelContext;
+
+/**
+ * What foreign agents read besides the manifest entry: a `<pedelec-tool>`'s properties, or the JS
+ * definition's optional fields (both kept out of the Pedelec manifest).
+ */
+const foreignFields = ({
+  element,
+  definition,
+}: BuiltTool): Pick<ToolDefinition, 'title' | 'readOnly' | 'untrustedContent' | 'private'> =>
+  element ?? definition ?? {};
+
+/** The tools offered to foreign agents: every built tool but the private ones. */
+export const exposedTools = (built: ToolBuild): Map<string, BuiltTool> =>
+  new Map(built.tools.filter((t) => !foreignFields(t).private).map((t) => [t.tool.name, t]));
+
+/** A call's answer as an MCP `CallToolResult`: the result as JSON text (and as structured content when it is an object), or the error as `CODE: message`. */
+export function callToolResult(answer: LocalCallResult): CallToolResult {
+  if (!answer.ok)
+    return { isError: true, content: [{ type: 'text', text: `${answer.error.code}: ${answer.error.message}` }] };
+  const { result } = answer;
+  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
+  return isPlainObject(result) ? { content, structuredContent: result as { [key: string]: JsonValue } } : { content };
+}
+
+/** What is registered for one tool (without `execute`): its manifest entry and its foreign-agent fields. */
+function describe(built: BuiltTool): Omit<WebmcpTool, 'execute'> {
+  const { name, description, argsSchema } = built.tool.manifest;
+  const source = foreignFields(built);
+  const described: Omit<WebmcpTool, 'execute'> = { name, description, inputSchema: argsSchema };
+  if (typeof source.title === 'string' && source.title) described.title = source.title;
+  const annotations: WebmcpTool['annotations'] = {};
+  if (source.readOnly === true) annotations.readOnlyHint = true;
+  if (source.untrustedContent === true) annotations.untrustedContentHint = true;
+  if (Object.keys(annotations).length > 0) described.annotations = annotations;
+  return described;
+}
+
+export class WebmcpExposure {
+  /** By tool name: a name is registered at most once per page anyway. */
+  readonly #registrations = new Map<string, Registration>();
+  /** The warnings given while `webmcp` is on, so that each is given once. */
+  readonly #warned = new Set<string>();
+  /** A sync is queued for this microtask's changes. */
+  #queued = false;
+
+  constructor(private readonly host: ExposureHost) {}
+
+  /** The names the browser has accepted (the `webmcpTools` property). */
+  get names(): string[] {
+    return [...this.#registrations].filter(([, r]) => r.state === 'registered').map(([name]) => name);
+  }
+
+  /**
+   * Registers, re-registers and unregisters until what is registered is what the session offers —
+   * a microtask later, once for a batch of changes, and not at all for an element that a framework
+   * moves (out of the document and back within the task).
+   */
+  sync(): void {
+    if (this.#queued) return;
+    this.#queued = true;
+    queueMicrotask(() => {
+      this.#queued = false;
+      this.#sync();
+    });
+  }
+
+  #sync(): void {
+    const wanted = this.host.connected() && exposes(this.host.webmcp());
+    const context = wanted ? modelContext() : undefined;
+    if (!context) {
+      for (const [name, registration] of this.#registrations) this.#drop(name, registration);
+      if (!wanted) return this.#warned.clear();
+      const reason = 'the browser has no document.modelContext or navigator.modelContext';
+      return this.#warn(pedelecError('WEBMCP_UNAVAILABLE', `WebMCP is not available: ${reason}`, { reason }));
+    }
+    const exposedTo = this.host.exposedTo();
+    const offered = new Map<string, { key: string; tool: Omit<WebmcpTool, 'execute'> }>();
+    for (const [name, built] of exposedTools(this.host.built())) {
+      if (name.length > MAX_NAME_LENGTH) {
+        const message = `WebMCP: the tool ${name} is not registered (browsers refuse names over ${MAX_NAME_LENGTH} characters)`;
+        this.#warn(pedelecError('WEBMCP_UNAVAILABLE', message, { tool: name, reason: 'name too long' }));
+        continue;
+      }
+      const tool = describe(built);
+      offered.set(name, { key: canonicalJson([tool, exposedTo ?? null]), tool });
+    }
+    for (const [name, registration] of this.#registrations) {
+      const now = offered.get(name);
+      if (now?.key !== registration.key || registration.context !== context) this.#drop(name, registration);
+    }
+    for (const [name, { key, tool }] of offered) {
+      if (!this.#registrations.has(name))
+        this.#register(context, key, { ...tool, execute: this.#execute(name) }, exposedTo);
+    }
+  }
+
+  #register(context: ModelContext, key: string, tool: WebmcpTool, exposedTo: readonly string[] | undefined): void {
+    const { name } = tool;
+    const registration: Registration = { key, context, controller: new AbortController(), state: 'pending' };
+    this.#registrations.set(name, registration);
+    const accepted = () => {
+      if (this.#registrations.get(name) === registration) registration.state = 'registered';
+    };
+    const refused = (error: unknown) => this.#refused(name, registration, error);
+    try {
+      // `exposedTo` as given: the browser checks it (a refusal is a warning like any other).
+      const options = { signal: registration.controller.signal, ...(exposedTo != null && { exposedTo }) };
+      const pending = context.registerTool(tool, options) as PromiseLike<unknown> | undefined;
+      // Chromium answers with a promise; Firefox registers at once.
+      if (typeof pending?.then === 'function') pending.then(accepted, refused);
+      else accepted();
+    } catch (error) {
+      refused(error);
+    }
+  }
+
+  /** The browser refused a registration: said once, unless it is one the session has let go since. */
+  #refused(name: string, registration: Registration, error: unknown): void {
+    if (this.#registrations.get(name) !== registration || registration.controller.signal.aborted) return;
+    registration.state = 'failed';
+    const { name: kind, message } = normalizeDomError(error);
+    if (kind === 'InvalidStateError') {
+      const text = `WebMCP: the tool name ${name} is taken on this page (a form or another script registered it first)`;
+      this.#warn(pedelecError('WEBMCP_NAME_TAKEN', text, { tool: name }));
+    } else {
+      const reason = `${kind}: ${message}`;
+      this.#warn(pedelecError('WEBMCP_UNAVAILABLE', `WebMCP is not available: ${reason}`, { tool: name, reason }));
+    }
+  }
+
+  /** Unregisters: the signal for Chromium, `unregisterTool` for Firefox — not a name the browser gave someone else. */
+  #drop(name: string, registration: Registration): void {
+    this.#registrations.delete(name);
+    registration.controller.abort();
+    if (registration.state === 'failed') return;
+    try {
+      registration.context.unregisterTool?.(name);
+    } catch {
+      // Already gone: nothing to undo.
+    }
+  }
+
+  /** A tool's `execute`: the session's current tools, the element's path; resolves, never rejects. */
+  #execute(name: string): WebmcpTool['execute'] {
+    return async (input, client) => {
+      try {
+        this.host.upToDate();
+        const tools = new Map([...exposedTools(this.host.built())].map(([n, built]) => [n, built.tool]));
+        return callToolResult(await this.host.call(name, input, tools, client?.signal));
+      } catch (thrown) {
+        return callToolResult({ ok: false, error: normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'The call failed') });
+      }
+    };
+  }
+
+  #warn(warning: PedelecError): void {
+    const key = `${warning.code}:${warning.message}`;
+    if (this.#warned.has(key)) return;
+    this.#warned.add(key);
+    this.host.warn(warning);
+  }
+}
+
+/** A browser error's name and message (a `DOMException`, or whatever a polyfill throws). */
+function normalizeDomError(error: unknown): { name: string; message: string } {
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  return {
+    name: typeof name === 'string' ? name : 'Error',
+    message: typeof message === 'string' ? message : String(error),
+  };
+}
+
+/** The exposure of a session element, over its parts (session-parts.ts). */
+export function exposureOf(
+  element: SessionElementPort,
+  parts: SessionParts,
+  warn: (warning: PedelecError) => void,
+): WebmcpExposure {
+  const { declarations } = parts;
+  return new WebmcpExposure({
+    connected: () => element.isConnected,
+    webmcp: () => element.getAttribute('webmcp'),
+    built: () => declarations.built,
+    upToDate: () => declarations.upToDate(),
+    exposedTo: () => element.exposedTo,
+    // The browser's agent calls the tools offered now (not those sent to Core at start()), in the
+    // session there is now: none before start() (elements.md: `''`).
+    call: (tool, args, tools, signal) => {
+      const session = parts.lifecycle.session;
+      const facts = {
+        sessionId: session?.sessionId ?? '',
+        provider: session?.provider ?? '',
+        model: session?.model,
+        sessionCreatedAt: session?.sessionCreatedAt ?? Date.now(),
+      };
+      return parts.call('webmcp', tool, args, signal, tools, facts);
+    },
+    warn,
+  });
+}

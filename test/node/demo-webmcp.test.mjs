@@ -1,0 +1,177 @@
+// The demo as the browser's own agent sees it (spec every-agent.md §5): headless Chromium with WebMCP
+// on, driven through puppeteer-core's `page.webmcp` — a real WebMCP client, over the DevTools
+// protocol — lists the demo's tools, calls one (the page changes), gets TOOL_ARGS_INVALID for an
+// invalid call, and sees a removed tool go. The demo is served by `pedelec-dev` as `npm start` serves
+// it. Chromium only (puppeteer's WebMCP support is Chromium's); skipped when it is not installed,
+// unless REQUIRE_BROWSERS (as .ci/run sets) names it. `npm start`'s hint is checked here too.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+import { chromiumArgs, executableFor, skipBrowser, webmcpChromiumArgs } from '../../scripts/browsers.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The demo's tools, as declared in demo/index.html. */
+const DEMO_TOOLS = ['add_todo', 'complete_todo', 'get_counter', 'get_current_page', 'list_todos', 'update_counter'];
+
+/** Resolves with the first value `poll` returns that is not undefined; rejects after `ms`. */
+async function eventually(poll, what, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await poll();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test(
+  "the demo's tools through puppeteer's page.webmcp: list, call, an invalid call, a removed tool",
+  { skip: skipBrowser('chromium'), timeout: 120_000 },
+  async () => {
+    const executablePath = executableFor('chromium');
+    assert.ok(executablePath, 'chromium is required (REQUIRE_BROWSERS) but not installed');
+    assert.ok(existsSync(`${root}dist/dev/server.js`), 'dist/ is missing: npm test builds it first');
+    const { startDevCore } = await import(`${root}dist/dev/server.js`);
+    const core = await startDevCore({ port: 0, serveDir: `${root}demo` });
+    const browser = await puppeteer.launch({
+      executablePath,
+      headless: true,
+      args: [...chromiumArgs, ...webmcpChromiumArgs],
+    });
+    try {
+      const page = await browser.newPage();
+      const problems = [];
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warn') problems.push(`console: ${message.text()}`);
+      });
+      await page.goto(`${core.url}/`, { waitUntil: 'load' });
+
+      // List: every tool the demo declares, as the page declared it.
+      const names = () =>
+        page.webmcp
+          .tools()
+          .map((tool) => tool.name)
+          .sort();
+      await eventually(() => (names().length === DEMO_TOOLS.length ? true : undefined), 'the demo tools');
+      assert.deepEqual(names(), DEMO_TOOLS);
+      const tool = (name) => page.webmcp.tools().find((t) => t.name === name);
+      assert.match(tool('update_counter').description, /counter/);
+      assert.deepEqual(tool('update_counter').inputSchema, {
+        type: 'object',
+        properties: {
+          delta: {
+            type: 'integer',
+            description: 'How much to add (negative to subtract).',
+            minimum: -100,
+            maximum: 100,
+          },
+        },
+        required: ['delta'],
+      });
+      assert.equal(tool('get_counter').annotations?.readOnly, true);
+
+      // Call: the page changes, and the agent gets the handler's result.
+      const called = await tool('update_counter').execute({ delta: 3 });
+      assert.equal(called.status, 'Completed', JSON.stringify(called));
+      assert.deepEqual(called.output, {
+        content: [{ type: 'text', text: '{"value":3}' }],
+        structuredContent: { value: 3 },
+      });
+      assert.equal(await page.$eval('#counter', (output) => output.value), '3');
+      const added = await tool('add_todo').execute({ text: 'Try WebMCP' });
+      assert.equal(added.output.structuredContent.text, 'Try WebMCP');
+      // The page's log says who called.
+      assert.match(await page.$eval('#activity', (log) => log.textContent), /update_counter \[webmcp\] → done/);
+
+      // An invalid call: the browser validates nothing; the kit answers as it would the Pedelec agent.
+      const invalid = await tool('update_counter').execute({ delta: 'three' });
+      assert.equal(invalid.status, 'Completed', JSON.stringify(invalid));
+      assert.equal(invalid.output.isError, true);
+      assert.match(invalid.output.content[0].text, /^TOOL_ARGS_INVALID:/);
+      assert.equal(await page.$eval('#counter', (output) => output.value), '3');
+
+      // A removed tool is gone for the agent.
+      const removed = new Promise((resolve) => page.webmcp.once('toolsremoved', resolve));
+      await page.evaluate(() => document.querySelector('pedelec-tool[name="get_current_page"]').remove());
+      const { tools } = await removed;
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['get_current_page'],
+      );
+      assert.deepEqual(
+        names(),
+        DEMO_TOOLS.filter((name) => name !== 'get_current_page'),
+      );
+      assert.deepEqual(problems, []);
+    } finally {
+      await browser.close();
+      await core.close();
+    }
+  },
+);
+
+test(
+  "docs/webmcp.md's example page: its tools registered and called through page.webmcp",
+  { skip: skipBrowser('chromium'), timeout: 120_000 },
+  async () => {
+    const guide = readFileSync(`${root}docs/webmcp.md`, 'utf8');
+    const example = /<!-- runnable: [^>]*-->\s*```html\n([\s\S]*?)\n```/.exec(guide);
+    assert.ok(example, 'docs/webmcp.md has its runnable example');
+    const cdn = 'https://cdn.jsdelivr.net/npm/pedelec-elements/cdn/pedelec-elements.js';
+    assert.ok(example[1].includes(cdn), 'the example loads the CDN file');
+    // Served by pedelec-dev, which serves the package's own cdn/ folder: no network.
+    const site = mkdtempSync(join(tmpdir(), 'webmcp-example-'));
+    writeFileSync(join(site, 'index.html'), example[1].replace(cdn, '/_pedelec/cdn/pedelec-elements.js'));
+    const { startDevCore } = await import(`${root}dist/dev/server.js`);
+    const core = await startDevCore({ port: 0, serveDir: site });
+    const browser = await puppeteer.launch({
+      executablePath: executableFor('chromium'),
+      headless: true,
+      args: [...chromiumArgs, ...webmcpChromiumArgs],
+    });
+    try {
+      const page = await browser.newPage();
+      const registered = new Promise((resolve) =>
+        page.webmcp.on('toolsadded', ({ tools }) => tools.some((tool) => tool.name === 'update_counter') && resolve()),
+      );
+      await page.goto(`${core.url}/`);
+      await registered;
+      await eventually(() => (page.webmcp.tools().length === 2 ? true : undefined), 'both tools');
+      const tool = (name) => page.webmcp.tools().find((t) => t.name === name);
+      assert.equal(tool('get_counter').annotations?.readOnly, true);
+      const updated = await tool('update_counter').execute({ delta: 2 });
+      assert.deepEqual(updated.output, {
+        content: [{ type: 'text', text: '{"value":2}' }],
+        structuredContent: { value: 2 },
+      });
+      assert.deepEqual((await tool('get_counter').execute({})).output.structuredContent, { value: 2 });
+      const invalid = await tool('update_counter').execute({ delta: 'two' });
+      assert.equal(invalid.status, 'Completed');
+      assert.equal(invalid.output.isError, true);
+      assert.match(invalid.output.content[0].text, /^TOOL_ARGS_INVALID: delta: /);
+    } finally {
+      await browser.close();
+      await core.close();
+      rmSync(site, { recursive: true, force: true });
+    }
+  },
+);
+
+test('npm start prints how to open Chromium with WebMCP on, and starts nothing new', () => {
+  const start = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).scripts.start;
+  assert.match(start, /node scripts\/webmcp-hint\.mjs && exec node dist\/dev\/cli\.js --serve demo$/);
+  const run = spawnSync(process.execPath, ['scripts/webmcp-hint.mjs'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /chromium --enable-features=WebMCP http:\/\/127\.0\.0\.1:7717\//);
+});
