@@ -24,7 +24,7 @@ describe('<pedelec-session webmcp>: the browser cancels a call (Chromium)', () =
     (el.querySelector('pedelec-tool') as PedelecToolElement).handler = (_args, ctx) =>
       new Promise((resolve) => {
         signal = ctx.signal;
-        ctx.signal.addEventListener('abort', () => resolve({ stopped: true }));
+        ctx.signal?.addEventListener('abort', () => resolve({ stopped: true }));
       });
     await listedAs(['long']);
     const result = new Promise<PedelecToolResultEvent>((resolve) =>
