@@ -56,21 +56,14 @@ export class ToolRegistry {
     const disabled = new Set<string>();
 
     const add = (
-      definition: unknown,
       normalized: NormalizedTool | PedelecError,
       element: PedelecToolElement | null,
       jsDefinition: ToolDefinition | null,
+      name: unknown,
     ) => {
       if (isPedelecError(normalized)) {
-        const name = (definition as { name?: unknown } | null)?.name;
-        problems.push(
-          invalid(
-            element,
-            typeof name === 'string' ? name : null,
-            normalized.message,
-            (normalized.details as { path?: string } | undefined)?.path,
-          ),
-        );
+        const { path } = (normalized.details ?? {}) as { path?: string };
+        problems.push(invalid(element, typeof name === 'string' ? name : null, normalized.message, path));
         return;
       }
       if (byName.has(normalized.name)) {
@@ -89,11 +82,13 @@ export class ToolRegistry {
       let cached = this.#byElement.get(element);
       if (cached?.[0] !== declared)
         this.#byElement.set(element, (cached = [declared, normalizeTool(declared.definition, index, declared.owned)]));
-      add(declared.definition, cached[1], element, null);
+      add(cached[1], element, null, declared.definition.name);
     });
-    definitions.forEach((definition, index) =>
-      add(definition, this.#normalize(definition, elements.length + index, used), null, definition),
-    );
+    definitions.forEach((definition, index) => {
+      const normalized = this.#normalize(definition, elements.length + index, used);
+      // The name as normalization read it: a getter of the page's is not read again.
+      add(normalized, null, definition, (normalized as { details?: { toolName?: unknown } }).details?.toolName);
+    });
 
     this.#cache = used; // entries no build uses any more are dropped: nothing grows without bound
     return { tools, byName, invalid: problems, disabled };

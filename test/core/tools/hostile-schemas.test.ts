@@ -6,7 +6,8 @@
 import { describe, it } from 'node:test';
 import { expect } from '../../support/expect.js';
 import type { PedelecError } from '../../../src/core/index.js';
-import { fake, open, startTurn, toolCall, resultOf, skillsOf, toolHooks } from './harness.js';
+import { fake, newClient, open, startTurn, toolCall, resultOf, skillsOf, toolHooks } from './harness.js';
+import { rejection } from '../../support/promises.js';
 
 toolHooks();
 
@@ -94,5 +95,22 @@ describe('hostile schemas and tool entries', () => {
     toolCall('r2', 'deep', deepArgs(64, 5));
     expect(resultOf('r2')).to.equal(1);
     expect(calls).to.equal(1);
+  });
+
+  it('a tool entry whose getter throws rejects createSession with INVALID_INPUT, and posts nothing', async () => {
+    const good = { name: 'good', description: 'Works.', argsSchema: { type: 'object' } };
+    const hostile = {
+      name: 'hostile',
+      get description(): string {
+        throw new Error('description is not readable');
+      },
+      argsSchema: { type: 'object' },
+    };
+    const error = await rejection(
+      newClient().createSession({ provider: 'codex', model: 'm', skills: skillsOf(good, hostile) } as any),
+    );
+    expect(error).to.include({ code: 'INVALID_INPUT' });
+    expect(error.message).to.contain('description is not readable');
+    expect(fake.posted).to.deep.equal([]);
   });
 });
