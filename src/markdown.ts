@@ -7,7 +7,7 @@
  * - only `p br hr h1–h6 strong em del code pre blockquote ul ol li a table…` survive — no `img`,
  *   `iframe`, `form`, `style`, `svg`, `math`, no `style` or event attributes;
  * - links only to absolute `http:`, `https:` and `mailto:` URLs, opened in a new tab with
- *   `rel="noopener noreferrer nofollow"`;
+ *   `rel="noopener noreferrer nofollow"`; one whose text names another destination shows its own;
  * - the HTML goes into the DOM only through the Trusted Types policy `pedelec-elements`, whose
  *   `createHTML` is the sanitizer itself (DOMPurify needs `dompurify` allowed too).
  */
