@@ -7,7 +7,7 @@
  * - only `p br hr h1–h6 strong em del code pre blockquote ul ol li a table…` survive — no `img`,
  *   `iframe`, `form`, `style`, `svg`, `math`, no `style` or event attributes;
  * - links only to absolute `http:`, `https:` and `mailto:` URLs, opened in a new tab with
- *   `rel="noopener noreferrer nofollow"`;
+ *   `rel="noopener noreferrer nofollow"`; one whose text names another destination shows its own;
  * - the HTML goes into the DOM only through the Trusted Types policy `pedelec-elements`, whose
  *   `createHTML` is the sanitizer itself (DOMPurify needs `dompurify` allowed too).
  */
@@ -45,6 +45,31 @@ function urlEnd(raw: string): number {
     if (last === "'" || (last === '}' && unbalanced('}', '{')) || (last === ']' && unbalanced(']', '['))) end--;
     else return end;
   }
+}
+
+/** Where a URL goes: its host — for `mailto:`, its address — without a leading `www.`; `''` when it is no URL. */
+function destination(href: string): string {
+  try {
+    const url = new URL(href);
+    return (url.protocol === 'mailto:' ? decodeURIComponent(url.pathname) : url.hostname)
+      .toLowerCase()
+      .replace(/^www\./, '');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Where a link's text says it goes, when it reads as a URL (`https://bank.example/x`), a domain
+ * (`bank.example/login`) or an address (`me@bank.example`); `''` for other text (`docs`, `e.g.`,
+ * `@octocat`, `1.5`).
+ */
+function claimedDestination(text: string): string {
+  const t = text.trim();
+  if (/\s/.test(t)) return '';
+  if (/^([a-z][\w+.-]*:\/\/|mailto:)/i.test(t)) return destination(t);
+  const claimed = destination(t.includes('@') ? `mailto:${t}` : `http://${t}`);
+  return /[^.@]\.[a-z]{2,}\.?$/i.test(claimed) ? claimed : '';
 }
 
 const marked = new Marked({
@@ -140,6 +165,11 @@ export function renderMarkdown(markdown: string): DocumentFragment {
   for (const a of template.content.querySelectorAll('a[href]')) {
     a.setAttribute('target', '_blank');
     a.setAttribute('rel', 'noopener noreferrer nofollow');
+    // Text that names another destination (`[bank.example](https://evil.example)`) shows the real one;
+    // a subdomain of the one named is the same site.
+    const claimed = claimedDestination(a.textContent ?? '');
+    const real = destination(a.getAttribute('href')!);
+    if (claimed && real !== claimed && !real.endsWith(`.${claimed}`)) a.textContent = a.getAttribute('href');
   }
   return template.content;
 }

@@ -17,18 +17,33 @@ export interface ToolCallsHost {
   emitError(error: PedelecError): void;
 }
 
-/** How to abort a call still running; `null` once its result was submitted. */
-type Abort = ((reason: PedelecError) => void) | null;
+/** How to abort a call still running. */
+type Abort = (reason: PedelecError) => void;
+
+/**
+ * How many answered calls a session remembers, so that a repeat of one is ignored (tools-api.md): Core
+ * never resends a call that old, and memory stays bounded however long the session runs.
+ */
+export const ANSWERED_WINDOW = 1024;
 
 export class SessionToolCalls {
-  /** Every call of the session by `toolRequestId`, running or answered. */
-  #calls = new Map<string, Abort>();
+  /** The calls running, by `toolRequestId`. */
+  #running = new Map<string, Abort>();
+  /** The ids of the last {@link ANSWERED_WINDOW} calls answered (or withdrawn), oldest first. */
+  #answered = new Set<string>();
 
   constructor(private readonly host: ToolCallsHost) {}
 
-  /** Whether a call with this id ran or runs already: a repeat of it is ignored. */
+  /** Whether a call with this id runs, or was answered recently: a repeat of it is ignored. */
   has(toolRequestId: string): boolean {
-    return this.#calls.has(toolRequestId);
+    return this.#running.has(toolRequestId) || this.#answered.has(toolRequestId);
+  }
+
+  /** The call is no longer running: its id is remembered among the last answered. */
+  #answer(toolRequestId: string): void {
+    this.#running.delete(toolRequestId);
+    this.#answered.add(toolRequestId);
+    if (this.#answered.size > ANSWERED_WINDOW) this.#answered.delete(this.#answered.values().next().value!);
   }
 
   /** Runs one call; `baseCtx` is the event context of its `tool_call`. */
@@ -36,7 +51,7 @@ export class SessionToolCalls {
     const { toolbox } = this.host;
     const deadline = receivedAt + (toolbox.tools.get(tool)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
     const { ctx, abort, settle } = toolCallContext(baseCtx, { toolRequestId, tool, via: 'pedelec' }, deadline);
-    this.#calls.set(toolRequestId, abort);
+    this.#running.set(toolRequestId, abort);
 
     const submit = (outcome: ToolOutcome) => {
       // A result that is not JSON is also reported to the page.
@@ -44,11 +59,11 @@ export class SessionToolCalls {
       const aborted = settle();
       // The session ended while the handler ran: that call was settled then, and its result has
       // nowhere to go. Not posted — but said, as any other result that could not be delivered.
-      if (!this.#calls.get(toolRequestId)) {
+      if (!this.#running.has(toolRequestId)) {
         if (aborted) this.host.emitError(submitFailed(aborted, tool, toolRequestId));
         return;
       }
-      this.#calls.set(toolRequestId, null);
+      this.#answer(toolRequestId);
       this.host
         .request('submit_tool_result', { toolRequestId, result: outcome.result as JsonValue })
         .catch((failure) => {
@@ -66,21 +81,22 @@ export class SessionToolCalls {
    * are still submitted — and that failure reported.
    */
   abortRunning(reason: PedelecError): void {
-    this.#calls.forEach((abort) => abort?.(reason));
+    this.#running.forEach((abort) => abort(reason));
   }
 
   /** The session ended: running calls are aborted and every call forgotten. */
   abortAll(reason: PedelecError): void {
-    const aborts = [...this.#calls.values()];
-    this.#calls.clear();
-    aborts.forEach((abort) => abort?.(reason));
+    const aborts = [...this.#running.values()];
+    this.#running.clear();
+    this.#answered.clear();
+    aborts.forEach((abort) => abort(reason));
   }
 
   /** Core (a snapshot) waits for no call but `pendingId`: the others still running are withdrawn. */
   withdrawAllBut(pendingId: string | undefined): void {
-    for (const [toolRequestId, abort] of this.#calls) {
-      if (!abort || toolRequestId === pendingId) continue;
-      this.#calls.set(toolRequestId, null);
+    for (const [toolRequestId, abort] of [...this.#running]) {
+      if (toolRequestId === pendingId) continue;
+      this.#answer(toolRequestId);
       abort(pedelecError('TOOL_REQUEST_NOT_PENDING', 'Pedelec no longer waits for this tool call', { toolRequestId }));
     }
   }

@@ -3,7 +3,7 @@
  * one call — availability, argument validation, handler resolution, result check — for agent calls
  * and local `invoke()`s alike.
  */
-import { invalidInput, isPedelecError, normalizeError, pedelecError, type PedelecError } from './errors.js';
+import { invalidInput, normalizeError, pedelecError, type PedelecError } from './errors.js';
 import { isPlainObject, toBridgeJson, type JsonValue } from './json.js';
 import { analyzeArgsSchema, type ArgsValidator } from './schema/compile.js';
 import type { ToolArgsSchema } from './schema/types.js';
@@ -152,13 +152,18 @@ function compileTool(tool: CheckedTool): NormalizedTool {
 /**
  * Normalizes one tool definition (tools-api.md step 3 onwards). Returns the tool, or the
  * `INVALID_INPUT` error that `createSession` rejects with. Duplicate names are the caller's check.
+ * Never throws: whatever goes wrong with one tool (a getter or a proxy that throws, an engine limit)
+ * leaves that tool out, not every tool of the session.
  */
 export function normalizeTool(entry: unknown, index: number, owned?: boolean): NormalizedTool | PedelecError {
   try {
     return compileTool(checkTool(entry, index, owned));
   } catch (error) {
-    if (isPedelecError(error)) return error;
-    throw error;
+    // The checks throw INVALID_INPUT; anything else came from the page's getters or proxies, or the engine.
+    const thrown = normalizeError(error, '', 'it threw');
+    return thrown.code === 'INVALID_INPUT'
+      ? thrown
+      : invalidInput(`tool could not be read (${thrown.message})`, { index });
   }
 }
 

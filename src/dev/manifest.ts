@@ -6,8 +6,7 @@
  * unvalidated (outside the subset, or a keyword it cannot use) is refused here.
  */
 import { isPlainObject } from '../core/json.js';
-import { checkArgsSchema } from '../core/schema/check.js';
-import { compileArgsValidator, type ArgsError } from '../core/schema/compile.js';
+import { analyzeArgsSchema, type ArgsError, type SchemaProblem } from '../core/schema/compile.js';
 import type { ToolArgsSchema } from '../core/schema/types.js';
 import { DevCoreError } from './errors.js';
 import { hasPattern, type PatternChecks } from './pattern-check.js';
@@ -62,18 +61,36 @@ export function checkSkills(
     }
     if (!isPlainObject(argsSchema)) invalid('tool argsSchema must be an object', { index, toolName: name });
     if (argsSchema.type !== 'object') invalid('tool argsSchema must describe an object', { index, toolName: name });
-    // What it could not validate is refused, naming the first problem (see above).
-    const [problem] = checkArgsSchema(argsSchema, `skills.tools[${index}].argsSchema`).unvalidated;
-    if (problem) invalid(problem.message, { index, toolName: name, path: problem.path });
-
+    const validate = argsCheck(argsSchema as ToolArgsSchema, index, name, patterns);
     const manifest: ToolManifest = { name, description, argsSchema: argsSchema as ToolArgsSchema };
     if (timeoutMs !== undefined) manifest.timeoutMs = timeoutMs as number;
     list.push(manifest);
-    const schema = manifest.argsSchema;
-    const validate = hasPattern(schema)
-      ? (args: unknown) => patterns.check(schema, args)
-      : compileArgsValidator(schema);
     tools.set(name, { manifest, validate });
   });
   return { manifest: { guidance: skills.guidance, tools: list }, tools };
+}
+
+/**
+ * The args check of one tool. What it could not validate is refused, naming the first problem (see
+ * above); and so is a schema whose check throws (an engine limit): the page hears INVALID_INPUT about
+ * its tool, not INTERNAL_ERROR, and the console gets no stack.
+ */
+function argsCheck(
+  schema: ToolArgsSchema,
+  index: number,
+  toolName: string,
+  patterns: PatternChecks,
+): CheckedTool['validate'] {
+  const where = `skills.tools[${index}].argsSchema`;
+  let problem: SchemaProblem | undefined;
+  try {
+    // One walk: the check and the validator.
+    const analyzed = analyzeArgsSchema(schema, where);
+    [problem] = analyzed.unvalidated;
+    if (!problem) return hasPattern(schema) ? (args: unknown) => patterns.check(schema, args) : analyzed.validate;
+  } catch (thrown) {
+    const why = thrown instanceof Error ? thrown.message : String(thrown);
+    return invalid(`${where} could not be checked (${why})`, { index, toolName });
+  }
+  return invalid(problem.message, { index, toolName, path: problem.path });
 }

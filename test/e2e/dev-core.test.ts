@@ -205,6 +205,42 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
     expect(session.status).to.equal('idle');
   });
 
+  it('a result that answers differently on a second read reaches the agent as it was read once: a result or TOOL_RESULT_INVALID, never silence', async () => {
+    // A getter that gives a BigInt on its second read, and a Proxy that gives a cycle on its second: the
+    // check passed, the copy broke, nothing was posted and the agent waited for Core's timeout.
+    const { session } = track(await counterSession(bridgeOf(devCore, 'second-read')));
+    const deltas = record<PedelecChatDeltaEvent>(session, 'pedelec-chat-delta');
+    const errors = record<PedelecErrorEvent>(session, 'pedelec-error');
+    const tool = session.querySelector<PedelecToolElement>('pedelec-tool[name="get_counter"]')!;
+    let reads = 0;
+    const shifty = {
+      get value() {
+        return ++reads === 1 ? 1 : 10n;
+      },
+    };
+    let proxyReads = 0;
+    const proxied: object = new Proxy(
+      { n: 2 },
+      { get: (target, key) => (key === 'n' && ++proxyReads > 1 ? { back: proxied } : Reflect.get(target, key)) },
+    );
+    tool.handler = () => ({ shifty, proxied });
+    await session.sendText('/call get_counter {}');
+    expect(text(deltas)).to.contain('get_counter returned {"shifty":{"value":1},"proxied":{"n":2}}');
+    expect(errors).to.have.length(0);
+
+    // Not JSON on its first read: the agent is told so.
+    let late = 0;
+    tool.handler = () => ({
+      get value() {
+        return ++late === 1 ? 10n : 1;
+      },
+    });
+    await session.sendText('/call get_counter {}');
+    expect(text(deltas)).to.match(/get_counter failed: TOOL_RESULT_INVALID — result\.value: BigInt is not JSON/);
+    expect(errors.map((e) => e.detail.error.code)).to.deep.equal(['TOOL_RESULT_INVALID']);
+    expect(session.status).to.equal('idle');
+  });
+
   it('follows --script rules: say, call, and templates over the results and the match', async () => {
     const { session, calls } = track(await counterSession(bridgeOf(devCore.rules, 'rules')));
     const deltas = record<PedelecChatDeltaEvent>(session, 'pedelec-chat-delta');

@@ -82,3 +82,19 @@ test('a burst of 5 000 requests from one page does not hold up another page: eac
   assert.ok(floodAnswered < 2500, `the other page waited for ${floodAnswered} of the 5 000`);
   await flooder.until((m) => m.requestId === 'flood_4999', { timeout: 20_000 });
 });
+
+test('a schema of 16 000 properties creates the session and is validated: no INTERNAL_ERROR, no stack on the console', async (t) => {
+  // The validator used to recurse once per four properties: RangeError, INTERNAL_ERROR to the page and a
+  // 10 000-line stack on the Core's console.
+  const bugs = [];
+  const core = await startCore(t, { onBug: (error) => bugs.push(error) });
+  const page = await BridgeClient.open(t, core);
+  const count = 16_000;
+  const properties = Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: 'integer' }]));
+  const wide = { name: 'wide', description: 'Takes many numbers.', argsSchema: { type: 'object', properties } };
+  const sessionId = await createSession(page, { skills: { guidance: '', tools: [wide] } });
+  const from = page.mark();
+  await page.ok('send_text', { sessionId, text: `/call wide {"p${count - 1}":"x"}` });
+  assert.match(chatText(await page.turnEnd(sessionId, from)), new RegExp(`TOOL_ARGS_INVALID — p${count - 1}: must be`));
+  assert.deepEqual(bugs, []);
+});

@@ -150,19 +150,22 @@ describe('leaks after removal and tool churn', () => {
     this.timeout(20_000);
     const host = await fixture<HTMLDivElement>(html`<div></div>`);
     const el = newSession();
+    // Each cycle's tool is declared as the one sent at start (a tool never sent gets TOOL_UNAVAILABLE).
+    el.innerHTML = '<pedelec-tool name="hang" description="Hangs."></pedelec-tool>';
     host.append(el);
     const session = await el.start();
+    el.querySelector('pedelec-tool')!.remove();
     el.sendText('stay').catch(() => {});
     await until(() => core.unanswered() === 0, 'the turn to be accepted');
     const signals: AbortSignal[] = [];
     for (let i = 0; i < CYCLES; i++) {
       const tool = document.createElement('pedelec-tool') as PedelecToolElement;
-      tool.setAttribute('name', `t${i}`);
+      tool.setAttribute('name', 'hang');
       tool.setAttribute('description', 'Hangs.');
       tool.handler = (_args, ctx) => (signals.push(ctx.signal!), new Promise(() => {})); // ignores its signal
       el.append(tool);
       await until(() => el.manifest?.tools.length === 1, 'the tool to join');
-      core.event(session.sessionId, 'tool_call', { seq: i + 1, toolRequestId: `r${i}`, tool: `t${i}`, args: {} });
+      core.event(session.sessionId, 'tool_call', { seq: i + 1, toolRequestId: `r${i}`, tool: 'hang', args: {} });
       tool.remove();
       await until(
         () => el.manifest === undefined && signals[i]?.aborted === true,

@@ -260,9 +260,14 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     const el = document.createElement('pedelec-session') as PedelecSessionElement;
     el.setAttribute('provider', 'codex');
     el.setAttribute('model', 'm');
-    el.innerHTML = '<pedelec-tool name="stay" description="Stays."></pedelec-tool>';
+    // Each cycle's tool is declared as the one sent at start: a tool added after start that was never
+    // sent gets TOOL_UNAVAILABLE (its args were never checked against a schema Core holds).
+    const CYCLER = '<pedelec-arg name="n" type="integer" required></pedelec-arg>';
+    el.innerHTML = `<pedelec-tool name="stay" description="Stays."></pedelec-tool>
+      <pedelec-tool name="cycler" description="Comes and goes.">${CYCLER}</pedelec-tool>`;
     host.append(el);
     const session = await el.start();
+    el.querySelector('pedelec-tool[name="cycler"]')!.remove();
     const turn = el.sendText('stay');
     turn.catch(() => {});
     await until(() => core.unanswered() === 0, 'the turn to be accepted');
@@ -272,31 +277,31 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     let seq = 0;
     const cycle = async (i: number) => {
       const tool = document.createElement('pedelec-tool') as PedelecToolElement;
-      tool.setAttribute('name', `tool_${i}`);
-      tool.setAttribute('description', `Tool number ${i}.`);
-      tool.innerHTML = '<pedelec-arg name="n" type="integer" required></pedelec-arg>';
+      tool.setAttribute('name', 'cycler');
+      tool.setAttribute('description', 'Comes and goes.');
+      tool.innerHTML = CYCLER;
       tool.handler = async (args, ctx) => {
         signals.push(ctx.signal!);
         return args;
       };
       el.append(tool);
-      await until(() => el.manifest?.tools.length === 2, `tool_${i} to join the manifest`);
+      await until(() => el.manifest?.tools.length === 2, `cycle ${i}: the tool to join the manifest`);
       const submitted = core.submits().length;
       core.event(session.sessionId, 'tool_call', {
         seq: ++seq,
         toolRequestId: `r${i}`,
-        tool: `tool_${i}`,
+        tool: 'cycler',
         args: { n: i },
       });
-      await until(() => core.submits().length === submitted + 1 && core.unanswered() === 0, `the result of tool_${i}`);
+      await until(() => core.submits().length === submitted + 1 && core.unanswered() === 0, `cycle ${i}: the result`);
       expect(core.submits().at(-1)!.result).to.deep.equal({ n: i });
       // A local invoke() with a long-lived signal: its abort listener must not stay behind.
-      expect(await el.invoke(`tool_${i}`, { n: i }, { signal: page.signal })).to.deep.equal({
+      expect(await el.invoke('cycler', { n: i }, { signal: page.signal })).to.deep.equal({
         ok: true,
         result: { n: i },
       });
       tool.remove();
-      await until(() => el.manifest?.tools.length === 1, `tool_${i} to leave the manifest`);
+      await until(() => el.manifest?.tools.length === 1, `cycle ${i}: the tool to leave the manifest`);
     };
 
     await cycle(-1); // warm-up

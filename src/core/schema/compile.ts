@@ -195,11 +195,9 @@ export function analyzeArgsSchema(
       (name, i) =>
         hasOwn(props, name) || warn(`${at('required')}[${i}]`, `${JSON.stringify(name)} is not in properties`),
     );
-    // A name listed twice is required once.
-    const keys = [
-      ...Object.keys(props),
-      ...required.filter((name, i) => !hasOwn(props, name) && required.indexOf(name) === i),
-    ];
+    // A name listed twice is required once. Looked up in a Set: a long list costs no quadratic scan.
+    const requiredSet = new Set(required);
+    const keys = [...Object.keys(props), ...[...requiredSet].filter((name) => !hasOwn(props, name))];
     const propertiesPath = object ? at('properties') : '';
     const nodes = keys.map((name) =>
       hasOwn(props, name)
@@ -207,7 +205,7 @@ export function analyzeArgsSchema(
         : PASS,
     );
     const tests = nodes.map((c) => c[0]);
-    const mandatory = keys.map((name) => required.includes(name));
+    const mandatory = keys.map((name) => requiredSet.has(name));
     (alternative ? keys : required).forEach((name) => guarded.add(name));
     inherent ||= keys.some((name) => name in Object.prototype);
 

@@ -145,7 +145,7 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
     this.#reported = new Map(built.invalid.map((problem) => [key(problem), problem.error.message]));
     for (const element of toolElements) element.setInvalid(this.#reported.get(element) ?? null);
     for (const problem of built.invalid) {
-      if (reported.get(key(problem)) !== problem.error.message)
+      if (!problem.quiet && reported.get(key(problem)) !== problem.error.message)
         this.host.emit(new PedelecErrorEvent({ error: problem.error }, problem.element));
     }
 

@@ -98,15 +98,21 @@ export class ElementToolbox extends Toolbox {
   }
 
   #unavailable(tool: string, call: ToolCall): PedelecError | null {
-    // A foreign agent's call (WebMCP, MCP) names a tool it was offered: gone from that set, it is
-    // unavailable. Otherwise only tools that were sent to Core, or are declared here but disabled, are
-    // unavailable; others go to named and generic handlers.
     const built = this.host.built();
-    if (
-      call.tools ? call.tools.has(tool) : !(this.host.sent(tool) || built.disabled.has(tool)) || built.byName.has(tool)
-    )
-      return null;
-    return pedelecError('TOOL_UNAVAILABLE', `Tool ${tool} is no longer available on this page`, { tool });
+    if (call.tools) {
+      // A foreign agent's call (WebMCP, MCP) names a tool it was offered: gone from that set, it is unavailable.
+      if (call.tools.has(tool)) return null;
+    } else {
+      // A tool answers only while declared as it was sent to Core (before start: as it would be sent),
+      // so its args are validated against that schema. A name this page sent or declares otherwise —
+      // gone, disabled, invalid, duplicated, added after start — is unavailable before any handler runs.
+      // Names it never declared go to named and generic handlers.
+      const offered = built.byName.has(tool);
+      const known =
+        offered || this.host.sent(tool) || built.disabled.has(tool) || built.invalid.some((p) => p.name === tool);
+      if (!known || (offered && this.tools.has(tool))) return null;
+    }
+    return pedelecError('TOOL_UNAVAILABLE', `Tool ${tool} is not available on this page`, { tool });
   }
 
   #dispatch(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined {

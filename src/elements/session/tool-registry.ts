@@ -3,7 +3,7 @@
  * normalized tools, through the same per-tool normalization as `createSession`. Each normalized tool
  * (with its compiled validator) is cached by the canonical JSON of its definition, so a rebuild after
  * one change costs one normalization, not N. Unlike `createSession`, a bad tool is dropped and
- * reported; the rest keeps working.
+ * reported; the rest keeps working. A name declared twice drops every tool of that name.
  */
 import { isPedelecError, type PedelecError, type ToolDefinition } from '../../core/index.js';
 import { pedelecError } from '../../core/errors.js';
@@ -13,7 +13,13 @@ import { normalizeTool, type NormalizedTool } from '../../core/tools.js';
 import type { PedelecToolElement, ToolDeclaration } from '../tool/pedelec-tool.element.js';
 
 export type BuiltTool = { tool: NormalizedTool; element: PedelecToolElement | null; definition: ToolDefinition | null };
-export type InvalidDeclaration = { element: PedelecToolElement | null; name: string | null; error: PedelecError };
+/** `quiet`: reflected on its element, but reported through another declaration (a duplicate name's first). */
+export type InvalidDeclaration = {
+  element: PedelecToolElement | null;
+  name: string | null;
+  error: PedelecError;
+  quiet?: boolean;
+};
 /** `disabled`: the names of tool elements that are `disabled` (left out, but declared on this page). */
 export type ToolBuild = {
   tools: BuiltTool[];
@@ -50,36 +56,20 @@ export class ToolRegistry {
   build(elements: readonly PedelecToolElement[], definitions: readonly ToolDefinition[]): ToolBuild {
     this.builds++;
     const used = new Map<string, NormalizedTool | PedelecError>();
-    const tools: BuiltTool[] = [];
-    const byName = new Map<string, BuiltTool>();
+    const candidates: BuiltTool[] = [];
     const problems: InvalidDeclaration[] = [];
     const disabled = new Set<string>();
 
     const add = (
-      definition: unknown,
       normalized: NormalizedTool | PedelecError,
       element: PedelecToolElement | null,
       jsDefinition: ToolDefinition | null,
+      name: unknown,
     ) => {
-      if (isPedelecError(normalized)) {
-        const name = (definition as { name?: unknown } | null)?.name;
-        problems.push(
-          invalid(
-            element,
-            typeof name === 'string' ? name : null,
-            normalized.message,
-            (normalized.details as { path?: string } | undefined)?.path,
-          ),
-        );
-        return;
-      }
-      if (byName.has(normalized.name)) {
-        problems.push(invalid(element, normalized.name, 'duplicate tool name'));
-        return;
-      }
-      const built = { tool: normalized, element, definition: jsDefinition };
-      tools.push(built);
-      byName.set(normalized.name, built);
+      if (!isPedelecError(normalized))
+        return void candidates.push({ tool: normalized, element, definition: jsDefinition });
+      const { path } = (normalized.details ?? {}) as { path?: string };
+      problems.push(invalid(element, typeof name === 'string' ? name : null, normalized.message, path));
     };
 
     elements.forEach((element, index) => {
@@ -89,14 +79,34 @@ export class ToolRegistry {
       let cached = this.#byElement.get(element);
       if (cached?.[0] !== declared)
         this.#byElement.set(element, (cached = [declared, normalizeTool(declared.definition, index, declared.owned)]));
-      add(declared.definition, cached[1], element, null);
+      add(cached[1], element, null, declared.definition.name);
     });
-    definitions.forEach((definition, index) =>
-      add(definition, this.#normalize(definition, elements.length + index, used), null, definition),
-    );
+    definitions.forEach((definition, index) => {
+      const normalized = this.#normalize(definition, elements.length + index, used);
+      // The name as normalization read it: a getter of the page's is not read again.
+      add(normalized, null, definition, (normalized as { details?: { toolName?: unknown } }).details?.toolName);
+    });
+
+    // A name declared more than once fails closed: every tool of that name is left out, so markup can
+    // at worst remove a tool, never replace one. One report, on the first in tree order.
+    const byName = new Map<string, BuiltTool[]>();
+    for (const built of candidates) {
+      const same = byName.get(built.tool.name);
+      if (same) same.push(built);
+      else byName.set(built.tool.name, [built]);
+    }
+    const tools = candidates.filter((built) => byName.get(built.tool.name)!.length === 1);
+    for (const [name, all] of byName) {
+      if (all.length === 1) continue;
+      all.forEach(({ element }, i) => {
+        const problem = invalid(element, name, `duplicate tool name (declared ${all.length} times)`);
+        (problem.error.details as Record<string, unknown>).count = all.length;
+        problems.push({ ...problem, quiet: i > 0 });
+      });
+    }
 
     this.#cache = used; // entries no build uses any more are dropped: nothing grows without bound
-    return { tools, byName, invalid: problems, disabled };
+    return { tools, byName: new Map(tools.map((built) => [built.tool.name, built])), invalid: problems, disabled };
   }
 
   #normalize(

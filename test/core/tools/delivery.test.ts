@@ -19,6 +19,7 @@ import {
   skillsOf,
   toolHooks,
 } from './harness.js';
+import { ANSWERED_WINDOW } from '../../../src/core/session-tool-calls.js';
 import { watchUnhandled } from '../../support/unhandled.js';
 import { nextTask } from '../../support/waits.js';
 
@@ -158,6 +159,28 @@ describe('exactly one submit per toolRequestId', () => {
     // A different request id still runs.
     toolCall('r2', 'update_counter', { delta: 1 });
     expect(runs).to.equal(2);
+  });
+
+  it('remembers the last 1 024 answered ids, not every one: a repeat within them is ignored, an older id runs again', async () => {
+    // Every answered id used to be kept until end(): 300 000 calls held 84 MB.
+    const { session } = await open(skillsOf(counterTool()));
+    const runs = new Map<string, number>();
+    session.onTool('update_counter', (_args, ctx) => {
+      runs.set(ctx.toolRequestId, (runs.get(ctx.toolRequestId) ?? 0) + 1);
+      return null;
+    });
+    startTurn(session);
+    // r0 … r1024: 1 025 answered calls, so r0 has left the window and r1 is its oldest id.
+    for (let i = 0; i <= ANSWERED_WINDOW; i++) toolCall(`r${i}`, 'update_counter', { delta: 1 });
+    expect(runs.size).to.equal(ANSWERED_WINDOW + 1);
+    toolCall('r1', 'update_counter', { delta: 1 });
+    toolCall(`r${ANSWERED_WINDOW}`, 'update_counter', { delta: 1 });
+    expect([runs.get('r1'), runs.get(`r${ANSWERED_WINDOW}`)]).to.deep.equal([1, 1]);
+    expect(submits('r1')).to.have.length(1);
+    // Core never resends a call that old; if it did, it would run again (memory stays bounded).
+    toolCall('r0', 'update_counter', { delta: 1 });
+    expect(runs.get('r0')).to.equal(2);
+    expect(submits('r0')).to.have.length(2);
   });
 
   it('ignores a repeat of a request answered with an SDK error (not found, invalid args)', async () => {

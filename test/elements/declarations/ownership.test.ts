@@ -6,13 +6,14 @@
 import { expect } from '@open-wc/testing';
 import '../../../src/define.js';
 import {
+  type PedelecErrorEvent,
   PedelecSessionElement,
   PedelecToolElement,
   PedelecArgElement,
   PedelecGuidanceElement,
 } from '../../../src/index.js';
 import { sessionIn, toolIn, makeTool, defineShadowHost, declarationHooks } from './harness.js';
-import { manifestTool, mount, mountHost, uniqueTag, toolNames } from '../helpers.js';
+import { manifestTool, mount, mountHost, record, uniqueTag, toolNames } from '../helpers.js';
 import { nextTask } from '../../support/waits.js';
 
 describe('declarations', () => {
@@ -112,16 +113,22 @@ describe('declarations', () => {
     it('tools of a PedelecToolElement subclass tag keep tree order among <pedelec-tool>s', async () => {
       const tag = uniqueTag('sub-tool');
       customElements.define(tag, class extends PedelecToolElement {});
-      const host = await mount(`
+      const host = await mountHost();
+      const errors = record<PedelecErrorEvent>(host, 'pedelec-error');
+      host.innerHTML = `
         <pedelec-session>
           <${tag} name="first" description="d"></${tag}>
           <pedelec-tool name="second" description="d"></pedelec-tool>
-          <${tag} name="dup" description="The first dup in tree order."></${tag}>
+          <${tag} name="third" description="d"></${tag}>
+          <${tag} id="dup" name="dup" description="The first dup in tree order."></${tag}>
           <pedelec-tool name="dup" description="The second dup."></pedelec-tool>
-        </pedelec-session>`);
+          <pedelec-tool name="fourth" description="d"></pedelec-tool>
+        </pedelec-session>`;
+      await nextTask();
       const session = sessionIn(host);
-      expect(toolNames(session)).to.deep.equal(['first', 'second', 'dup']);
-      expect(manifestTool(session, 'dup').description).to.equal('The first dup in tree order.');
+      expect(toolNames(session)).to.deep.equal(['first', 'second', 'third', 'fourth']);
+      // A name declared twice is left out, and reported on the first of its tools in tree order.
+      expect(errors.map((e) => e.element)).to.deep.equal([host.querySelector('#dup')]);
     });
 
     it('properties set before upgrade (handler, argsSchema, name, description) are kept', async () => {
