@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark of spec/benchmarks.md — bundle, dispatch, validate, declare,
-// roundtrip — in headless Chromium, with Ajv and @cfworker/json-schema measured in the same run.
+// roundtrip, stream — in headless Chromium, with the peers (Ajv and @cfworker/json-schema, the chat's
+// bare stand-ins) measured in the same run.
 // Prints one table and writes bench/results/latest.json.
 //
 //   node bench/run.mjs [--skip-build] [--only dispatch,validate] [--runs 5] [--profile declare]
@@ -27,16 +28,19 @@ import {
   summarizeDeclare,
   summarizeDispatch,
   summarizeRoundtrip,
+  summarizeStream,
   summarizeValidate,
   tableRows,
 } from './lib/report.mjs';
 import { serveStatic } from './lib/server.mjs';
+import { runStream } from './lib/stream.mjs';
 import { measureSizes, ROOT } from './size.mjs';
 
-const ALL = ['bundle', 'dispatch', 'validate', 'declare', 'roundtrip'];
-const BROWSER_BENCHES = ['dispatch', 'validate', 'declare', 'roundtrip'];
+const ALL = ['bundle', 'dispatch', 'validate', 'declare', 'roundtrip', 'stream'];
+const BROWSER_BENCHES = ['dispatch', 'validate', 'declare', 'roundtrip', 'stream'];
 const ROUNDTRIP_CALLS = 2000;
 const ROUNDTRIP_WARMUP_CALLS = 200;
+const STREAM = { bytes: 50_000, deltaChars: 200 };
 
 const { values: flags } = parseArgs({
   options: {
@@ -49,8 +53,9 @@ const { values: flags } = parseArgs({
 const selected = flags.only ? flags.only.split(',').map((s) => s.trim()) : ALL;
 for (const id of selected)
   if (!ALL.includes(id)) throw new Error(`unknown benchmark "${id}" (known: ${ALL.join(', ')})`);
-if (flags.profile && !BROWSER_BENCHES.includes(flags.profile))
-  throw new Error(`--profile takes one of ${BROWSER_BENCHES.join(', ')}`);
+const PROFILED = ['dispatch', 'validate', 'declare', 'roundtrip'];
+if (flags.profile && !PROFILED.includes(flags.profile))
+  throw new Error(`--profile takes one of ${PROFILED.join(', ')}`);
 const runs = Number(flags.runs);
 if (!Number.isInteger(runs) || runs < 5) throw new Error('--runs must be an integer ≥ 5');
 
@@ -114,6 +119,11 @@ async function main() {
             runs,
           };
         }
+        if (id === 'stream') {
+          // Traced from the Node side, run by run: a page of its own driver.
+          raw.stream = await runStream(chromium.browser, `${server.url}/stream.html`, { ...STREAM, runs });
+          continue;
+        }
         raw[id] = await runPage(chromium.browser, `${server.url}/${id}.html`, options[id], profileFor(id));
         if (!raw[id].clock.crossOriginIsolated)
           console.warn(`bench: ${id}: the page is not cross-origin isolated; timer resolution is coarse`);
@@ -134,6 +144,7 @@ async function main() {
     if (raw.validate) summary.validate = summarizeValidate(raw.validate);
     if (raw.declare) summary.declare = summarizeDeclare(raw.declare);
     if (raw.roundtrip) summary.roundtrip = summarizeRoundtrip(raw.roundtrip);
+    if (raw.stream) summary.stream = summarizeStream(raw.stream);
   }
 
   environment.loadAverageAtEnd = loadavg()[0];
@@ -144,7 +155,7 @@ async function main() {
     `\npedelec-elements benchmarks — ${environment.browser ?? 'Node only'}, Node ${environment.node}, ${environment.cpus} CPUs (${load}); ${runs} runs per figure\n`,
   );
   console.log(formatTable(tableRows(summary)));
-  if (targets.length > 0) console.log(`\nTargets (issue 8; reported, not asserted):\n${formatTargets(targets)}`);
+  if (targets.length > 0) console.log(`\nTargets (reported, not asserted):\n${formatTargets(targets)}`);
   for (const [id, result] of Object.entries(raw)) {
     if (!result.profile) continue;
     const { path, top } = result.profile;
