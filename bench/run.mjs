@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark of spec/benchmarks.md — bundle, dispatch, validate, declare,
-// roundtrip, stream — in headless Chromium, with the peers (Ajv and @cfworker/json-schema, the chat's
+// roundtrip, stream, startup — in headless Chromium, with the peers (Ajv and @cfworker/json-schema, the chat's
 // bare stand-ins) measured in the same run.
 // Prints one table and writes bench/results/latest.json.
 //
@@ -28,19 +28,23 @@ import {
   summarizeDeclare,
   summarizeDispatch,
   summarizeRoundtrip,
+  summarizeStartup,
   summarizeStream,
   summarizeValidate,
   tableRows,
 } from './lib/report.mjs';
 import { serveStatic } from './lib/server.mjs';
+import { runStartup } from './lib/startup.mjs';
 import { runStream } from './lib/stream.mjs';
 import { measureSizes, ROOT } from './size.mjs';
 
-const ALL = ['bundle', 'dispatch', 'validate', 'declare', 'roundtrip', 'stream'];
-const BROWSER_BENCHES = ['dispatch', 'validate', 'declare', 'roundtrip', 'stream'];
+const ALL = ['bundle', 'dispatch', 'validate', 'declare', 'roundtrip', 'stream', 'startup'];
+const BROWSER_BENCHES = ['dispatch', 'validate', 'declare', 'roundtrip', 'stream', 'startup'];
 const ROUNDTRIP_CALLS = 2000;
 const ROUNDTRIP_WARMUP_CALLS = 200;
 const STREAM = { bytes: 50_000, deltaChars: 200 };
+/** Cold loads per page (spec: the median of 7), more with --runs. */
+const STARTUP_LOADS = 7;
 
 const { values: flags } = parseArgs({
   options: {
@@ -96,8 +100,10 @@ async function main() {
     let chromium = null;
     let roundtripCore = null;
     try {
-      log(`bundling the bench pages (${pages.join(', ')})`);
-      await bundlePages(ROOT, tmp, pages);
+      // `startup` loads the demo and a page of its own, as CDN users do: nothing to bundle.
+      const bundled = pages.filter((id) => id !== 'startup');
+      log(`bundling the bench pages (${bundled.join(', ')})`);
+      await bundlePages(ROOT, tmp, bundled);
       server = await serveStatic(tmp);
       chromium = await launchChromium();
       environment = { ...environment, browser: chromium.version };
@@ -111,13 +117,18 @@ async function main() {
         log(id);
         if (id === 'roundtrip') {
           const script = await writeEchoScript(tmp, { warmup: ROUNDTRIP_WARMUP_CALLS, roundtrip: ROUNDTRIP_CALLS });
-          roundtripCore = await startDevCoreProcess(ROOT, script);
+          roundtripCore = await startDevCoreProcess(ROOT, ['--script', script]);
           options.roundtrip = {
             bridgeUrl: roundtripCore.bridgeUrl,
             calls: ROUNDTRIP_CALLS,
             warmupCalls: ROUNDTRIP_WARMUP_CALLS,
             runs,
           };
+        }
+        if (id === 'startup') {
+          // Served by its own pedelec-dev; each load in a fresh browser context.
+          raw.startup = await runStartup(chromium.browser, ROOT, { loads: Math.max(runs, STARTUP_LOADS) });
+          continue;
         }
         if (id === 'stream') {
           // Traced from the Node side, run by run: a page of its own driver.
@@ -145,6 +156,7 @@ async function main() {
     if (raw.declare) summary.declare = summarizeDeclare(raw.declare);
     if (raw.roundtrip) summary.roundtrip = summarizeRoundtrip(raw.roundtrip);
     if (raw.stream) summary.stream = summarizeStream(raw.stream);
+    if (raw.startup) summary.startup = summarizeStartup(raw.startup);
   }
 
   environment.loadAverageAtEnd = loadavg()[0];

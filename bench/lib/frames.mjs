@@ -35,7 +35,7 @@ export function frameTimes(events, prefix) {
 }
 
 /** Top-level tasks nest (a task's microtask checkpoint is a task event too): the outermost ones, by start. */
-function outermost(tasks) {
+export function outermost(tasks) {
   tasks.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
   const top = [];
   let end = -Infinity;

@@ -1,6 +1,6 @@
 // Turns raw benchmark results into summaries (median/min/max over runs, peer ratios), the targets
 // met or missed, and one printed table.
-import { geomean, summarize } from './stats.mjs';
+import { geomean, median, summarize } from './stats.mjs';
 import { SIZE_BUDGET } from '../size.mjs';
 
 // ───────────────────────────── summaries ─────────────────────────────
@@ -106,6 +106,32 @@ export function summarizeStream(raw) {
     };
   }
   return { bytes: raw.bytes, deltaChars: raw.deltaChars, subjects, modes };
+}
+
+/** Per page: the timings of the loads (median, min, max), and the main thread's time per kind of work (medians). */
+export function summarizeStartup(raw) {
+  const pages = Object.fromEntries(
+    Object.entries(raw.results).map(([id, loads]) => {
+      const figure = (f) => summarize(loads.map(f));
+      const kinds = [...new Set(loads.flatMap((l) => Object.keys(l.byKind)))];
+      return [
+        id,
+        {
+          tools: loads[0].tools,
+          kitFiles: loads[0].kit.map((k) => k.file),
+          kitLoadedMs: figure((l) => Math.max(...l.kit.map((k) => k.doneMs))),
+          definedMs: figure((l) => l.definedMs),
+          manifestMs: figure((l) => l.manifestMs),
+          busyMs: figure((l) => l.busyMs),
+          blockingMs: figure((l) => l.blockingMs),
+          byKind: Object.fromEntries(
+            kinds.map((k) => [k, median(loads.map((l) => l.byKind[k] ?? 0))]).sort((a, b) => b[1] - a[1]),
+          ),
+        },
+      ];
+    }),
+  );
+  return { loads: raw.loads, pages };
 }
 
 // ───────────────────────────── targets ─────────────────────────────
@@ -274,6 +300,20 @@ export function tableRows(s) {
         stat('stream', kase, `ms/frame max ${phase}`, subject[phase].max);
       }
       stat('stream', kase, 'DOM nodes at the end', subject.domNodes);
+    }
+  }
+  if (s.startup) {
+    for (const [id, p] of Object.entries(s.startup.pages)) {
+      const kase = `${id} page (${p.tools} tools), cold, ${s.startup.loads} loads`;
+      const kinds = Object.entries(p.byKind)
+        .filter(([, ms]) => ms >= 1)
+        .map(([kind, ms]) => `${kind} ${fmt(ms)}`)
+        .join(', ');
+      stat('startup', kase, 'ms to the kit loaded', p.kitLoadedMs, p.kitFiles.join(' + '));
+      stat('startup', kase, 'ms to elements defined', p.definedMs, "from the navigation's start");
+      stat('startup', kase, 'ms to manifest ready', p.manifestMs);
+      stat('startup', kase, 'main thread ms, busy', p.busyMs, `until ready: ${kinds}`);
+      stat('startup', kase, 'main thread ms, blocking', p.blockingMs, 'each task beyond 50 ms');
     }
   }
   if (s.roundtrip) {
