@@ -7,19 +7,21 @@ import { FRAME_TRACE_CATEGORIES, frameStats, frameTimes } from './frames.mjs';
 export const PHASES = { early: [0, 0.2], end: [0.8, 1] };
 const PREFIX = 'stream:';
 
-/** Frame stats per phase, from frames named `stream:<delta index>` (the closing mark is not a frame). */
+/**
+ * Frame stats per phase, from frames named `stream:<delta index>` (the closing mark is not a frame):
+ * of the main thread's time, and the p95 of the clock's.
+ */
 export function phaseStats(frames, deltaCount) {
   const stats = {};
   for (const [phase, [from, to]] of Object.entries(PHASES)) {
-    const ms = frames
-      .filter(({ name }) => {
-        const i = Number(name.slice(PREFIX.length));
-        // Frame i shows delta i: the reply is (i + 1) / deltaCount there.
-        const at = (i + 1) / deltaCount;
-        return at > from && at <= to;
-      })
-      .map((f) => f.ms);
-    stats[phase] = frameStats(ms);
+    const inPhase = frames.filter(({ name }) => {
+      const i = Number(name.slice(PREFIX.length));
+      // Frame i shows delta i: the reply is (i + 1) / deltaCount there.
+      const at = (i + 1) / deltaCount;
+      return at > from && at <= to;
+    });
+    const wall = frameStats(inPhase.map((f) => f.wallMs));
+    stats[phase] = { ...frameStats(inPhase.map((f) => f.ms)), wallP95: wall.p95 };
   }
   return stats;
 }

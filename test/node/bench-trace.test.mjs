@@ -20,7 +20,7 @@ const task = (ts, dur, name = 'ThreadControllerImpl::RunTask', cat = 'toplevel')
 test('a frame holds the main-thread tasks that start between its mark and the next, each counted once', () => {
   const events = [
     mark('s:0', 1000),
-    task(1100, 2000), // the delta's task
+    { ...task(1100, 4000), tdur: 2000 }, // the delta's task: ran 2 ms of the 4 the clock saw
     task(1200, 500, 'BlinkScheduler_PerformMicrotaskCheckpoint'), // nested in it: not counted again
     task(16_000, 3000), // the next frame's rendering, starting just before its mark
     mark('s:1', 16_500),
@@ -30,13 +30,13 @@ test('a frame holds the main-thread tasks that start between its mark and the ne
     task(34_000, 5000), // after the last mark: no frame
   ];
   assert.deepEqual(frameTimes(events, 's:'), [
-    { name: 's:0', ms: 5 },
-    { name: 's:1', ms: 1 },
+    { name: 's:0', ms: 5, wallMs: 7 },
+    { name: 's:1', ms: 1, wallMs: 1 },
   ]);
 });
 
 test("frames are split into the reply's first and last fifths by the delta they show", () => {
-  const frames = Array.from({ length: 10 }, (_, i) => ({ name: `stream:${i}`, ms: i + 1 }));
+  const frames = Array.from({ length: 10 }, (_, i) => ({ name: `stream:${i}`, ms: i + 1, wallMs: i + 1 }));
   const stats = phaseStats(frames, 10);
   assert.deepEqual([stats.early.frames, stats.early.max, stats.end.frames, stats.end.max], [2, 2, 2, 10]);
 });
