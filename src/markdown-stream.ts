@@ -112,9 +112,7 @@ export class MarkdownStream {
     for (const node of this.#open) node.remove();
     const { count, length } = finished(rest, tokens);
     if (count > 0) {
-      if (!this.#group || this.#group.childNodes.length >= GROUP)
-        this.#group = this.element.appendChild(document.createElement('div'));
-      this.#group.append(renderTokens(tokens.slice(0, count)));
+      this.#keep(renderTokens(tokens.slice(0, count)));
       for (const token of tokens.slice(0, count)) {
         if (token.type !== 'def') continue;
         const { tag, href, title } = token as Tokens.Def;
@@ -127,6 +125,15 @@ export class MarkdownStream {
     this.#open = [...open.childNodes];
     this.element.append(open);
     this.#renderedWith = links;
+  }
+
+  /** Adds finished blocks to the groups, `GROUP` nodes to a group. */
+  #keep(blocks: DocumentFragment): void {
+    for (const node of [...blocks.childNodes]) {
+      if (!this.#group || this.#group.childNodes.length >= GROUP)
+        this.#group = this.element.appendChild(document.createElement('div'));
+      this.#group.append(node);
+    }
   }
 
   /** Forgets the finished blocks: the next render starts from the beginning of the text. */
