@@ -135,6 +135,54 @@ describe('<pedelec-chat markdown>', () => {
     expect(agentRows(chat)[0]!.textContent!.endsWith('x'.repeat(30))).to.equal(true);
   });
 
+  it('a streamed reply shows exactly as its whole text rendered at once', async function () {
+    this.timeout(20000);
+    const { session, chat } = await mount();
+    say(session, '**warm up**');
+    await rendered(chat, () => agentRows(chat)[0]);
+    const section = (n: number) =>
+      `## Step ${n}\nThe agent read **part ${n}** and called \`get_counter\`.\n\n- one\n- two\n\n  more\n\n` +
+      `\`\`\`js\nconst step = ${n};\n\`\`\`\n| a | b |\n|---|--:|\n| ${n} | 2 |\n\n> quoted\n\n---\n\n`;
+    const text = Array.from({ length: 40 }, (_, n) => section(n)).join('');
+    const pieces = Array.from({ length: Math.ceil(text.length / 200) }, (_, i) => text.slice(i * 200, i * 200 + 200));
+    say(session, ...pieces);
+    const row = await rendered(chat, () => agentRows(chat)[1]);
+    expect(row.querySelectorAll('.blocks > div').length, 'finished blocks in groups').to.be.above(1);
+
+    // The same text rendered whole, beside it: same place, same styles (busy, so never skipped while
+    // out of view: its size is its own).
+    const { renderMarkdown } = await import('../../../src/markdown.js');
+    const whole = document.createElement('div');
+    whole.setAttribute('part', 'message agent');
+    whole.setAttribute('aria-busy', 'true');
+    whole.className = 'md';
+    whole.append(Object.assign(document.createElement('div'), { className: 'blocks' }));
+    whole.lastElementChild!.append(renderMarkdown(text));
+    row.after(whole);
+    expect(row.getBoundingClientRect().height).to.equal(whole.getBoundingClientRect().height);
+    expect(row.textContent).to.equal(`Agent: ${whole.textContent}`);
+    whole.remove();
+  });
+
+  it('a long reply that arrives at once: the log still follows it to its end', async function () {
+    this.timeout(20000);
+    const { session, chat } = await mount();
+    (chat as HTMLElement).style.height = '300px';
+    say(session, '**warm up**');
+    await rendered(chat, () => agentRows(chat)[0]);
+    const text = Array.from(
+      { length: 60 },
+      (_, n) => `## Part ${n}\n\n${'A sentence of the reply. '.repeat(12)}\n\n- a\n- b\n\n`,
+    ).join('');
+    say(session, text);
+    await rendered(chat, () => agentRows(chat)[1]);
+    const log = chat.shadowRoot!.querySelector<HTMLElement>('[role=log]')!;
+    // Rows shown for the first time may take their real size over the next frames.
+    for (let frame = 0; frame < 5; frame++) await nextFrame();
+    expect(log.scrollHeight - log.scrollTop - log.clientHeight, 'at the bottom').to.be.below(40);
+    expect(agentRows(chat)[1]!.textContent).to.contain('Part 59');
+  });
+
   // Found in review: a linked image (the usual badge) was split into an empty link and a link to the
   // image; a task list lost which items are done (its inputs are stripped).
   it('a linked image stays one link to its target, with the alt text', async () => {
