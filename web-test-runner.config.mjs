@@ -37,7 +37,8 @@ export default {
       launchOptions: {
         executablePath: executableFor('chromium') ?? '/usr/bin/chromium',
         headless: true,
-        args: chromiumArgs,
+        // `gc()` for the leak tests that check what is collected (test/reliability/leaks-chat.test.ts).
+        args: [...chromiumArgs, '--js-flags=--expose-gc'],
       },
     }),
   ],
