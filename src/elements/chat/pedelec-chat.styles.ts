@@ -86,6 +86,13 @@ export const chatStyles = css`
     align-self: flex-start;
     background: var(--pedelec-chat-agent-background, light-dark(#eff0f3, #2a2c31));
   }
+  /*
+   * The blocks a long text reply continues in (agent-bodies.ts): laid out and painted on their own,
+   * so each frame of a streamed reply lays out and paints its last block, not all before it.
+   */
+  [part~='agent'] > div:not(.blocks) {
+    contain: layout paint;
+  }
   /* What overflows a message (a wide table) scrolls within it: a finished row clips its overflow. */
   .md {
     white-space: normal;
