@@ -4,7 +4,8 @@
 // cold — a fresh browser context, HTTP cache disabled — and traced. Reported per load, from the
 // navigation's start: when every pedelec element the page uses is defined, when the session's
 // `manifest` holds every declared tool, and the main thread's work until then — its blocking time
-// (the part of each task beyond 50 ms), its busy time, and where that time went.
+// (the part of each task beyond 50 ms), its busy time, and where that time went (thread time, as in
+// frames.mjs; the two moments are the page's clock).
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,17 +104,19 @@ export function mainThreadWork(events, readyMs) {
   // Self time: sorted by start (longest first on a tie), each slice is inside the open one that ends last.
   slices.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
   const stack = [];
-  const self = new Map(slices.map((s) => [s, s.dur]));
+  // The thread's time, not the clock's (see frames.mjs): what ran, whatever else the machine did.
+  const ran = (s) => s.tdur ?? s.dur;
+  const self = new Map(slices.map((s) => [s, ran(s)]));
   for (const slice of slices) {
     while (stack.length && stack.at(-1).ts + stack.at(-1).dur <= slice.ts) stack.pop();
     const parent = stack.at(-1);
-    if (parent && slice.ts + slice.dur <= parent.ts + parent.dur) self.set(parent, self.get(parent) - slice.dur);
+    if (parent && slice.ts + slice.dur <= parent.ts + parent.dur) self.set(parent, self.get(parent) - ran(slice));
     stack.push(slice);
   }
   for (const [slice, us] of self) byKind[kindOf(slice.name)] = (byKind[kindOf(slice.name)] ?? 0) + us / 1000;
   return {
-    busyMs: tasks.reduce((sum, t) => sum + t.dur, 0) / 1000,
-    blockingMs: tasks.reduce((sum, t) => sum + Math.max(0, t.dur / 1000 - 50), 0),
+    busyMs: tasks.reduce((sum, t) => sum + ran(t), 0) / 1000,
+    blockingMs: tasks.reduce((sum, t) => sum + Math.max(0, ran(t) / 1000 - 50), 0),
     byKind,
   };
 }
