@@ -13,6 +13,9 @@ export type TranscriptPage = { readonly id: number; readonly entries: ChatEntry[
 /** Rows per page: a change renders its page again, never the whole conversation. */
 export const PAGE_SIZE = 32;
 
+/** Page ids, unique across transcripts: a chat's next conversation never shows its last one's pages. */
+let pageIds = 0;
+
 /**
  * What `<pedelec-chat>` shows, as plain data: user turns, the agent's streamed text, one row per tool
  * call and errors, oldest first, in pages. No DOM here, so it can be driven without a browser.
@@ -128,7 +131,7 @@ export class Transcript {
   #add(entry: ChatEntry, open = false): void {
     let page = this.pages.at(-1);
     if (!page || page.entries.length === PAGE_SIZE) {
-      page = { id: this.#added, entries: [], version: 0 };
+      page = { id: ++pageIds, entries: [], version: 0 };
       this.pages.push(page);
     }
     page.entries.push(entry);

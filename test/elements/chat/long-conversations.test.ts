@@ -198,4 +198,23 @@ describe('<pedelec-chat> over a long conversation', () => {
     const shown = [...row.childNodes].filter((node) => !(node instanceof Element && node.matches('.sr')));
     expect(selected(shown.map((node) => node.cloneNode(true)))).to.equal(selected([document.createTextNode(text)]));
   });
+
+  it("moved to another session: shows that conversation's rows, never the last one's", async () => {
+    const host = await fixture<HTMLDivElement>(html`<div></div>`);
+    host.innerHTML =
+      '<pedelec-session provider="codex" model="m"><pedelec-chat></pedelec-chat></pedelec-session><pedelec-session provider="codex" model="m"></pedelec-session>';
+    const [first, second] = host.querySelectorAll('pedelec-session');
+    const chat = host.querySelector('pedelec-chat')!;
+    const ask = (session: PedelecSessionElement, text: string) =>
+      session.dispatchEvent(new PedelecTurnEvent({ turnId: text, kind: 'user', text }));
+    await chat.updateComplete;
+    for (const text of ['a1', 'a2', 'a3']) ask(first!, text);
+    await chat.updateComplete;
+    expect(said(chat)).to.deep.equal(['a1', 'a2', 'a3']);
+    // As many rows, in the same task as the move: the new conversation's first page must not pass for the old one's.
+    second!.append(chat);
+    for (const text of ['b1', 'b2', 'b3']) ask(second!, text);
+    await chat.updateComplete;
+    expect(said(chat)).to.deep.equal(['b1', 'b2', 'b3']);
+  });
 });
