@@ -37,8 +37,9 @@ export default {
       launchOptions: {
         executablePath: executableFor('chromium') ?? '/usr/bin/chromium',
         headless: true,
-        // WebMCP on: test/elements/webmcp/ registers with document.modelContext.
-        args: [...chromiumArgs, ...webmcpChromiumArgs],
+        // WebMCP on: test/elements/webmcp/ registers with document.modelContext. `gc()` for the leak tests
+        // that check what is collected (test/reliability/leaks-chat.test.ts).
+        args: [...chromiumArgs, ...webmcpChromiumArgs, '--js-flags=--expose-gc'],
       },
     }),
   ],

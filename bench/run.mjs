@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark of spec/benchmarks.md — bundle, dispatch, validate, declare,
-// roundtrip — in headless Chromium, with Ajv and @cfworker/json-schema measured in the same run.
+// roundtrip, stream, startup — in headless Chromium, with the peers (Ajv and @cfworker/json-schema, the chat's
+// bare stand-ins) measured in the same run.
 // Prints one table and writes bench/results/latest.json.
 //
 //   node bench/run.mjs [--skip-build] [--only dispatch,validate] [--runs 5] [--profile declare]
@@ -27,16 +28,23 @@ import {
   summarizeDeclare,
   summarizeDispatch,
   summarizeRoundtrip,
+  summarizeStartup,
+  summarizeStream,
   summarizeValidate,
   tableRows,
 } from './lib/report.mjs';
 import { serveStatic } from './lib/server.mjs';
+import { runStartup } from './lib/startup.mjs';
+import { runStream } from './lib/stream.mjs';
 import { measureSizes, ROOT } from './size.mjs';
 
-const ALL = ['bundle', 'dispatch', 'validate', 'declare', 'roundtrip'];
-const BROWSER_BENCHES = ['dispatch', 'validate', 'declare', 'roundtrip'];
+const ALL = ['bundle', 'dispatch', 'validate', 'declare', 'roundtrip', 'stream', 'startup'];
+const BROWSER_BENCHES = ['dispatch', 'validate', 'declare', 'roundtrip', 'stream', 'startup'];
 const ROUNDTRIP_CALLS = 2000;
 const ROUNDTRIP_WARMUP_CALLS = 200;
+const STREAM = { bytes: 50_000, deltaChars: 200 };
+/** Cold loads per page (spec: the median of 7), more with --runs. */
+const STARTUP_LOADS = 7;
 
 const { values: flags } = parseArgs({
   options: {
@@ -49,8 +57,9 @@ const { values: flags } = parseArgs({
 const selected = flags.only ? flags.only.split(',').map((s) => s.trim()) : ALL;
 for (const id of selected)
   if (!ALL.includes(id)) throw new Error(`unknown benchmark "${id}" (known: ${ALL.join(', ')})`);
-if (flags.profile && !BROWSER_BENCHES.includes(flags.profile))
-  throw new Error(`--profile takes one of ${BROWSER_BENCHES.join(', ')}`);
+const PROFILED = ['dispatch', 'validate', 'declare', 'roundtrip'];
+if (flags.profile && !PROFILED.includes(flags.profile))
+  throw new Error(`--profile takes one of ${PROFILED.join(', ')}`);
 const runs = Number(flags.runs);
 if (!Number.isInteger(runs) || runs < 5) throw new Error('--runs must be an integer ≥ 5');
 
@@ -91,8 +100,10 @@ async function main() {
     let chromium = null;
     let roundtripCore = null;
     try {
-      log(`bundling the bench pages (${pages.join(', ')})`);
-      await bundlePages(ROOT, tmp, pages);
+      // `startup` loads the demo and a page of its own, as CDN users do: nothing to bundle.
+      const bundled = pages.filter((id) => id !== 'startup');
+      log(`bundling the bench pages (${bundled.join(', ')})`);
+      await bundlePages(ROOT, tmp, bundled);
       server = await serveStatic(tmp);
       chromium = await launchChromium();
       environment = { ...environment, browser: chromium.version };
@@ -106,13 +117,23 @@ async function main() {
         log(id);
         if (id === 'roundtrip') {
           const script = await writeEchoScript(tmp, { warmup: ROUNDTRIP_WARMUP_CALLS, roundtrip: ROUNDTRIP_CALLS });
-          roundtripCore = await startDevCoreProcess(ROOT, script);
+          roundtripCore = await startDevCoreProcess(ROOT, ['--script', script]);
           options.roundtrip = {
             bridgeUrl: roundtripCore.bridgeUrl,
             calls: ROUNDTRIP_CALLS,
             warmupCalls: ROUNDTRIP_WARMUP_CALLS,
             runs,
           };
+        }
+        if (id === 'startup') {
+          // Served by its own pedelec-dev; each load in a fresh browser context.
+          raw.startup = await runStartup(chromium.browser, ROOT, { loads: Math.max(runs, STARTUP_LOADS) });
+          continue;
+        }
+        if (id === 'stream') {
+          // Traced from the Node side, run by run: a page of its own driver.
+          raw.stream = await runStream(chromium.browser, `${server.url}/stream.html`, { ...STREAM, runs });
+          continue;
         }
         raw[id] = await runPage(chromium.browser, `${server.url}/${id}.html`, options[id], profileFor(id));
         if (!raw[id].clock.crossOriginIsolated)
@@ -134,6 +155,8 @@ async function main() {
     if (raw.validate) summary.validate = summarizeValidate(raw.validate);
     if (raw.declare) summary.declare = summarizeDeclare(raw.declare);
     if (raw.roundtrip) summary.roundtrip = summarizeRoundtrip(raw.roundtrip);
+    if (raw.stream) summary.stream = summarizeStream(raw.stream);
+    if (raw.startup) summary.startup = summarizeStartup(raw.startup);
   }
 
   environment.loadAverageAtEnd = loadavg()[0];
@@ -144,7 +167,7 @@ async function main() {
     `\npedelec-elements benchmarks — ${environment.browser ?? 'Node only'}, Node ${environment.node}, ${environment.cpus} CPUs (${load}); ${runs} runs per figure\n`,
   );
   console.log(formatTable(tableRows(summary)));
-  if (targets.length > 0) console.log(`\nTargets (issue 8; reported, not asserted):\n${formatTargets(targets)}`);
+  if (targets.length > 0) console.log(`\nTargets (reported, not asserted):\n${formatTargets(targets)}`);
   for (const [id, result] of Object.entries(raw)) {
     if (!result.profile) continue;
     const { path, top } = result.profile;

@@ -1,6 +1,7 @@
-// The `roundtrip` benchmark's Core: the real `pedelec-dev` command in its own process (so the bench
-// driver and puppeteer never share its event loop), on a free loopback port, with a rules file that
-// makes the scripted agent call the page's `echo` tool N times for one message.
+// The Core of the `roundtrip` and `startup` benchmarks: the real `pedelec-dev` command in its own
+// process (so the bench driver and puppeteer never share its event loop), on a free loopback port —
+// with a rules file that makes the scripted agent call the page's `echo` tool N times for one message
+// (`roundtrip`), or serving the pages to load (`startup`).
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,11 +20,14 @@ export async function writeEchoScript(dir, messages) {
   return file;
 }
 
-/** Starts `pedelec-dev --port 0 --script FILE`; resolves with `{ bridgeUrl, stop() }`. */
-export function startDevCoreProcess(root, scriptFile) {
+/**
+ * Starts `pedelec-dev --port 0 ARGS…` (e.g. `--script FILE`, `--serve DIR`); resolves with
+ * `{ bridgeUrl, pagesUrl, output(), stop() }`.
+ */
+export function startDevCoreProcess(root, args) {
   const child = spawn(
     process.execPath,
-    [join(root, 'dist', 'dev', 'cli.js'), '--port', '0', '--host', '127.0.0.1', '--script', scriptFile],
+    [join(root, 'dist', 'dev', 'cli.js'), '--port', '0', '--host', '127.0.0.1', ...args],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -55,7 +59,9 @@ export function startDevCoreProcess(root, scriptFile) {
       if (!bridge) return;
       ready = true;
       clearTimeout(timer);
-      resolve({ bridgeUrl: bridge[1], output: () => output, stop });
+      // Pages are served on the bridge's host and port.
+      const pagesUrl = new URL('/', bridge[1].replace(/^ws/, 'http')).href;
+      resolve({ bridgeUrl: bridge[1], pagesUrl, output: () => output, stop });
     };
     child.stdout.setEncoding('utf8').on('data', onData);
     child.stderr.setEncoding('utf8').on('data', onData);

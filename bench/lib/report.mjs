@@ -1,6 +1,6 @@
-// Turns raw benchmark results into summaries (median/min/max over runs, peer ratios), the issue-8
-// targets met or missed, and one printed table.
-import { geomean, summarize } from './stats.mjs';
+// Turns raw benchmark results into summaries (median/min/max over runs, peer ratios), the targets
+// met or missed, and one printed table.
+import { geomean, median, summarize } from './stats.mjs';
 import { SIZE_BUDGET } from '../size.mjs';
 
 // ───────────────────────────── summaries ─────────────────────────────
@@ -83,7 +83,58 @@ export function summarizeRoundtrip(raw) {
   };
 }
 
-// ───────────────────────────── targets (issue 8) ─────────────────────────────
+/**
+ * Per subject and part of the reply (early, end): p50, p95 and max ms per frame, each the median of
+ * the runs. Per mode: the kit's p95 at the end against its stand-in's, and against its own early p95.
+ */
+export function summarizeStream(raw) {
+  const subjects = Object.fromEntries(
+    Object.entries(raw.results).map(([id, runs]) => {
+      const phase = (p) =>
+        Object.fromEntries(['p50', 'p95', 'max', 'wallP95'].map((k) => [k, summarize(runs.map((r) => r[p][k]))]));
+      return [id, { early: phase('early'), end: phase('end'), domNodes: summarize(runs.map((r) => r.domNodes)) }];
+    }),
+  );
+  const modes = {};
+  for (const mode of ['text', 'markdown']) {
+    const kit = subjects[`kit ${mode}`];
+    const standIn = subjects[`stand-in ${mode}`];
+    modes[mode] = {
+      vsStandIn: kit.end.p95.median / standIn.end.p95.median,
+      growth: kit.end.p95.median / kit.early.p95.median,
+      standInGrowth: standIn.end.p95.median / standIn.early.p95.median,
+    };
+  }
+  return { bytes: raw.bytes, deltaChars: raw.deltaChars, subjects, modes };
+}
+
+/** Per page: the timings of the loads (median, min, max), and the main thread's time per kind of work (medians). */
+export function summarizeStartup(raw) {
+  const pages = Object.fromEntries(
+    Object.entries(raw.results).map(([id, loads]) => {
+      const figure = (f) => summarize(loads.map(f));
+      const kinds = [...new Set(loads.flatMap((l) => Object.keys(l.byKind)))];
+      return [
+        id,
+        {
+          tools: loads[0].tools,
+          kitFiles: loads[0].kit.map((k) => k.file),
+          kitLoadedMs: figure((l) => Math.max(...l.kit.map((k) => k.doneMs))),
+          definedMs: figure((l) => l.definedMs),
+          manifestMs: figure((l) => l.manifestMs),
+          busyMs: figure((l) => l.busyMs),
+          blockingMs: figure((l) => l.blockingMs),
+          byKind: Object.fromEntries(
+            kinds.map((k) => [k, median(loads.map((l) => l.byKind[k] ?? 0))]).sort((a, b) => b[1] - a[1]),
+          ),
+        },
+      ];
+    }),
+  );
+  return { loads: raw.loads, pages };
+}
+
+// ───────────────────────────── targets ─────────────────────────────
 
 export function evaluateTargets(s) {
   const targets = [];
@@ -128,6 +179,18 @@ export function evaluateTargets(s) {
       ratio(s.declare.growth1000to2000),
       s.declare.growth1000to2000 <= 2.2,
     );
+  }
+  if (s.stream) {
+    for (const [mode, m] of Object.entries(s.stream.modes)) {
+      const end = s.stream.subjects[`kit ${mode}`].end.p95.median;
+      add(
+        `stream ${mode} vs stand-in`,
+        "p95 per frame over the reply's last 20 % ≤ 1.5× the stand-in's",
+        `${ratio(m.vsStandIn)} (${fmt(end)} ms)`,
+        m.vsStandIn <= 1.5,
+      );
+      add(`stream ${mode} growth`, 'p95 at the end ≤ 1.5× p95 early in the reply', ratio(m.growth), m.growth <= 1.5);
+    }
   }
   if (s.roundtrip)
     add(
@@ -218,6 +281,46 @@ export function tableRows(s) {
         'upgrade + connectedCallback + registration',
       );
       stat('declare', `N = ${fmt(r.n)} tools × 3 args`, '  of which build', r.buildMs, 'manifest build (first read)');
+    }
+  }
+  if (s.stream) {
+    const reply = `${fmt(s.stream.bytes / 1000)} KB in ${s.stream.deltaChars}-char deltas`;
+    for (const [id, subject] of Object.entries(s.stream.subjects)) {
+      const mode = id.split(' ').pop();
+      const kase = `${id}, ${reply}`;
+      for (const phase of ['early', 'end']) {
+        const note =
+          phase === 'end' && id.startsWith('kit')
+            ? `${ratio(s.stream.modes[mode].vsStandIn)} stand-in, ${ratio(s.stream.modes[mode].growth)} early`
+            : phase === 'end'
+              ? `${ratio(s.stream.modes[mode].standInGrowth)} early`
+              : '';
+        stat('stream', kase, `ms/frame p50 ${phase}`, subject[phase].p50);
+        stat('stream', kase, `ms/frame p95 ${phase}`, subject[phase].p95, note);
+        stat('stream', kase, `ms/frame max ${phase}`, subject[phase].max);
+        stat(
+          'stream',
+          kase,
+          `ms/frame p95 ${phase}, wall clock`,
+          subject[phase].wallP95,
+          "the machine's load included",
+        );
+      }
+      stat('stream', kase, 'DOM nodes at the end', subject.domNodes);
+    }
+  }
+  if (s.startup) {
+    for (const [id, p] of Object.entries(s.startup.pages)) {
+      const kase = `${id} page (${p.tools} tools), cold, ${s.startup.loads} loads`;
+      const kinds = Object.entries(p.byKind)
+        .filter(([, ms]) => ms >= 1)
+        .map(([kind, ms]) => `${kind} ${fmt(ms)}`)
+        .join(', ');
+      stat('startup', kase, 'ms to the kit loaded', p.kitLoadedMs, p.kitFiles.join(' + '));
+      stat('startup', kase, 'ms to elements defined', p.definedMs, "from the navigation's start");
+      stat('startup', kase, 'ms to manifest ready', p.manifestMs);
+      stat('startup', kase, 'main thread ms, busy', p.busyMs, `until ready: ${kinds}`);
+      stat('startup', kase, 'main thread ms, blocking', p.blockingMs, 'each task beyond 50 ms');
     }
   }
   if (s.roundtrip) {

@@ -3,14 +3,18 @@
  * availability line, the composer. Written to be read: the build minifies them.
  */
 import { html, type TemplateResult } from 'lit';
-import type { ChatEntry } from './transcript.js';
+import { guard } from 'lit/directives/guard.js';
+import { repeat } from 'lit/directives/repeat.js';
+import type { ChatEntry, TranscriptPage } from './transcript.js';
 
 /** What the templates need from the chat. */
 export type ChatView = {
-  entries: readonly ChatEntry[];
+  pages: readonly TranscriptPage[];
+  /** Changes when every row must render again (how agent messages render changed). */
+  generation: number;
   note: string;
   busy: boolean;
-  /** The agent's message, as it shows: its text, or (Markdown mode) the rendered Node. */
+  /** The agent's message, as it shows: its text's nodes, or (Markdown mode) the rendered Node. */
   agentBody(entry: ChatEntry & { kind: 'agent' }): unknown;
   /** Markdown mode: agent rows get the `md` class (their rendered blocks bring their own spacing). */
   markdown: boolean;
@@ -21,10 +25,14 @@ export type ChatView = {
 };
 
 export function chatTemplate(view: ChatView): TemplateResult {
-  const { entries } = view;
+  const pages = repeat(
+    view.pages,
+    (page) => page.id,
+    (page) => pageTemplate(view, page),
+  );
   return html`
     <div part="log" role="log" aria-label="Conversation" tabindex="0" @scroll=${view.onScroll}>
-      ${entries.length ? entries.map((entry) => rowTemplate(view, entry)) : html`<slot name="empty"></slot>`}
+      ${view.pages.length ? pages : html`<slot name="empty"></slot>`}
     </div>
     <p part="availability" role="status">${view.note}</p>
     <form part="composer" @submit=${view.onSubmit}>
@@ -41,6 +49,24 @@ export function chatTemplate(view: ChatView): TemplateResult {
   `;
 }
 
+/**
+ * A page of rows, rendered again only when one of its rows changed: an event costs the rows it
+ * changed, not the length of the conversation. Rows are keyed, so trimming the oldest moves nothing.
+ * A page is a block of its own: the browser lays out the pages that changed, and steps over the rest.
+ */
+const pageTemplate = (view: ChatView, page: TranscriptPage) =>
+  guard(
+    [page.version, view.generation],
+    () =>
+      html`<div class="page">
+        ${repeat(
+          page.entries,
+          (entry) => entry,
+          (entry) => rowTemplate(view, entry),
+        )}
+      </div>`,
+  );
+
 /** One row. Text in rows sits right after the tags: messages keep their whitespace (`pre-wrap`). */
 function rowTemplate(view: ChatView, entry: ChatEntry): TemplateResult {
   switch (entry.kind) {
@@ -49,7 +75,7 @@ function rowTemplate(view: ChatView, entry: ChatEntry): TemplateResult {
     case 'agent': {
       const markdown = view.markdown && !!entry.text;
       return html`<div part="message agent" class=${markdown ? 'md' : ''} aria-busy=${entry.busy}
-        ><span class="sr">Agent: </span>${markdown ? view.agentBody(entry) : entry.text}</div
+        ><span class="sr">Agent: </span>${view.agentBody(entry)}</div
       >`;
     }
     case 'tool': {

