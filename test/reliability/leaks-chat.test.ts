@@ -50,7 +50,7 @@ function turn(session: PedelecSessionElement): void {
   session.dispatchEvent(new PedelecTurnEvent({ turnId: `turn_${turns}`, kind: 'user', text: 'Go on.' }));
   delta('# Findings\n\nThe page has **three** parts:\n\n');
   delta('- one\n- two\n- three\n\nChecking the last one.');
-  session.dispatchEvent(new PedelecToolStartEvent({ tool: 'lookup', args: {}, context, local: false }));
+  session.dispatchEvent(new PedelecToolStartEvent({ tool: 'lookup', args: {}, context, via: 'pedelec' }));
   session.dispatchEvent(
     new PedelecToolResultEvent({
       tool: 'lookup',
@@ -59,7 +59,7 @@ function turn(session: PedelecSessionElement): void {
       ok: true,
       durationMs: 1,
       context,
-      local: false,
+      via: 'pedelec',
     }),
   );
   delta('It is fine.');

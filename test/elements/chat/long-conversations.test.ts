@@ -32,7 +32,7 @@ async function mount(attrs = ''): Promise<{ session: PedelecSessionElement; chat
 let calls = 0;
 function toolCall(session: PedelecSessionElement): void {
   const context = { toolRequestId: `call_${++calls}` } as ToolCallContext;
-  session.dispatchEvent(new PedelecToolStartEvent({ tool: 'lookup', args: {}, context, local: false }));
+  session.dispatchEvent(new PedelecToolStartEvent({ tool: 'lookup', args: {}, context, via: 'pedelec' }));
   session.dispatchEvent(
     new PedelecToolResultEvent({
       tool: 'lookup',
@@ -41,7 +41,7 @@ function toolCall(session: PedelecSessionElement): void {
       ok: true,
       durationMs: 3,
       context,
-      local: false,
+      via: 'pedelec',
     }),
   );
 }
