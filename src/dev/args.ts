@@ -17,7 +17,7 @@ import type { DevCoreOptions } from './server.js';
 export const USAGE =
   'Usage: pedelec-dev [--port N] [--host 127.0.0.1] [--allow-remote] [--allow-origin URL…] [--allow-no-origin] ' +
   '[--agent scripted|operator|openai] [--base-url URL] [--model NAME] [--script FILE] [--serve DIR] [--approval auto|prompt|deny] ' +
-  '[--strict-providers] [--protocol current|0.1] [--no-fragments] [--max-sessions N] [--session-idle-ms N] [--asset-quota-mb N]';
+  '[--strict-providers] [--protocol current|0.1] [--no-fragments] [--max-sessions N] [--session-idle-ms N] [--asset-quota-mb N] [--mcp]';
 
 export const HELP = `${USAGE}
 
@@ -48,6 +48,8 @@ speaks today's protocol (as the current extension and Desktop do) unless --proto
   --max-sessions N    at most N live sessions in all (default 200), a tenth of that per origin (20)
   --session-idle-ms N end a session left with no page for N ms (default 600000; resumable until then)
   --asset-quota-mb N  all sessions' assets together, at most N MiB on disk (default 1024)
+  --mcp               MCP on: pages link their tools at /tools (<pedelec-session mcp="ws://…/tools">)
+                      and MCP clients call them at /mcp with the bearer token printed at start
   -h, --help          show this help
   -v, --version       print the version
 
@@ -110,6 +112,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
         'asset-quota-mb': { type: 'string' },
+        mcp: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -200,5 +203,6 @@ export function parseCli(argv: readonly string[]): CliCommand {
     options.sessionIdleMs = positiveInteger('--session-idle-ms', v['session-idle-ms'], MAX_TIMER_MS);
   if (v['asset-quota-mb'] !== undefined)
     options.assetQuotaBytes = positiveInteger('--asset-quota-mb', v['asset-quota-mb'], 1_048_576) * 1024 * 1024;
+  if (v.mcp) options.mcp = true;
   return { kind: 'start', options };
 }

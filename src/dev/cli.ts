@@ -56,6 +56,12 @@ async function main(): Promise<void> {
   ];
   const lines = [`pedelec-dev ${packageVersion()} — ${settings.join(', ')}`, ...pageLines(core.url, options.serveDir)];
   lines.push(`  Bridge:    ${core.bridgeUrl}`, `  Inspector: ${core.inspectorUrl}`);
+  if (core.mcpUrl) {
+    lines.push(
+      `  MCP:       ${core.mcpUrl}  (header Authorization: Bearer ${core.mcpToken}, valid while this server runs)`,
+      `  Page link: ${core.toolsUrl}  (<pedelec-session mcp="${core.toolsUrl}">)`,
+    );
+  }
   if (options.allowRemote && !isLoopbackHost(core.host))
     lines.push(`  Warning: listening on ${core.host}, reachable from other machines.`);
   lines.push('Press Ctrl+C to stop.');

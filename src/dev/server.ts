@@ -16,6 +16,8 @@ import { AssetStore, DEFAULT_ASSET_QUOTA_BYTES, MAX_ASSET_BYTES } from './assets
 import { DevCoreError } from './errors.js';
 import { httpRoutes, plain, RESERVED_PREFIX } from './http-routes.js';
 import { InspectorHub } from './inspector.js';
+import { McpEndpoint } from './mcp/mcp-endpoint.js';
+import { PageDirectory } from './mcp/page-directory.js';
 import { MessageLog } from './message-log.js';
 import { packageVersion } from './package-files.js';
 import { DEFAULT_PARTIAL_FRAME_TIMEOUT_MS } from './partial-frames.js';
@@ -24,6 +26,7 @@ import { protocolProfile, type ProtocolName } from './protocol.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from './registry.js';
 import { DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './security.js';
 import { WebSocketRoutes } from './websocket-routes.js';
+import type { PageLink } from './mcp/page-link.js';
 
 export type DevCoreOptions = {
   /** 7717 by default; 0 picks a free port. */
@@ -64,6 +67,13 @@ export type DevCoreOptions = {
    * long, and can be resumed until then (`--session-idle-ms`, default 600 000).
    */
   sessionIdleMs?: number;
+  /**
+   * MCP on (`--mcp`): pages link their tools on `/tools` (`<pedelec-session mcp>`) and MCP clients
+   * call them at `/mcp`, with the bearer token.
+   */
+  mcp?: boolean;
+  /** The bearer token `/mcp` requires; random (128 bits) per start by default. */
+  mcpToken?: string;
   /** Told about unexpected exceptions (bugs); the page only ever sees `INTERNAL_ERROR`. */
   onBug?: (error: unknown) => void;
 
@@ -91,6 +101,12 @@ export type DevCore = {
   /** Includes `#token=…`: the only way into the inspector. */
   inspectorUrl: string;
   inspectorToken: string;
+  /** `http://…/mcp` when MCP is on, else `null`. */
+  mcpUrl: string | null;
+  /** The bearer token `/mcp` requires, when MCP is on. */
+  mcpToken: string | null;
+  /** Where a page links its tools (`<pedelec-session mcp="…">`), when MCP is on. */
+  toolsUrl: string | null;
   /** Ends every session, closes every socket, deletes the asset folders. Idempotent. */
   close(): Promise<void>;
 };
@@ -201,6 +217,32 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     }),
   });
 
+  const directory = options.mcp ? new PageDirectory() : null;
+  const mcpToken = options.mcp ? (options.mcpToken ?? randomBytes(16).toString('hex')) : null;
+  const mcp =
+    directory &&
+    new McpEndpoint({
+      token: mcpToken!,
+      originRules,
+      directory,
+      version: packageVersion(),
+      onCall: ({ client, tool, ok, ms }) =>
+        log.record('info', 'mcp', null, `MCP call ${tool} by ${client}: ${ok ? 'answered' : 'error'} in ${ms} ms`),
+      reportBug,
+    });
+  const pageLinks = directory && {
+    joined(link: PageLink) {
+      const { title, url } = link.identity!;
+      log.record('info', link.id, link.identity!.origin, `MCP page link from ${url}${title ? ` (${title})` : ''}`);
+      directory.joined(link);
+    },
+    toolsChanged: (link: PageLink) => directory.toolsChanged(link),
+    left(link: PageLink) {
+      if (link.identity) log.record('info', link.id, link.identity.origin, 'MCP page link closed');
+      directory.left(link);
+    },
+  };
+
   const sockets = new WebSocketRoutes({
     hosts,
     originRules,
@@ -208,8 +250,9 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     partialFrameTimeoutMs,
     bridgeDeps,
     hub,
+    pageLinks,
   });
-  const onRequest = httpRoutes({ hosts, assets, serveDir: options.serveDir, baseUrl: () => baseUrl });
+  const onRequest = httpRoutes({ hosts, assets, serveDir: options.serveDir, baseUrl: () => baseUrl, mcp });
 
   const server = createServer((req, res) => {
     onRequest(req, res).catch((error) => {
@@ -247,6 +290,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     closed ??= (async () => {
       sockets.refuseNew();
       approvals.dispose();
+      await mcp?.close();
       registry.endAll(); // pages get `ended` before their socket closes
       for (const ws of sockets.bridgeSockets.clients) ws.close(1001, 'pedelec-dev is stopping');
       hub.closeAll(1001, 'pedelec-dev is stopping');
@@ -280,6 +324,9 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     bridgeUrl: `${baseUrl.replace(/^http/, 'ws')}/bridge`,
     inspectorUrl: `${baseUrl}${RESERVED_PREFIX}inspector#token=${inspectorToken}`,
     inspectorToken,
+    mcpUrl: mcp ? `${baseUrl}/mcp` : null,
+    mcpToken,
+    toolsUrl: mcp ? `${baseUrl.replace(/^http/, 'ws')}/tools` : null,
     close,
   };
 }
