@@ -53,10 +53,20 @@ function refuse(res: ServerResponse, status: number, message: string): void {
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: ErrorCode.InvalidRequest, message }, id: null }));
 }
 
-/** A page's answer as an MCP `CallToolResult`: the result as JSON text (and structured, when an object), or `CODE: message`. */
+/**
+ * A page's answer as an MCP `CallToolResult`: the result as JSON text (and structured, when an
+ * object); an error as `CODE: message`, and whole (with its details: the paths of invalid args) as
+ * structured content.
+ */
 export function callToolResult(answer: CallAnswer): CallToolResult {
-  if (!answer.ok)
-    return { isError: true, content: [{ type: 'text', text: `${answer.error.code}: ${answer.error.message}` }] };
+  if (!answer.ok) {
+    const { code, message, details } = answer.error;
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `${code}: ${message}` }],
+      structuredContent: { error: details === undefined ? { code, message } : { code, message, details } },
+    };
+  }
   const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(answer.result) }];
   return isPlainObject(answer.result)
     ? { content, structuredContent: answer.result as { [key: string]: JsonValue } }

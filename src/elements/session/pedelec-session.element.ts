@@ -10,6 +10,7 @@ import type {
 } from '../../core/index.js';
 import type { LocalCallResult } from '../../core/local-call.js';
 import { sessionConnected } from '../session-connected.js';
+import { ScriptedUrl } from './scripted-url.js';
 import { ElementStatus, type PedelecElementStatus } from './status.js';
 import { inPage, inputChanged, wireSession, type SessionParts } from './session-parts.js';
 import { defineElement } from '../define-element.js';
@@ -37,10 +38,13 @@ export type InvokeResult = LocalCallResult;
  * @attr {boolean} novalidate - Do not validate the agent's arguments against the tools' schemas (property `noValidate`).
  * @attr {boolean} debug - Also log warnings to the console.
  * @attr {string} webmcp - Tokens: `expose` (empty means `expose`) registers the tools with the browser's agent (WebMCP), without a bridge or `start()`; `import` is reserved.
+ * @attr {string} mcp - `ws://127.0.0.1:7717/tools`: links the tools to `pedelec-dev --mcp` for MCP clients, without a bridge or `start()` (loopback hosts only from markup).
+ * @attr {string} mcp-label - The page's label on the MCP link (default: the element's `id`).
  * @attr {string} status - Reflected (output), once the element has left `inactive`.
  * @attr {string} approval - Reflected (output): `pending` while the origin awaits the user's approval.
  *
  * @prop {string | undefined} bridge - The bridge URL; set from script, any `ws:`/`wss:` host is accepted.
+ * @prop {string | undefined} mcp - The MCP page link URL; set from script, any `ws:`/`wss:` host is accepted.
  * @prop {PedelecElementStatus} status - Read-only: `inactive`, `starting`, `idle`, `running`, `waiting_tool_result`, `ended` or `error`. Also `:state(<status>)`.
  * @prop {string | null} sessionId - Read-only: the agent session's id.
  * @prop {PedelecSession | null} session - Read-only: the core session.
@@ -96,6 +100,7 @@ export class PedelecSessionElement extends ReactiveElement {
     debug: { type: Boolean },
     // Not attribute bindings: markup and script are trusted differently (`bridge`, `exposedTo`).
     bridge: { attribute: false },
+    mcp: { attribute: false },
     exposedTo: { attribute: false },
     // The attribute is the value: observed through Lit, read and written by the accessors below.
     webmcp: {},
@@ -104,7 +109,7 @@ export class PedelecSessionElement extends ReactiveElement {
   };
 
   static override get observedAttributes(): string[] {
-    return [...super.observedAttributes, 'bridge'];
+    return [...super.observedAttributes, 'bridge', 'mcp'];
   }
 
   declare provider: string | null;
@@ -124,12 +129,13 @@ export class PedelecSessionElement extends ReactiveElement {
   readonly #parts = wireSession(this, {
     emit: (event) => this.#emit(event),
     status: (status, context) => this.#status.set(status, context),
-    bridgeScripted: () => this.#scriptBridge !== undefined,
+    bridgeScripted: () => this.#urls.bridge.scripted,
+    mcpScripted: () => this.#urls.mcp.scripted,
   });
   readonly #declarations = this.#parts.declarations;
   readonly #toolbox = this.#parts.toolbox;
   readonly #lifecycle = this.#parts.lifecycle;
-  #scriptBridge: string | undefined;
+  readonly #urls = { bridge: new ScriptedUrl(this, 'bridge'), mcp: new ScriptedUrl(this, 'mcp') };
   readonly #status = new ElementStatus(this, this.#internals, (event) => this.#emit(event));
 
   constructor() {
@@ -150,12 +156,17 @@ export class PedelecSessionElement extends ReactiveElement {
 
   /** The bridge: from script any `ws:`/`wss:` URL; from the attribute, loopback hosts only. */
   get bridge(): string | undefined {
-    return this.#scriptBridge ?? this.getAttribute('bridge') ?? undefined;
+    return this.#urls.bridge.value;
   }
   set bridge(value: string | undefined) {
-    const old = this.bridge;
-    this.#scriptBridge = value === null ? undefined : value;
-    this.requestUpdate('bridge', old);
+    this.#urls.bridge.set(value);
+  }
+  /** The MCP page link: from script any `ws:`/`wss:` URL; from the attribute, loopback hosts only. */
+  get mcp(): string | undefined {
+    return this.#urls.mcp.value;
+  }
+  set mcp(value: string | undefined) {
+    this.#urls.mcp.set(value);
   }
   /** The `webmcp` tokens (`expose`, `import`); `true` means `expose`, `false` or `null` none. */
   get webmcp(): string | null {
@@ -225,7 +236,7 @@ export class PedelecSessionElement extends ReactiveElement {
 
   override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
     super.attributeChangedCallback(name, old, value);
-    if (name === 'bridge' && this.#scriptBridge === undefined) this.requestUpdate('bridge', old ?? undefined);
+    if (name === 'bridge' || name === 'mcp') this.#urls[name].attributeChanged(old);
   }
 
   /** The shadow root shows the children as they are: one slot, built once (no template library needed). */

@@ -24,6 +24,7 @@ import {
   type SessionInputs,
 } from './session-config.js';
 import type { PedelecElementStatus } from './status.js';
+import { mcpLink, type McpLink } from './mcp-link.js';
 import { webmcpLink, type WebmcpLink } from './webmcp-link.js';
 
 /** The session element, as its parts see it. */
@@ -32,6 +33,7 @@ export interface SessionElementPort extends SessionInputs, ReactiveControllerHos
   readonly guidance: string | null;
   readonly debug: boolean;
   readonly exposedTo: readonly string[] | undefined;
+  readonly mcp: string | undefined;
 }
 
 /** What only the element itself can do. */
@@ -40,6 +42,8 @@ export type SessionElementHooks = {
   status(status: PedelecElementStatus, context?: PedelecEventContext): void;
   /** Whether the `bridge` property was set from script (then any host is allowed). */
   bridgeScripted(): boolean;
+  /** Whether the `mcp` property was set from script (then any host is allowed). */
+  mcpScripted(): boolean;
 };
 
 export type SessionParts = {
@@ -48,13 +52,15 @@ export type SessionParts = {
   lifecycle: SessionLifecycle;
   /** The registrations with the browser's agent (`webmcp`). */
   webmcp: WebmcpLink;
+  /** The MCP page link to pedelec-dev (`mcp`). */
+  mcp: McpLink;
   /**
    * A call made in the page (`invoke()`, a foreign agent) on exactly the path an agent's call takes;
    * `tools`: the set it is answered from, when not the one sent to Core; `session`: what its context
    * says of the session, when not what `invoke()` says (the session, else the element's inputs).
    */
   call(
-    via: 'local' | 'webmcp',
+    via: 'local' | 'webmcp' | 'mcp',
     tool: string,
     args: unknown,
     signal?: AbortSignal,
@@ -88,6 +94,7 @@ export function inputChanged(parts: SessionParts, name: PropertyKey, connected: 
   if (BUILD_INPUTS.has(name) && connected) parts.declarations.queue();
   // `webmcp`, `exposedTo`, a build input…: looked at once, a microtask later.
   parts.webmcp.sync();
+  parts.mcp.sync();
 }
 
 export function wireSession(element: SessionElementPort, hooks: SessionElementHooks): SessionParts {
@@ -117,6 +124,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
       }
       lifecycle.held.checkStale();
       webmcp.sync();
+      mcp.sync();
     },
     memberGone: (member) => member instanceof PedelecToolElement && toolbox.abortCallsOf(member),
   });
@@ -149,13 +157,16 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     return callLocally(toolbox, { tool, args, tools, signal, via, id: toolbox.nextId(via), session });
   };
   const webmcp = webmcpLink(element, () => parts, warn);
+  const mcp = mcpLink(element, () => parts, hooks.mcpScripted, warn);
   const left = () => {
     // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and
     // tear down only if the element is still out of the document.
     queueMicrotask(() => {
       if (!element.isConnected) lifecycle.teardown(element.persist);
     });
-    webmcp.sync(); // which also waits a microtask, and looks then
+    // Both also wait a microtask, and look then.
+    webmcp.sync();
+    mcp.sync();
   };
   const bookkeeping = () => {
     const { memberCount: members, reportedProblems: reported, cachedDefinitions: cached } = declarations;
@@ -163,6 +174,16 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
   };
   // Members announce themselves with a composed event; the nearest session answers and stops it.
   ownMembers(element, declarations);
-  const parts: SessionParts = { declarations, toolbox, lifecycle, webmcp, call, persistKey, left, bookkeeping };
+  const parts: SessionParts = {
+    declarations,
+    toolbox,
+    lifecycle,
+    webmcp,
+    mcp,
+    call,
+    persistKey,
+    left,
+    bookkeeping,
+  };
   return parts;
 }

@@ -17,8 +17,9 @@
 import { normalizeError, pedelecError, type PedelecError } from '../../core/errors.js';
 import { canonicalJson, isPlainObject, type JsonValue } from '../../core/json.js';
 import type { LocalCallResult } from '../../core/local-call.js';
-import type { NormalizedTool, ToolDefinition } from '../../core/tools.js';
+import type { NormalizedTool } from '../../core/tools.js';
 import type { SessionElementPort, SessionParts } from './session-parts.js';
+import { exposedTools, foreignFields } from './foreign-tools.js';
 import type { BuiltTool, ToolBuild } from './tool-registry.js';
 
 /** Chromium refuses longer names ("Invalid tool name"): they are skipped in every browser. */
@@ -90,20 +91,6 @@ export const exposes = (value: string | null): boolean =>
 export const modelContext = (): ModelContext | undefined =>
   (globalThis.document as { modelContext?: ModelContext } | undefined)?.modelContext ??
   (globalThis.navigator as { modelContext?: ModelContext } | undefined)?.modelContext;
-
-/**
- * What foreign agents read besides the manifest entry: a `<pedelec-tool>`'s properties, or the JS
- * definition's optional fields (both kept out of the Pedelec manifest).
- */
-const foreignFields = ({
-  element,
-  definition,
-}: BuiltTool): Pick<ToolDefinition, 'title' | 'readOnly' | 'untrustedContent' | 'private'> =>
-  element ?? definition ?? {};
-
-/** The tools offered to foreign agents: every built tool but the private ones. */
-export const exposedTools = (built: ToolBuild): Map<string, BuiltTool> =>
-  new Map(built.tools.filter((t) => !foreignFields(t).private).map((t) => [t.tool.name, t]));
 
 /** A call's answer as an MCP `CallToolResult`: the result as JSON text (and as structured content when it is an object), or the error as `CODE: message`. */
 export function callToolResult(answer: LocalCallResult): CallToolResult {
