@@ -98,6 +98,10 @@ export type PedelecErrorCode =
   // The browser's agent API (WebMCP)
   | 'WEBMCP_NAME_TAKEN'
   | 'WEBMCP_UNAVAILABLE'
+  // MCP clients through pedelec-dev
+  | 'MCP_LINK_REFUSED'
+  | 'PAGE_GONE'
+  | 'PAGE_BUSY'
   // pedelec-dev's server
   | 'ORIGIN_NOT_ALLOWED'
   | 'INVALID_ORIGIN'

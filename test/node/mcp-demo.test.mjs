@@ -6,7 +6,9 @@
 // "page gone". Chromium only; skipped when it is not installed, unless REQUIRE_BROWSERS names it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -146,5 +148,51 @@ test(
     const gone = await pending;
     assert.equal(gone.isError, true);
     assert.match(gone.content[0].text, /^PAGE_GONE: page gone/);
+  },
+);
+
+test(
+  "docs/mcp.md's example page: its tool listed and called by the MCP SDK client",
+  { skip: skipBrowser('chromium'), timeout: 120_000 },
+  async (t) => {
+    const guide = readFileSync(`${root}docs/mcp.md`, 'utf8');
+    const example = /<!-- runnable: [^>]*-->\s*```html\n([\s\S]*?)\n\s*```/.exec(guide);
+    assert.ok(example, 'docs/mcp.md has its runnable example');
+    const cdn = 'https://cdn.jsdelivr.net/npm/pedelec-elements/cdn/pedelec-elements.js';
+    const link = 'ws://127.0.0.1:7717/tools';
+    assert.ok(example[1].includes(cdn) && example[1].includes(link), 'the example loads the CDN file and links');
+    const { startDevCore } = await import(`${root}dist/dev/server.js`);
+    const site = mkdtempSync(join(tmpdir(), 'mcp-example-'));
+    t.after(() => rmSync(site, { recursive: true, force: true }));
+    const core = await startDevCore({ port: 0, serveDir: site, mcp: true });
+    t.after(() => core.close());
+    // Served by pedelec-dev, which serves the package's own cdn/ folder; linked to this Core's port.
+    const page = example[1].replace(cdn, '/_pedelec/cdn/pedelec-elements.js').replace(link, core.toolsUrl);
+    writeFileSync(join(site, 'index.html'), page);
+    const browser = await puppeteer.launch({
+      executablePath: executableFor('chromium'),
+      headless: true,
+      args: chromiumArgs,
+    });
+    t.after(() => browser.close());
+    const tab = await browser.newPage();
+    await tab.goto(`${core.url}/`, { waitUntil: 'load' });
+    const client = new Client({ name: 'docs-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(core.mcpUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${core.mcpToken}` } },
+      }),
+    );
+    t.after(() => client.close());
+    const tools = await eventually(async () => {
+      const { tools: listed } = await client.listTools();
+      return listed.length === 2 ? listed : undefined;
+    }, 'the example linked');
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['add_to_basket', 'pedelec_pages']);
+    const result = await client.callTool({ name: 'add_to_basket', arguments: { count: 2 } });
+    assert.deepEqual(result.structuredContent, { items: 2 });
+    assert.equal(await tab.$eval('#basket', (output) => output.value), '2');
+    const refused = await client.callTool({ name: 'add_to_basket', arguments: { count: 11 } });
+    assert.equal(refused.content[0].text, 'TOOL_ARGS_INVALID: count: must be ≤ 10');
   },
 );

@@ -1,7 +1,7 @@
 /**
  * `<pedelec-session mcp="ws://127.0.0.1:7717/tools">` (spec every-agent.md §4): the page side of the
  * MCP page link to `pedelec-dev --mcp`, through which desktop MCP clients call the session's tools.
- * A lazy chunk of its own: only a session with `mcp` downloads it (mcp-link.ts).
+ * A lazy chunk of its own: only a session with `mcp` downloads it (lazy-part.ts).
  *
  * Over one WebSocket per session element (messages in docs/mcp.md) the page says who it is
  * (`hello`, with the link `version`), publishes the tools it offers foreign agents on every change

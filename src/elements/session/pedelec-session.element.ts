@@ -177,7 +177,7 @@ export class PedelecSessionElement extends ReactiveElement {
     else this.setAttribute('webmcp', value === true ? 'expose' : value);
   }
   get webmcpTools(): string[] {
-    return this.#parts.webmcp.names();
+    return this.#parts.webmcp.loaded?.names ?? [];
   }
   get status(): PedelecElementStatus {
     return this.#status.current;

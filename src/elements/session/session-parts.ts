@@ -24,8 +24,9 @@ import {
   type SessionInputs,
 } from './session-config.js';
 import type { PedelecElementStatus } from './status.js';
-import { mcpLink, type McpLink } from './mcp-link.js';
-import { webmcpLink, type WebmcpLink } from './webmcp-link.js';
+import { lazyPart, type LazyPart } from './lazy-part.js';
+import type { McpPageLink } from './mcp-page-link.js';
+import type { WebmcpExposure } from './webmcp-exposure.js';
 
 /** The session element, as its parts see it. */
 export interface SessionElementPort extends SessionInputs, ReactiveControllerHost, Element {
@@ -51,9 +52,9 @@ export type SessionParts = {
   toolbox: ElementToolbox;
   lifecycle: SessionLifecycle;
   /** The registrations with the browser's agent (`webmcp`). */
-  webmcp: WebmcpLink;
+  webmcp: LazyPart<WebmcpExposure>;
   /** The MCP page link to pedelec-dev (`mcp`). */
-  mcp: McpLink;
+  mcp: LazyPart<McpPageLink>;
   /**
    * A call made in the page (`invoke()`, a foreign agent) on exactly the path an agent's call takes;
    * `tools`: the set it is answered from, when not the one sent to Core; `session`: what its context
@@ -156,8 +157,17 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     session ??= localSession(element, lifecycle.session);
     return callLocally(toolbox, { tool, args, tools, signal, via, id: toolbox.nextId(via), session });
   };
-  const webmcp = webmcpLink(element, () => parts, warn);
-  const mcp = mcpLink(element, () => parts, hooks.mcpScripted, warn);
+  // Lazy chunks, each loaded the first time its attribute is set.
+  const webmcp = lazyPart(
+    element,
+    () => element.hasAttribute('webmcp'),
+    () => import('./webmcp-exposure.js').then((chunk) => chunk.exposureOf(element, parts, warn)),
+  );
+  const mcp = lazyPart(
+    element,
+    () => !!element.mcp,
+    () => import('./mcp-page-link.js').then((chunk) => chunk.pageLinkOf(element, parts, hooks.mcpScripted, warn)),
+  );
   const left = () => {
     // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and
     // tear down only if the element is still out of the document.

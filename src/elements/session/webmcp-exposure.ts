@@ -2,7 +2,7 @@
  * `<pedelec-session webmcp>`'s expose (spec every-agent.md §2): every tool the session offers the
  * Pedelec agent, except the `private` ones, registered with the page's model context for the
  * browser's own agent — and kept registered as the tools change. A lazy chunk of its own: only a
- * session whose `webmcp` asks for `expose` downloads it (webmcp-link.ts).
+ * session whose `webmcp` asks for `expose` downloads it (lazy-part.ts).
  *
  * Two browsers, two surfaces, both feature-detected at each sync:
  * - Chromium's `document.modelContext`: `registerTool(tool, { signal, exposedTo })` returns a promise
@@ -12,7 +12,7 @@
  *
  * Each registration has its own `AbortController` and the key of what it registered; a change of
  * what it would register now is an unregistration and a new registration. Calls run the element's
- * one path (webmcp-link.ts) and resolve an MCP `CallToolResult`, never a rejection.
+ * one path (session-parts.ts) and resolve an MCP `CallToolResult`, never a rejection.
  */
 import { normalizeError, pedelecError, type PedelecError } from '../../core/errors.js';
 import { canonicalJson, isPlainObject, type JsonValue } from '../../core/json.js';
