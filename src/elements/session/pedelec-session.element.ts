@@ -126,49 +126,38 @@ export class PedelecSessionElement extends ReactiveElement {
   declare exposedTo: readonly string[] | undefined;
 
   readonly #internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;
+  readonly #urls = { bridge: new ScriptedUrl(this, 'bridge'), mcp: new ScriptedUrl(this, 'mcp') };
   readonly #parts = wireSession(this, {
     emit: (event) => this.#emit(event),
     status: (status, context) => this.#status.set(status, context),
-    bridgeScripted: () => this.#urls.bridge.scripted,
-    mcpScripted: () => this.#urls.mcp.scripted,
+    scripted: (name) => this.#urls[name].scripted,
   });
   readonly #declarations = this.#parts.declarations;
   readonly #toolbox = this.#parts.toolbox;
   readonly #lifecycle = this.#parts.lifecycle;
-  readonly #urls = { bridge: new ScriptedUrl(this, 'bridge'), mcp: new ScriptedUrl(this, 'mcp') };
   readonly #status = new ElementStatus(this, this.#internals, (event) => this.#emit(event));
 
   constructor() {
     super();
-    this.provider = null;
-    this.model = null;
-    this.guidance = null;
-    this.extensionId = null;
-    this.autostart = false;
-    this.persist = false;
-    this.resumeId = null;
-    this.noValidate = false;
-    this.debug = false;
+    this.provider = this.model = this.guidance = this.extensionId = this.resumeId = null;
+    this.autostart = this.persist = this.noValidate = this.debug = false;
     this.tools = [];
   }
 
   // ───────────────────────────── public state ─────────────────────────────
 
-  /** The bridge: from script any `ws:`/`wss:` URL; from the attribute, loopback hosts only. */
   get bridge(): string | undefined {
     return this.#urls.bridge.value;
   }
   set bridge(value: string | undefined) {
     this.#urls.bridge.set(value);
   }
-  /** The MCP page link: from script any `ws:`/`wss:` URL; from the attribute, loopback hosts only. */
   get mcp(): string | undefined {
     return this.#urls.mcp.value;
   }
   set mcp(value: string | undefined) {
     this.#urls.mcp.set(value);
   }
-  /** The `webmcp` tokens (`expose`, `import`); `true` means `expose`, `false` or `null` none. */
   get webmcp(): string | null {
     return this.getAttribute('webmcp');
   }

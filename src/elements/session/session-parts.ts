@@ -41,10 +41,8 @@ export interface SessionElementPort extends SessionInputs, ReactiveControllerHos
 export type SessionElementHooks = {
   emit(event: Event): void;
   status(status: PedelecElementStatus, context?: PedelecEventContext): void;
-  /** Whether the `bridge` property was set from script (then any host is allowed). */
-  bridgeScripted(): boolean;
-  /** Whether the `mcp` property was set from script (then any host is allowed). */
-  mcpScripted(): boolean;
+  /** Whether the `bridge` or `mcp` property was set from script (then any host is allowed). */
+  scripted(name: 'bridge' | 'mcp'): boolean;
 };
 
 export type SessionParts = {
@@ -99,7 +97,7 @@ export function inputChanged(parts: SessionParts, name: PropertyKey, connected: 
 }
 
 export function wireSession(element: SessionElementPort, hooks: SessionElementHooks): SessionParts {
-  const bridge = () => bridgeOf(element, hooks.bridgeScripted());
+  const bridge = () => bridgeOf(element, hooks.scripted('bridge'));
   const declared = () => ({
     manifest: declarations.manifest,
     config: configOf(element, bridge(), declarations.manifest),
@@ -166,7 +164,8 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
   const mcp = lazyPart(
     element,
     () => !!element.mcp,
-    () => import('./mcp-page-link.js').then((chunk) => chunk.pageLinkOf(element, parts, hooks.mcpScripted, warn)),
+    () =>
+      import('./mcp-page-link.js').then((chunk) => chunk.pageLinkOf(element, parts, () => hooks.scripted('mcp'), warn)),
   );
   const left = () => {
     // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and
