@@ -18,6 +18,7 @@ import { httpRoutes, plain, RESERVED_PREFIX } from './http-routes.js';
 import { InspectorHub } from './inspector.js';
 import { McpEndpoint } from './mcp/mcp-endpoint.js';
 import { PageDirectory } from './mcp/page-directory.js';
+import { tokenFromFile } from './mcp/token-file.js';
 import { MessageLog } from './message-log.js';
 import { packageVersion } from './package-files.js';
 import { DEFAULT_PARTIAL_FRAME_TIMEOUT_MS } from './partial-frames.js';
@@ -72,8 +73,16 @@ export type DevCoreOptions = {
    * call them at `/mcp`, with the bearer token.
    */
   mcp?: boolean;
-  /** The bearer token `/mcp` requires; random (128 bits) per start by default. */
+  /** The bearer token `/mcp` requires. Default: from `mcpTokenFile`, else random (128 bits) per start. */
   mcpToken?: string;
+  /**
+   * A file that keeps the token across restarts (reused when it holds one, else written, readable by
+   * the user only), or a function naming it by the port the server listens on. The CLI's default is
+   * `~/.pedelec-dev/<port>.token`; here, no file.
+   */
+  mcpTokenFile?: string | ((port: number) => string);
+  /** `prompt`: every MCP call waits for the operator's approval in the inspector (`--mcp-approval`). Default `auto`. */
+  mcpApproval?: 'auto' | 'prompt';
   /** Told about unexpected exceptions (bugs); the page only ever sees `INTERNAL_ERROR`. */
   onBug?: (error: unknown) => void;
 
@@ -105,6 +114,8 @@ export type DevCore = {
   mcpUrl: string | null;
   /** The bearer token `/mcp` requires, when MCP is on. */
   mcpToken: string | null;
+  /** Where that token is kept, if anywhere. */
+  mcpTokenFile: string | null;
   /** Where a page links its tools (`<pedelec-session mcp="…">`), when MCP is on. */
   toolsUrl: string | null;
   /** Ends every session, closes every socket, deletes the asset folders. Idempotent. */
@@ -218,14 +229,24 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   });
 
   const directory = options.mcp ? new PageDirectory() : null;
-  const mcpToken = options.mcp ? (options.mcpToken ?? randomBytes(16).toString('hex')) : null;
+  let mcpToken: string | null = null;
+  let mcpTokenFile: string | null = null;
   const mcp =
     directory &&
     new McpEndpoint({
-      token: mcpToken!,
+      token: () => mcpToken!,
       originRules,
       directory,
       version: packageVersion(),
+      approve:
+        options.mcpApproval === 'prompt'
+          ? ({ client, tool, page }) =>
+              approvals.askCall(page?.origin ?? null, {
+                client,
+                tool,
+                page: page ? `${page.title || page.url} (${page.label})` : '?',
+              })
+          : undefined,
       onCall: ({ client, tool, ok, ms }) =>
         log.record('info', 'mcp', null, `MCP call ${tool} by ${client}: ${ok ? 'answered' : 'error'} in ${ms} ms`),
       reportBug,
@@ -284,6 +305,17 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     ownOrigins.add(`http://${name}:${actualPort}`);
   }
   for (const own of ownOrigins) origins.add(own);
+  if (options.mcp) {
+    const named = options.mcpTokenFile;
+    mcpTokenFile = options.mcpToken ? null : ((typeof named === 'function' ? named(actualPort) : named) ?? null);
+    try {
+      mcpToken = options.mcpToken ?? (mcpTokenFile ? tokenFromFile(mcpTokenFile) : randomBytes(16).toString('hex'));
+    } catch (error) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await agents.close();
+      throw error;
+    }
+  }
 
   let closed: Promise<void> | null = null;
   const close = (): Promise<void> => {
@@ -326,6 +358,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     inspectorToken,
     mcpUrl: mcp ? `${baseUrl}/mcp` : null,
     mcpToken,
+    mcpTokenFile,
     toolsUrl: mcp ? `${baseUrl.replace(/^http/, 'ws')}/tools` : null,
     close,
   };

@@ -2,6 +2,9 @@
 // Here the pages are scripted WebSocket clients speaking the link (docs/mcp.md), so each rule of the
 // server is tested alone; test/node/mcp-demo.test.mjs drives the real kit in Chromium.
 import { test } from 'node:test';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -231,4 +234,73 @@ test('/mcp refuses a foreign Origin, a foreign Host, and a missing or wrong toke
   assert.equal((await post({ Origin: PAGE_ORIGIN })).status, 200, 'an allowed Origin with the token');
   assert.equal((await post({})).status, 200, 'no Origin (a desktop client) with the token');
   await assert.rejects(mcpClient(t, core, { token: 'wrong' }));
+});
+
+test('the token file: written readable by the user only, reused at the next start', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mcp-token-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'sub', '7717.token');
+  const first = await startCore(t, { mcp: true, mcpTokenFile: file });
+  assert.match(first.mcpToken, /^[0-9a-f]{32}$/);
+  assert.equal(first.mcpTokenFile, file);
+  assert.equal((await stat(file)).mode & 0o777, 0o600);
+  assert.equal((await readFile(file, 'utf8')).trim(), first.mcpToken);
+  await first.close();
+  const second = await startCore(t, { mcp: true, mcpTokenFile: (port) => (port > 0 ? file : 'unused') });
+  assert.equal(second.mcpToken, first.mcpToken, 'reused');
+  await writeFile(file, 'not a token');
+  const third = await startCore(t, { mcp: true, mcpTokenFile: file });
+  assert.notEqual(third.mcpToken, first.mcpToken, 'a file without a token gets a new one');
+  assert.equal((await readFile(file, 'utf8')).trim(), third.mcpToken);
+});
+
+test('--mcp-approval prompt: a call waits for the operator in the inspector; a refusal is an isError result', async (t) => {
+  const core = await mcpCore(t, { mcpApproval: 'prompt' });
+  await LinkPage.open(t, core, { title: 'Shop' });
+  const inspector = new WebSocket(
+    `${core.url.replace(/^http/, 'ws')}/_pedelec/inspector/socket?token=${core.inspectorToken}`,
+    {
+      origin: core.url,
+    },
+  );
+  t.after(() => inspector.close());
+  const prompts = [];
+  const log = [];
+  let prompted;
+  inspector.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    if (message.type === 'approval_requested') {
+      prompts.push(message.prompt);
+      prompted?.();
+    }
+    if (message.type === 'log') log.push(message.entry.text);
+  });
+  await new Promise((resolve) => inspector.once('open', resolve));
+  const client = await mcpClient(t, core, { name: 'approval-test' });
+  await toolsOnceThey(client, (list) => list.length === 2);
+  const nextPrompt = () => new Promise((resolve) => (prompted = resolve));
+
+  let asked = nextPrompt();
+  let settled = false;
+  const approved = client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }).finally(() => (settled = true));
+  await asked;
+  assert.deepEqual([prompts[0].call.client, prompts[0].call.tool], ['approval-test', 'add']);
+  assert.match(prompts[0].call.page, /^Shop \(p[0-9a-f]{8}\)$/);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(settled, false, 'the call waits for the operator');
+  inspector.send(JSON.stringify({ type: 'approve', id: prompts[0].id, approved: true }));
+  assert.deepEqual((await approved).structuredContent, { sum: 3 });
+
+  asked = nextPrompt();
+  const refused = client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+  await asked;
+  inspector.send(JSON.stringify({ type: 'approve', id: prompts[1].id, approved: false }));
+  const result = await refused;
+  assert.equal(result.isError, true);
+  assert.equal(result.content[0].text, 'APPROVAL_REJECTED: The operator did not approve this call');
+  // Every MCP call is in the inspector's log, with the client's name.
+  const calls = log.filter((text) => text.startsWith('MCP call'));
+  assert.equal(calls.length, 2, calls.join('\n'));
+  assert.match(calls[0], /^MCP call add by approval-test: answered in \d+ ms$/);
+  assert.match(calls[1], /^MCP call add by approval-test: error in \d+ ms$/);
 });

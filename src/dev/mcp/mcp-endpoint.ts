@@ -24,8 +24,10 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject, type JsonValue } from '../../core/json.js';
+import type { PedelecError } from '../../core/errors.js';
+import { toWireError } from '../errors.js';
 import { checkOrigin, type OriginRules } from '../security.js';
-import { PAGES_TOOL, type PageDirectory } from './page-directory.js';
+import { PAGES_TOOL, type PageDirectory, type PageSummary } from './page-directory.js';
 import type { CallAnswer } from './page-link.js';
 
 /** Live MCP sessions at once; a client past that is refused until one ends (DELETE, or the server stops). */
@@ -36,10 +38,13 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 export type McpCallRecord = { client: string; tool: string; ok: boolean; ms: number };
 
 export type McpEndpointDeps = {
-  token: string;
+  /** The bearer token (known once the server listens: the token file may be named by the port). */
+  token: () => string;
   originRules: OriginRules;
   directory: PageDirectory;
   version: string;
+  /** Asks the operator about a call before it runs (`--mcp-approval prompt`); rejects when refused. */
+  approve?(call: { client: string; tool: string; page: PageSummary | null }): Promise<void>;
   /** Told about each call a client made (for the inspector's log). */
   onCall?(record: McpCallRecord): void;
   reportBug(error: unknown): void;
@@ -75,11 +80,9 @@ export function callToolResult(answer: CallAnswer): CallToolResult {
 
 export class McpEndpoint {
   readonly #sessions = new Map<string, McpSession>();
-  readonly #token: Buffer;
   readonly #stopWatching: () => void;
 
   constructor(private readonly deps: McpEndpointDeps) {
-    this.#token = Buffer.from(deps.token);
     this.#stopWatching = deps.directory.onChange(() => {
       for (const { server } of this.#sessions.values()) server.sendToolListChanged().catch(() => {});
     });
@@ -119,9 +122,21 @@ export class McpEndpoint {
     await Promise.all(sessions.map(({ server }) => server.close().catch(() => {})));
   }
 
+  /** `null` when the call may run; else why not (the operator refused, or did not answer). */
+  async #approve(client: string, tool: string): Promise<PedelecError | null> {
+    if (!this.deps.approve || tool === PAGES_TOOL) return null;
+    try {
+      await this.deps.approve({ client, tool, page: this.deps.directory.pageOf(tool) });
+      return null;
+    } catch (error) {
+      return toWireError(error);
+    }
+  }
+
   #authorized(header: string | undefined): boolean {
     const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '');
-    return given.length === this.#token.length && timingSafeEqual(given, this.#token);
+    const token = Buffer.from(this.deps.token());
+    return given.length === token.length && timingSafeEqual(given, token);
   }
 
   #open(): McpSession {
@@ -147,8 +162,12 @@ export class McpEndpoint {
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name, arguments: args } = request.params;
       const startedAt = Date.now();
+      const client = server.getClientVersion()?.name ?? 'unknown client';
       let result: CallToolResult;
-      if (name === PAGES_TOOL) {
+      const refused = await this.#approve(client, name);
+      if (refused) {
+        result = callToolResult({ ok: false, error: refused });
+      } else if (name === PAGES_TOOL) {
         const pages = directory.pages();
         result = callToolResult({ ok: true, result: { pages } as unknown as JsonValue });
       } else {
@@ -157,7 +176,7 @@ export class McpEndpoint {
         result = callToolResult(await running);
       }
       this.deps.onCall?.({
-        client: server.getClientVersion()?.name ?? 'unknown client',
+        client,
         tool: name,
         ok: !result.isError,
         ms: Date.now() - startedAt,

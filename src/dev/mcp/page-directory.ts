@@ -101,6 +101,12 @@ export class PageDirectory {
     }));
   }
 
+  /** The page that offers the tool listed as `name`, if any. */
+  pageOf(name: string): PageSummary | null {
+    const link = this.#byName.get(name)?.link;
+    return this.pages().find((page) => page.label === (link && this.#labels.get(link))) ?? null;
+  }
+
   /** Runs the tool listed as `name`; `null` when no page offers it. */
   call(name: string, args: unknown, signal?: AbortSignal): Promise<CallAnswer> | null {
     const entry = this.#byName.get(name);
