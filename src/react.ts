@@ -12,13 +12,6 @@
  * as its handler uses the event.
  */
 import type { DetailedHTMLProps, HTMLAttributes } from 'react';
-import type {
-  PedelecArgElement,
-  PedelecChatElement,
-  PedelecGuidanceElement,
-  PedelecSessionElement,
-  PedelecToolElement,
-} from './elements/index.js';
 import type { PedelecElementTypes } from './framework-types.js';
 
 export type * from './framework-types.js';
@@ -30,10 +23,9 @@ export type ReactEventProps<Events> = { [K in keyof Events & string as `on${K}`]
 interface OtherPedelecEvents {
   [event: `onpedelec-${string}`]: ((event: never) => void) | undefined;
 }
-interface SessionEventProps
-  extends ReactEventProps<PedelecElementTypes['pedelec-session']['events']>, OtherPedelecEvents {}
-interface ToolEventProps extends ReactEventProps<PedelecElementTypes['pedelec-tool']['events']>, OtherPedelecEvents {}
-interface ChatEventProps extends ReactEventProps<PedelecElementTypes['pedelec-chat']['events']>, OtherPedelecEvents {}
+
+/** An element's event props: its own events typed with their classes, any other `onpedelec-*` refused. */
+type EventPropsOf<Events> = ReactEventProps<Events> & OtherPedelecEvents;
 
 /** The JSX props of one pedelec element: React's HTML props, the element's own, and its events. */
 export type PedelecJsxProps<
@@ -42,14 +34,17 @@ export type PedelecJsxProps<
   Events = OtherPedelecEvents,
 > = DetailedHTMLProps<HTMLAttributes<E>, E> & PedelecElementTypes[Tag]['props'] & Events;
 
+/** Every pedelec tag (the list comes from the elements' own declarations). */
+type PedelecIntrinsicElements = {
+  [Tag in keyof PedelecElementTypes]: PedelecJsxProps<
+    PedelecElementTypes[Tag]['element'],
+    Tag,
+    EventPropsOf<PedelecElementTypes[Tag]['events']>
+  >;
+};
+
 declare module 'react' {
   namespace JSX {
-    interface IntrinsicElements {
-      'pedelec-session': PedelecJsxProps<PedelecSessionElement, 'pedelec-session', SessionEventProps>;
-      'pedelec-tool': PedelecJsxProps<PedelecToolElement, 'pedelec-tool', ToolEventProps>;
-      'pedelec-arg': PedelecJsxProps<PedelecArgElement, 'pedelec-arg'>;
-      'pedelec-guidance': PedelecJsxProps<PedelecGuidanceElement, 'pedelec-guidance'>;
-      'pedelec-chat': PedelecJsxProps<PedelecChatElement, 'pedelec-chat', ChatEventProps>;
-    }
+    interface IntrinsicElements extends PedelecIntrinsicElements {}
   }
 }

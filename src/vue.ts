@@ -11,13 +11,6 @@
  * property, `:handler.prop="fn"`, and events with `@pedelec-tool-call="onCall"`.
  */
 import type { EmitFn, HTMLAttributes, ReservedProps } from 'vue';
-import type {
-  PedelecArgElement,
-  PedelecChatElement,
-  PedelecGuidanceElement,
-  PedelecSessionElement,
-  PedelecToolElement,
-} from './elements/index.js';
 import type { PedelecElementTypes } from './framework-types.js';
 
 export type * from './framework-types.js';
@@ -47,18 +40,15 @@ export type DefineCustomElement<E extends HTMLElement, Props, Events> = new () =
   $emit: EmitFn<{ [K in keyof Events]: (event: Events[K]) => void }>;
 };
 
-type Define<E extends HTMLElement, Tag extends keyof PedelecElementTypes> = DefineCustomElement<
-  E,
-  PedelecElementTypes[Tag]['props'],
-  PedelecElementTypes[Tag]['events']
->;
+/** Every pedelec tag (the list comes from the elements' own declarations). */
+type PedelecGlobalComponents = {
+  [Tag in keyof PedelecElementTypes]: DefineCustomElement<
+    PedelecElementTypes[Tag]['element'],
+    PedelecElementTypes[Tag]['props'],
+    PedelecElementTypes[Tag]['events']
+  >;
+};
 
 declare module 'vue' {
-  interface GlobalComponents {
-    'pedelec-session': Define<PedelecSessionElement, 'pedelec-session'>;
-    'pedelec-tool': Define<PedelecToolElement, 'pedelec-tool'>;
-    'pedelec-arg': Define<PedelecArgElement, 'pedelec-arg'>;
-    'pedelec-guidance': Define<PedelecGuidanceElement, 'pedelec-guidance'>;
-    'pedelec-chat': Define<PedelecChatElement, 'pedelec-chat'>;
-  }
+  interface GlobalComponents extends PedelecGlobalComponents {}
 }

@@ -102,6 +102,8 @@ export type PedelecErrorCode =
   | 'MCP_LINK_REFUSED'
   | 'PAGE_GONE'
   | 'PAGE_BUSY'
+  | 'MCP_NOT_RUNNING'
+  | 'TOKEN_FILE_FAILED'
   // pedelec-dev's server
   | 'ORIGIN_NOT_ALLOWED'
   | 'INVALID_ORIGIN'

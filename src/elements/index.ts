@@ -1,4 +1,5 @@
-export { PedelecSessionElement, type InvokeResult } from './session/pedelec-session.element.js';
+export { PedelecSessionElement } from './session/pedelec-session.element.js';
+export type { InvokeResult } from './session/session-parts.js';
 export type { PedelecElementStatus } from './session/status.js';
 export { PedelecToolElement, type ToolDeclaration } from './tool/pedelec-tool.element.js';
 export { PedelecArgElement } from './arg/pedelec-arg.element.js';

@@ -8,6 +8,10 @@ export type PedelecArtifactDetail = { readonly artifact: ProviderArtifact; reado
  */
 export class PedelecArtifactEvent extends SessionEvent<PedelecArtifactDetail> {
   static readonly eventName = 'pedelec-artifact';
+  /**
+   * `artifact` (`{ path, id?, provider?, name?, mimeType?, sizeBytes?, kind?, source? }`; read it with
+   * `session.readAsset(path, 'file')`) and `context`.
+   */
   declare readonly detail: PedelecArtifactDetail;
 }
 

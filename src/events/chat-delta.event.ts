@@ -8,6 +8,10 @@ export type PedelecChatDeltaDetail = { readonly text: string; readonly context: 
  */
 export class PedelecChatDeltaEvent extends SessionEvent<PedelecChatDeltaDetail> {
   static readonly eventName = 'pedelec-chat-delta';
+  /**
+   * `text` (append it: every character of the reply arrives once, in order, whether the provider
+   * streams or not) and `context`.
+   */
   declare readonly detail: PedelecChatDeltaDetail;
 }
 

@@ -8,6 +8,7 @@ export type PedelecChatMessageDetail = { readonly text: string; readonly context
  */
 export class PedelecChatMessageEvent extends SessionEvent<PedelecChatMessageDetail> {
   static readonly eventName = 'pedelec-chat-message';
+  /** `text` (the whole message) and `context`. */
   declare readonly detail: PedelecChatMessageDetail;
 }
 

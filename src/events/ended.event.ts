@@ -7,6 +7,7 @@ export type PedelecEndedDetail = { readonly context: PedelecEventContext };
  */
 export class PedelecEndedEvent extends SessionEvent<PedelecEndedDetail> {
   static readonly eventName = 'pedelec-ended';
+  /** `context`: the core context of the session that ended. */
   declare readonly detail: PedelecEndedDetail;
 }
 

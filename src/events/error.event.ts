@@ -9,6 +9,10 @@ export type PedelecErrorDetail = { readonly error: PedelecError; readonly contex
  */
 export class PedelecErrorEvent extends SessionEvent<PedelecErrorDetail> {
   static readonly eventName = 'pedelec-error';
+  /**
+   * `error` (`{ code, message, details? }` with a stable `code`; every code is in the error reference)
+   * and `context?`: the core context when the failure came from the agent session.
+   */
   declare readonly detail: PedelecErrorDetail;
   /** The element at fault, for invalid declarations (`<pedelec-tool>`, `<pedelec-guidance>`…). */
   readonly element: Element | null;

@@ -1,7 +1,9 @@
 /**
- * The base of every session event: a plain `Event` with a typed, read-only `detail`. Session events
- * bubble but are not composed (listeners above several sessions check `event.target`); none is
- * cancelable.
+ * The base of every event the kit fires: a plain `Event` with a typed, read-only `detail`, exported as
+ * its own class (`PedelecToolCallEvent`, …). Every one bubbles and none is cancelable; only
+ * `pedelec-tool-call` is composed (it crosses shadow roots), so listeners above several sessions check
+ * `event.target`. Each is typed in `HTMLElementEventMap`, `DocumentEventMap` and `ShadowRootEventMap`:
+ * a listener on the document or on a shadow root gets it typed too.
  */
 export abstract class PedelecEvent<TDetail> extends Event {
   readonly detail: TDetail;

@@ -12,6 +12,10 @@ export type PedelecReadyDetail = {
  */
 export class PedelecReadyEvent extends SessionEvent<PedelecReadyDetail> {
   static readonly eventName = 'pedelec-ready';
+  /**
+   * `sessionId`, `provider`, `model` (undefined: the provider's default) and `resumed` (true when an
+   * earlier session was resumed, with `persist` or `resume-id`).
+   */
   declare readonly detail: PedelecReadyDetail;
 }
 

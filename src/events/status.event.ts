@@ -13,6 +13,10 @@ export type PedelecStatusDetail = {
  */
 export class PedelecStatusEvent extends SessionEvent<PedelecStatusDetail> {
   static readonly eventName = 'pedelec-status';
+  /**
+   * `status` and `previousStatus` (`inactive`, `starting`, `idle`, `running`, `waiting_tool_result`,
+   * `ended` or `error`), and `context?`: the core context when the change came from the agent session.
+   */
   declare readonly detail: PedelecStatusDetail;
 }
 

@@ -20,6 +20,11 @@ export type ToolCallAnswer = { respond: unknown } | { deny: PedelecError };
  */
 export class PedelecToolCallEvent extends PedelecEvent<PedelecToolCallDetail> {
   static readonly eventName = 'pedelec-tool-call';
+  /**
+   * `tool` (the tool's name), `args` (as the agent sent them; checked against the tool's schema unless
+   * `novalidate`) and `context` (the call's `ToolCallContext`: `toolRequestId`, `signal`, `deadline`,
+   * `via`…).
+   */
   declare readonly detail: PedelecToolCallDetail;
   /** @internal The answer, once given. */
   answer: ToolCallAnswer | undefined;

@@ -19,6 +19,11 @@ export type PedelecToolResultDetail = {
  */
 export class PedelecToolResultEvent extends SessionEvent<PedelecToolResultDetail> {
   static readonly eventName = 'pedelec-tool-result';
+  /**
+   * `tool`, `args`, `result` (what went back: the handler's JSON, or the kit's `{ error }`), `ok`
+   * (false only for the kit's own error results), `durationMs`, `context` and `via` (as in
+   * `pedelec-tool-start`).
+   */
   declare readonly detail: PedelecToolResultDetail;
 }
 

@@ -13,6 +13,10 @@ export type PedelecToolStartDetail = {
  */
 export class PedelecToolStartEvent extends SessionEvent<PedelecToolStartDetail> {
   static readonly eventName = 'pedelec-tool-start';
+  /**
+   * `tool`, `args`, `context` (the call's `ToolCallContext`) and `via`: who called — `'pedelec'` (the
+   * agent), `'local'` (`invoke()`), `'webmcp'` (the browser's agent) or `'mcp'` (an MCP client).
+   */
   declare readonly detail: PedelecToolStartDetail;
 }
 

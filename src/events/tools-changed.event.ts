@@ -14,6 +14,10 @@ export type PedelecToolsChangedDetail = {
  */
 export class PedelecToolsChangedEvent extends SessionEvent<PedelecToolsChangedDetail> {
   static readonly eventName = 'pedelec-tools-changed';
+  /**
+   * What changed since the session was created, by name: `added`, `removed` and `changed` tools, and
+   * `config` (of `provider`, `model`, `guidance`, `bridge`, `novalidate`).
+   */
   declare readonly detail: PedelecToolsChangedDetail;
 }
 

@@ -8,6 +8,10 @@ export type PedelecTurnDetail = { readonly turnId: string; readonly kind: 'user'
  */
 export class PedelecTurnEvent extends SessionEvent<PedelecTurnDetail> {
   static readonly eventName = 'pedelec-turn';
+  /**
+   * `turnId`, `kind` (`'user'` for `sendText()`, `'prepare'` for `prepare()`) and `text?`, the user's
+   * text.
+   */
   declare readonly detail: PedelecTurnDetail;
 }
 

@@ -5,6 +5,7 @@ export type PedelecUsageDetail = { readonly usage: UsageInfo; readonly context: 
 /** Fired on the session when Core reports the session's token usage (also `session.usage`). */
 export class PedelecUsageEvent extends SessionEvent<PedelecUsageDetail> {
   static readonly eventName = 'pedelec-usage';
+  /** `usage` (`{ totalTokens }`; also `session.usage`) and `context`. */
   declare readonly detail: PedelecUsageDetail;
 }
 

@@ -8,6 +8,10 @@ export type PedelecWarningDetail = { readonly warning: PedelecError };
  */
 export class PedelecWarningEvent extends SessionEvent<PedelecWarningDetail> {
   static readonly eventName = 'pedelec-warning';
+  /**
+   * `warning` (`{ code, message, details? }`), e.g. `SCHEMA_NOT_VALIDATED`; every code is in the error
+   * reference.
+   */
   declare readonly detail: PedelecWarningDetail;
 }
 

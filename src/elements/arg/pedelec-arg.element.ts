@@ -8,13 +8,15 @@ const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HT
 /**
  * One property of a tool's args, declared in markup. The attributes are the declaration: the tool
  * reads them directly, so an `<pedelec-arg>` works before (or without) being upgraded. Properties
- * are views of the attributes.
+ * are views of the attributes. An attribute that cannot be read as its keyword's value
+ * (`minimum="abc"`, an `enum` that starts like a JSON array but is not JSON) makes its tool invalid,
+ * with the JSON path in `details.path`; one that can be read is kept as written.
  *
  * @summary Declares one property of a tool's args schema; nest them for objects and arrays of objects.
  * @tag pedelec-arg
  *
  * @attr {string} name - The property name (any string; `__proto__` is an ordinary name).
- * @attr {string} type - `string` (default), `number`, `integer`, `boolean`, `array` or `object`.
+ * @attr {'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object'} [type='string'] - The JSON type of the value.
  * @attr {boolean} required - The agent must give this property.
  * @attr {string} description - Guidance for the agent.
  * @attr {string} enum - Allowed values: a JSON array, or comma-separated for strings.
@@ -26,7 +28,7 @@ const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HT
  * @attr {number} min-items - Minimum number of items (arrays).
  * @attr {number} max-items - Maximum number of items (arrays).
  * @attr {boolean} unique-items - No two items may be equal (arrays).
- * @attr {string} items - Item type name for simple arrays (`items="string"`).
+ * @attr {'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object'} items - Item type name for simple arrays (`items="string"`).
  * @attr {string} default - JSON (for strings, text that is not JSON is taken literally). Guidance only: never filled in.
  * @attr {string} examples - A JSON array of example values.
  * @slot - Nested `<pedelec-arg>`s: an object's properties, or an array's item object.
@@ -89,11 +91,16 @@ export class PedelecArgElement extends HTMLElement {
     else this.setAttribute('description', value);
   }
 
-  /** Views of `min-length` … `unique-items` (as written; set: any value, null removes it). */
+  // Views of `min-length` … `unique-items` (defined below): as written; set any value, null removes it.
+  /** @attr min-length */
   declare minLength: string | null;
+  /** @attr max-length */
   declare maxLength: string | null;
+  /** @attr min-items */
   declare minItems: string | null;
+  /** @attr max-items */
   declare maxItems: string | null;
+  /** @attr unique-items */
   declare uniqueItems: string | null;
 }
 

@@ -15,14 +15,16 @@ export type RenderMarkdown = (markdown: string) => Node;
  * A ready chat panel for the agent of its `<pedelec-session>`: the conversation (user turns — also
  * those page code starts with `sendText()` —, the agent's streamed reply, one row per tool call,
  * errors), a composer, and a line that tells the user what to set up when the agent is not reachable.
- * Agent text is shown as text; the `markdown` attribute opts into sanitized Markdown.
+ * Agent text is shown as text; the `markdown` attribute opts into sanitized Markdown. Light and dark
+ * follow `prefers-color-scheme` (force one with `color-scheme` on the element); its default height is
+ * `24rem`.
  *
  * @summary A chat panel for the agent of its session: streaming replies, tool activity, setup guidance.
  * @tag pedelec-chat
  *
- * @attr for - The id of the `<pedelec-session>` to talk to, looked up in this element's root (also when it appears later), as `<label for>` names its control. Without it: the nearest session around the element. Property: `htmlFor`.
- * @attr markdown - Render the agent's replies as Markdown (loads `pedelec-elements/markdown` on first use, or uses `renderMarkdown`).
- * @attr max-messages - Keep at most this many rows (messages, tool calls, errors): beyond, the oldest go. Without it (or not a positive number), every row stays. Property: `maxMessages`.
+ * @attr {string} for - The id of the `<pedelec-session>` to talk to, looked up in this element's root (also when it appears later), as `<label for>` names its control. Without it: the nearest session around the element. Property: `htmlFor`.
+ * @attr {boolean} markdown - Render the agent's replies as Markdown (loads `pedelec-elements/markdown` on first use, or uses `renderMarkdown`).
+ * @attr {number} max-messages - Keep at most this many rows (messages, tool calls, errors): beyond, the oldest go. Without it (or not a positive number), every row stays. Property: `maxMessages`.
  *
  * @prop {PedelecSessionElement | null} forElement - The session to talk to; wins over `for` and the nearest session.
  * @prop {RenderMarkdown | undefined} renderMarkdown - Your own Markdown renderer (`markdown` mode): returns a Node that is inserted as is, so sanitizing is yours.
@@ -45,18 +47,18 @@ export type RenderMarkdown = (markdown: string) => Node;
  * @csspart input - The text field.
  * @csspart send - The send button.
  *
- * @cssprop --pedelec-chat-background - Panel background.
- * @cssprop --pedelec-chat-color - Text colour.
- * @cssprop --pedelec-chat-border-color - Borders.
- * @cssprop --pedelec-chat-radius - Corner radius of the panel and messages (12px).
- * @cssprop --pedelec-chat-font - Font shorthand (inherits by default).
- * @cssprop --pedelec-chat-accent - Send button and focus ring; the user's messages by default.
- * @cssprop --pedelec-chat-user-background - The user's messages.
- * @cssprop --pedelec-chat-user-color - Text of the user's messages.
- * @cssprop --pedelec-chat-agent-background - The agent's messages.
- * @cssprop --pedelec-chat-muted-color - Tool rows.
- * @cssprop --pedelec-chat-error-color - Errors and failed tool calls.
- * @cssprop --pedelec-chat-notice-background - The availability line.
+ * @cssprop [--pedelec-chat-background=light-dark(#fff, #1b1c1f)] - Panel background.
+ * @cssprop [--pedelec-chat-color=light-dark(#1b1c1f, #e6e7ea)] - Text colour.
+ * @cssprop [--pedelec-chat-border-color=light-dark(#d4d6db, #3a3c42)] - Borders.
+ * @cssprop [--pedelec-chat-radius=12px] - Corner radius of the panel and messages.
+ * @cssprop [--pedelec-chat-font=inherit] - Font shorthand.
+ * @cssprop [--pedelec-chat-accent=light-dark(#2f5bea, #3d63e0)] - Send button and focus ring; the user's messages by default.
+ * @cssprop --pedelec-chat-user-background - The user's messages (default: the accent).
+ * @cssprop [--pedelec-chat-user-color=#fff] - Text of the user's messages.
+ * @cssprop [--pedelec-chat-agent-background=light-dark(#eff0f3, #2a2c31)] - The agent's messages.
+ * @cssprop [--pedelec-chat-muted-color=light-dark(#565a63, #a9adb6)] - Tool rows.
+ * @cssprop [--pedelec-chat-error-color=light-dark(#b3261e, #ff8a80)] - Errors and failed tool calls.
+ * @cssprop [--pedelec-chat-notice-background=light-dark(#fff4d6, #3d3413)] - The availability line.
  */
 export class PedelecChatElement extends LitElement {
   /**
@@ -103,7 +105,6 @@ export class PedelecChatElement extends LitElement {
     this.forElement = null;
   }
 
-  /** The most rows kept (`max-messages`); null (or not a positive integer) keeps every row. */
   get maxMessages(): number | null {
     return this.#maxMessages;
   }

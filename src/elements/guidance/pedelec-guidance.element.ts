@@ -17,7 +17,9 @@ function dedent(raw: string): string {
 
 /**
  * The session's guidance for the agent, as text content. Hidden from the first paint (the define
- * entries inject `pedelec-guidance{display:none}`, so it is hidden before upgrade too).
+ * entries inject `pedelec-guidance{display:none}`, so it is hidden before upgrade too). It is sent as
+ * written, without the indentation of the HTML around it: blank lines at either end and the
+ * indentation its lines share are taken off, so a nested list keeps its own.
  *
  * @summary Guidance for the agent: when to use which tool. Its text content is sent, never shown.
  * @tag pedelec-guidance

@@ -8,41 +8,34 @@ import type {
   ToolDefinition,
   ToolSpecificHandler,
 } from '../../core/index.js';
-import type { LocalCallResult } from '../../core/local-call.js';
 import { sessionConnected } from '../session-connected.js';
 import { ScriptedUrl } from './scripted-url.js';
 import { ElementStatus, type PedelecElementStatus } from './status.js';
-import { inPage, inputChanged, wireSession, type SessionParts } from './session-parts.js';
+import { inPage, inputChanged, wireSession, type InvokeResult, type SessionParts } from './session-parts.js';
 import { defineElement } from '../define-element.js';
 import { SESSION_TAG } from '../tags.js';
 
-/** The result of `invoke()`: exactly what the agent would have received. Never a rejection. */
-export type InvokeResult = LocalCallResult;
-
 /**
  * Owns the bridge to the agent and one agent session; the tools, guidance and chat inside it belong
- * to it. Starts lazily (first `start()`, `sendText()` or `prepare()`), or on connection with `autostart`.
+ * to it. Starts lazily (first `start()`, `sendText()` or `prepare()`), or on connection with `autostart`. Core takes the tools when the session is created: a later change makes `toolsStale` true and fires `pedelec-tools-changed`, and `restart()` applies it. Removing the element ends its session (unless `persist`) after a microtask, so a framework that moves it tears nothing down.
  *
  * @summary Owns the bridge and one agent session; gives the agent the tools declared inside it.
  * @tag pedelec-session
- *
  * @attr {string} provider - Provider code (`codex`, `claude`, `ollama`…); empty: the user's default.
  * @attr {string} model - Model for the provider; empty: the provider's default. Needs `provider`.
  * @attr {string} guidance - Guidance for the agent (or a `<pedelec-guidance>` child, not both).
- * @attr {string} bridge - Empty: the Pedelec extension. `ws://localhost:…`: a development Core (loopback hosts only from markup).
+ * @attr {string} bridge - Empty: the Pedelec extension. `ws://localhost:…`, `ws://127.0.0.1:…` or `ws://[::1]:…`: a development Core. Other hosts only through the `bridge` property, so injected markup cannot send the tools elsewhere.
  * @attr {string} extension-id - Another build of the Pedelec extension.
- * @attr {number} bridge-timeout-ms - How long a bridge request may go unanswered (default 30 000).
- * @attr {boolean} autostart - Start the session on connection (it may open the extension's approval popup).
- * @attr {boolean} persist - Keep the session across reloads of this tab (sessionStorage), resuming it if the tools are unchanged.
+ * @attr {number} bridge-timeout-ms - How long a bridge request may go unanswered, in ms (unset: 30 000).
+ * @attr {boolean} autostart - Start the session on connection (off by default: creating a session may open the extension's approval popup), once the elements have taken the properties set before the kit loaded (`tools`, a tool's `argsSchema`).
+ * @attr {boolean} persist - Keep the session across reloads of this tab: created with `autoEndOnDisconnect: false` (it runs on in Core after the tab closes, until ended) and resumed while the manifest (tools and guidance) is unchanged; otherwise, or if resuming fails, the old one is ended and a fresh one created (`pedelec-ready` says `resumed: false`). The record's key in sessionStorage is `pedelec-elements:v1:<bridge as written, or ext:<extension-id>>:<id or page path>`: two persisted sessions on one page need distinct ids. `end()` or `restart()` before any start also ends the session an earlier page recorded.
  * @attr {string} resume-id - An existing session to resume (property `resumeId`).
  * @attr {boolean} novalidate - Do not validate the agent's arguments against the tools' schemas (property `noValidate`).
- * @attr {boolean} debug - Also log warnings to the console.
- * @attr {string} webmcp - Tokens: `expose` (empty means `expose`) registers the tools with the browser's agent (WebMCP), without a bridge or `start()`; `import` is reserved.
- * @attr {string} mcp - `ws://127.0.0.1:7717/tools`: links the tools to `pedelec-dev --mcp` for MCP clients, without a bridge or `start()` (loopback hosts only from markup).
- * @attr {string} mcp-label - The page's label on the MCP link (default: the element's `id`).
- * @attr {string} status - Reflected (output), once the element has left `inactive`.
- * @attr {string} approval - Reflected (output): `pending` while the origin awaits the user's approval.
- *
+ * @attr {boolean} debug - Also log warnings to the console (otherwise the kit never writes to it).
+ * @attr {string} mcp - Also link the tools to `pedelec-dev --mcp` for desktop MCP clients, with no bridge or `start()`: `ws://127.0.0.1:7717/tools`. Loopback hosts only from markup; other hosts through the `mcp` property.
+ * @attr {string} mcp-label - The page's label on the MCP link, which names its tools when several pages offer one name (unset: the element's `id`).
+ * @attr {string} status - Reflected (output), once the element has left `inactive`: the `status` property.
+ * @attr {string} approval - Reflected (output): `pending` while the origin awaits the user's approval in the extension's popup.
  * @prop {string | undefined} bridge - The bridge URL; set from script, any `ws:`/`wss:` host is accepted.
  * @prop {string | undefined} mcp - The MCP page link URL; set from script, any `ws:`/`wss:` host is accepted.
  * @prop {PedelecElementStatus} status - Read-only: `inactive`, `starting`, `idle`, `running`, `waiting_tool_result`, `ended` or `error`. Also `:state(<status>)`.
@@ -52,11 +45,11 @@ export type InvokeResult = LocalCallResult;
  * @prop {SerializableSkillsManifest | undefined} manifest - Read-only: the skills manifest it would send now.
  * @prop {ToolDefinition[]} tools - Extra JS-defined tools, merged after the declared ones.
  * @prop {GenericToolHandler | null} fallback - Generic handler for calls nothing else answers.
- * @prop {string | null} webmcp - The `webmcp` attribute; `true` sets `expose`, `false` or `null` removes it.
+ * @prop {string | boolean | null} webmcp - Also offer the tools to the browser's own agent (WebMCP), with no bridge or `start()`: a token list, `expose` (empty means `expose`) and `import` (reserved). As a property: `true` sets `expose`, `false` or `null` removes the attribute.
  * @prop {readonly string[] | undefined} exposedTo - Other origins the WebMCP tools are shown to (property only: markup cannot expose tools to another origin).
  * @prop {string[]} webmcpTools - Read-only: the tool names registered with the browser's agent now.
- * @prop {boolean} toolsStale - Read-only: tools or configuration changed since the session was created; `restart()` applies them.
- *
+ * @prop {boolean} toolsStale - Read-only: tools, `provider`, `model`, `guidance`, `bridge` (or `extension-id`) or `novalidate` changed since the session was created (also while it was being created); `restart()` applies them. The running session keeps its connection until then.
+ * @fires {PedelecToolCallEvent} pedelec-tool-call - From a `<pedelec-tool>` inside it (the event bubbles): a listener here can answer the calls of every tool.
  * @fires {PedelecToolStartEvent} pedelec-tool-start - Every tool call, before it is answered.
  * @fires {PedelecToolResultEvent} pedelec-tool-result - Every tool call's answer, with `ok` and `durationMs`.
  * @fires {PedelecTurnEvent} pedelec-turn - A turn starts, whoever started it.
@@ -71,6 +64,13 @@ export type InvokeResult = LocalCallResult;
  * @fires {PedelecToolsChangedEvent} pedelec-tools-changed - Tools or configuration changed after start.
  * @fires {PedelecWarningEvent} pedelec-warning - A non-fatal finding, e.g. an unsupported schema keyword.
  * @slot - `<pedelec-tool>`, `<pedelec-guidance>`, `<pedelec-chat>` and any other content.
+ * @cssstate inactive - No agent session, and none being created.
+ * @cssstate starting - Creating or resuming the session (including the extension's approval popup).
+ * @cssstate idle - The session waits for the user.
+ * @cssstate running - The agent is working on a turn.
+ * @cssstate waiting_tool_result - The agent waits for a tool call's result.
+ * @cssstate ended - The session ended; `start()` or `restart()` creates a new one.
+ * @cssstate error - The session failed; `restart()` creates a new one.
  */
 export class PedelecSessionElement extends ReactiveElement {
   /**
@@ -255,14 +255,14 @@ export class PedelecSessionElement extends ReactiveElement {
   prepare(): Promise<void> {
     return this.#lifecycle.started().then((session) => session.prepare());
   }
-  /** Ends the agent session; `sendText()` then rejects `SESSION_ENDED` until `start()` or `restart()`. */
+  /** Ends the agent session; `sendText()` then rejects `SESSION_ENDED` until `start()` or `restart()`. While starting: ends the session once it exists, unless `start()` is called again first (the last call wins). */
   end(): Promise<void> {
     return this.#lifecycle.end();
   }
   /**
    * Starts over: rejects a running turn (`SESSION_ENDED`), aborts running handlers, ends the old
    * session (a failure there is reported, not fatal), replaces a disconnected client — the explicit
-   * reconnect — and creates a fresh session with the current tools. Clears `toolsStale`.
+   * reconnect — and creates a fresh session with the current tools (never resuming `resume-id` again). Clears `toolsStale`. A second call while one runs returns the same promise.
    */
   restart(): Promise<PedelecSession> {
     return this.#lifecycle.restart();

@@ -45,6 +45,9 @@ export type SessionElementHooks = {
   scripted(name: 'bridge' | 'mcp'): boolean;
 };
 
+/** The result of `invoke()`: exactly what the agent would have received. Never a rejection. */
+export type InvokeResult = LocalCallResult;
+
 export type SessionParts = {
   declarations: SessionDeclarations;
   toolbox: ElementToolbox;

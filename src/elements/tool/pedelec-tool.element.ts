@@ -19,29 +19,41 @@ export type ToolDeclaration =
 const readings = new WeakMap<PedelecToolElement, ToolDeclaration>();
 
 /**
- * One tool the agent can call, declared in markup.
+ * One tool the agent can call, declared in markup. Changes to its attributes and children are seen as
+ * they happen; to change `argsSchema`, assign a new object.
+ *
+ * For each call, the first of these answers: a handler registered with the session's
+ * `onTool(name, fn)`; a `pedelec-tool-call` listener that calls `respondWith()` or `deny()` during
+ * dispatch (an answer after an `await` is too late: `TOOL_RESPOND_LATE`); the `handler` property; the
+ * session's `fallback`; otherwise the agent gets `TOOL_HANDLER_NOT_FOUND`. A call to a tool that is
+ * gone, `disabled`, or declared but not sent to Core (invalid, or added after start) gets
+ * `TOOL_UNAVAILABLE` before any handler runs.
+ *
+ * An invalid tool is left out and gets the `invalid` attribute; its session fires one `pedelec-error`
+ * `INVALID_INPUT` (`details: { tool, reason, path? }`, `event.element`), and the other tools keep
+ * working. A name declared twice in one session leaves every tool of that name out, with one
+ * "duplicate tool name" error: markup added to a page can at worst remove a tool, never replace it. A
+ * readable schema the kit cannot fully validate is offered, with one `pedelec-warning`
+ * `SCHEMA_NOT_VALIDATED` naming those parts.
  *
  * @summary Declares one agent tool: name, description, args schema; the handler attaches by property or event.
  * @tag pedelec-tool
  *
  * @attr {string} name - The tool's name: a letter, then letters, digits, `_`, `.`, `-`. Unique in its session.
  * @attr {string} description - What the tool does, its side effects, and when the agent should pick it.
- * @attr {number} timeout-ms - How long Core waits for the result, a positive integer (Core default 60 000).
- * @attr {string} schema - The args schema as JSON text (one of four ways to declare it).
+ * @attr {number} timeout-ms - How long Core waits for the result, in ms: a positive integer (unset: Core's default, 60 000). One that is not (`timeout-ms="abc"` reads as NaN, a bare `timeout-ms` as 0) leaves the tool out, with the reason in `invalidReason`.
+ * @attr {string} schema - The args schema as JSON text. Exactly one of four ways to declare it: this attribute, an inline `<script type="application/json">`, `<pedelec-arg>` children, or the `argsSchema` property.
  * @attr {boolean} disabled - Leaves the tool out of the manifest; calls to it get `TOOL_UNAVAILABLE`.
  * @attr {string} title - A human-readable name, for foreign agents that show one (WebMCP, MCP). Not sent to Pedelec.
  * @attr {boolean} read-only - Tells foreign agents (WebMCP, MCP) that the tool changes nothing (property `readOnly`).
  * @attr {boolean} untrusted-content - Tells foreign agents that results may hold content the page does not vouch for (property `untrustedContent`).
  * @attr {boolean} private - Offered to the Pedelec agent only, never to foreign agents (WebMCP, MCP).
- * @attr {boolean} invalid - Reflected (output): the declaration is invalid; see `invalidReason`.
+ * @attr {boolean} invalid - Reflected (output): the declaration is invalid and left out of the manifest; see `invalidReason`.
  *
  * @prop {ToolSpecificHandler | undefined} handler - The handler (JS only). Changing it is never a tool change.
  * @prop {ToolArgsSchema | undefined} argsSchema - The args schema as an object (JS only). Assign a new object to change it.
  * @prop {ToolDefinition | null} definition - Read-only: the definition built from all of the above (null when its args schema cannot be read; other problems show in `invalidReason`).
  * @prop {string | null} invalidReason - Read-only: why the declaration is left out, or null.
- * @prop {boolean} readOnly - `read-only`.
- * @prop {boolean} untrustedContent - `untrusted-content`.
- * @prop {boolean} private - `private`.
  *
  * @fires {PedelecToolCallEvent} pedelec-tool-call - A call to answer with `respondWith()` or `deny()` (bubbles, composed, not cancelable).
  * @slot - `<pedelec-arg>` children or one `<script type="application/json">` holding the schema.
@@ -80,10 +92,6 @@ export class PedelecToolElement extends ReactiveElement {
 
   declare name: string | null;
   declare description: string | null;
-  /**
-   * `timeout-ms` as a number: one that is not a positive integer (`timeout-ms="abc"` reads as NaN, a
-   * bare `timeout-ms` as 0) leaves the tool out, with the reason in `invalidReason`.
-   */
   declare timeoutMs: number | null;
   declare schema: string | null;
   declare disabled: boolean;

@@ -17,6 +17,20 @@ export function Tools({ onCall }: { onCall: (event: PedelecToolCallEvent) => voi
   );
 }
 
+// The typings are generated from the elements' JSDoc (custom-elements.json): each line below fails to
+// compile if the generator stopped typing an attribute, a property or an event.
+export function Generated({ onCall }: { onCall: (event: PedelecToolCallEvent) => void }) {
+  return (
+    <pedelec-session webmcp persist resume-id="s1" onpedelec-tool-call={onCall} onpedelec-usage={(e) => e.detail.usage.totalTokens} onpedelec-artifact={(e) => e.detail.artifact.path}>
+      <pedelec-tool name="get_counter" read-only untrustedContent timeoutMs={5000} title="Read the counter"></pedelec-tool>
+      <pedelec-chat for="main" maxMessages={200} max-messages="200"></pedelec-chat>
+      {/* @ts-expect-error `max-messages` is typed (a number, or its text): a boolean is refused */}
+      <pedelec-chat max-messages={true}></pedelec-chat>
+      <pedelec-arg name="tags" type="array" items="string" min-items={1} unique-items></pedelec-arg>
+    </pedelec-session>
+  );
+}
+
 export function Mistakes() {
   return (
     <>

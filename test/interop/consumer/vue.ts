@@ -21,6 +21,10 @@ export const session: PropsOf<'pedelec-session'> = {
 };
 export const arg: PropsOf<'pedelec-arg'> = { name: 'delta', type: 'integer', required: true, minLength: 1 };
 export const chat: PropsOf<'pedelec-chat'> = { for: 'main', markdown: true, onPedelecError: (event) => console.warn(event.detail.error.code) };
+// Generated from the elements' JSDoc: each fails to compile if an attribute, property or event went missing.
+export const generatedChat: PropsOf<'pedelec-chat'> = { maxMessages: 200, htmlFor: 'main', renderMarkdown: (text) => document.createTextNode(text) };
+export const generatedSession: PropsOf<'pedelec-session'> = { webmcp: true, resumeId: 's1', onPedelecArtifact: (event) => event.detail.artifact.path, onPedelecUsage: (event) => event.detail.usage.totalTokens };
+export const generatedTool: PropsOf<'pedelec-tool'> = { readOnly: true, untrustedContent: true, private: true, title: 'Read' };
 export const element: InstanceType<GlobalComponents['pedelec-session']>['start'] = () => Promise.reject(new Error('typed as the element'));
 
 // @ts-expect-error the chat names its session with `for`, as `<label for>` does
