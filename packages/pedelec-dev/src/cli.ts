@@ -6,7 +6,7 @@
  */
 import { HELP, parseCli } from './args.js';
 import { DevCoreError } from './errors.js';
-import { packageVersion } from './package-files.js';
+import { cliCommand, packageVersion } from './package-files.js';
 import { MAX_LISTED_PAGES, pagesIn } from './pages.js';
 import { isLoopbackHost } from './security.js';
 import { startDevCore, type DevCore } from './server.js';
@@ -56,6 +56,9 @@ async function main(): Promise<void> {
   ];
   const lines = [`pedelec-dev ${packageVersion()} — ${settings.join(', ')}`, ...pageLines(core.url, options.serveDir)];
   lines.push(`  Bridge:    ${core.bridgeUrl}`, `  Inspector: ${core.inspectorUrl}`);
+  // How to start this installation from anywhere: its own absolute path, not a package name that
+  // `npx` would look up on the registry.
+  lines.push(`  Command:   ${cliCommand()}  (from any folder; add flags, --help lists them)`);
   if (options.allowRemote && !isLoopbackHost(core.host))
     lines.push(`  Warning: listening on ${core.host}, reachable from other machines.`);
   lines.push('Press Ctrl+C to stop.');

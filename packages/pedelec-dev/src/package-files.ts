@@ -14,6 +14,19 @@ import { fileURLToPath } from 'node:url';
 export const packageRoot = fileURLToPath(new URL('../', import.meta.url));
 /** The inspector's static files (HTML, script, styles), copied beside the compiled server by the build. */
 export const inspectorPageDir = fileURLToPath(new URL('./inspector-page/', import.meta.url));
+/** The command itself, as `node` runs it: `node <cliPath> …` starts pedelec-dev from any folder. */
+export const cliPath = fileURLToPath(new URL('./cli.js', import.meta.url));
+
+/**
+ * `node <absolute path of cli.js> ARGS…`, each word quoted for a POSIX shell where it needs it: the
+ * command lines pedelec-dev prints name this very installation, never a package to fetch by name.
+ */
+export function cliCommand(...args: string[]): string {
+  return ['node', cliPath, ...args].map(shellWord).join(' ');
+}
+
+const shellWord = (word: string): string =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 
 /**
  * The kit's root folder (where its `cdn/` and `dist/` are), with a trailing slash. Resolved when the
