@@ -1,5 +1,6 @@
-// Lint for src/, test/, bench/, scripts/ and the inspector page's script (`npm run lint`, part of
-// `npm test`). Formatting is Prettier's (`.prettierrc.json`); nothing here overlaps it.
+// Lint for src/, test/, bench/, scripts/ and the workspace package pedelec-dev with its inspector
+// page's script (`npm run lint`, part of `npm test`). Formatting is Prettier's (`.prettierrc.json`);
+// nothing here overlaps it.
 import js from '@eslint/js';
 import litA11y from 'eslint-plugin-lit-a11y';
 import lit from 'eslint-plugin-lit';
@@ -9,7 +10,17 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'cdn/', 'demo/', 'bench/results/', 'test/interop/consumer/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'cdn/',
+      'demo/',
+      'bench/results/',
+      'test/interop/consumer/',
+      'packages/pedelec-dev/dist/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -46,14 +57,25 @@ export default tseslint.config(
     settings: { wc: { elementBaseClasses: ['ReactiveElement', 'LitElement'] } },
   },
   { files: ['src/elements/**/*.ts'], ...litA11y.configs.recommended },
-  // Node-only code: the development Core, scripts, benchmarks, Node tests, the wtr configs.
+  // Node-only code: the development Core (the workspace package pedelec-dev: its sources, command and
+  // tests), scripts, benchmarks, Node tests, the wtr configs.
   {
-    files: ['src/dev/**/*.ts', 'scripts/**', 'bench/*.mjs', 'bench/lib/**', 'test/node/**', 'test/plugins/**', '*.mjs'],
+    files: [
+      'packages/pedelec-dev/src/**/*.ts',
+      'packages/pedelec-dev/bin/**',
+      'packages/pedelec-dev/test/**',
+      'scripts/**',
+      'bench/*.mjs',
+      'bench/lib/**',
+      'test/node/**',
+      'test/plugins/**',
+      '*.mjs',
+    ],
     languageOptions: { globals: { ...globals.node } },
   },
   // Tests poke at internals and build odd values on purpose.
   {
-    files: ['test/**'],
+    files: ['test/**', 'packages/pedelec-dev/test/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       // chai's property assertions (`expect(x).to.exist`) and the type tests' `// @ts-expect-error

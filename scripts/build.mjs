@@ -1,4 +1,5 @@
-// `npm run build`: dist/ (tsc: unbundled ES modules + .d.ts), cdn/ (rollup), custom-elements.json (cem).
+// `npm run build`: the kit — dist/ (tsc: unbundled ES modules + .d.ts), cdn/ (rollup), custom-elements.json
+// (cem) — and the workspace package pedelec-dev (packages/pedelec-dev/dist/).
 // Each step runs as a child process so a failure stops the build with that tool's own message.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, rmSync } from 'node:fs';
@@ -17,15 +18,19 @@ function run(label, cmd, args) {
   console.log(`build: ${label} (${Date.now() - started} ms)`);
 }
 
+const dev = `${root}packages/pedelec-dev/`;
+
 rmSync(`${root}dist`, { recursive: true, force: true });
 rmSync(`${root}cdn`, { recursive: true, force: true });
+rmSync(`${dev}dist`, { recursive: true, force: true });
 run('tsc → dist/', bin('tsc'), ['-p', 'tsconfig.json']);
-// The development Core (Node only, its own tsconfig with Node types). Its inspector page is plain
-// HTML/JS/CSS served as files, so it is copied beside the compiled server; cli.js keeps its shebang
-// and must be executable for the package's `bin`.
-run('tsc (dev Core) → dist/dev/', bin('tsc'), ['-p', 'tsconfig.dev.json']);
-cpSync(`${root}src/dev/inspector-page`, `${root}dist/dev/inspector-page`, { recursive: true });
-chmodSync(`${root}dist/dev/cli.js`, 0o755);
+// The development Core, the workspace package pedelec-dev (Node only, its own tsconfig with Node
+// types). It imports the kit by name, so it compiles against the kit's declarations just written.
+// Its inspector page is plain HTML/JS/CSS served as files, so it is copied beside the compiled
+// server; cli.js keeps its shebang and must be executable for the package's `bin`.
+run('tsc (pedelec-dev) → packages/pedelec-dev/dist/', bin('tsc'), ['-p', `${dev}tsconfig.json`]);
+cpSync(`${dev}src/inspector-page`, `${dev}dist/inspector-page`, { recursive: true });
+chmodSync(`${dev}dist/cli.js`, 0o755);
 run('rollup → cdn/', bin('rollup'), ['-c', 'rollup.config.mjs', '--silent']);
 // What the analyzer reads, and how, is in custom-elements-manifest.config.mjs (shared with `npm run docs`).
 run('cem → custom-elements.json', bin('cem'), ['analyze']);

@@ -15,8 +15,8 @@ import { browsers, chromiumArgs, executableFor } from './browsers.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outDir = `${root}docs/images`;
 const WAIT_MS = 15_000;
-const serverModule = new URL('../dist/dev/server.js', import.meta.url);
-const scriptModule = new URL('../dist/dev/agents/script.js', import.meta.url);
+const serverModule = new URL('../packages/pedelec-dev/dist/server.js', import.meta.url);
+const scriptModule = new URL('../packages/pedelec-dev/dist/agents/script.js', import.meta.url);
 
 /** A rule for the scripted agent: a short streamed answer in Markdown around two tool calls. */
 const RULES = {

@@ -18,7 +18,7 @@ const INSPECTOR_VIEWPORT = { ...VIEWPORT, height: 1250 };
 const WAIT_MS = 15_000;
 const MESSAGE = '/call update_counter {"delta": 2}';
 
-const serverModule = new URL('../dist/dev/server.js', import.meta.url);
+const serverModule = new URL('../packages/pedelec-dev/dist/server.js', import.meta.url);
 if (!existsSync(fileURLToPath(serverModule)) || !existsSync(`${root}cdn/pedelec-elements.js`)) {
   console.error('screenshots: dist/ or cdn/ is missing — run `npm run build` first.');
   process.exit(1);

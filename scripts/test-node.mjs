@@ -1,10 +1,11 @@
-// `npm run test:node`: every Node test in one node:test run — test/node/*.test.mjs (the dev Core, the
-// build, the docs), the core SDK's own tests (test/core/**/*.test.ts) and the element parts that need
-// no DOM (test/elements/**/*.node.test.ts: the session lifecycle, the chat's advice), all on src/
-// through the tsx loader. Arguments naming test files run those files only; other arguments go to node
-// (e.g. --test-name-pattern=snapshot). A green run prints a dot per test and a line of totals; a
-// failure is printed in full (scripts/test-node-reporter.mjs). `--test-reporter=spec` (or tap) prints
-// every test.
+// `npm run test:node`: every Node test in one node:test run — test/node/*.test.mjs (the build, the
+// docs, the kit against the dev Core), the core SDK's own tests (test/core/**/*.test.ts), the element
+// parts that need no DOM (test/elements/**/*.node.test.ts: the session lifecycle, the chat's advice),
+// all on src/ through the tsx loader, and the workspace package pedelec-dev's own tests
+// (packages/pedelec-dev/test/*.test.mjs, on its build). Arguments naming test files run those files
+// only; other arguments go to node (e.g. --test-name-pattern=snapshot). A green run prints a dot per
+// test and a line of totals; a failure is printed in full (scripts/test-node-reporter.mjs).
+// `--test-reporter=spec` (or tap) prints every test.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
@@ -28,6 +29,7 @@ const files =
         ...inFolder('test/core', /\.test\.ts$/, { recursive: true }),
         ...inFolder('test/elements', /\.node\.test\.ts$/, { recursive: true }),
         ...inFolder('test/node', /\.test\.mjs$/),
+        ...inFolder('packages/pedelec-dev/test', /\.test\.mjs$/),
       ];
 const reporter = options.some((arg) => arg.startsWith('--test-reporter'))
   ? []

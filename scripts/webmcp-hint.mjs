@@ -1,7 +1,7 @@
 // `npm start`: says how to see the demo's tools from the browser's own agent (WebMCP). The demo's
 // session has `webmcp`; browsers ship WebMCP behind a switch, so nothing registers until it is on.
 // Starts nothing: the server's own banner follows.
-import { DEFAULT_PORT } from '../dist/dev/server.js';
+import { DEFAULT_PORT } from '../packages/pedelec-dev/dist/server.js';
 
 console.log(
   [

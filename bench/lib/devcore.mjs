@@ -27,7 +27,7 @@ export async function writeEchoScript(dir, messages) {
 export function startDevCoreProcess(root, args) {
   const child = spawn(
     process.execPath,
-    [join(root, 'dist', 'dev', 'cli.js'), '--port', '0', '--host', '127.0.0.1', ...args],
+    [join(root, 'packages', 'pedelec-dev', 'dist', 'cli.js'), '--port', '0', '--host', '127.0.0.1', ...args],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -117,7 +117,10 @@ export type PedelecErrorCode =
   | 'INTERNAL_ERROR'
   | (string & {});
 
-/** @internal Builds a {@link PedelecError}; `details` is an own property only when given. */
+/**
+ * Builds a {@link PedelecError}; `details` is an own property only when given. Not in the core entry:
+ * `pedelec-dev` builds its errors with it, through `pedelec-elements/protocol`.
+ */
 export const pedelecError = (code: string, message: string, details?: unknown): PedelecError =>
   details === undefined ? { code, message } : { code, message, details };
 

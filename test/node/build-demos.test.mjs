@@ -34,7 +34,7 @@ const VARIANTS = ['/vue/?compiled'];
  * URL, the inspector URL and the page URLs it printed.
  */
 function startDevCore() {
-  const child = spawn(process.execPath, ['dist/dev/cli.js', '--port', '0', '--serve', 'demo'], {
+  const child = spawn(process.execPath, ['packages/pedelec-dev/dist/cli.js', '--port', '0', '--serve', 'demo'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

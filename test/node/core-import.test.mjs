@@ -23,6 +23,29 @@ test('the transports have their own entry, importable in Node; the core entry le
   assert.equal(root.websocketTransport, undefined);
 });
 
+test("the protocol entry (what a Core shares with the kit) imports in Node: the kit's own validator", async () => {
+  const protocol = await import('../../dist/protocol.js');
+  const { compileArgsValidator: kitValidator } = await import('../../dist/core/schema/compile.js');
+  assert.equal(protocol.compileArgsValidator, kitValidator);
+  const validate = protocol.compileArgsValidator({ type: 'object', properties: { n: { type: 'integer' } } });
+  assert.equal(validate({ n: 1 }), null);
+  assert.deepEqual(
+    validate({ n: 'x' }).map((error) => error.path),
+    ['n'],
+  );
+  assert.deepEqual(protocol.pedelecError('X', 'why'), { code: 'X', message: 'why' });
+  assert.equal(protocol.isLoopbackHost('[::1]'), true);
+  assert.equal(protocol.isLoopbackHost('example.test'), false);
+  for (const name of [
+    'APPROVAL_HELD_REQUESTS',
+    'DEFAULT_TOOL_TIMEOUT_MS',
+    'MAX_TIMER_MS',
+    'ORIGIN_REFUSED_CLOSE_CODE',
+  ]) {
+    assert.ok(protocol[name] !== undefined, name);
+  }
+});
+
 test('package root imports in Node without registering anything', async () => {
   const root = await import('../../dist/index.js');
   assert.equal(typeof root.normalizeError, 'function');
@@ -57,6 +80,7 @@ test('every entry point the README names resolves through the package exports (a
     'pedelec-elements',
     'pedelec-elements/core',
     'pedelec-elements/transports',
+    'pedelec-elements/protocol',
     'pedelec-elements/define.js',
     'pedelec-elements/define/pedelec-tool.js',
     'pedelec-elements/define/pedelec-tool',

@@ -24,8 +24,11 @@ const VARIANTS = [
 
 /** Starts pedelec-dev (the built one, in process) serving `serveDir`. */
 async function startCore(serveDir, options) {
-  assert.ok(existsSync(`${root}dist/dev/server.js`), 'dist/ is missing: npm test builds it first');
-  const { startDevCore } = await import(`${root}dist/dev/server.js`);
+  assert.ok(
+    existsSync(`${root}packages/pedelec-dev/dist/server.js`),
+    'packages/pedelec-dev/dist/ is missing: npm test builds it first',
+  );
+  const { startDevCore } = await import(`${root}packages/pedelec-dev/dist/server.js`);
   return startDevCore({ port: 0, serveDir, onBug: (error) => console.error('pedelec-dev bug:', error), ...options });
 }
 

@@ -36,8 +36,11 @@ test(
   async () => {
     const executablePath = executableFor('chromium');
     assert.ok(executablePath, 'chromium is required (REQUIRE_BROWSERS) but not installed');
-    assert.ok(existsSync(`${root}dist/dev/server.js`), 'dist/ is missing: npm test builds it first');
-    const { startDevCore } = await import(`${root}dist/dev/server.js`);
+    assert.ok(
+      existsSync(`${root}packages/pedelec-dev/dist/server.js`),
+      'packages/pedelec-dev/dist/ is missing: npm test builds it first',
+    );
+    const { startDevCore } = await import(`${root}packages/pedelec-dev/dist/server.js`);
     const core = await startDevCore({ port: 0, serveDir: `${root}demo` });
     const browser = await puppeteer.launch({
       executablePath,
@@ -129,7 +132,7 @@ test(
     // Served by pedelec-dev, which serves the package's own cdn/ folder: no network.
     const site = mkdtempSync(join(tmpdir(), 'webmcp-example-'));
     writeFileSync(join(site, 'index.html'), example[1].replace(cdn, '/_pedelec/cdn/pedelec-elements.js'));
-    const { startDevCore } = await import(`${root}dist/dev/server.js`);
+    const { startDevCore } = await import(`${root}packages/pedelec-dev/dist/server.js`);
     const core = await startDevCore({ port: 0, serveDir: site });
     const browser = await puppeteer.launch({
       executablePath: executableFor('chromium'),
@@ -166,7 +169,7 @@ test(
 
 test('npm start prints how to open Chromium with WebMCP on, and starts nothing new', () => {
   const start = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).scripts.start;
-  assert.match(start, /node scripts\/webmcp-hint\.mjs && exec node dist\/dev\/cli\.js --serve demo$/);
+  assert.match(start, /node scripts\/webmcp-hint\.mjs && exec node packages\/pedelec-dev\/dist\/cli\.js --serve demo$/);
   const run = spawnSync(process.execPath, ['scripts/webmcp-hint.mjs'], {
     cwd: root,
     encoding: 'utf8',

@@ -17,7 +17,7 @@ import puppeteer from 'puppeteer-core';
 import { chromiumArgs, executableFor, skipBrowser } from '../../scripts/browsers.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = join(root, 'dist/dev/cli.js');
+const cli = join(root, 'packages/pedelec-dev/dist/cli.js');
 const DEMO_TOOLS = ['add_todo', 'complete_todo', 'get_counter', 'get_current_page', 'list_todos', 'update_counter'];
 
 /** `pedelec-dev --mcp` from its CLI on a free port, with a token file of the test's own; resolves its printed lines. */

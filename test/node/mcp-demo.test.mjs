@@ -32,8 +32,8 @@ async function eventually(poll, what, ms = 15_000) {
 
 /** pedelec-dev --mcp serving the demo, Chromium with the demo open, and a connected SDK client. */
 async function demoOverMcp(t) {
-  assert.ok(existsSync(`${root}dist/dev/server.js`), 'dist/ is missing: npm test builds it first');
-  const { startDevCore } = await import(`${root}dist/dev/server.js`);
+  assert.ok(existsSync(`${root}packages/pedelec-dev/dist/server.js`), 'dist/ is missing: npm test builds it first');
+  const { startDevCore } = await import('pedelec-dev');
   const core = await startDevCore({ port: 0, serveDir: `${root}demo`, mcp: true });
   t.after(() => core.close());
   const browser = await puppeteer.launch({
@@ -161,7 +161,7 @@ test(
     const cdn = 'https://cdn.jsdelivr.net/npm/pedelec-elements/cdn/pedelec-elements.js';
     const link = 'ws://127.0.0.1:7717/tools';
     assert.ok(example[1].includes(cdn) && example[1].includes(link), 'the example loads the CDN file and links');
-    const { startDevCore } = await import(`${root}dist/dev/server.js`);
+    const { startDevCore } = await import('pedelec-dev');
     const site = mkdtempSync(join(tmpdir(), 'mcp-example-'));
     t.after(() => rmSync(site, { recursive: true, force: true }));
     const core = await startDevCore({ port: 0, serveDir: site, mcp: true });

@@ -27,8 +27,8 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 
-const serverModule = new URL('../../dist/dev/server.js', import.meta.url);
-const scriptModule = new URL('../../dist/dev/agents/script.js', import.meta.url);
+const serverModule = new URL('../../packages/pedelec-dev/dist/server.js', import.meta.url);
+const scriptModule = new URL('../../packages/pedelec-dev/dist/agents/script.js', import.meta.url);
 const cdnFolder = new URL('../../cdn/', import.meta.url);
 const KIT_PREFIX = '/_pedelec/cdn/';
 
@@ -165,7 +165,7 @@ export function devCorePlugin(options = {}) {
     async serverStart({ config }) {
       if (!existsSync(fileURLToPath(serverModule))) {
         throw new Error(
-          'test/plugins/dev-core.mjs: dist/dev/server.js is missing — run `npm run build` before the browser tests.',
+          'test/plugins/dev-core.mjs: packages/pedelec-dev/dist/server.js is missing — run `npm run build` before the browser tests.',
         );
       }
       ({ startDevCore } = await import(serverModule.href));

@@ -1,0 +1,113 @@
+/**
+ * Where a plain HTTP request goes: the Host check first, then the three endpoints (which answer only
+ * WebSocket upgrades), what pedelec-dev serves itself under {@link RESERVED_PREFIX} (assets, the
+ * inspector, the kit's files), and the developer's own site (`--serve DIR`) for every other path.
+ * Apart from server.ts, which starts and stops the Core: the URL layout changes here without touching
+ * how the Core listens or shuts down. WebSocket upgrades are websocket-routes.ts's.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AssetStore } from './assets.js';
+import type { McpEndpoint } from './mcp/mcp-endpoint.js';
+import { inspectorPageDir, packageVersion } from './package-files.js';
+import type { HostAllowList } from './security.js';
+import { staticHandler, type StaticHandler } from './static.js';
+
+/**
+ * Everything pedelec-dev serves besides its three endpoints (`/bridge`, `/tools`, `/mcp`) is under
+ * this prefix — the kit (`cdn/`, `dist/`), the inspector, the asset URLs — so that every other path is
+ * the developer's own, from `--serve DIR`, whole: a Vite `dist/` with its `assets/` serves as built.
+ */
+export const RESERVED_PREFIX = '/_pedelec/';
+
+export type HttpRouteDeps = {
+  hosts: HostAllowList;
+  assets: AssetStore;
+  /** The kit's root folder, with a trailing slash: its `cdn/` and `dist/` are served. */
+  kitDir: string;
+  /** The developer's folder served at `/` (`--serve DIR`), if any. */
+  serveDir: string | undefined;
+  /** `http://host:port` once the Core listens (for the text at `/`). */
+  baseUrl: () => string;
+  /** `/mcp`, when MCP is on (`--mcp`). */
+  mcp: McpEndpoint | null;
+};
+
+export function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+  });
+  res.end(text);
+}
+
+/** The handler of every plain HTTP request; it rejects only on a bug (the server answers 500). */
+export function httpRoutes(deps: HttpRouteDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const { hosts, assets, kitDir, baseUrl } = deps;
+  // The kit's own files, under the reserved prefix; the developer's site (--serve DIR) gets every other path.
+  const kitMounts: Array<[prefix: string, handler: StaticHandler]> = [
+    ['/cdn/', staticHandler(`${kitDir}cdn`)],
+    ['/dist/', staticHandler(`${kitDir}dist`)],
+  ];
+  const site = deps.serveDir === undefined ? null : staticHandler(deps.serveDir);
+  const inspectorFiles = staticHandler(inspectorPageDir, {
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+  });
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!hosts.allows(req.headers.host))
+      return plain(res, 403, 'Host not allowed: pedelec-dev answers only to this machine’s own names.');
+    const raw = req.url ?? '/';
+    if (!raw.startsWith('/')) return plain(res, 400, 'Bad request');
+    const q = raw.indexOf('?');
+    const path = q < 0 ? raw : raw.slice(0, q);
+    const query = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
+
+    // The three endpoints (dev-core.md): /bridge and /tools answer only WebSocket upgrades.
+    if (path === '/bridge' || path === '/tools') return plain(res, 426, 'This is a WebSocket endpoint.');
+    if (path === '/mcp')
+      return deps.mcp ? deps.mcp.handle(req, res) : plain(res, 404, 'MCP is off: start pedelec-dev with --mcp.');
+    if (path === '/_pedelec' || path.startsWith(RESERVED_PREFIX)) return onReserved(req, res, path, query);
+    if (site) return site(req, res, path, '/');
+    if (path === '/') {
+      return plain(
+        res,
+        200,
+        `pedelec-dev ${packageVersion()} is running.\nBridge: ${baseUrl().replace(/^http/, 'ws')}/bridge\n` +
+          `Kit: ${baseUrl()}${RESERVED_PREFIX}cdn/pedelec-elements.js\n` +
+          'Open the inspector through the URL printed in the terminal. Pass --serve DIR to serve your pages here.\n',
+      );
+    }
+    return plain(res, 404, 'Not found');
+  }
+
+  /** What pedelec-dev serves itself, under `/_pedelec/`: assets, the inspector, the kit's files. */
+  async function onReserved(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+  ): Promise<void> {
+    const sub = path.slice(RESERVED_PREFIX.length - 1); // `/_pedelec/cdn/x.js` → `/cdn/x.js`
+    if (sub.startsWith('/assets/')) return assets.handle(req, res, path, query);
+    if (sub === '/inspector/socket') return plain(res, 426, 'This is a WebSocket endpoint.');
+    if (sub === '/inspector' || sub.startsWith('/inspector/')) {
+      // The page and its script come from this origin only; the socket goes back to the same host.
+      res.setHeader(
+        'Content-Security-Policy',
+        `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self' ws://${req.headers.host}; ` +
+          `base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      );
+      const file = sub === '/inspector' || sub === '/inspector/' ? '/index.html' : sub.slice('/inspector'.length);
+      return inspectorFiles(req, res, file, `${RESERVED_PREFIX}inspector/`);
+    }
+    for (const [prefix, handler] of kitMounts) {
+      if (sub.startsWith(prefix))
+        return handler(req, res, sub.slice(prefix.length - 1), `${RESERVED_PREFIX}${prefix.slice(1)}`);
+    }
+    return plain(res, 404, 'Not found');
+  }
+
+  return onRequest;
+}

@@ -1,0 +1,132 @@
+/**
+ * Tool args are checked against the page's schema before a call reaches the page (session.ts). The
+ * kit's validator (src/core/schema) runs in time linear in the args, except for what it cannot bound:
+ * a schema's `pattern`, a regular expression the page wrote, which JavaScript runs with backtracking.
+ * `^(a+)+$` against forty `a`s and a `!` runs for hours, and Node has no regex timeout: one `/call`
+ * used to stop pedelec-dev answering anyone. So, for a tool whose schema has a `pattern` (anywhere):
+ * - the check runs in a worker thread, never on the server's own thread;
+ * - it has a time budget (1 s by default): past it the worker is terminated — that stops even a regex
+ *   in the middle of its run — and the call is refused with `TOOL_ARGS_INVALID` saying so;
+ * - before any pattern runs, a string longer than {@link MAX_PATTERN_INPUT} characters that a pattern
+ *   would be run on is refused (also `TOOL_ARGS_INVALID`), so a merely slow (polynomial) pattern
+ *   meets bounded input too.
+ * We chose this over spotting dangerous patterns up front: no such analysis is complete, and a budget
+ * holds for any pattern. A tool without a pattern is checked on the spot, as before.
+ *
+ * One worker, started on first use, checks one call at a time: a session has at most one call in
+ * flight. It has a heap of its own, capped, so a check that runs out of memory costs only the worker.
+ */
+import { Worker } from 'node:worker_threads';
+import type { ToolArgsSchema } from 'pedelec-elements/core';
+import { isPlainObject, type ArgsError } from 'pedelec-elements/protocol';
+import type { PatternAnswer, PatternJob } from './pattern-worker.js';
+
+/** The longest string a schema's pattern is run on, in UTF-16 code units. */
+export const MAX_PATTERN_INPUT = 10_000;
+/** How long one check (patterns included) may take before it is stopped. */
+export const DEFAULT_PATTERN_BUDGET_MS = 1000;
+/** The worker's own heap: args (at most one 16 MiB frame) and the validator, not the server's. */
+const WORKER_HEAP_MB = 48;
+
+type Job = PatternJob & { resolve(errors: ArgsError[] | null): void };
+
+/** Whether any node of a (checked, so at most 64 levels deep) schema has a `pattern`. */
+export function hasPattern(node: unknown): boolean {
+  if (!isPlainObject(node)) return false;
+  if (node.type === 'string' && Object.hasOwn(node, 'pattern')) return true;
+  if (Array.isArray(node.oneOf) && node.oneOf.some(hasPattern)) return true;
+  if (node.type === 'array' && hasPattern(node.items)) return true;
+  return node.type === 'object' && isPlainObject(node.properties) && Object.values(node.properties).some(hasPattern);
+}
+
+/** A failed check that is not about the args' content: the one error the agent gets. */
+const unchecked = (why: string): ArgsError[] => [{ path: '', message: `args: ${why}` }];
+
+export class PatternChecks {
+  private worker: Worker | null = null;
+  private readonly queue: Job[] = [];
+  private running: { job: Job; timer: NodeJS.Timeout } | null = null;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly budgetMs: number = DEFAULT_PATTERN_BUDGET_MS) {}
+
+  /** The args' errors (`null`: valid), from the worker; never rejects. */
+  check(schema: ToolArgsSchema, args: unknown): Promise<ArgsError[] | null> {
+    if (this.closed) return Promise.resolve(unchecked('could not be checked: pedelec-dev is stopping'));
+    return new Promise((resolve) => {
+      this.queue.push({ id: this.nextId++, schema, args, maxInput: MAX_PATTERN_INPUT, resolve });
+      this.next();
+    });
+  }
+
+  /** Stops the worker; checks still waiting are answered as unchecked. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.resolve(unchecked('could not be checked: pedelec-dev is stopping'));
+    this.finish(unchecked('could not be checked: pedelec-dev is stopping'));
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.terminate();
+  }
+
+  private next(): void {
+    if (this.running || this.closed) return;
+    const job = this.queue.shift();
+    if (!job) return;
+    const timer = setTimeout(() => {
+      // The worker may be deep inside a regex: only terminating it stops that. The next job gets a new one.
+      this.dropWorker();
+      this.finish(
+        unchecked(
+          `could not be checked within ${this.budgetMs} ms: the schema's pattern takes too long on them (pedelec-dev stops a check there)`,
+        ),
+      );
+    }, this.budgetMs);
+    this.running = { job, timer };
+    const { id, schema, args, maxInput } = job;
+    try {
+      this.workerFor().postMessage({ id, schema, args, maxInput } satisfies PatternJob);
+    } catch (error) {
+      // Args the structured clone refuses (nested too deep for it): they cannot be checked.
+      this.finish(unchecked(`could not be checked (${(error as Error)?.message ?? String(error)})`));
+    }
+  }
+
+  /** Answers the running job (if any) and starts the next. */
+  private finish(errors: ArgsError[] | null): void {
+    const running = this.running;
+    if (!running) return;
+    this.running = null;
+    clearTimeout(running.timer);
+    running.job.resolve(errors);
+    this.next();
+  }
+
+  private workerFor(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL('./pattern-worker.js', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
+    worker.unref(); // an idle checker never keeps the process alive
+    worker.on('message', (answer: PatternAnswer) => {
+      if (this.running?.job.id === answer.id) this.finish(answer.errors);
+    });
+    // Out of memory, or any other death: the running check fails, the next job gets a new worker.
+    const died = (why: string) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      this.finish(unchecked(`could not be checked (${why})`));
+    };
+    worker.on('error', (error) => died(error.message));
+    worker.on('exit', (code) => died(`the checker stopped with code ${code}`));
+    this.worker = worker;
+    return worker;
+  }
+
+  private dropWorker(): void {
+    const worker = this.worker;
+    this.worker = null;
+    void worker?.terminate();
+  }
+}

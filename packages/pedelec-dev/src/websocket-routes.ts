@@ -1,0 +1,135 @@
+/**
+ * Where a WebSocket upgrade goes: `/bridge` to a {@link BridgeConnection}, the inspector's socket to
+ * its hub, a page of a refused origin to a socket closed at once, anything else an HTTP refusal. It
+ * owns the socket servers of those endpoints, so stopping the Core closes their sockets through it.
+ * Apart from server.ts, which starts and stops the Core, and from http-routes.ts, since an upgrade
+ * is checked and refused in its own ways (an Origin rule; no HTTP response a browser could read).
+ */
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { ORIGIN_REFUSED_CLOSE_CODE } from 'pedelec-elements/protocol';
+import { BridgeConnection, type BridgeDeps } from './bridge.js';
+import { RESERVED_PREFIX } from './http-routes.js';
+import type { InspectorHub } from './inspector.js';
+import { watchPartialFrames } from './partial-frames.js';
+import { LINK_REFUSED_CLOSE_CODE, PageLink, type PageLinkEvents } from './mcp/page-link.js';
+import { checkOrigin, originRefusedReason, type HostAllowList, type OriginRules } from './security.js';
+
+export type WebSocketRouteDeps = {
+  hosts: HostAllowList;
+  originRules: OriginRules;
+  /** The largest frame a page may send on `/bridge`. */
+  maxFrameBytes: number;
+  partialFrameTimeoutMs: number;
+  bridgeDeps: BridgeDeps;
+  hub: InspectorHub;
+  /** Where pages linked on `/tools` go; `null` when MCP is off (`--mcp` not given). */
+  pageLinks: PageLinkEvents | null;
+};
+
+/**
+ * Refuses an upgrade with a plain HTTP answer (the socket has no WebSocket yet), then closes the
+ * socket outright: `end()` alone leaves it half-open for as long as the client keeps its side open,
+ * and such a socket is beyond `server.close()` — it would hold `close()` (and the process) forever.
+ */
+function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+  );
+}
+
+/**
+ * The answers to one incoming chunk of a page's frames go out in one write: a page that sends a
+ * hundred requests at once got a hundred system calls, one per answer, on the thread every other page
+ * waits for. The socket is corked before ws reads the chunk (so this listener goes first) and uncorked
+ * once that chunk's synchronous work is done.
+ */
+function batchWrites(socket: Duplex): void {
+  socket.prependListener('data', () => {
+    socket.cork();
+    process.nextTick(() => socket.uncork());
+  });
+}
+
+export class WebSocketRoutes {
+  readonly bridgeSockets: WebSocketServer;
+  // Sockets of refused origins: closed as soon as they open, and no frame they send is bigger than a close frame.
+  private readonly refusedSockets = new WebSocketServer({ noServer: true, maxPayload: 125 });
+  private readonly inspectorSockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  /** Set once the Core is stopping: a new upgrade is refused. */
+  private closing = false;
+
+  constructor(private readonly deps: WebSocketRouteDeps) {
+    this.bridgeSockets = new WebSocketServer({ noServer: true, maxPayload: deps.maxFrameBytes });
+  }
+
+  /** The server's `upgrade` listener. */
+  handle(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const { hosts, originRules, partialFrameTimeoutMs, bridgeDeps, hub } = this.deps;
+    socket.on('error', () => {});
+    if (this.closing) return refuseUpgrade(socket, 503, 'pedelec-dev is stopping');
+    if (!hosts.allows(req.headers.host)) return refuseUpgrade(socket, 403, 'Host not allowed');
+    const path = (req.url ?? '').split('?')[0];
+    if (path === '/bridge' || path === '/tools') {
+      const decision = checkOrigin(path, req.headers, originRules);
+      if (!decision.allowed) {
+        // A browser cannot read an HTTP refusal of an upgrade: it would tell the user "not running".
+        if (req.headers.origin !== undefined) return this.refuseOrigin(req, socket, head, req.headers.origin);
+        return refuseUpgrade(socket, 403, decision.reason);
+      }
+      this.bridgeSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        watchPartialFrames(ws, socket, partialFrameTimeoutMs);
+        batchWrites(socket);
+        if (path === '/bridge') return void new BridgeConnection(ws, decision.origin, bridgeDeps);
+        const { pageLinks } = this.deps;
+        if (!pageLinks)
+          return ws.close(LINK_REFUSED_CLOSE_CODE, 'pedelec-dev: start it with --mcp to link pages on /tools');
+        void new PageLink(ws, decision.origin, pageLinks);
+      });
+      return;
+    }
+    if (path === `${RESERVED_PREFIX}inspector/socket`) {
+      this.inspectorSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        watchPartialFrames(ws, socket, partialFrameTimeoutMs);
+        hub.accept(ws, req);
+      });
+      return;
+    }
+    refuseUpgrade(socket, 404, 'No WebSocket endpoint here');
+  }
+
+  /**
+   * Turns away a page whose origin is not allowed, in a way the page can tell from a Core that is not
+   * running: the upgrade completes and the socket closes at once with {@link ORIGIN_REFUSED_CLOSE_CODE}
+   * and a reason naming the flag to pass. No message is read (there is no listener; frames are capped at
+   * close-frame size) and none is sent; what the page learns is that pedelec-dev runs on this port.
+   * A page that does not answer the close is cut off after a second.
+   */
+  private refuseOrigin(req: IncomingMessage, socket: Duplex, head: Buffer, origin: string): void {
+    this.refusedSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      ws.on('error', () => {}); // a frame over the cap: ws closes the socket, after our close frame
+      ws.close(ORIGIN_REFUSED_CLOSE_CODE, originRefusedReason(origin));
+      const cutOff = setTimeout(() => ws.terminate(), 1000);
+      ws.once('close', () => clearTimeout(cutOff));
+    });
+  }
+
+  /** From now on every upgrade is refused (503): the Core is stopping. */
+  refuseNew(): void {
+    this.closing = true;
+  }
+
+  /** Every socket still open on any of the endpoints. */
+  openSockets(): WebSocket[] {
+    return [...this.bridgeSockets.clients, ...this.inspectorSockets.clients, ...this.refusedSockets.clients];
+  }
+
+  closeServers(): void {
+    this.bridgeSockets.close();
+    this.inspectorSockets.close();
+    this.refusedSockets.close();
+  }
+}
