@@ -28,23 +28,27 @@ import {
   summarizeDeclare,
   summarizeDispatch,
   summarizeRoundtrip,
+  summarizeMcp,
   summarizeStartup,
   summarizeStream,
   summarizeValidate,
   tableRows,
 } from './lib/report.mjs';
 import { serveStatic } from './lib/server.mjs';
+import { runMcp } from './lib/mcp.mjs';
 import { runStartup } from './lib/startup.mjs';
 import { runStream } from './lib/stream.mjs';
 import { measureSizes, ROOT } from './size.mjs';
 
-const ALL = ['bundle', 'dispatch', 'validate', 'declare', 'roundtrip', 'stream', 'startup'];
-const BROWSER_BENCHES = ['dispatch', 'validate', 'declare', 'roundtrip', 'stream', 'startup'];
+const ALL = ['bundle', 'dispatch', 'validate', 'declare', 'roundtrip', 'stream', 'startup', 'mcp'];
+const BROWSER_BENCHES = ['dispatch', 'validate', 'declare', 'roundtrip', 'stream', 'startup', 'mcp'];
 const ROUNDTRIP_CALLS = 2000;
 const ROUNDTRIP_WARMUP_CALLS = 200;
 const STREAM = { bytes: 50_000, deltaChars: 200 };
 /** Cold loads per page (spec: the median of 7), more with --runs. */
 const STARTUP_LOADS = 7;
+/** Calls per run of `mcp` (benchmarks.md: 1 000). */
+const MCP_CALLS = 1000;
 
 const { values: flags } = parseArgs({
   options: {
@@ -101,7 +105,7 @@ async function main() {
     let roundtripCore = null;
     try {
       // `startup` loads the demo and a page of its own, as CDN users do: nothing to bundle.
-      const bundled = pages.filter((id) => id !== 'startup');
+      const bundled = pages.filter((id) => id !== 'startup' && id !== 'mcp');
       log(`bundling the bench pages (${bundled.join(', ')})`);
       await bundlePages(ROOT, tmp, bundled);
       server = await serveStatic(tmp);
@@ -128,6 +132,11 @@ async function main() {
         if (id === 'startup') {
           // Served by its own pedelec-dev; each load in a fresh browser context.
           raw.startup = await runStartup(chromium.browser, ROOT, { loads: Math.max(runs, STARTUP_LOADS) });
+          continue;
+        }
+        if (id === 'mcp') {
+          // The demo served by its own pedelec-dev --mcp; 1 000 calls per run through the SDK client.
+          raw.mcp = await runMcp(chromium.browser, ROOT, { calls: MCP_CALLS, runs });
           continue;
         }
         if (id === 'stream') {
@@ -157,6 +166,7 @@ async function main() {
     if (raw.roundtrip) summary.roundtrip = summarizeRoundtrip(raw.roundtrip);
     if (raw.stream) summary.stream = summarizeStream(raw.stream);
     if (raw.startup) summary.startup = summarizeStartup(raw.startup);
+    if (raw.mcp) summary.mcp = summarizeMcp(raw.mcp);
   }
 
   environment.loadAverageAtEnd = loadavg()[0];

@@ -7,6 +7,8 @@ const $ = (id) => document.getElementById(id);
 // is trusted); `?bridge=extension` uses the real Pedelec extension instead.
 const wanted = new URLSearchParams(location.search).get('bridge');
 if (wanted !== 'extension') session.bridge = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/bridge`;
+// And link the same tools to pedelec-dev for desktop MCP clients (`npm start` runs it with --mcp).
+session.mcp = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/tools`;
 
 // ── State ───────────────────────────────────────────────────────────────
 let counter = 0;

@@ -83,6 +83,19 @@ export function summarizeRoundtrip(raw) {
   };
 }
 
+/** Per run p50 and p99 of the kit's path and of the bare SDK peer; the ratios of their medians. */
+export function summarizeMcp(raw) {
+  const kit = { p50Ms: summarize(raw.kit.p50Ms), p99Ms: summarize(raw.kit.p99Ms) };
+  const bare = { p50Ms: summarize(raw.bare.p50Ms), p99Ms: summarize(raw.bare.p99Ms) };
+  return {
+    calls: raw.calls,
+    kit,
+    bare,
+    p50Ratio: kit.p50Ms.median / bare.p50Ms.median,
+    p99Ratio: kit.p99Ms.median / bare.p99Ms.median,
+  };
+}
+
 /**
  * Per subject and part of the reply (early, end): p50, p95 and max ms per frame, each the median of
  * the runs. Per mode: the kit's p95 at the end against its stand-in's, and against its own early p95.
@@ -322,6 +335,14 @@ export function tableRows(s) {
       stat('startup', kase, 'main thread ms, busy', p.busyMs, `until ready: ${kinds}`);
       stat('startup', kase, 'main thread ms, blocking', p.blockingMs, 'each task beyond 50 ms');
     }
+  }
+  if (s.mcp) {
+    const kase = `${fmt(s.mcp.calls)} calls, SDK client → pedelec-dev --mcp → the demo in Chromium`;
+    stat('mcp', kase, 'ms p50', s.mcp.kit.p50Ms, `${ratio(s.mcp.p50Ratio)} the bare SDK server`);
+    stat('mcp', kase, 'ms p99', s.mcp.kit.p99Ms, `${ratio(s.mcp.p99Ratio)} the bare SDK server`);
+    const peer = `${fmt(s.mcp.calls)} calls, SDK client → a bare SDK server (answers in Node)`;
+    stat('mcp', peer, 'ms p50', s.mcp.bare.p50Ms, 'peer');
+    stat('mcp', peer, 'ms p99', s.mcp.bare.p99Ms, 'peer');
   }
   if (s.roundtrip) {
     const kase = `${fmt(s.roundtrip.calls)} calls, pedelec-dev on loopback`;

@@ -98,6 +98,12 @@ export type PedelecErrorCode =
   // The browser's agent API (WebMCP)
   | 'WEBMCP_NAME_TAKEN'
   | 'WEBMCP_UNAVAILABLE'
+  // MCP clients through pedelec-dev
+  | 'MCP_LINK_REFUSED'
+  | 'PAGE_GONE'
+  | 'PAGE_BUSY'
+  | 'MCP_NOT_RUNNING'
+  | 'TOKEN_FILE_FAILED'
   // pedelec-dev's server
   | 'ORIGIN_NOT_ALLOWED'
   | 'INVALID_ORIGIN'

@@ -34,7 +34,10 @@ const SKIPPED = new Set(['node_modules', 'build', 'dist', 'results']);
 const TEXT = /\.(md|html|js|mjs|ts|tsx|css|json)$/;
 
 /** A line that tells someone to run pedelec-dev through npx (or npm exec). */
-const NPX_RUN = /\b(npx|npm\s+exec)\b[^\n`'"]*\bpedelec-dev\b|"command"\s*:\s*"npx"/;
+// The package npx runs is its first word after the options (`-p X` included): `npx --yes pedelec-dev`,
+// `npx -p pedelec-elements pedelec-dev` — not a path passed on to another package's command (the
+// Inspector's `npx @modelcontextprotocol/inspector --cli node …/pedelec-dev/dist/cli.js mcp`).
+const NPX_RUN = /\b(npx|npm\s+exec)(\s+(-p\s+\S+|-\S+))*\s+pedelec-dev\b|"command"\s*:\s*"npx"/;
 /** …which is allowed only where the line itself says it is run inside this repository. */
 const IN_REPOSITORY = /\b(in|inside) (this|the) repository\b/i;
 
@@ -68,6 +71,7 @@ test('the check finds npx instructions and lets lines for inside the repository 
     'node /home/me/pedelec-elements/packages/pedelec-dev/dist/cli.js --serve .',
     'Outside this repository, `npx` cannot find the command.',
     'restart pedelec-dev with --allow-origin http://localhost:3000',
+    'npx @modelcontextprotocol/inspector --cli node /home/me/clone/packages/pedelec-dev/dist/cli.js mcp',
   ]) {
     assert.deepEqual(offendingLines(line), []);
   }

@@ -4,6 +4,7 @@
 // here is the ratchet: the sizes reached so far, which the kit must not exceed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { checkBudget, measureSizes, SIZE_RATCHET, staticImports } from '../../bench/size.mjs';
 
 const sizes = measureSizes({ lit: false });
@@ -26,6 +27,17 @@ test('the CDN main file is self-contained: it imports no other file statically (
     chunks.length >= 2,
     `the chat and Markdown chunks sit beside it (found ${chunks.map((c) => c.file).join(', ')})`,
   );
+});
+
+test('the MCP page link is a lazy chunk of its own: the main file carries only its loader', async () => {
+  const { chunks } = await sizes;
+  const link = chunks.find((chunk) => /^cdn\/pedelec-elements-mcp-page-link-[\w-]+\.js$/.test(chunk.file));
+  assert.ok(link, `a chunk for the page link (found ${chunks.map((c) => c.file).join(', ')})`);
+  const main = readFileSync(new URL('../../cdn/pedelec-elements.js', import.meta.url), 'utf8');
+  // The link's messages are written in the chunk only (`hello` is its first frame).
+  assert.ok(!/["']hello["']/.test(main), 'the main file holds no page link code');
+  assert.match(readFileSync(new URL(`../../${link.file}`, import.meta.url), 'utf8'), /["']hello["']/);
+  assert.match(main, /mcp-page-link/, 'the main file loads the chunk');
 });
 
 test('staticImports tells a static import from a lazy one', async () => {

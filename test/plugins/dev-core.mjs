@@ -9,6 +9,9 @@
 // - `legacy`: the 0.1 protocol (`--protocol 0.1`), as a 0.1.x extension speaks it;
 // - `whole`: today's protocol from a provider that does not stream (`--no-fragments`): replies arrive
 //   only as whole `chat_message`s, never as `chat_delta`.
+// - `mcp`: MCP on (`--mcp`): pages link their tools on `/tools`; `GET /__pedelec-dev/mcp?tool=…&args=…`
+//   calls one through the official MCP SDK client over `/mcp` (no `tool`: lists them) and answers
+//   what the client received.
 // Plus `closedPort`: a loopback port that was free a moment ago and that nothing listens on.
 //
 // The test server also serves the kit's cdn/ folder at `/_pedelec/cdn/`, where pedelec-dev serves it
@@ -122,6 +125,16 @@ function watchConnections(core) {
   };
 }
 
+/** The official MCP SDK client, over Streamable HTTP with the Core's bearer token. */
+async function connectMcpClient(core) {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const client = new Client({ name: 'browser-tests', version: '1.0.0' });
+  const headers = { Authorization: `Bearer ${core.mcpToken}` };
+  await client.connect(new StreamableHTTPClientTransport(new URL(core.mcpUrl), { requestInit: { headers } }));
+  return client;
+}
+
 /**
  * @param {{ log?: (message: string) => void }} [options]
  * @returns {import('@web/dev-server-core').Plugin}
@@ -134,6 +147,8 @@ export function devCorePlugin(options = {}) {
   let watcher = null;
   let closedPort = 0;
   let restarting = Promise.resolve();
+  /** The MCP client of `/__pedelec-dev/mcp`, connected on first use. */
+  let mcpClient = null;
 
   const start = (extra = {}) =>
     startDevCore({
@@ -164,6 +179,7 @@ export function devCorePlugin(options = {}) {
       cores.restartable = await start();
       cores.legacy = await start({ protocol: '0.1' });
       cores.whole = await start({ fragments: false });
+      cores.mcp = await start({ mcp: true });
       closedPort = await closedLoopbackPort();
       watcher = watchConnections(cores.main);
       await watcher.ready;
@@ -175,6 +191,7 @@ export function devCorePlugin(options = {}) {
 
     async serverStop() {
       watcher?.close();
+      await mcpClient?.then((client) => client.close()).catch(() => {});
       await restarting.catch(() => {});
       await Promise.all(Object.values(cores).map((core) => core.close()));
     },
@@ -195,6 +212,7 @@ export function devCorePlugin(options = {}) {
           restartable: describe(cores.restartable),
           legacy: describe(cores.legacy),
           whole: describe(cores.whole),
+          mcp: { ...describe(cores.mcp), toolsUrl: cores.mcp.toolsUrl },
           closedPort,
           benchCalls: BENCH_CALLS,
         };
@@ -207,6 +225,15 @@ export function devCorePlugin(options = {}) {
       if (context.path === '/__pedelec-dev/connections') {
         const ids = (context.query.sessions ?? '').split(',').filter(Boolean);
         return { body: JSON.stringify(watcher.snapshot(ids)), type: 'json', headers: { 'cache-control': 'no-store' } };
+      }
+      if (context.path === '/__pedelec-dev/mcp') {
+        mcpClient ??= connectMcpClient(cores.mcp);
+        const client = await mcpClient;
+        const { tool, args } = context.query;
+        const answer = tool
+          ? await client.callTool({ name: tool, arguments: JSON.parse(args ?? '{}') })
+          : await client.listTools();
+        return { body: JSON.stringify(answer), type: 'json', headers: { 'cache-control': 'no-store' } };
       }
       if (context.path === '/__pedelec-dev/restart') {
         // Close the restartable Core (its pages get `ended`, then their socket closes) and start a

@@ -1,7 +1,9 @@
 /**
  * Origin approval, as the extension's popup does it: `auto` approves every origin that got past the
  * Origin allow-list, `deny` refuses, and `prompt` holds the request while the inspector asks the
- * operator (up to 60 s), so a page can test its "waiting for approval" UI.
+ * operator (up to 60 s), so a page can test its "waiting for approval" UI. The same prompts ask about
+ * single MCP calls under `--mcp-approval prompt` ({@link Approvals.askCall}): each is asked on its own,
+ * and an answer holds for that call only.
  */
 import { randomUUID } from 'node:crypto';
 import { DevCoreError } from './errors.js';
@@ -9,7 +11,9 @@ import { DevCoreError } from './errors.js';
 export type ApprovalMode = 'auto' | 'prompt' | 'deny';
 export const APPROVAL_MODES: readonly ApprovalMode[] = ['auto', 'prompt', 'deny'];
 
-export type ApprovalPrompt = { id: string; origin: string | null; askedAt: number };
+/** An MCP client's call to a page's tool, as an approval prompt shows it. */
+export type CallInQuestion = { client: string; tool: string; page: string };
+export type ApprovalPrompt = { id: string; origin: string | null; askedAt: number; call?: CallInQuestion };
 export type ApprovalEvent =
   | { type: 'approval_requested'; prompt: ApprovalPrompt }
   | {
@@ -66,6 +70,19 @@ export class Approvals {
     });
   }
 
+  /**
+   * Resolves once the operator approves this one call (whatever the origin mode: the caller decides
+   * to ask); rejects `APPROVAL_REJECTED` or `APPROVAL_TIMEOUT`. Never remembered: the next call asks again.
+   */
+  askCall(origin: string | null, call: CallInQuestion): Promise<void> {
+    const prompt: ApprovalPrompt = { id: `approval_${randomUUID()}`, origin, askedAt: Date.now(), call };
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => this.settle(prompt.id, false, 'timeout'), this.timeoutMs);
+      this.open.set(prompt.id, { prompt, waiters: [{ resolve, reject }], timer });
+      this.notify({ type: 'approval_requested', prompt });
+    });
+  }
+
   /** The operator's answer from the inspector; false when no such prompt is open. */
   answer(id: string, approved: boolean): boolean {
     for (const [key, open] of this.open) {
@@ -96,12 +113,14 @@ export class Approvals {
     if (!open) return;
     this.open.delete(key);
     clearTimeout(open.timer);
-    if (approved) this.approved.add(key);
-    const { origin } = open.prompt;
+    const { origin, call } = open.prompt;
+    if (approved && !call) this.approved.add(key);
     const error =
       reason === 'timeout'
         ? new DevCoreError('APPROVAL_TIMEOUT', 'Nobody answered the approval prompt in time', { origin })
-        : new DevCoreError('APPROVAL_REJECTED', 'The operator did not approve this origin', { origin });
+        : new DevCoreError('APPROVAL_REJECTED', `The operator did not approve this ${call ? 'call' : 'origin'}`, {
+            origin,
+          });
     for (const waiter of open.waiters) {
       if (approved) waiter.resolve();
       else waiter.reject(error);

@@ -17,7 +17,8 @@ import type { DevCoreOptions } from './server.js';
 export const USAGE =
   'Usage: pedelec-dev [--port N] [--host 127.0.0.1] [--allow-remote] [--allow-origin URL…] [--allow-no-origin] ' +
   '[--agent scripted|operator|openai] [--base-url URL] [--model NAME] [--script FILE] [--serve DIR] [--approval auto|prompt|deny] ' +
-  '[--strict-providers] [--protocol current|0.1] [--no-fragments] [--max-sessions N] [--session-idle-ms N] [--asset-quota-mb N]';
+  '[--strict-providers] [--protocol current|0.1] [--no-fragments] [--max-sessions N] [--session-idle-ms N] [--asset-quota-mb N] [--mcp] [--mcp-token-file F] [--mcp-approval auto|prompt]\n' +
+  '       pedelec-dev mcp [--port N] [--mcp-token-file F]';
 
 export const HELP = `${USAGE}
 
@@ -48,14 +49,28 @@ speaks today's protocol (as the current extension and Desktop do) unless --proto
   --max-sessions N    at most N live sessions in all (default 200), a tenth of that per origin (20)
   --session-idle-ms N end a session left with no page for N ms (default 600000; resumable until then)
   --asset-quota-mb N  all sessions' assets together, at most N MiB on disk (default 1024)
+  --mcp               MCP on: pages link their tools at /tools (<pedelec-session mcp="ws://…/tools">)
+                      and MCP clients call them at /mcp with the bearer token printed at start
+  --mcp-token-file F  where that token is kept, readable by you only, and reused at the next start
+                      (default ~/.pedelec-dev/<port>.token)
+  --mcp-approval M    auto (default): MCP calls run at once; prompt: each waits for your click in
+                      the inspector
   -h, --help          show this help
   -v, --version       print the version
+
+pedelec-dev mcp [--port N] [--mcp-token-file F] speaks MCP over stdio, for clients that start a
+command: it relays to the pedelec-dev --mcp running on port N (default 7717), with the token from
+its token file.
 
 The openai agent's API key is read only from the environment variable PEDELEC_DEV_API_KEY (there is
 no flag, so it never shows in the process list); it is sent to the endpoint and nowhere else.
 PEDELEC_DEV_TIMEOUT_MS (default 60000) bounds how long the endpoint may stay silent.`;
 
-export type CliCommand = { kind: 'help' } | { kind: 'version' } | { kind: 'start'; options: DevCoreOptions };
+export type CliCommand =
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'start'; options: DevCoreOptions }
+  | { kind: 'stdio'; port: number; tokenFile?: string };
 
 function fail(message: string): never {
   throw new DevCoreError('INVALID_OPTION', `${message}\n${USAGE}`);
@@ -85,7 +100,38 @@ function expandOrigins(argv: readonly string[]): string[] {
   return out;
 }
 
+/** `--port N`: 0…65535, or a clear error. */
+function portOf(text: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) fail(`--port ${text}: expected a number from 0 to 65535`);
+  return Number(text);
+}
+
+/** `pedelec-dev mcp [--port N] [--mcp-token-file F]`. */
+function parseStdio(argv: readonly string[]): CliCommand {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        'mcp-token-file': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) return { kind: 'help' };
+  const port = values.port === undefined ? 7717 : portOf(values.port);
+  if (port === 0) fail('pedelec-dev mcp --port: the port of the running pedelec-dev --mcp, not 0');
+  const tokenFile = values['mcp-token-file'];
+  return tokenFile === undefined ? { kind: 'stdio', port } : { kind: 'stdio', port, tokenFile: resolve(tokenFile) };
+}
+
 export function parseCli(argv: readonly string[]): CliCommand {
+  if (argv[0] === 'mcp') return parseStdio(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -110,6 +156,9 @@ export function parseCli(argv: readonly string[]): CliCommand {
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
         'asset-quota-mb': { type: 'string' },
+        mcp: { type: 'boolean' },
+        'mcp-token-file': { type: 'string' },
+        'mcp-approval': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -122,11 +171,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (v.version) return { kind: 'version' };
 
   const options: DevCoreOptions = {};
-  if (v.port !== undefined) {
-    if (!/^\d{1,5}$/.test(v.port) || Number(v.port) > 65535)
-      fail(`--port ${v.port}: expected a number from 0 to 65535`);
-    options.port = Number(v.port);
-  }
+  if (v.port !== undefined) options.port = portOf(v.port);
   if (v.host !== undefined) {
     if (v.host.trim() === '') fail('--host needs an address');
     options.host = v.host;
@@ -200,5 +245,16 @@ export function parseCli(argv: readonly string[]): CliCommand {
     options.sessionIdleMs = positiveInteger('--session-idle-ms', v['session-idle-ms'], MAX_TIMER_MS);
   if (v['asset-quota-mb'] !== undefined)
     options.assetQuotaBytes = positiveInteger('--asset-quota-mb', v['asset-quota-mb'], 1_048_576) * 1024 * 1024;
+  if (v.mcp) options.mcp = true;
+  if (v['mcp-approval'] !== undefined) {
+    if (!v.mcp) fail('--mcp-approval needs --mcp');
+    if (v['mcp-approval'] !== 'auto' && v['mcp-approval'] !== 'prompt')
+      fail(`--mcp-approval ${v['mcp-approval']}: expected auto or prompt`);
+    options.mcpApproval = v['mcp-approval'];
+  }
+  if (v['mcp-token-file'] !== undefined) {
+    if (!v.mcp) fail('--mcp-token-file needs --mcp');
+    options.mcpTokenFile = resolve(v['mcp-token-file']);
+  }
   return { kind: 'start', options };
 }

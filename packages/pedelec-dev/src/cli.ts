@@ -6,10 +6,12 @@
  */
 import { HELP, parseCli } from './args.js';
 import { DevCoreError } from './errors.js';
-import { cliCommand, packageVersion } from './package-files.js';
+import { cliCommand, cliPath, packageVersion } from './package-files.js';
 import { MAX_LISTED_PAGES, pagesIn } from './pages.js';
 import { isLoopbackHost } from './security.js';
-import { startDevCore, type DevCore } from './server.js';
+import { DEFAULT_PORT, startDevCore, type DevCore } from './server.js';
+import { runStdio } from './mcp/stdio.js';
+import { defaultTokenFile } from './mcp/token-file.js';
 
 /** If stopping hangs (a stuck socket), exit anyway after this long. */
 const STOP_GRACE_MS = 5000;
@@ -18,6 +20,10 @@ async function main(): Promise<void> {
   const command = parseCli(process.argv.slice(2));
   if (command.kind === 'help') return void console.log(HELP);
   if (command.kind === 'version') return void console.log(packageVersion());
+  if (command.kind === 'stdio') {
+    await runStdio({ ...command, version: packageVersion() });
+    process.exit(0);
+  }
 
   const { options } = command;
   // Signal handlers go in before anything starts (and before the banner, which a supervisor may wait
@@ -45,7 +51,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
 
-  core = await startDevCore(options);
+  // The MCP token is kept in a file named by the port (known once listening: --port 0).
+  core = await startDevCore(options.mcp ? { mcpTokenFile: defaultTokenFile, ...options } : options);
   const agent = options.agent ?? 'scripted';
   const settings = [
     `agent: ${agent}`,
@@ -53,17 +60,45 @@ async function main(): Promise<void> {
     `protocol: ${options.protocol ?? 'current'}${options.fragments === false ? ' (no fragments)' : ''}`,
     ...(options.strictProviders ? ['strict providers'] : []),
     ...(options.allowNoOrigin ? ['clients without Origin allowed'] : []),
+    ...(options.mcp
+      ? [`MCP on${options.mcpApproval === 'prompt' ? ' (each call approved in the inspector)' : ''}`]
+      : []),
   ];
   const lines = [`pedelec-dev ${packageVersion()} — ${settings.join(', ')}`, ...pageLines(core.url, options.serveDir)];
   lines.push(`  Bridge:    ${core.bridgeUrl}`, `  Inspector: ${core.inspectorUrl}`);
   // How to start this installation from anywhere: its own absolute path, not a package name that
   // `npx` would look up on the registry.
   lines.push(`  Command:   ${cliCommand()}  (from any folder; add flags, --help lists them)`);
+  if (core.mcpUrl) lines.push(...mcpLines(core));
   if (options.allowRemote && !isLoopbackHost(core.host))
     lines.push(`  Warning: listening on ${core.host}, reachable from other machines.`);
   lines.push('Press Ctrl+C to stop.');
   console.log(lines.join('\n'));
   stop(); // a signal that came during start-up
+}
+
+/**
+ * Where MCP clients connect, and how to set up the usual ones: the stdio form first (it reads the
+ * token file, so it survives restarts), with this file's absolute path, then the HTTP form.
+ */
+function mcpLines(core: DevCore): string[] {
+  const args = ['mcp'];
+  if (core.port !== DEFAULT_PORT) args.push('--port', String(core.port));
+  if (core.mcpTokenFile && core.mcpTokenFile !== defaultTokenFile(core.port))
+    args.push('--mcp-token-file', core.mcpTokenFile);
+  const shell = cliCommand(...args);
+  const cursor = JSON.stringify({ mcpServers: { pedelec: { command: 'node', args: [cliPath, ...args] } } });
+  const header = `Authorization: Bearer ${core.mcpToken}`;
+  return [
+    `  Page link: ${core.toolsUrl}  (<pedelec-session mcp="${core.toolsUrl}">)`,
+    `  MCP:       ${core.mcpUrl}  (header ${header}, valid while this server runs; token in ${core.mcpTokenFile})`,
+    'MCP clients, over stdio (stable across restarts):',
+    `  Claude Code:   claude mcp add pedelec -- ${shell}`,
+    `  Cursor:        .cursor/mcp.json ${cursor}`,
+    `  Inspector CLI: npx @modelcontextprotocol/inspector --cli ${shell} --method tools/list`,
+    'Or over HTTP, valid while this server runs:',
+    `  Claude Code:   claude mcp add --transport http pedelec ${core.mcpUrl} --header "${header}"`,
+  ];
 }
 
 /** The served pages, each on a line of its own (`npm start`: every demo), or where to put them. */

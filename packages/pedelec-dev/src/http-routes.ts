@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AssetStore } from './assets.js';
+import type { McpEndpoint } from './mcp/mcp-endpoint.js';
 import { inspectorPageDir, packageVersion } from './package-files.js';
 import type { HostAllowList } from './security.js';
 import { staticHandler, type StaticHandler } from './static.js';
@@ -27,6 +28,8 @@ export type HttpRouteDeps = {
   serveDir: string | undefined;
   /** `http://host:port` once the Core listens (for the text at `/`). */
   baseUrl: () => string;
+  /** `/mcp`, when MCP is on (`--mcp`). */
+  mcp: McpEndpoint | null;
 };
 
 export function plain(res: ServerResponse, status: number, text: string): void {
@@ -63,7 +66,8 @@ export function httpRoutes(deps: HttpRouteDeps): (req: IncomingMessage, res: Ser
 
     // The three endpoints (dev-core.md): /bridge and /tools answer only WebSocket upgrades.
     if (path === '/bridge' || path === '/tools') return plain(res, 426, 'This is a WebSocket endpoint.');
-    if (path === '/mcp') return plain(res, 404, 'pedelec-dev serves no MCP endpoint yet: /mcp is reserved for it.');
+    if (path === '/mcp')
+      return deps.mcp ? deps.mcp.handle(req, res) : plain(res, 404, 'MCP is off: start pedelec-dev with --mcp.');
     if (path === '/_pedelec' || path.startsWith(RESERVED_PREFIX)) return onReserved(req, res, path, query);
     if (site) return site(req, res, path, '/');
     if (path === '/') {

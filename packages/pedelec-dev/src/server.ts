@@ -16,6 +16,9 @@ import { AssetStore, DEFAULT_ASSET_QUOTA_BYTES, MAX_ASSET_BYTES } from './assets
 import { DevCoreError } from './errors.js';
 import { httpRoutes, plain, RESERVED_PREFIX } from './http-routes.js';
 import { InspectorHub } from './inspector.js';
+import { McpEndpoint } from './mcp/mcp-endpoint.js';
+import { PageDirectory } from './mcp/page-directory.js';
+import { tokenFromFile } from './mcp/token-file.js';
 import { MessageLog } from './message-log.js';
 import { kitRoot, packageVersion } from './package-files.js';
 import { DEFAULT_PARTIAL_FRAME_TIMEOUT_MS } from './partial-frames.js';
@@ -24,6 +27,7 @@ import { protocolProfile, type ProtocolName } from './protocol.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from './registry.js';
 import { DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './security.js';
 import { WebSocketRoutes } from './websocket-routes.js';
+import type { PageLink } from './mcp/page-link.js';
 
 export type DevCoreOptions = {
   /** 7717 by default; 0 picks a free port. */
@@ -64,6 +68,21 @@ export type DevCoreOptions = {
    * long, and can be resumed until then (`--session-idle-ms`, default 600 000).
    */
   sessionIdleMs?: number;
+  /**
+   * MCP on (`--mcp`): pages link their tools on `/tools` (`<pedelec-session mcp>`) and MCP clients
+   * call them at `/mcp`, with the bearer token.
+   */
+  mcp?: boolean;
+  /** The bearer token `/mcp` requires. Default: from `mcpTokenFile`, else random (128 bits) per start. */
+  mcpToken?: string;
+  /**
+   * A file that keeps the token across restarts (reused when it holds one, else written, readable by
+   * the user only), or a function naming it by the port the server listens on. The CLI's default is
+   * `~/.pedelec-dev/<port>.token`; here, no file.
+   */
+  mcpTokenFile?: string | ((port: number) => string);
+  /** `prompt`: every MCP call waits for the operator's approval in the inspector (`--mcp-approval`). Default `auto`. */
+  mcpApproval?: 'auto' | 'prompt';
   /** Told about unexpected exceptions (bugs); the page only ever sees `INTERNAL_ERROR`. */
   onBug?: (error: unknown) => void;
 
@@ -91,6 +110,14 @@ export type DevCore = {
   /** Includes `#token=…`: the only way into the inspector. */
   inspectorUrl: string;
   inspectorToken: string;
+  /** `http://…/mcp` when MCP is on, else `null`. */
+  mcpUrl: string | null;
+  /** The bearer token `/mcp` requires, when MCP is on. */
+  mcpToken: string | null;
+  /** Where that token is kept, if anywhere. */
+  mcpTokenFile: string | null;
+  /** Where a page links its tools (`<pedelec-session mcp="…">`), when MCP is on. */
+  toolsUrl: string | null;
   /** Ends every session, closes every socket, deletes the asset folders. Idempotent. */
   close(): Promise<void>;
 };
@@ -202,6 +229,42 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     }),
   });
 
+  const directory = options.mcp ? new PageDirectory() : null;
+  let mcpToken: string | null = null;
+  let mcpTokenFile: string | null = null;
+  const mcp =
+    directory &&
+    new McpEndpoint({
+      token: () => mcpToken!,
+      originRules,
+      directory,
+      version: packageVersion(),
+      approve:
+        options.mcpApproval === 'prompt'
+          ? ({ client, tool, page }) =>
+              approvals.askCall(page?.origin ?? null, {
+                client,
+                tool,
+                page: page ? `${page.title || page.url} (${page.label})` : '?',
+              })
+          : undefined,
+      onCall: ({ client, tool, ok, ms }) =>
+        log.record('info', 'mcp', null, `MCP call ${tool} by ${client}: ${ok ? 'answered' : 'error'} in ${ms} ms`),
+      reportBug,
+    });
+  const pageLinks = directory && {
+    joined(link: PageLink) {
+      const { title, url } = link.identity!;
+      log.record('info', link.id, link.identity!.origin, `MCP page link from ${url}${title ? ` (${title})` : ''}`);
+      directory.joined(link);
+    },
+    toolsChanged: (link: PageLink) => directory.toolsChanged(link),
+    left(link: PageLink) {
+      if (link.identity) log.record('info', link.id, link.identity.origin, 'MCP page link closed');
+      directory.left(link);
+    },
+  };
+
   const sockets = new WebSocketRoutes({
     hosts,
     originRules,
@@ -209,8 +272,9 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     partialFrameTimeoutMs,
     bridgeDeps,
     hub,
+    pageLinks,
   });
-  const onRequest = httpRoutes({ hosts, assets, kitDir, serveDir: options.serveDir, baseUrl: () => baseUrl });
+  const onRequest = httpRoutes({ hosts, assets, kitDir, serveDir: options.serveDir, baseUrl: () => baseUrl, mcp });
 
   const server = createServer((req, res) => {
     onRequest(req, res).catch((error) => {
@@ -242,12 +306,24 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     ownOrigins.add(`http://${name}:${actualPort}`);
   }
   for (const own of ownOrigins) origins.add(own);
+  if (options.mcp) {
+    const named = options.mcpTokenFile;
+    mcpTokenFile = options.mcpToken ? null : ((typeof named === 'function' ? named(actualPort) : named) ?? null);
+    try {
+      mcpToken = options.mcpToken ?? (mcpTokenFile ? tokenFromFile(mcpTokenFile) : randomBytes(16).toString('hex'));
+    } catch (error) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await agents.close();
+      throw error;
+    }
+  }
 
   let closed: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closed ??= (async () => {
       sockets.refuseNew();
       approvals.dispose();
+      await mcp?.close();
       registry.endAll(); // pages get `ended` before their socket closes
       for (const ws of sockets.bridgeSockets.clients) ws.close(1001, 'pedelec-dev is stopping');
       hub.closeAll(1001, 'pedelec-dev is stopping');
@@ -281,6 +357,10 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     bridgeUrl: `${baseUrl.replace(/^http/, 'ws')}/bridge`,
     inspectorUrl: `${baseUrl}${RESERVED_PREFIX}inspector#token=${inspectorToken}`,
     inspectorToken,
+    mcpUrl: mcp ? `${baseUrl}/mcp` : null,
+    mcpToken,
+    mcpTokenFile,
+    toolsUrl: mcp ? `${baseUrl.replace(/^http/, 'ws')}/tools` : null,
     close,
   };
 }

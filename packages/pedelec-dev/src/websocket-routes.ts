@@ -13,6 +13,7 @@ import { BridgeConnection, type BridgeDeps } from './bridge.js';
 import { RESERVED_PREFIX } from './http-routes.js';
 import type { InspectorHub } from './inspector.js';
 import { watchPartialFrames } from './partial-frames.js';
+import { LINK_REFUSED_CLOSE_CODE, PageLink, type PageLinkEvents } from './mcp/page-link.js';
 import { checkOrigin, originRefusedReason, type HostAllowList, type OriginRules } from './security.js';
 
 export type WebSocketRouteDeps = {
@@ -23,6 +24,8 @@ export type WebSocketRouteDeps = {
   partialFrameTimeoutMs: number;
   bridgeDeps: BridgeDeps;
   hub: InspectorHub;
+  /** Where pages linked on `/tools` go; `null` when MCP is off (`--mcp` not given). */
+  pageLinks: PageLinkEvents | null;
 };
 
 /**
@@ -80,9 +83,11 @@ export class WebSocketRoutes {
       this.bridgeSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
         watchPartialFrames(ws, socket, partialFrameTimeoutMs);
         batchWrites(socket);
-        // Reserved for the MCP page link (every-agent.md §4), which this version does not have yet.
-        if (path === '/tools') return ws.close(1008, 'pedelec-dev: /tools (the MCP page link) is not enabled');
-        void new BridgeConnection(ws, decision.origin, bridgeDeps);
+        if (path === '/bridge') return void new BridgeConnection(ws, decision.origin, bridgeDeps);
+        const { pageLinks } = this.deps;
+        if (!pageLinks)
+          return ws.close(LINK_REFUSED_CLOSE_CODE, 'pedelec-dev: start it with --mcp to link pages on /tools');
+        void new PageLink(ws, decision.origin, pageLinks);
       });
       return;
     }

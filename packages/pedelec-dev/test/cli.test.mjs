@@ -81,6 +81,45 @@ test('--port 0 picks a free port and prints the page, bridge and inspector URLs;
   assert.equal((await page.closed).code, 1001);
 });
 
+test('--mcp prints the MCP endpoint with its token, and the page link; the token opens /mcp', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'cli-mcp-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const tokenFile = join(dir, 'token');
+  const cli = run(t, ['--port', '0', '--mcp', '--mcp-token-file', tokenFile]);
+  const { bridgeUrl } = await cli.started();
+  const base = new URL(bridgeUrl).host;
+  const mcp = new RegExp(
+    `MCP: +http://${base}/mcp {2}\\(header Authorization: Bearer ([0-9a-f]{32}), valid while this server runs; token in ${tokenFile.replaceAll('/', '\\/')}\\)`,
+  );
+  const [, token] = mcp.exec(cli.out.stdout) ?? assert.fail(`no MCP line in:\n${cli.out.stdout}`);
+  assert.match(
+    cli.out.stdout,
+    new RegExp(`Page link: ws://${base}/tools {2}\\(<pedelec-session mcp="ws://${base}/tools">\\)`),
+  );
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cli-test', version: '1' } },
+  };
+  const post = (authorization) =>
+    fetch(`http://${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        Authorization: authorization,
+      },
+      body: JSON.stringify(initialize),
+    });
+  assert.equal((await post(`Bearer ${'0'.repeat(32)}`)).status, 401);
+  const opened = await post(`Bearer ${token}`);
+  assert.equal(opened.status, 200);
+  await opened.body?.cancel();
+  cli.child.kill('SIGTERM');
+  assert.equal((await cli.exit()).code, 0);
+});
+
 test('SIGINT stops cleanly too', async (t) => {
   const cli = run(t, ['--port', '0', '--agent', 'operator', '--approval', 'prompt']);
   await cli.started();
@@ -189,7 +228,7 @@ test('--help prints the usage line and exits 0', async (t) => {
   assert.match(cli.out.stdout, /^Usage: pedelec-dev \[--port N\]/);
   assert.match(
     cli.out.stdout,
-    /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\] \[--max-sessions N\] \[--session-idle-ms N\] \[--asset-quota-mb N\]$/m,
+    /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\] \[--max-sessions N\] \[--session-idle-ms N\] \[--asset-quota-mb N\] \[--mcp\] \[--mcp-token-file F\] \[--mcp-approval auto\|prompt\]$/m,
   );
   assert.match(
     cli.out.stdout,

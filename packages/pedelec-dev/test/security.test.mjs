@@ -125,7 +125,7 @@ test('the Origin rules, in one place: /bridge and /tools need an allowed Origin;
   }
 });
 
-test('/tools is reserved: upgrades pass the same Origin rules, then close with 1008 (not enabled yet)', async (t) => {
+test('/tools without --mcp: upgrades pass the same Origin rules, then close with 4400 naming the flag', async (t) => {
   const core = await startCore(t);
   const toolsUrl = core.bridgeUrl.replace(/\/bridge$/, '/tools');
   assert.equal((await tryUpgrade(toolsUrl)).status, 403, 'no Origin');
@@ -133,8 +133,8 @@ test('/tools is reserved: upgrades pass the same Origin rules, then close with 1
   const attempt = await tryUpgrade(toolsUrl, { origin: PAGE_ORIGIN });
   assert.equal(attempt.opened, true);
   const closed = await closeOf(attempt.socket);
-  assert.equal(closed.code, 1008);
-  assert.match(closed.reason, /not enabled/);
+  assert.equal(closed.code, 4400);
+  assert.match(closed.reason, /--mcp/);
 });
 
 /** A client frame (masked, as RFC 6455 requires of clients): `declared` may claim more payload than is given. */

@@ -9,6 +9,7 @@ import type {
   ToolSpecificHandler,
 } from '../../core/index.js';
 import { sessionConnected } from '../session-connected.js';
+import { ScriptedUrl } from './scripted-url.js';
 import { ElementStatus, type PedelecElementStatus } from './status.js';
 import { inPage, inputChanged, wireSession, type InvokeResult, type SessionParts } from './session-parts.js';
 import { defineElement } from '../define-element.js';
@@ -31,9 +32,12 @@ import { SESSION_TAG } from '../tags.js';
  * @attr {string} resume-id - An existing session to resume (property `resumeId`).
  * @attr {boolean} novalidate - Do not validate the agent's arguments against the tools' schemas (property `noValidate`).
  * @attr {boolean} debug - Also log warnings to the console (otherwise the kit never writes to it).
+ * @attr {string} mcp - Also link the tools to `pedelec-dev --mcp` for desktop MCP clients, with no bridge or `start()`: `ws://127.0.0.1:7717/tools`. Loopback hosts only from markup; other hosts through the `mcp` property.
+ * @attr {string} mcp-label - The page's label on the MCP link, which names its tools when several pages offer one name (unset: the element's `id`).
  * @attr {string} status - Reflected (output), once the element has left `inactive`: the `status` property.
  * @attr {string} approval - Reflected (output): `pending` while the origin awaits the user's approval in the extension's popup.
  * @prop {string | undefined} bridge - The bridge URL; set from script, any `ws:`/`wss:` host is accepted.
+ * @prop {string | undefined} mcp - The MCP page link URL; set from script, any `ws:`/`wss:` host is accepted.
  * @prop {PedelecElementStatus} status - Read-only: `inactive`, `starting`, `idle`, `running`, `waiting_tool_result`, `ended` or `error`. Also `:state(<status>)`.
  * @prop {string | null} sessionId - Read-only: the agent session's id.
  * @prop {PedelecSession | null} session - Read-only: the core session.
@@ -96,6 +100,7 @@ export class PedelecSessionElement extends ReactiveElement {
     debug: { type: Boolean },
     // Not attribute bindings: markup and script are trusted differently (`bridge`, `exposedTo`).
     bridge: { attribute: false },
+    mcp: { attribute: false },
     exposedTo: { attribute: false },
     // The attribute is the value: observed through Lit, read and written by the accessors below.
     webmcp: {},
@@ -104,7 +109,7 @@ export class PedelecSessionElement extends ReactiveElement {
   };
 
   static override get observedAttributes(): string[] {
-    return [...super.observedAttributes, 'bridge'];
+    return [...super.observedAttributes, 'bridge', 'mcp'];
   }
 
   declare provider: string | null;
@@ -121,43 +126,38 @@ export class PedelecSessionElement extends ReactiveElement {
   declare exposedTo: readonly string[] | undefined;
 
   readonly #internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;
+  readonly #urls = { bridge: new ScriptedUrl(this, 'bridge'), mcp: new ScriptedUrl(this, 'mcp') };
   readonly #parts = wireSession(this, {
     emit: (event) => this.#emit(event),
     status: (status, context) => this.#status.set(status, context),
-    bridgeScripted: () => this.#scriptBridge !== undefined,
+    scripted: (name) => this.#urls[name].scripted,
   });
   readonly #declarations = this.#parts.declarations;
   readonly #toolbox = this.#parts.toolbox;
   readonly #lifecycle = this.#parts.lifecycle;
-  #scriptBridge: string | undefined;
   readonly #status = new ElementStatus(this, this.#internals, (event) => this.#emit(event));
 
   constructor() {
     super();
-    this.provider = null;
-    this.model = null;
-    this.guidance = null;
-    this.extensionId = null;
-    this.autostart = false;
-    this.persist = false;
-    this.resumeId = null;
-    this.noValidate = false;
-    this.debug = false;
+    this.provider = this.model = this.guidance = this.extensionId = this.resumeId = null;
+    this.autostart = this.persist = this.noValidate = this.debug = false;
     this.tools = [];
   }
 
   // ───────────────────────────── public state ─────────────────────────────
 
-  /** The bridge: from script any `ws:`/`wss:` URL; from the attribute, loopback hosts only. */
   get bridge(): string | undefined {
-    return this.#scriptBridge ?? this.getAttribute('bridge') ?? undefined;
+    return this.#urls.bridge.value;
   }
   set bridge(value: string | undefined) {
-    const old = this.bridge;
-    this.#scriptBridge = value === null ? undefined : value;
-    this.requestUpdate('bridge', old);
+    this.#urls.bridge.set(value);
   }
-  /** The `webmcp` tokens (`expose`, `import`); `true` means `expose`, `false` or `null` none. */
+  get mcp(): string | undefined {
+    return this.#urls.mcp.value;
+  }
+  set mcp(value: string | undefined) {
+    this.#urls.mcp.set(value);
+  }
   get webmcp(): string | null {
     return this.getAttribute('webmcp');
   }
@@ -166,7 +166,7 @@ export class PedelecSessionElement extends ReactiveElement {
     else this.setAttribute('webmcp', value === true ? 'expose' : value);
   }
   get webmcpTools(): string[] {
-    return this.#parts.webmcp.names();
+    return this.#parts.webmcp.loaded?.names ?? [];
   }
   get status(): PedelecElementStatus {
     return this.#status.current;
@@ -225,7 +225,7 @@ export class PedelecSessionElement extends ReactiveElement {
 
   override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
     super.attributeChangedCallback(name, old, value);
-    if (name === 'bridge' && this.#scriptBridge === undefined) this.requestUpdate('bridge', old ?? undefined);
+    if (name === 'bridge' || name === 'mcp') this.#urls[name].attributeChanged(old);
   }
 
   /** The shadow root shows the children as they are: one slot, built once (no template library needed). */

@@ -24,7 +24,9 @@ import {
   type SessionInputs,
 } from './session-config.js';
 import type { PedelecElementStatus } from './status.js';
-import { webmcpLink, type WebmcpLink } from './webmcp-link.js';
+import { lazyPart, type LazyPart } from './lazy-part.js';
+import type { McpPageLink } from './mcp-page-link.js';
+import type { WebmcpExposure } from './webmcp-exposure.js';
 
 /** The session element, as its parts see it. */
 export interface SessionElementPort extends SessionInputs, ReactiveControllerHost, Element {
@@ -32,14 +34,15 @@ export interface SessionElementPort extends SessionInputs, ReactiveControllerHos
   readonly guidance: string | null;
   readonly debug: boolean;
   readonly exposedTo: readonly string[] | undefined;
+  readonly mcp: string | undefined;
 }
 
 /** What only the element itself can do. */
 export type SessionElementHooks = {
   emit(event: Event): void;
   status(status: PedelecElementStatus, context?: PedelecEventContext): void;
-  /** Whether the `bridge` property was set from script (then any host is allowed). */
-  bridgeScripted(): boolean;
+  /** Whether the `bridge` or `mcp` property was set from script (then any host is allowed). */
+  scripted(name: 'bridge' | 'mcp'): boolean;
 };
 
 /** The result of `invoke()`: exactly what the agent would have received. Never a rejection. */
@@ -50,14 +53,16 @@ export type SessionParts = {
   toolbox: ElementToolbox;
   lifecycle: SessionLifecycle;
   /** The registrations with the browser's agent (`webmcp`). */
-  webmcp: WebmcpLink;
+  webmcp: LazyPart<WebmcpExposure>;
+  /** The MCP page link to pedelec-dev (`mcp`). */
+  mcp: LazyPart<McpPageLink>;
   /**
    * A call made in the page (`invoke()`, a foreign agent) on exactly the path an agent's call takes;
    * `tools`: the set it is answered from, when not the one sent to Core; `session`: what its context
    * says of the session, when not what `invoke()` says (the session, else the element's inputs).
    */
   call(
-    via: 'local' | 'webmcp',
+    via: 'local' | 'webmcp' | 'mcp',
     tool: string,
     args: unknown,
     signal?: AbortSignal,
@@ -91,10 +96,11 @@ export function inputChanged(parts: SessionParts, name: PropertyKey, connected: 
   if (BUILD_INPUTS.has(name) && connected) parts.declarations.queue();
   // `webmcp`, `exposedTo`, a build input…: looked at once, a microtask later.
   parts.webmcp.sync();
+  parts.mcp.sync();
 }
 
 export function wireSession(element: SessionElementPort, hooks: SessionElementHooks): SessionParts {
-  const bridge = () => bridgeOf(element, hooks.bridgeScripted());
+  const bridge = () => bridgeOf(element, hooks.scripted('bridge'));
   const declared = () => ({
     manifest: declarations.manifest,
     config: configOf(element, bridge(), declarations.manifest),
@@ -120,6 +126,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
       }
       lifecycle.held.checkStale();
       webmcp.sync();
+      mcp.sync();
     },
     memberGone: (member) => member instanceof PedelecToolElement && toolbox.abortCallsOf(member),
   });
@@ -151,14 +158,27 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     session ??= localSession(element, lifecycle.session);
     return callLocally(toolbox, { tool, args, tools, signal, via, id: toolbox.nextId(via), session });
   };
-  const webmcp = webmcpLink(element, () => parts, warn);
+  // Lazy chunks, each loaded the first time its attribute is set.
+  const webmcp = lazyPart(
+    element,
+    () => element.hasAttribute('webmcp'),
+    () => import('./webmcp-exposure.js').then((chunk) => chunk.exposureOf(element, parts, warn)),
+  );
+  const mcp = lazyPart(
+    element,
+    () => !!element.mcp,
+    () =>
+      import('./mcp-page-link.js').then((chunk) => chunk.pageLinkOf(element, parts, () => hooks.scripted('mcp'), warn)),
+  );
   const left = () => {
     // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and
     // tear down only if the element is still out of the document.
     queueMicrotask(() => {
       if (!element.isConnected) lifecycle.teardown(element.persist);
     });
-    webmcp.sync(); // which also waits a microtask, and looks then
+    // Both also wait a microtask, and look then.
+    webmcp.sync();
+    mcp.sync();
   };
   const bookkeeping = () => {
     const { memberCount: members, reportedProblems: reported, cachedDefinitions: cached } = declarations;
@@ -166,6 +186,16 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
   };
   // Members announce themselves with a composed event; the nearest session answers and stops it.
   ownMembers(element, declarations);
-  const parts: SessionParts = { declarations, toolbox, lifecycle, webmcp, call, persistKey, left, bookkeeping };
+  const parts: SessionParts = {
+    declarations,
+    toolbox,
+    lifecycle,
+    webmcp,
+    mcp,
+    call,
+    persistKey,
+    left,
+    bookkeeping,
+  };
   return parts;
 }

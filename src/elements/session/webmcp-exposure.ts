@@ -2,7 +2,7 @@
  * `<pedelec-session webmcp>`'s expose (spec every-agent.md §2): every tool the session offers the
  * Pedelec agent, except the `private` ones, registered with the page's model context for the
  * browser's own agent — and kept registered as the tools change. A lazy chunk of its own: only a
- * session whose `webmcp` asks for `expose` downloads it (webmcp-link.ts).
+ * session whose `webmcp` asks for `expose` downloads it (lazy-part.ts).
  *
  * Two browsers, two surfaces, both feature-detected at each sync:
  * - Chromium's `document.modelContext`: `registerTool(tool, { signal, exposedTo })` returns a promise
@@ -12,13 +12,14 @@
  *
  * Each registration has its own `AbortController` and the key of what it registered; a change of
  * what it would register now is an unregistration and a new registration. Calls run the element's
- * one path (webmcp-link.ts) and resolve an MCP `CallToolResult`, never a rejection.
+ * one path (session-parts.ts) and resolve an MCP `CallToolResult`, never a rejection.
  */
 import { normalizeError, pedelecError, type PedelecError } from '../../core/errors.js';
 import { canonicalJson, isPlainObject, type JsonValue } from '../../core/json.js';
 import type { LocalCallResult } from '../../core/local-call.js';
-import type { NormalizedTool, ToolDefinition } from '../../core/tools.js';
+import type { NormalizedTool } from '../../core/tools.js';
 import type { SessionElementPort, SessionParts } from './session-parts.js';
+import { exposedTools, foreignFields } from './foreign-tools.js';
 import type { BuiltTool, ToolBuild } from './tool-registry.js';
 
 /** Chromium refuses longer names ("Invalid tool name"): they are skipped in every browser. */
@@ -90,20 +91,6 @@ export const exposes = (value: string | null): boolean =>
 export const modelContext = (): ModelContext | undefined =>
   (globalThis.document as { modelContext?: ModelContext } | undefined)?.modelContext ??
   (globalThis.navigator as { modelContext?: ModelContext } | undefined)?.modelContext;
-
-/**
- * What foreign agents read besides the manifest entry: a `<pedelec-tool>`'s properties, or the JS
- * definition's optional fields (both kept out of the Pedelec manifest).
- */
-const foreignFields = ({
-  element,
-  definition,
-}: BuiltTool): Pick<ToolDefinition, 'title' | 'readOnly' | 'untrustedContent' | 'private'> =>
-  element ?? definition ?? {};
-
-/** The tools offered to foreign agents: every built tool but the private ones. */
-export const exposedTools = (built: ToolBuild): Map<string, BuiltTool> =>
-  new Map(built.tools.filter((t) => !foreignFields(t).private).map((t) => [t.tool.name, t]));
 
 /** A call's answer as an MCP `CallToolResult`: the result as JSON text (and as structured content when it is an object), or the error as `CODE: message`. */
 export function callToolResult(answer: LocalCallResult): CallToolResult {

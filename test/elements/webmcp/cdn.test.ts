@@ -26,7 +26,7 @@ const cdnFiles = (win: Win) =>
     .map((entry) => entry.name.slice(entry.name.lastIndexOf('/') + 1))
     .filter((name) => name.startsWith('pedelec-elements'));
 
-const WEBMCP_CHUNK = /^pedelec-elements-webmcp-exposure-[\w-]+\.js$/;
+const WEBMCP_CHUNK = /^pedelec-elements-(webmcp-exposure|foreign-tools)-[\w-]+\.js$/;
 
 describe('CDN file: the WebMCP code is loaded only when a session sets webmcp', () => {
   let frame: HTMLIFrameElement | undefined;
@@ -65,7 +65,8 @@ describe('CDN file: the WebMCP code is loaded only when a session sets webmcp', 
       expect(warnings).to.have.length(2);
       for (const warning of warnings) expect(warning).to.match(/^WEBMCP_UNAVAILABLE: .*NotAllowedError/);
     }
-    expect(cdnFiles(page.win).filter((name) => WEBMCP_CHUNK.test(name))).to.have.length(1);
+    // The exposure, and what it shares with the MCP page link.
+    expect(cdnFiles(page.win).filter((name) => WEBMCP_CHUNK.test(name))).to.have.length(2);
     expect(cdnFiles(page.win).filter((name) => !WEBMCP_CHUNK.test(name))).to.deep.equal(['pedelec-elements.js']);
   });
 });

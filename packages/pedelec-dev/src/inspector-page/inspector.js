@@ -163,7 +163,13 @@ function renderApprovals() {
       el(
         'li',
         {},
-        el('span', {}, `${p.origin ?? '(no origin)'} asks to use Pedelec `),
+        el(
+          'span',
+          {},
+          p.call
+            ? `${p.call.client} (MCP) calls ${p.call.tool} in ${p.call.page} `
+            : `${p.origin ?? '(no origin)'} asks to use Pedelec `,
+        ),
         el('button', { type: 'button', onclick: () => send({ type: 'approve', id: p.id, approved: true }) }, 'Approve'),
         ' ',
         el('button', { type: 'button', onclick: () => send({ type: 'approve', id: p.id, approved: false }) }, 'Reject'),

@@ -1,0 +1,166 @@
+/**
+ * The pages linked on `/tools` and the names their tools go by for MCP clients (every-agent.md §4):
+ * a name only one page offers keeps its name; a name several pages offer becomes `<name>__<label>`.
+ * A page's label is its `hello` label (the session element's `mcp-label` or `id`), else a short hash
+ * of its origin and path; pages with the same label are numbered in the order they connected (the
+ * first keeps the bare label, then `_2`, `_3`, …). Every name is kept within `^[a-zA-Z0-9_-]{1,64}$`.
+ * One tool of pedelec-dev's own, {@link PAGES_TOOL}, lists the pages.
+ */
+import { createHash } from 'node:crypto';
+import type { CallAnswer, PageLink, PageTool } from './page-link.js';
+
+/** The management tool: which pages are linked, and their tools. */
+export const PAGES_TOOL = 'pedelec_pages';
+const MAX_NAME = 64;
+
+/** A tool as MCP clients see it (`tools/list`). */
+export type McpTool = {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: { [key: string]: unknown };
+  annotations?: { readOnlyHint?: boolean; openWorldHint?: boolean };
+};
+
+/** A page as `pedelec_pages` describes it. */
+export type PageSummary = { label: string; origin: string | null; title: string; url: string; tools: string[] };
+
+type Entry = { link: PageLink; tool: PageTool; listed: McpTool };
+
+/** Characters MCP names may not hold become `_`. */
+const safe = (text: string) => text.replace(/[^a-zA-Z0-9_-]/g, '_');
+
+/** The label a page gets when it names none: 8 hex characters of its origin and path. */
+function hashLabel(origin: string | null, url: string): string {
+  let path = '';
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    // no usable URL: the origin alone
+  }
+  return `p${createHash('sha256')
+    .update(`${origin ?? ''}${path}`)
+    .digest('hex')
+    .slice(0, 8)}`;
+}
+
+export class PageDirectory {
+  /** In the order they said hello. */
+  readonly #pages: PageLink[] = [];
+  #labels = new Map<PageLink, string>();
+  #byName = new Map<string, Entry>();
+  readonly #listeners = new Set<() => void>();
+
+  /** Told after every change of what `list()` answers (a page joined, left, or changed its tools). */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  joined(link: PageLink): void {
+    this.#pages.push(link);
+    this.#rebuild();
+  }
+
+  toolsChanged(link: PageLink): void {
+    if (this.#pages.includes(link)) this.#rebuild();
+  }
+
+  left(link: PageLink): void {
+    const at = this.#pages.indexOf(link);
+    if (at < 0) return;
+    this.#pages.splice(at, 1);
+    this.#rebuild();
+  }
+
+  get size(): number {
+    return this.#pages.length;
+  }
+
+  /** Every page tool as MCP clients see it, then {@link PAGES_TOOL}. */
+  list(): McpTool[] {
+    return [
+      ...[...this.#byName.values()].map((entry) => entry.listed),
+      {
+        name: PAGES_TOOL,
+        description:
+          'Lists the web pages linked to pedelec-dev: for each, its label, origin, title, URL and the names its tools have here.',
+        inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+        annotations: { readOnlyHint: true },
+      },
+    ];
+  }
+
+  pages(): PageSummary[] {
+    return this.#pages.map((link) => ({
+      label: this.#labels.get(link)!,
+      origin: link.identity!.origin,
+      title: link.identity!.title,
+      url: link.identity!.url,
+      tools: [...this.#byName].filter(([, e]) => e.link === link).map(([name]) => name),
+    }));
+  }
+
+  /** The page that offers the tool listed as `name`, if any. */
+  pageOf(name: string): PageSummary | null {
+    const link = this.#byName.get(name)?.link;
+    return this.pages().find((page) => page.label === (link && this.#labels.get(link))) ?? null;
+  }
+
+  /** Runs the tool listed as `name`; `null` when no page offers it. */
+  call(name: string, args: unknown, signal?: AbortSignal): Promise<CallAnswer> | null {
+    const entry = this.#byName.get(name);
+    return entry ? entry.link.call(entry.tool.name, args, signal) : null;
+  }
+
+  #rebuild(): void {
+    this.#labels = new Map();
+    const seen = new Map<string, number>();
+    for (const link of this.#pages) {
+      const { label, origin, url } = link.identity!;
+      const base = (label === null ? hashLabel(origin, url) : safe(label)).slice(0, 24);
+      const n = (seen.get(base) ?? 0) + 1;
+      seen.set(base, n);
+      this.#labels.set(link, n === 1 ? base : `${base}_${n}`);
+    }
+    // How many pages offer each (MCP-safe) name: a name of one page stays bare.
+    const offeredBy = new Map<string, number>();
+    for (const link of this.#pages) {
+      for (const name of new Set(link.tools.map((t) => safe(t.name))))
+        offeredBy.set(name, (offeredBy.get(name) ?? 0) + 1);
+    }
+    const byName = new Map<string, Entry>();
+    for (const link of this.#pages) {
+      const label = this.#labels.get(link)!;
+      for (const tool of link.tools) {
+        const name = safe(tool.name);
+        const shared = offeredBy.get(name)! > 1 || name === PAGES_TOOL || name.length > MAX_NAME;
+        const bare = shared ? `${name.slice(0, MAX_NAME - 2 - label.length)}__${label}` : name;
+        // Two of one page's names that differ only in characters MCP cannot carry (`a.b`, `a_b`).
+        let listedName = bare;
+        for (let n = 2; byName.has(listedName); n++)
+          listedName = `${bare.slice(0, MAX_NAME - 1 - String(n).length)}_${n}`;
+        byName.set(listedName, { link, tool, listed: listed(listedName, tool, link) });
+      }
+    }
+    this.#byName = byName;
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+/** A page tool as MCP clients see it: its description names the page it runs in. */
+function listed(name: string, tool: PageTool, link: PageLink): McpTool {
+  const { origin, title } = link.identity!;
+  const where = [title && `“${title}”`, origin && `at ${origin}`].filter(Boolean).join(' ');
+  const out: McpTool = {
+    name,
+    description: `${tool.description}${where ? ` (runs in the web page ${where})` : ''}`,
+    inputSchema: tool.inputSchema,
+  };
+  if (tool.title) out.title = tool.title;
+  const annotations: McpTool['annotations'] = {};
+  if (tool.readOnly) annotations.readOnlyHint = true;
+  if (tool.untrustedContent) annotations.openWorldHint = true;
+  if (Object.keys(annotations).length) out.annotations = annotations;
+  return out;
+}

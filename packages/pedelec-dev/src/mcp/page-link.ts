@@ -1,0 +1,184 @@
+/**
+ * One page on `/tools`, the MCP page link (docs/mcp.md): the page says who it is (`hello`, whose
+ * `version` must be {@link PAGE_LINK_VERSION}) and publishes its tools (`tools`, on every change);
+ * pedelec-dev sends it `call`s and `cancel`s and gets each call's `result`. The page runs every call
+ * on the path an agent's call takes (validation, deadline, result check), so this side only routes.
+ *
+ * A page that breaks the link's rules (a frame that is not JSON, a frame before `hello`, a tool list
+ * that is not one) is closed with a reason it reports; a version this side does not speak is closed
+ * with {@link LINK_REFUSED_CLOSE_CODE}, which the page reports as `MCP_LINK_REFUSED`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { RawData, WebSocket } from 'ws';
+import { isPlainObject } from 'pedelec-elements/protocol';
+import type { JsonValue } from 'pedelec-elements/core';
+import type { PedelecError } from 'pedelec-elements/core';
+import { frameText } from '../errors.js';
+
+/** The link version this side speaks. */
+export const PAGE_LINK_VERSION = 1;
+/** Closes a link this side will not serve (a version it does not speak, MCP not enabled): not retried. */
+export const LINK_REFUSED_CLOSE_CODE = 4400;
+/** A page may have this many calls running at once; more are answered at once with an error. */
+export const MAX_RUNNING_CALLS = 64;
+/** At most this many tools per page. */
+export const MAX_PAGE_TOOLS = 512;
+
+/** A tool as the page publishes it. */
+export type PageTool = {
+  name: string;
+  description: string;
+  inputSchema: { [key: string]: JsonValue };
+  title?: string;
+  readOnly?: boolean;
+  untrustedContent?: boolean;
+};
+
+/** Who the page says it is (its `hello`), and its origin as the browser sent it. */
+export type PageIdentity = { label: string | null; title: string; url: string; origin: string | null };
+
+/** What a call answers: the page's result, or an error (the page's own, or why there is none). */
+export type CallAnswer = { ok: true; result: JsonValue } | { ok: false; error: PedelecError };
+
+export type PageLinkEvents = {
+  /** The page said who it is: it counts as a page from now on. */
+  joined(link: PageLink): void;
+  /** Its tools changed. */
+  toolsChanged(link: PageLink): void;
+  /** It went away (after `joined`, or before). */
+  left(link: PageLink): void;
+};
+
+const pageGone = (why: string): CallAnswer => ({
+  ok: false,
+  error: { code: 'PAGE_GONE', message: `page gone: ${why}` },
+});
+
+/** The reason a link is closed with fits a close frame (123 bytes). */
+const closeReason = (text: string) => (Buffer.byteLength(text) <= 123 ? text : `${text.slice(0, 100)}…`);
+
+export class PageLink {
+  readonly id = `page_${randomUUID().slice(0, 8)}`;
+  readonly connectedAt = Date.now();
+  identity: PageIdentity | null = null;
+  tools: PageTool[] = [];
+  readonly #running = new Map<string, (answer: CallAnswer) => void>();
+  #nextCall = 1;
+  #gone = false;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly origin: string | null,
+    private readonly events: PageLinkEvents,
+  ) {
+    socket.on('message', (data, isBinary) => this.#receive(data, isBinary));
+    socket.on('close', () => this.#left('the page closed its link'));
+    socket.on('error', () => {}); // always followed by 'close'
+  }
+
+  /** Runs `tool` in the page; resolves with its answer, never rejects. `signal` cancels it in the page too. */
+  call(tool: string, args: unknown, signal?: AbortSignal): Promise<CallAnswer> {
+    if (this.#gone) return Promise.resolve(pageGone('the page closed its link'));
+    if (this.#running.size >= MAX_RUNNING_CALLS) {
+      const message = `the page is running ${MAX_RUNNING_CALLS} calls already; try again when one has finished`;
+      return Promise.resolve({ ok: false, error: { code: 'PAGE_BUSY', message } });
+    }
+    const id = String(this.#nextCall++);
+    return new Promise<CallAnswer>((resolve) => {
+      const onAbort = () => {
+        this.#running.delete(id);
+        this.#send({ type: 'cancel', id });
+        resolve({ ok: false, error: { code: 'ABORTED', message: 'The client cancelled the call' } });
+      };
+      this.#running.set(id, (answer) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(answer);
+      });
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#send({ type: 'call', id, tool, args: args ?? {} });
+    });
+  }
+
+  close(code: number, reason: string): void {
+    this.socket.close(code, closeReason(reason));
+  }
+
+  #send(message: Record<string, unknown>): void {
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    this.socket.send(frameText(message, () => ({ type: 'cancel', id: message.id })));
+  }
+
+  #receive(data: RawData, isBinary: boolean): void {
+    let frame: unknown;
+    try {
+      frame = isBinary ? undefined : JSON.parse(data.toString());
+    } catch {
+      // reported below
+    }
+    if (!isPlainObject(frame))
+      return this.close(1007, 'pedelec-dev: a link frame must be a JSON object in a text frame');
+    if (this.identity === null) return this.#hello(frame);
+    if (frame.type === 'tools') return this.#tools(frame.tools);
+    if (frame.type === 'result') return this.#result(frame);
+    this.close(1008, `pedelec-dev: unknown link frame type ${JSON.stringify(frame.type)}`);
+  }
+
+  #hello(frame: Record<string, unknown>): void {
+    if (frame.type !== 'hello') return this.close(1008, 'pedelec-dev: the first link frame must be hello');
+    if (frame.version !== PAGE_LINK_VERSION) {
+      const reason = `pedelec-dev speaks page link version ${PAGE_LINK_VERSION}, not ${JSON.stringify(frame.version)}`;
+      return this.close(LINK_REFUSED_CLOSE_CODE, reason);
+    }
+    const text = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : '');
+    const label = text(frame.label, 64);
+    this.identity = {
+      label: label === '' ? null : label,
+      title: text(frame.title, 200),
+      url: text(frame.url, 2048),
+      origin: this.origin,
+    };
+    this.events.joined(this);
+  }
+
+  #tools(tools: unknown): void {
+    const problem = toolsProblem(tools);
+    if (problem) return this.close(1008, `pedelec-dev: ${problem}`);
+    this.tools = tools as PageTool[];
+    this.events.toolsChanged(this);
+  }
+
+  #result(frame: Record<string, unknown>): void {
+    const settle = typeof frame.id === 'string' ? this.#running.get(frame.id) : undefined;
+    if (!settle) return; // cancelled meanwhile, or never asked
+    this.#running.delete(frame.id as string);
+    if (frame.ok === true && 'result' in frame) return settle({ ok: true, result: frame.result as JsonValue });
+    const error = frame.error as Partial<PedelecError> | undefined;
+    if (frame.ok === false && typeof error?.code === 'string' && typeof error.message === 'string')
+      return settle({ ok: false, error: error as PedelecError });
+    settle({
+      ok: false,
+      error: { code: 'INTERNAL_ERROR', message: 'The page answered the call in a form pedelec-dev cannot read' },
+    });
+  }
+
+  #left(why: string): void {
+    if (this.#gone) return;
+    this.#gone = true;
+    for (const settle of this.#running.values()) settle(pageGone(why));
+    this.#running.clear();
+    this.events.left(this);
+  }
+}
+
+/** Why a `tools` frame's list is not one pedelec-dev can offer; `null` when it is. */
+function toolsProblem(tools: unknown): string | null {
+  if (!Array.isArray(tools)) return 'tools must be an array';
+  if (tools.length > MAX_PAGE_TOOLS) return `a page may offer at most ${MAX_PAGE_TOOLS} tools`;
+  for (const [i, tool] of tools.entries()) {
+    if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') return `tools[${i}] needs a name`;
+    if (typeof tool.description !== 'string') return `tools[${i}] needs a description`;
+    if (!isPlainObject(tool.inputSchema)) return `tools[${i}] needs an inputSchema object`;
+  }
+  return null;
+}

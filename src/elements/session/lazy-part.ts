@@ -1,0 +1,38 @@
+/**
+ * A part of a `<pedelec-session>` that lives in a lazy chunk (the WebMCP exposure, the MCP page link):
+ * loaded the first time the element is in the page and `wanted()` holds, then told of every change.
+ * A page that never wants it downloads nothing.
+ */
+export type LazyPart<T> = {
+  /** Loads the part if it is wanted now, else brings it in line with the element. */
+  sync(): void;
+  /** The part, once loaded. */
+  readonly loaded: T | undefined;
+};
+
+export function lazyPart<T extends { sync(): void }>(
+  element: Element,
+  wanted: () => boolean,
+  load: () => Promise<T>,
+): LazyPart<T> {
+  let loaded: T | undefined;
+  let loading = false;
+  return {
+    sync() {
+      if (loaded) return loaded.sync();
+      if (loading || !element.isConnected || !wanted()) return;
+      loading = true;
+      load().then(
+        (part) => {
+          loaded = part;
+          part.sync();
+        },
+        // A chunk that could not be fetched (offline, say): the next change tries again.
+        () => (loading = false),
+      );
+    },
+    get loaded() {
+      return loaded;
+    },
+  };
+}

@@ -1,0 +1,161 @@
+// MCP clients as developers set them up (every-agent.md §4–5): `pedelec-dev --mcp` started from its
+// CLI serves the demo, open twice in headless Chromium; the official SDK client over stdio
+// (`pedelec-dev mcp`, which reads the token file) lists and calls the tools of both tabs, each name
+// qualified by its page's label; `pedelec_pages` lists both pages; and the Inspector CLI line the
+// server printed runs verbatim and lists the demo's tools. Chromium only; skipped when it is not
+// installed, unless REQUIRE_BROWSERS names it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import puppeteer from 'puppeteer-core';
+import { chromiumArgs, executableFor, skipBrowser } from '../../scripts/browsers.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = join(root, 'packages/pedelec-dev/dist/cli.js');
+const DEMO_TOOLS = ['add_todo', 'complete_todo', 'get_counter', 'get_current_page', 'list_todos', 'update_counter'];
+
+/** `pedelec-dev --mcp` from its CLI on a free port, with a token file of the test's own; resolves its printed lines. */
+async function startCli(t, extra = []) {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-clients-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const tokenFile = join(dir, 'token');
+  const child = spawn(
+    process.execPath,
+    [cli, '--port', '0', '--mcp', '--mcp-token-file', tokenFile, '--serve', join(root, 'demo'), ...extra],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  t.after(async () => {
+    child.kill('SIGTERM');
+    await exited;
+  });
+  let out = '';
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner:\n${out}`)), 20_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('Press Ctrl+C to stop.')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}`)));
+  });
+  const url = /Pages?:\s+(http:\/\/\S+)/.exec(out)[1];
+  return { out, url, port: new URL(url).port, tokenFile, dir };
+}
+
+/** Headless Chromium with `url` open in `tabs` tabs. */
+async function openTabs(t, url, tabs) {
+  const browser = await puppeteer.launch({
+    executablePath: executableFor('chromium'),
+    headless: true,
+    args: chromiumArgs,
+  });
+  t.after(() => browser.close());
+  for (let i = 0; i < tabs; i++) await (await browser.newPage()).goto(url, { waitUntil: 'load' });
+  return browser;
+}
+
+async function eventually(poll, what, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await poll();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test(
+  'over stdio: two tabs of the demo, each tool named by its page; pedelec_pages lists both; calls reach each tab',
+  { skip: skipBrowser('chromium'), timeout: 120_000 },
+  async (t) => {
+    const server = await startCli(t);
+    const browser = await openTabs(t, server.url, 2);
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cli, 'mcp', '--port', server.port, '--mcp-token-file', server.tokenFile],
+        stderr: 'pipe',
+      }),
+    );
+    t.after(() => client.close());
+    const names = await eventually(async () => {
+      const listed = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      return listed.length === 2 * DEMO_TOOLS.length + 1 ? listed : undefined;
+    }, 'both tabs linked');
+    assert.deepEqual(
+      names,
+      [...DEMO_TOOLS.flatMap((name) => [`${name}__demo-session`, `${name}__demo-session_2`]), 'pedelec_pages'].sort(),
+    );
+    const pages = (await client.callTool({ name: 'pedelec_pages', arguments: {} })).structuredContent.pages;
+    assert.deepEqual(
+      pages.map((page) => [page.label, page.url, page.tools.length]),
+      [
+        ['demo-session', `${server.url}`, DEMO_TOOLS.length],
+        ['demo-session_2', `${server.url}`, DEMO_TOOLS.length],
+      ],
+    );
+    const second = await client.callTool({ name: 'update_counter__demo-session_2', arguments: { delta: 5 } });
+    assert.deepEqual(second.structuredContent, { value: 5 });
+    const counters = await Promise.all(
+      (await browser.pages()).filter((p) => p.url() === server.url).map((p) => p.$eval('#counter', (o) => o.value)),
+    );
+    assert.deepEqual(counters.sort(), ['0', '5'], 'only the second tab changed');
+  },
+);
+
+test(
+  "the printed Inspector CLI line (stdio) runs verbatim and lists the demo's tools",
+  { skip: skipBrowser('chromium'), timeout: 120_000 },
+  async (t) => {
+    const server = await startCli(t);
+    await openTabs(t, server.url, 1);
+    const line = /Inspector CLI: (.+)$/m.exec(server.out)?.[1];
+    assert.ok(line, `an Inspector CLI line in:\n${server.out}`);
+    assert.match(line, /^npx @modelcontextprotocol\/inspector --cli node \S+\/cli\.js mcp --port \d+ /);
+    // The line as printed, through a shell, from the repository (where the inspector is a devDependency).
+    // MCP_CATALOG_PATH: the inspector keeps its server catalog there, not under ~.
+    const run = () =>
+      new Promise((resolve) =>
+        execFile(
+          '/bin/sh',
+          ['-c', line],
+          { cwd: root, env: { ...process.env, MCP_CATALOG_PATH: join(server.dir, 'catalog.json') }, timeout: 60_000 },
+          (error, stdout, stderr) => resolve({ error, stdout, stderr }),
+        ),
+      );
+    const listed = await eventually(async () => {
+      const { error, stdout, stderr } = await run();
+      assert.equal(error, null, `${line}\n${stderr}`);
+      const tools = JSON.parse(stdout).tools.map((tool) => tool.name);
+      return tools.length > 1 ? tools.sort() : undefined;
+    }, 'the demo linked');
+    assert.deepEqual(listed, [...DEMO_TOOLS, 'pedelec_pages'].sort());
+  },
+);
+
+test('pedelec-dev mcp with no server on the port: one line on stderr, exit 1', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-none-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const result = await new Promise((resolve) =>
+    execFile(
+      process.execPath,
+      [cli, 'mcp', '--port', '9', '--mcp-token-file', join(dir, 'none')],
+      { timeout: 20_000 },
+      (error, stdout, stderr) => resolve({ code: error?.code ?? 0, stdout, stderr }),
+    ),
+  );
+  assert.equal(result.code, 1);
+  assert.equal(result.stdout, '');
+  assert.match(result.stderr, /^pedelec-dev: no pedelec-dev --mcp on port 9 \(no token in .+\); start one first/);
+  assert.equal(result.stderr.trim().split('\n').length, 1);
+});
