@@ -41,14 +41,12 @@ export class ElementToolbox extends Toolbox {
     };
   }
 
-  /** Calls made in the page so far, by who made them: their ids are `<via>_<n>`. */
-  readonly #made = new Map<string, number>();
+  /** Calls made in the page so far: their ids are `<via>_<n>`, numbered in one sequence (per element). */
+  #made = 0;
 
-  /** The next id of a call made in the page: `local_1`, `local_2`… (per element). */
+  /** The next id of a call made in the page: `local_1`, `webmcp_2`… */
   nextId(via: 'local' | 'webmcp' | 'mcp'): string {
-    const n = (this.#made.get(via) ?? 0) + 1;
-    this.#made.set(via, n);
-    return `${via}_${n}`;
+    return `${via}_${++this.#made}`;
   }
 
   /** How many calls are running (for leak tests). */
