@@ -75,6 +75,8 @@ export type PedelecErrorCode =
   | 'SUBMIT_TOOL_RESULT_FAILED'
   | 'SCHEMA_KEYWORD_UNSUPPORTED'
   | 'SCHEMA_NOT_VALIDATED'
+  // Forms as tools (`<pedelec-tool form>`)
+  | 'FORM_NOT_ANSWERED'
   // Assets and artifacts
   | 'ASSET_PATH_INVALID'
   | 'ASSET_PATH_CONFLICT'
