@@ -53,15 +53,16 @@ export type SessionParts = {
   webmcp: WebmcpLink;
   /**
    * A call made in the page (`invoke()`, a foreign agent) on exactly the path an agent's call takes;
-   * `tools`: the set it is answered from, when not the one sent to Core; `session`: what its context
-   * says of the session, when not what `invoke()` says (the session, else the element's inputs).
+   * `tools`: the set it is answered from, when not the one sent to Core (read once the declarations
+   * are up to date); `session`: what its context says of the session, when not what `invoke()` says
+   * (the session, else the element's inputs).
    */
   call(
     via: 'local' | 'webmcp',
     tool: string,
     args: unknown,
     signal?: AbortSignal,
-    tools?: ReadonlyMap<string, NormalizedTool>,
+    tools?: () => ReadonlyMap<string, NormalizedTool>,
     session?: LocalCallSession,
   ): Promise<LocalCallResult>;
   /** Where `persist` keeps the element's record now (null without `persist`). */
@@ -149,7 +150,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
   const call: SessionParts['call'] = (via, tool, args, signal, tools, session) => {
     declarations.upToDate();
     session ??= localSession(element, lifecycle.session);
-    return callLocally(toolbox, { tool, args, tools, signal, via, id: toolbox.nextId(via), session });
+    return callLocally(toolbox, { tool, args, tools: tools?.(), signal, via, id: toolbox.nextId(via), session });
   };
   const webmcp = webmcpLink(element, () => parts, warn);
   const left = () => {

@@ -1,14 +1,15 @@
 /**
- * What every `<pedelec-session>` carries of WebMCP: loading the exposure (webmcp-exposure.ts, a lazy
- * chunk, which reads the `webmcp` tokens) the first time a session in the page sets `webmcp`. A page
+ * What every `<pedelec-session>` carries of WebMCP: loading the WebMCP chunk (webmcp.ts, which reads
+ * the `webmcp` tokens: expose, import) the first time a session in the page sets `webmcp`. A page
  * that never sets it downloads and registers nothing.
  */
 import type { PedelecError } from '../../core/index.js';
+import { track } from '../arriving.js';
 import type { SessionElementPort, SessionParts } from './session-parts.js';
-import type { WebmcpExposure } from './webmcp-exposure.js';
+import type { Webmcp } from './webmcp.js';
 
 export type WebmcpLink = {
-  /** Brings the registrations in line with the session, a microtask later (a move in the DOM is no removal). */
+  /** Brings the registrations and imports in line with the session, a microtask later (a move in the DOM is no removal). */
   sync(): void;
   /** The tool names registered now. */
   names(): string[];
@@ -20,22 +21,22 @@ export function webmcpLink(
   parts: () => SessionParts,
   warn: (warning: PedelecError) => void,
 ): WebmcpLink {
-  let exposure: WebmcpExposure | undefined;
+  let webmcp: Webmcp | undefined;
   let loading = false;
   return {
     sync() {
-      if (exposure) return exposure.sync();
+      if (webmcp) return void webmcp.sync();
       if (loading || !element.isConnected || !element.hasAttribute('webmcp')) return;
       loading = true;
-      import('./webmcp-exposure.js').then(
-        (chunk) => {
-          exposure = chunk.exposureOf(element, parts(), warn);
-          exposure.sync();
-        },
-        // A chunk that could not be fetched (offline, say): the next change tries again.
-        () => (loading = false),
+      // A start waits for it, and for the page's tools it imports: they are sent too.
+      track(
+        import('./webmcp.js').then(
+          (chunk) => (webmcp = chunk.webmcpOf(element, parts(), warn)).sync(),
+          // A chunk that could not be fetched (offline, say): the next change tries again.
+          () => (loading = false),
+        ),
       );
     },
-    names: () => exposure?.names ?? [],
+    names: () => webmcp?.names ?? [],
   };
 }
