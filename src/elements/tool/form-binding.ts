@@ -31,9 +31,13 @@ const ANSWER_MARGIN_MS = 1000;
 const NOT_ARGS = new Set(['hidden', 'file', 'submit', 'reset', 'button', 'image']);
 /** Input types whose `pattern` applies. */
 const PATTERNED = new Set(['text', 'search', 'url', 'tel', 'email', 'password']);
-/** What the schema is read from in the form: a change of one is a change of the tool. */
+/**
+ * What the tool is read from in the form — its schema, and whether the browser registered the form
+ * itself (`toolname`: then it is not exposed again): a change of one is a change of the tool.
+ */
 const SCHEMA_ATTRIBUTES = [
   'id',
+  'toolname',
   'name',
   'type',
   'required',

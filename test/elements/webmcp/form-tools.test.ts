@@ -49,5 +49,8 @@ describe('<pedelec-session webmcp>: <pedelec-tool form>', () => {
     await listedAs(chromium() ? ['note_form', 'other'] : ['other']);
     expect(session.webmcpTools).to.deep.equal(['other']);
     expect(session.manifest!.tools.map((t) => t.name)).to.deep.equal(['save_note', 'other']);
+    // Without toolname the form is the kit's to register.
+    host.querySelector('form')!.removeAttribute('toolname');
+    await listedAs(['other', 'save_note']);
   });
 });
