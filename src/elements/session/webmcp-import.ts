@@ -97,7 +97,7 @@ export class WebmcpImport {
   #context: ImportingContext | undefined;
   /** What `getTools()` listed for this window last (names Pedelec can take). */
   #listed: ListedTool[] = [];
-  /** `#listed` as canonical JSON: a read that lists the same tools changes nothing. */
+  /** `#listed` as canonical JSON (`''`: not JSON): a read that lists the same tools changes nothing. */
   #key = '[]';
   /** Reads started: an answer to an older one is not taken. */
   #reads = 0;
@@ -177,13 +177,13 @@ export class WebmcpImport {
         this.#warn(pedelecError('WEBMCP_UNAVAILABLE', message, { tool: tool.name, reason: 'name' }));
       }
     }
-    let key: string;
+    let key = '';
     try {
       key = canonicalJson(listed.map(({ window: _window, ...tool }) => tool));
     } catch {
-      key = `${Math.random()}`; // not JSON (a polyfill's own objects): taken as a change
+      // Not JSON (a polyfill's own objects): always taken as a change.
     }
-    if (key === this.#key) return;
+    if (key && key === this.#key) return;
     this.#key = key;
     this.#listed = listed;
     this.host.rebuild();
