@@ -59,6 +59,24 @@ $('todo-form').addEventListener('submit', (event) => {
   $('todo-text').value = '';
 });
 
+// ── Forms: one submit listener for people and every agent ─────────────
+// A submit from an agent (a `<pedelec-tool form>` call, or the browser's own agent through WebMCP)
+// says so with `agentInvoked` and is answered with `respondWith`; a person's is handled the same way.
+$('counter-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const value = Number(new FormData(event.target).get('value'));
+  addCounter(value - counter);
+  if (event.agentInvoked) event.respondWith({ value: counter });
+});
+$('feedback-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const data = new FormData(event.target);
+  const sent = { note: data.get('note'), rating: data.get('rating') };
+  $('feedback-sent').hidden = false;
+  $('feedback-sent').textContent = `Thanks: "${sent.note}" (${sent.rating}).`;
+  if (event.agentInvoked) event.respondWith({ received: true, ...sent });
+});
+
 // ── Tools, the property way ─────────────────────────────────────────────
 const tool = (name) => document.querySelector(`pedelec-tool[name="${name}"]`);
 customElements.whenDefined('pedelec-tool').then(() => {

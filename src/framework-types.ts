@@ -145,11 +145,7 @@ export interface PedelecSessionProps {
   noValidate?: boolean;
   /** Also log warnings to the console (otherwise the kit never writes to it). */
   debug?: boolean;
-  /** Also link the tools to `pedelec-dev --mcp` for desktop MCP clients, with no bridge or `start()`: `ws://127.0.0.1:7717/tools`. Loopback hosts only from markup; other hosts through the `mcp` property. */
-  mcp?: string;
-  /** The page's label on the MCP link, which names its tools when several pages offer one name (unset: the element's `id`). */
-  'mcp-label'?: string;
-  /** Also offer the tools to the browser's own agent (WebMCP), with no bridge or `start()`: a token list, `expose` (empty means `expose`) and `import` (reserved). As a property: `true` sets `expose`, `false` or `null` removes the attribute. */
+  /** WebMCP, the browser's own agent, as a token list: `expose` (empty means `expose`) offers the tools to the browser's agent, with no bridge or `start()`; `import` offers the page's other WebMCP tools (`<form toolname>`, other scripts') to the Pedelec agent. As a property: `true` sets `expose`, `false` or `null` removes the attribute. */
   webmcp?: string | boolean | null;
   /** Extra JS-defined tools, merged after the declared ones. */
   tools?: ToolDefinition[];
@@ -217,6 +213,10 @@ export interface PedelecToolProps {
   untrustedContent?: boolean;
   /** Offered to the Pedelec agent only, never to foreign agents (WebMCP, MCP). */
   private?: boolean;
+  /** The id of a `<form>` (in the tool's document or shadow root) that is the tool: its schema (unless declared otherwise) and its inline handler, which fills, checks and submits it. */
+  form?: string;
+  /** With `form`: a call submits the form; without, it waits for the user to submit it (`:state(awaiting-submit)`). */
+  autosubmit?: boolean;
   /** The handler (JS only). Changing it is never a tool change. */
   handler?: ToolSpecificHandler | undefined;
   /** The args schema as an object (JS only). Assign a new object to change it. */

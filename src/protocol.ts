@@ -5,7 +5,7 @@
  * no DOM. Not part of the Pedelec SDK's API: it follows the kit's version exactly, and `pedelec-dev`
  * depends on that same version.
  */
-export { analyzeArgsSchema, compileArgsValidator } from './core/schema/compile.js';
+export { analyzeArgsSchema, compileArgsValidator, MAX_SCHEMA_DEPTH } from './core/schema/compile.js';
 export type { ArgsError, ArgsValidator, SchemaProblem } from './core/schema/compile.js';
 export { appendKey, isPlainObject } from './core/json.js';
 export { pedelecError } from './core/errors.js';

@@ -75,6 +75,9 @@ export type PedelecErrorCode =
   | 'SUBMIT_TOOL_RESULT_FAILED'
   | 'SCHEMA_KEYWORD_UNSUPPORTED'
   | 'SCHEMA_NOT_VALIDATED'
+  // Forms as tools (`<pedelec-tool form>`, `<form toolname>` imported through WebMCP)
+  | 'FORM_AWAITING_USER'
+  | 'FORM_NOT_ANSWERED'
   // Assets and artifacts
   | 'ASSET_PATH_INVALID'
   | 'ASSET_PATH_CONFLICT'

@@ -16,8 +16,20 @@ import { chromiumArgs, executableFor, skipBrowser, webmcpChromiumArgs } from '..
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The demo's tools, as declared in demo/index.html. */
-const DEMO_TOOLS = ['add_todo', 'complete_todo', 'get_counter', 'get_current_page', 'list_todos', 'update_counter'];
+/**
+ * The demo's tools as the browser's agent sees them (demo/index.html): the session's, `set_counter`
+ * (a `<pedelec-tool form>`) among them, and `send_feedback`, a `<form toolname>` the browser registers.
+ */
+const DEMO_TOOLS = [
+  'add_todo',
+  'complete_todo',
+  'get_counter',
+  'get_current_page',
+  'list_todos',
+  'send_feedback',
+  'set_counter',
+  'update_counter',
+];
 
 /** Resolves with the first value `poll` returns that is not undefined; rejects after `ms`. */
 async function eventually(poll, what, ms = 10_000) {
@@ -93,12 +105,32 @@ test(
       // The page's log says who called.
       assert.match(await page.$eval('#activity', (log) => log.textContent), /update_counter \[webmcp\] → done/);
 
+      // The `form=` tool: a call fills the counter's form and submits it; the page's submit listener answers.
+      const set = await tool('set_counter').execute({ value: 7 });
+      assert.deepEqual(set.output.structuredContent, { value: 7 });
+      assert.equal(await page.$eval('#counter', (output) => output.value), '7');
+      assert.equal(await page.$eval('#counter-form input', (input) => input.value), '7');
+
+      // `webmcp="expose import"`: the feedback form the browser registered is offered to the Pedelec
+      // agent (not registered again), its select as an enum; a call goes through the browser.
+      const manifest = await page.evaluate(() => document.querySelector('pedelec-session').manifest);
+      const feedback = manifest.tools.find((t) => t.name === 'send_feedback');
+      assert.deepEqual(feedback.argsSchema.properties.rating.enum, ['good', 'fine', 'poor']);
+      const sent = await page.evaluate(() =>
+        document.querySelector('pedelec-session').invoke('send_feedback', { note: 'Nice demo', rating: 'good' }),
+      );
+      assert.deepEqual(sent, { ok: true, result: { received: true, note: 'Nice demo', rating: 'good' } });
+      assert.match(await page.$eval('#feedback-sent', (p) => p.textContent), /Nice demo/);
+      assert.ok(
+        !(await page.evaluate(() => document.querySelector('pedelec-session').webmcpTools)).includes('send_feedback'),
+      );
+
       // An invalid call: the browser validates nothing; the kit answers as it would the Pedelec agent.
       const invalid = await tool('update_counter').execute({ delta: 'three' });
       assert.equal(invalid.status, 'Completed', JSON.stringify(invalid));
       assert.equal(invalid.output.isError, true);
       assert.match(invalid.output.content[0].text, /^TOOL_ARGS_INVALID:/);
-      assert.equal(await page.$eval('#counter', (output) => output.value), '3');
+      assert.equal(await page.$eval('#counter', (output) => output.value), '7');
 
       // A removed tool is gone for the agent.
       const removed = new Promise((resolve) => page.webmcp.once('toolsremoved', resolve));
@@ -120,27 +152,51 @@ test(
   },
 );
 
+const CDN = 'https://cdn.jsdelivr.net/npm/pedelec-elements/cdn/pedelec-elements.js';
+
+/** docs/webmcp.md's runnable example pages, in order (each a `<!-- runnable: … -->` html block). */
+function runnableExamples() {
+  const guide = readFileSync(`${root}docs/webmcp.md`, 'utf8');
+  return [...guide.matchAll(/<!-- runnable: [^>]*-->\s*```html\n([\s\S]*?)\n```/g)].map((m) => m[1]);
+}
+
+/**
+ * Serves one example page with pedelec-dev — which serves the package's own cdn/ folder, so no network —
+ * opens it in Chromium with WebMCP on, runs `check(page)`, and cleans up.
+ */
+async function withExample(html, check) {
+  assert.ok(html.includes(CDN), 'the example loads the CDN file');
+  const site = mkdtempSync(join(tmpdir(), 'webmcp-example-'));
+  writeFileSync(join(site, 'index.html'), html.replace(CDN, '/_pedelec/cdn/pedelec-elements.js'));
+  const { startDevCore } = await import(`${root}packages/pedelec-dev/dist/server.js`);
+  const core = await startDevCore({ port: 0, serveDir: site });
+  const browser = await puppeteer.launch({
+    executablePath: executableFor('chromium'),
+    headless: true,
+    args: [...chromiumArgs, ...webmcpChromiumArgs],
+  });
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await check(page, core);
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+    await core.close();
+    rmSync(site, { recursive: true, force: true });
+  }
+}
+
+test('docs/webmcp.md has its three runnable examples', () => {
+  assert.equal(runnableExamples().length, 3);
+});
+
 test(
-  "docs/webmcp.md's example page: its tools registered and called through page.webmcp",
+  "docs/webmcp.md's first example: its tools registered and called through page.webmcp",
   { skip: skipBrowser('chromium'), timeout: 120_000 },
-  async () => {
-    const guide = readFileSync(`${root}docs/webmcp.md`, 'utf8');
-    const example = /<!-- runnable: [^>]*-->\s*```html\n([\s\S]*?)\n```/.exec(guide);
-    assert.ok(example, 'docs/webmcp.md has its runnable example');
-    const cdn = 'https://cdn.jsdelivr.net/npm/pedelec-elements/cdn/pedelec-elements.js';
-    assert.ok(example[1].includes(cdn), 'the example loads the CDN file');
-    // Served by pedelec-dev, which serves the package's own cdn/ folder: no network.
-    const site = mkdtempSync(join(tmpdir(), 'webmcp-example-'));
-    writeFileSync(join(site, 'index.html'), example[1].replace(cdn, '/_pedelec/cdn/pedelec-elements.js'));
-    const { startDevCore } = await import(`${root}packages/pedelec-dev/dist/server.js`);
-    const core = await startDevCore({ port: 0, serveDir: site });
-    const browser = await puppeteer.launch({
-      executablePath: executableFor('chromium'),
-      headless: true,
-      args: [...chromiumArgs, ...webmcpChromiumArgs],
-    });
-    try {
-      const page = await browser.newPage();
+  () =>
+    withExample(runnableExamples()[0], async (page, core) => {
       const registered = new Promise((resolve) =>
         page.webmcp.on('toolsadded', ({ tools }) => tools.some((tool) => tool.name === 'update_counter') && resolve()),
       );
@@ -159,12 +215,68 @@ test(
       assert.equal(invalid.status, 'Completed');
       assert.equal(invalid.output.isError, true);
       assert.match(invalid.output.content[0].text, /^TOOL_ARGS_INVALID: delta: /);
-    } finally {
-      await browser.close();
-      await core.close();
-      rmSync(site, { recursive: true, force: true });
-    }
-  },
+    }),
+);
+
+test(
+  "docs/webmcp.md's form example: the form's schema, a call that waits for the user to press Book",
+  { skip: skipBrowser('chromium'), timeout: 120_000 },
+  () =>
+    withExample(runnableExamples()[1], async (page, core) => {
+      await page.goto(`${core.url}/`);
+      const tool = await eventually(
+        () => page.webmcp.tools().find((t) => t.name === 'book_table' && t.inputSchema?.properties?.date),
+        "book_table with its form's schema",
+      );
+      assert.deepEqual(tool.inputSchema, {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'Name' },
+          guests: { type: 'integer', minimum: 1, maximum: 12, description: 'Guests' },
+          date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'Date' },
+        },
+        required: ['name', 'guests', 'date'],
+      });
+      const call = tool.execute({ name: 'Ann', guests: 2, date: '2030-05-01' });
+      // Filled; the tool awaits the user, who presses Book.
+      await page.waitForFunction(() => document.querySelector('pedelec-tool').matches(':state(awaiting-submit)'));
+      assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Book');
+      await page.click('button');
+      const { output } = await call;
+      assert.deepEqual(output.structuredContent, { booked: true, name: 'Ann', guests: '2', date: '2030-05-01' });
+      assert.equal(await page.$eval('#booked', (p) => p.textContent), 'Booked for Ann.');
+    }),
+);
+
+test(
+  "docs/webmcp.md's import example: the page's form and script tool offered to the session and called",
+  { skip: skipBrowser('chromium'), timeout: 120_000 },
+  () =>
+    withExample(runnableExamples()[2], async (page, core) => {
+      await page.goto(`${core.url}/`);
+      const names = async () =>
+        page.evaluate(() =>
+          (document.querySelector('pedelec-session').manifest?.tools ?? []).map((t) => t.name).sort(),
+        );
+      await eventually(async () => ((await names()).length === 2 ? true : undefined), 'both imported tools');
+      assert.deepEqual(await names(), ['local_time', 'subscribe']);
+      const subscribe = await page.evaluate(() =>
+        document.querySelector('pedelec-session').manifest.tools.find((t) => t.name === 'subscribe'),
+      );
+      assert.deepEqual(subscribe.argsSchema.properties.topic.enum, ['news', 'offers']);
+      assert.equal(subscribe.timeoutMs, undefined); // toolautosubmit: nobody to wait for
+      const subscribed = await page.evaluate(() =>
+        document.querySelector('pedelec-session').invoke('subscribe', { email: 'ann@example.org', topic: 'news' }),
+      );
+      assert.deepEqual(subscribed, { ok: true, result: { subscribed: 'ann@example.org', topic: 'news' } });
+      const time = await page.evaluate(() => document.querySelector('pedelec-session').invoke('local_time', {}));
+      assert.match(time.result.time, /^\d\d:\d\d$/);
+      const refused = await page.evaluate(() =>
+        document.querySelector('pedelec-session').invoke('subscribe', { email: 'not an address' }),
+      );
+      assert.equal(refused.error.code, 'TOOL_HANDLER_ERROR');
+      assert.match(refused.error.message, /email/);
+    }),
 );
 
 test('npm start prints how to open Chromium with WebMCP on, and starts nothing new', () => {

@@ -1,12 +1,13 @@
 /**
  * The tool manifest a page sends in `create_session`, checked the way Core checks it before a session
  * exists: the same rules as the SDK's normalization (tools-api.md), so a page that passes its own SDK
- * passes here, and a hand-written client that does not gets `INVALID_INPUT` naming the problem. One
- * exception, kept from before the SDK stopped rejecting them: a schema the kit would leave partly
- * unvalidated (outside the subset, or a keyword it cannot use) is refused here.
+ * passes here, and a hand-written client that does not gets `INVALID_INPUT` naming the problem. Like
+ * the SDK, and like Desktop's Core, which takes full JSON Schema, it accepts any object schema: what the
+ * kit's validator cannot validate (outside the subset — `anyOf`, `$ref`, a type array — or a keyword it
+ * cannot use) accepts any value there, and the rest of the args is checked.
  */
 import type { ToolArgsSchema } from 'pedelec-elements/core';
-import { analyzeArgsSchema, isPlainObject, type ArgsError, type SchemaProblem } from 'pedelec-elements/protocol';
+import { analyzeArgsSchema, isPlainObject, type ArgsError } from 'pedelec-elements/protocol';
 import { DevCoreError } from './errors.js';
 import { hasPattern, type PatternChecks } from './pattern-check.js';
 
@@ -70,9 +71,9 @@ export function checkSkills(
 }
 
 /**
- * The args check of one tool. What it could not validate is refused, naming the first problem (see
- * above); and so is a schema whose check throws (an engine limit): the page hears INVALID_INPUT about
- * its tool, not INTERNAL_ERROR, and the console gets no stack.
+ * The args check of one tool: the kit's validator, which lets any value through where it cannot
+ * validate (see above). A schema whose check throws (an engine limit) is refused: the page hears
+ * INVALID_INPUT about its tool, not INTERNAL_ERROR, and the console gets no stack.
  */
 function argsCheck(
   schema: ToolArgsSchema,
@@ -81,15 +82,11 @@ function argsCheck(
   patterns: PatternChecks,
 ): CheckedTool['validate'] {
   const where = `skills.tools[${index}].argsSchema`;
-  let problem: SchemaProblem | undefined;
   try {
-    // One walk: the check and the validator.
-    const analyzed = analyzeArgsSchema(schema, where);
-    [problem] = analyzed.unvalidated;
-    if (!problem) return hasPattern(schema) ? (args: unknown) => patterns.check(schema, args) : analyzed.validate;
+    const { validate } = analyzeArgsSchema(schema, where);
+    return hasPattern(schema) ? (args: unknown) => patterns.check(schema, args) : validate;
   } catch (thrown) {
     const why = thrown instanceof Error ? thrown.message : String(thrown);
     return invalid(`${where} could not be checked (${why})`, { index, toolName });
   }
-  return invalid(problem.message, { index, toolName, path: problem.path });
 }

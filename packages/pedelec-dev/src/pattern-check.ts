@@ -18,7 +18,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ToolArgsSchema } from 'pedelec-elements/core';
-import { isPlainObject, type ArgsError } from 'pedelec-elements/protocol';
+import { isPlainObject, MAX_SCHEMA_DEPTH, type ArgsError } from 'pedelec-elements/protocol';
 import type { PatternAnswer, PatternJob } from './pattern-worker.js';
 
 /** The longest string a schema's pattern is run on, in UTF-16 code units. */
@@ -30,13 +30,18 @@ const WORKER_HEAP_MB = 48;
 
 type Job = PatternJob & { resolve(errors: ArgsError[] | null): void };
 
-/** Whether any node of a (checked, so at most 64 levels deep) schema has a `pattern`. */
-export function hasPattern(node: unknown): boolean {
-  if (!isPlainObject(node)) return false;
+/**
+ * Whether any node of a schema that the validator reads has a `pattern`. Nodes deeper than
+ * `MAX_SCHEMA_DEPTH` are never validated (so no pattern of theirs runs), and are not walked: a schema
+ * may be nested arbitrarily deep.
+ */
+export function hasPattern(node: unknown, level = 1): boolean {
+  if (!isPlainObject(node) || level > MAX_SCHEMA_DEPTH) return false;
+  const below = (child: unknown) => hasPattern(child, level + 1);
   if (node.type === 'string' && Object.hasOwn(node, 'pattern')) return true;
-  if (Array.isArray(node.oneOf) && node.oneOf.some(hasPattern)) return true;
-  if (node.type === 'array' && hasPattern(node.items)) return true;
-  return node.type === 'object' && isPlainObject(node.properties) && Object.values(node.properties).some(hasPattern);
+  if (Array.isArray(node.oneOf) && node.oneOf.some(below)) return true;
+  if (node.type === 'array' && below(node.items)) return true;
+  return node.type === 'object' && isPlainObject(node.properties) && Object.values(node.properties).some(below);
 }
 
 /** A failed check that is not about the args' content: the one error the agent gets. */

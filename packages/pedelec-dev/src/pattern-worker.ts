@@ -5,21 +5,34 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { ToolArgsSchema } from 'pedelec-elements/core';
-import { appendKey, compileArgsValidator, isPlainObject, type ArgsError } from 'pedelec-elements/protocol';
+import {
+  appendKey,
+  compileArgsValidator,
+  isPlainObject,
+  MAX_SCHEMA_DEPTH,
+  type ArgsError,
+} from 'pedelec-elements/protocol';
 
 export type PatternJob = { id: number; schema: ToolArgsSchema; args: unknown; maxInput: number };
 export type PatternAnswer = { id: number; errors: ArgsError[] | null };
 
 /**
  * The path of the first string longer than `limit` that a `pattern` of the schema would be run on, or
- * null. It follows the schema (so its recursion is bounded by the schema's checked depth), and looks
- * into every `oneOf` alternative: a long string any alternative's pattern would see is refused.
+ * null. It follows the schema as deep as the validator reads it (`MAX_SCHEMA_DEPTH` levels, which
+ * bounds its recursion), and looks into every `oneOf` alternative: a long string any alternative's
+ * pattern would see is refused.
  */
-export function overlongPatternInput(node: unknown, value: unknown, path: string, limit: number): string | null {
-  if (!isPlainObject(node)) return null;
+export function overlongPatternInput(
+  node: unknown,
+  value: unknown,
+  path: string,
+  limit: number,
+  level = 1,
+): string | null {
+  if (!isPlainObject(node) || level > MAX_SCHEMA_DEPTH) return null;
   if (Array.isArray(node.oneOf)) {
     for (const alternative of node.oneOf) {
-      const found = overlongPatternInput(alternative, value, path, limit);
+      const found = overlongPatternInput(alternative, value, path, limit, level + 1);
       if (found !== null) return found;
     }
     return null;
@@ -28,7 +41,7 @@ export function overlongPatternInput(node: unknown, value: unknown, path: string
     return node.type === 'string' && typeof node.pattern === 'string' && value.length > limit ? path : null;
   if (Array.isArray(value) && node.type === 'array' && Object.hasOwn(node, 'items')) {
     for (let i = 0; i < value.length; i++) {
-      const found = overlongPatternInput(node.items, value[i], `${path}[${i}]`, limit);
+      const found = overlongPatternInput(node.items, value[i], `${path}[${i}]`, limit, level + 1);
       if (found !== null) return found;
     }
     return null;
@@ -36,7 +49,7 @@ export function overlongPatternInput(node: unknown, value: unknown, path: string
   if (isPlainObject(value) && node.type === 'object' && isPlainObject(node.properties)) {
     for (const name of Object.keys(node.properties)) {
       if (!Object.hasOwn(value, name)) continue;
-      const found = overlongPatternInput(node.properties[name], value[name], appendKey(path, name), limit);
+      const found = overlongPatternInput(node.properties[name], value[name], appendKey(path, name), limit, level + 1);
       if (found !== null) return found;
     }
   }

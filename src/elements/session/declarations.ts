@@ -46,6 +46,12 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
   /** The warnings of the last build, so each is reported once while it lasts. */
   #warned = new Set<string>();
 
+  /**
+   * Set by `webmcp="import"` (a lazy chunk): the JS tools plus the page's WebMCP tools that no declared
+   * tool shadows. The JS tools alone while unset.
+   */
+  extend?: (elements: PedelecToolElement[], definitions: ToolDefinition[]) => ToolDefinition[];
+
   constructor(private readonly host: DeclarationsHost) {
     host.element.addController(this);
   }
@@ -136,8 +142,9 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
     this.#queued = false;
     const members = this.#orderedMembers();
     const toolElements = members.filter((member) => member instanceof PedelecToolElement);
-    const definitions = this.host.tools();
-    const built = this.#registry.build(toolElements, Array.isArray(definitions) ? definitions : []);
+    let definitions = this.host.tools();
+    definitions = Array.isArray(definitions) ? definitions : [];
+    const built = this.#registry.build(toolElements, this.extend?.(toolElements, definitions) ?? definitions);
     this.#built = built;
 
     const key = (problem: ToolBuild['invalid'][number]) => problem.element ?? `js:${problem.name}`;

@@ -14,6 +14,7 @@ import { PedelecErrorEvent } from '../../events/error.event.js';
 import { PedelecToolCallEvent } from '../../events/tool-call.event.js';
 import { PedelecToolResultEvent } from '../../events/tool-result.event.js';
 import { PedelecToolStartEvent } from '../../events/tool-start.event.js';
+import { binding } from '../tool/form-link.js';
 import type { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 import type { ToolBuild } from './tool-registry.js';
 
@@ -41,14 +42,12 @@ export class ElementToolbox extends Toolbox {
     };
   }
 
-  /** Calls made in the page so far, by who made them: their ids are `<via>_<n>`. */
-  readonly #made = new Map<string, number>();
+  /** Calls made in the page so far: their ids are `<via>_<n>`, numbered in one sequence (per element). */
+  #made = 0;
 
-  /** The next id of a call made in the page: `local_1`, `local_2`… (per element). */
+  /** The next id of a call made in the page: `local_1`, `webmcp_2`… */
   nextId(via: 'local' | 'webmcp' | 'mcp'): string {
-    const n = (this.#made.get(via) ?? 0) + 1;
-    this.#made.set(via, n);
-    return `${via}_${n}`;
+    return `${via}_${++this.#made}`;
   }
 
   /** How many calls are running (for leak tests). */
@@ -127,7 +126,8 @@ export class ElementToolbox extends Toolbox {
 
   #inline(tool: string) {
     const built = this.host.built().byName.get(tool);
-    if (built?.element) return built.element.handler;
+    // A `<pedelec-tool form>` without a handler of its own: the form answers.
+    if (built?.element) return built.element.handler ?? binding?.handlerOf(built.element);
     // The current definition's handler only: a tool whose handler the page took away has none (the
     // toolbox may still hold an earlier definition's, cached by its data).
     return built?.definition?.handler;

@@ -3,6 +3,8 @@
  * loaded the first time the element is in the page and `wanted()` holds, then told of every change.
  * A page that never wants it downloads nothing.
  */
+import { track } from '../arriving.js';
+
 export type LazyPart<T> = {
   /** Loads the part if it is wanted now, else brings it in line with the element. */
   sync(): void;
@@ -10,10 +12,12 @@ export type LazyPart<T> = {
   readonly loaded: T | undefined;
 };
 
+/** `tracked`: a start waits for the part to load (it may add tools). */
 export function lazyPart<T extends { sync(): void }>(
   element: Element,
   wanted: () => boolean,
   load: () => Promise<T>,
+  tracked = false,
 ): LazyPart<T> {
   let loaded: T | undefined;
   let loading = false;
@@ -22,7 +26,7 @@ export function lazyPart<T extends { sync(): void }>(
       if (loaded) return loaded.sync();
       if (loading || !element.isConnected || !wanted()) return;
       loading = true;
-      load().then(
+      const arrival = load().then(
         (part) => {
           loaded = part;
           part.sync();
@@ -30,6 +34,7 @@ export function lazyPart<T extends { sync(): void }>(
         // A chunk that could not be fetched (offline, say): the next change tries again.
         () => (loading = false),
       );
+      if (tracked) track(arrival);
     },
     get loaded() {
       return loaded;

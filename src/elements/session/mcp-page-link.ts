@@ -20,8 +20,8 @@ import type { LocalCallResult } from '../../core/local-call.js';
 import type { NormalizedTool } from '../../core/tools.js';
 import { parseBridge } from './bridge.js';
 import type { SessionElementPort, SessionParts } from './session-parts.js';
-import type { ToolBuild } from './tool-registry.js';
-import { exposedTools, foreignFields } from './foreign-tools.js';
+import type { BuiltTool, ToolBuild } from './tool-registry.js';
+import { foreignFields, foreignTools } from './foreign-tools.js';
 
 /** The link version this page speaks; pedelec-dev closes a link of another with a reason. */
 export const PAGE_LINK_VERSION = 1;
@@ -39,7 +39,7 @@ export interface PageLinkHost {
   call(
     tool: string,
     args: unknown,
-    tools: ReadonlyMap<string, NormalizedTool>,
+    tools: () => ReadonlyMap<string, NormalizedTool>,
     signal?: AbortSignal,
   ): Promise<LocalCallResult>;
   warn(warning: PedelecError): void;
@@ -161,7 +161,7 @@ export class McpPageLink {
   #publish(): void {
     if (this.#socket?.readyState !== WebSocket.OPEN) return;
     this.host.upToDate();
-    const tools = [...exposedTools(this.host.built()).values()].map(linkTool);
+    const tools = [...foreignTools(this.host.built()).values()].map(linkTool);
     const key = canonicalJson(tools);
     if (key === this.#published) return;
     this.#published = key;
@@ -186,8 +186,8 @@ export class McpPageLink {
     this.#running.set(id, controller);
     let answer: LocalCallResult;
     try {
-      this.host.upToDate();
-      const tools = new Map([...exposedTools(this.host.built())].map(([name, built]) => [name, built.tool]));
+      // The tools offered now, read once the declarations are up to date.
+      const tools = () => new Map([...foreignTools(this.host.built())].map(([name, built]) => [name, built.tool]));
       answer = await this.host.call(tool, args, tools, controller.signal);
     } catch (thrown) {
       answer = { ok: false, error: normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'The call failed') };
@@ -212,7 +212,7 @@ export class McpPageLink {
 }
 
 /** A built tool as published on the link: its manifest entry and what foreign agents read besides. */
-function linkTool(built: ReturnType<typeof exposedTools> extends Map<string, infer B> ? B : never): LinkTool {
+function linkTool(built: BuiltTool): LinkTool {
   const { name, description, argsSchema } = built.tool.manifest;
   const { title, readOnly, untrustedContent } = foreignFields(built);
   return {

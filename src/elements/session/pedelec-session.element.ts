@@ -45,7 +45,7 @@ import { SESSION_TAG } from '../tags.js';
  * @prop {SerializableSkillsManifest | undefined} manifest - Read-only: the skills manifest it would send now.
  * @prop {ToolDefinition[]} tools - Extra JS-defined tools, merged after the declared ones.
  * @prop {GenericToolHandler | null} fallback - Generic handler for calls nothing else answers.
- * @prop {string | boolean | null} webmcp - Also offer the tools to the browser's own agent (WebMCP), with no bridge or `start()`: a token list, `expose` (empty means `expose`) and `import` (reserved). As a property: `true` sets `expose`, `false` or `null` removes the attribute.
+ * @prop {string | boolean | null} webmcp - WebMCP, the browser's own agent, as a token list: `expose` (empty means `expose`) offers the tools to the browser's agent, with no bridge or `start()`; `import` offers the page's other WebMCP tools (`<form toolname>`, other scripts') to the Pedelec agent. As a property: `true` sets `expose`, `false` or `null` removes the attribute.
  * @prop {readonly string[] | undefined} exposedTo - Other origins the WebMCP tools are shown to (property only: markup cannot expose tools to another origin).
  * @prop {string[]} webmcpTools - Read-only: the tool names registered with the browser's agent now.
  * @prop {boolean} toolsStale - Read-only: tools, `provider`, `model`, `guidance`, `bridge` (or `extension-id`) or `novalidate` changed since the session was created (also while it was being created); `restart()` applies them. The running session keeps its connection until then.

@@ -26,7 +26,7 @@ import {
 import type { PedelecElementStatus } from './status.js';
 import { lazyPart, type LazyPart } from './lazy-part.js';
 import type { McpPageLink } from './mcp-page-link.js';
-import type { WebmcpExposure } from './webmcp-exposure.js';
+import type { Webmcp } from './webmcp.js';
 
 /** The session element, as its parts see it. */
 export interface SessionElementPort extends SessionInputs, ReactiveControllerHost, Element {
@@ -53,20 +53,21 @@ export type SessionParts = {
   toolbox: ElementToolbox;
   lifecycle: SessionLifecycle;
   /** The registrations with the browser's agent (`webmcp`). */
-  webmcp: LazyPart<WebmcpExposure>;
+  webmcp: LazyPart<Webmcp>;
   /** The MCP page link to pedelec-dev (`mcp`). */
   mcp: LazyPart<McpPageLink>;
   /**
    * A call made in the page (`invoke()`, a foreign agent) on exactly the path an agent's call takes;
-   * `tools`: the set it is answered from, when not the one sent to Core; `session`: what its context
-   * says of the session, when not what `invoke()` says (the session, else the element's inputs).
+   * `tools`: the set it is answered from, when not the one sent to Core (read once the declarations
+   * are up to date); `session`: what its context says of the session, when not what `invoke()` says
+   * (the session, else the element's inputs).
    */
   call(
     via: 'local' | 'webmcp' | 'mcp',
     tool: string,
     args: unknown,
     signal?: AbortSignal,
-    tools?: ReadonlyMap<string, NormalizedTool>,
+    tools?: () => ReadonlyMap<string, NormalizedTool>,
     session?: LocalCallSession,
   ): Promise<LocalCallResult>;
   /** Where `persist` keeps the element's record now (null without `persist`). */
@@ -156,13 +157,15 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
   const call: SessionParts['call'] = (via, tool, args, signal, tools, session) => {
     declarations.upToDate();
     session ??= localSession(element, lifecycle.session);
-    return callLocally(toolbox, { tool, args, tools, signal, via, id: toolbox.nextId(via), session });
+    return callLocally(toolbox, { tool, args, tools: tools?.(), signal, via, id: toolbox.nextId(via), session });
   };
   // Lazy chunks, each loaded the first time its attribute is set.
   const webmcp = lazyPart(
     element,
     () => element.hasAttribute('webmcp'),
-    () => import('./webmcp-exposure.js').then((chunk) => chunk.exposureOf(element, parts, warn)),
+    () => import('./webmcp.js').then((chunk) => chunk.webmcpOf(element, parts, warn)),
+    // A start waits for it, and for the page's tools it imports: they are sent too.
+    true,
   );
   const mcp = lazyPart(
     element,

@@ -13,6 +13,7 @@ import {
 } from '../../core/index.js';
 import { sessionEnded } from '../../core/errors.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
+import { arriving } from '../arriving.js';
 import type { BridgeConfig } from './bridge.js';
 import type { LifecycleHost } from './lifecycle.js';
 import { deleteRecord, readRecord, type SessionRecords } from './persist.js';
@@ -51,6 +52,9 @@ export async function startAttempt(
     host.emit(new PedelecErrorEvent({ error }));
     throw error;
   };
+  // What a lazy part of the kit is still bringing (a form's schema, the page's WebMCP tools) is sent too.
+  while (arriving.size) await Promise.allSettled(arriving);
+  if (attempt.signal.aborted) throw sessionEnded();
   const plan = host.plan();
   if ('code' in plan) return fail(plan);
   const client = attempt.clientFor(plan.bridge);

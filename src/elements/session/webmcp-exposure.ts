@@ -12,14 +12,17 @@
  *
  * Each registration has its own `AbortController` and the key of what it registered; a change of
  * what it would register now is an unregistration and a new registration. Calls run the element's
- * one path (session-parts.ts) and resolve an MCP `CallToolResult`, never a rejection.
+ * one path (session-parts.ts) and resolve an MCP `CallToolResult`, never a rejection. Tools imported
+ * from the page (webmcp-import.ts), and `<pedelec-tool form>` tools whose form has `toolname` (the
+ * browser registers those forms itself), are not registered again.
  */
 import { normalizeError, pedelecError, type PedelecError } from '../../core/errors.js';
 import { canonicalJson, isPlainObject, type JsonValue } from '../../core/json.js';
 import type { LocalCallResult } from '../../core/local-call.js';
 import type { NormalizedTool } from '../../core/tools.js';
-import type { SessionElementPort, SessionParts } from './session-parts.js';
-import { exposedTools, foreignFields } from './foreign-tools.js';
+import { foreignFields } from './foreign-tools.js';
+import { importedDefinitions } from './webmcp-import.js';
+import { boundForm, exposes, modelContext } from './webmcp-tokens.js';
 import type { BuiltTool, ToolBuild } from './tool-registry.js';
 
 /** Chromium refuses longer names ("Invalid tool name"): they are skipped in every browser. */
@@ -42,7 +45,7 @@ type WebmcpTool = {
   execute(input: unknown, client?: { signal?: AbortSignal }): Promise<CallToolResult>;
 };
 
-/** The model context, as far as the kit uses it (Chromium's or Firefox's, see above). */
+/** The model context, as far as the exposure uses it (Chromium's or Firefox's, see above). */
 type ModelContext = {
   registerTool(tool: WebmcpTool, options: { signal: AbortSignal; exposedTo?: readonly string[] }): unknown;
   unregisterTool?(name: string): void;
@@ -56,15 +59,13 @@ export interface ExposureHost {
   webmcp(): string | null;
   /** The tools as built now. */
   built(): ToolBuild;
-  /** Applies the declarations' pending changes (before a call). */
-  upToDate(): void;
   /** Origins the tools are shown to (the `exposedTo` property). */
   exposedTo(): readonly string[] | undefined;
-  /** Runs one call on the element's path, `via: 'webmcp'`, answered from `tools`. Never rejects. */
+  /** Runs one call on the element's path, `via: 'webmcp'`, answered from `tools()`. Never rejects. */
   call(
     tool: string,
     args: unknown,
-    tools: ReadonlyMap<string, NormalizedTool>,
+    tools: () => ReadonlyMap<string, NormalizedTool>,
     signal?: AbortSignal,
   ): Promise<LocalCallResult>;
   /** A `pedelec-warning`. */
@@ -72,6 +73,7 @@ export interface ExposureHost {
 }
 
 type Registration = {
+  name: string;
   /** What was registered (and with which `exposedTo`), as canonical JSON. */
   key: string;
   context: ModelContext;
@@ -80,17 +82,24 @@ type Registration = {
   state: 'pending' | 'registered' | 'failed';
 };
 
-/**
- * Whether a `webmcp` attribute value asks for `expose`: present and empty, or holding the token.
- * (`import`, another token of the list, is for the page's other tools: it does not expose.)
- */
-export const exposes = (value: string | null): boolean =>
-  value !== null && (!value.trim() || value.toLowerCase().split(/\s+/).includes('expose'));
+/** The registrations of every session of the page, refused ones excepted. */
+const registered = new Set<Registration>();
 
-/** The page's model context now, if the browser (or a polyfill the page loaded) has one. */
-export const modelContext = (): ModelContext | undefined =>
-  (globalThis.document as { modelContext?: ModelContext } | undefined)?.modelContext ??
-  (globalThis.navigator as { modelContext?: ModelContext } | undefined)?.modelContext;
+/** Whether a session of the page registered `name` (or is registering it): no tool to import. */
+export const registeredByKit = (name: string): boolean => [...registered].some((r) => r.name === name);
+
+/**
+ * Whether foreign agents are offered a tool: not `private`, not imported from the page's WebMCP tools,
+ * and not a `<pedelec-tool form>` whose form has `toolname` (the browser registered that form itself).
+ */
+const offered = (built: BuiltTool): boolean =>
+  !foreignFields(built).private &&
+  !(built.definition && importedDefinitions.has(built.definition)) &&
+  !(built.element && boundForm(built.element)?.hasAttribute('toolname'));
+
+/** The tools offered to foreign agents. */
+export const exposedTools = (built: ToolBuild): Map<string, BuiltTool> =>
+  new Map(built.tools.filter(offered).map((t) => [t.tool.name, t]));
 
 /** A call's answer as an MCP `CallToolResult`: the result as JSON text (and as structured content when it is an object), or the error as `CODE: message`. */
 export function callToolResult(answer: LocalCallResult): CallToolResult {
@@ -145,7 +154,7 @@ export class WebmcpExposure {
 
   #sync(): void {
     const wanted = this.host.connected() && exposes(this.host.webmcp());
-    const context = wanted ? modelContext() : undefined;
+    const context = wanted ? (modelContext() as ModelContext | undefined) : undefined;
     if (!context) {
       for (const [name, registration] of this.#registrations) this.#drop(name, registration);
       if (!wanted) return this.#warned.clear();
@@ -175,8 +184,9 @@ export class WebmcpExposure {
 
   #register(context: ModelContext, key: string, tool: WebmcpTool, exposedTo: readonly string[] | undefined): void {
     const { name } = tool;
-    const registration: Registration = { key, context, controller: new AbortController(), state: 'pending' };
+    const registration: Registration = { name, key, context, controller: new AbortController(), state: 'pending' };
     this.#registrations.set(name, registration);
+    registered.add(registration);
     const accepted = () => {
       if (this.#registrations.get(name) === registration) registration.state = 'registered';
     };
@@ -197,6 +207,7 @@ export class WebmcpExposure {
   #refused(name: string, registration: Registration, error: unknown): void {
     if (this.#registrations.get(name) !== registration || registration.controller.signal.aborted) return;
     registration.state = 'failed';
+    registered.delete(registration);
     const { name: kind, message } = normalizeDomError(error);
     if (kind === 'InvalidStateError') {
       const text = `WebMCP: the tool name ${name} is taken on this page (a form or another script registered it first)`;
@@ -210,6 +221,7 @@ export class WebmcpExposure {
   /** Unregisters: the signal for Chromium, `unregisterTool` for Firefox — not a name the browser gave someone else. */
   #drop(name: string, registration: Registration): void {
     this.#registrations.delete(name);
+    registered.delete(registration);
     registration.controller.abort();
     if (registration.state === 'failed') return;
     try {
@@ -223,8 +235,7 @@ export class WebmcpExposure {
   #execute(name: string): WebmcpTool['execute'] {
     return async (input, client) => {
       try {
-        this.host.upToDate();
-        const tools = new Map([...exposedTools(this.host.built())].map(([n, built]) => [n, built.tool]));
+        const tools = () => new Map([...exposedTools(this.host.built())].map(([n, built]) => [n, built.tool]));
         return callToolResult(await this.host.call(name, input, tools, client?.signal));
       } catch (thrown) {
         return callToolResult({ ok: false, error: normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'The call failed') });
@@ -247,33 +258,4 @@ function normalizeDomError(error: unknown): { name: string; message: string } {
     name: typeof name === 'string' ? name : 'Error',
     message: typeof message === 'string' ? message : String(error),
   };
-}
-
-/** The exposure of a session element, over its parts (session-parts.ts). */
-export function exposureOf(
-  element: SessionElementPort,
-  parts: SessionParts,
-  warn: (warning: PedelecError) => void,
-): WebmcpExposure {
-  const { declarations } = parts;
-  return new WebmcpExposure({
-    connected: () => element.isConnected,
-    webmcp: () => element.getAttribute('webmcp'),
-    built: () => declarations.built,
-    upToDate: () => declarations.upToDate(),
-    exposedTo: () => element.exposedTo,
-    // The browser's agent calls the tools offered now (not those sent to Core at start()), in the
-    // session there is now: none before start() (elements.md: `''`).
-    call: (tool, args, tools, signal) => {
-      const session = parts.lifecycle.session;
-      const facts = {
-        sessionId: session?.sessionId ?? '',
-        provider: session?.provider ?? '',
-        model: session?.model,
-        sessionCreatedAt: session?.sessionCreatedAt ?? Date.now(),
-      };
-      return parts.call('webmcp', tool, args, signal, tools, facts);
-    },
-    warn,
-  });
 }

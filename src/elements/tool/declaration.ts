@@ -159,9 +159,15 @@ function fromJson(text: string, what: string, path: string): SchemaSource {
 /**
  * A tool's args schema from exactly one of: the `schema` attribute, an inline
  * `<script type="application/json">` child, `<pedelec-arg>` children, the `argsSchema` property.
- * None → an empty object schema; two or more → ambiguous, hence invalid.
+ * None → `fallback` (the schema of the tool's form), else an empty object schema; two or more →
+ * ambiguous, hence invalid.
  */
-export function readSchema(tool: Element, schemaAttribute: string | null, argsSchemaProperty: unknown): SchemaSource {
+export function readSchema(
+  tool: Element,
+  schemaAttribute: string | null,
+  argsSchemaProperty: unknown,
+  fallback?: SchemaSource,
+): SchemaSource {
   const args = argChildren(tool);
   let script: Element | undefined;
   for (let child = tool.firstElementChild; child && !script; child = child.nextElementSibling)
@@ -186,5 +192,5 @@ export function readSchema(tool: Element, schemaAttribute: string | null, argsSc
   // The page's own object: normalization clones it.
   if (argsSchemaProperty !== undefined && argsSchemaProperty !== null)
     return { ok: true, schema: argsSchemaProperty, owned: false };
-  return { ok: true, schema: { type: 'object', properties: {} }, owned: true };
+  return fallback ?? { ok: true, schema: { type: 'object', properties: {} }, owned: true };
 }

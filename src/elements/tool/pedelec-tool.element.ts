@@ -3,6 +3,7 @@ import { hideDeclaration } from '../hidden.js';
 import type { ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
 import { Membership, type SessionOwner } from '../registration.js';
 import { DECLARATION_ATTRIBUTES, readSchema } from './declaration.js';
+import { formSchema } from './form-link.js';
 import { defineElement } from '../define-element.js';
 import { TOOL_TAG } from '../tags.js';
 
@@ -25,7 +26,8 @@ const readings = new WeakMap<PedelecToolElement, ToolDeclaration>();
  * For each call, the first of these answers: a handler registered with the session's
  * `onTool(name, fn)`; a `pedelec-tool-call` listener that calls `respondWith()` or `deny()` during
  * dispatch (an answer after an `await` is too late: `TOOL_RESPOND_LATE`); the `handler` property; the
- * session's `fallback`; otherwise the agent gets `TOOL_HANDLER_NOT_FOUND`. A call to a tool that is
+ * tool's `form`, if it has one; the session's `fallback`; otherwise the agent gets
+ * `TOOL_HANDLER_NOT_FOUND`. A call to a tool that is
  * gone, `disabled`, or declared but not sent to Core (invalid, or added after start) gets
  * `TOOL_UNAVAILABLE` before any handler runs.
  *
@@ -48,6 +50,8 @@ const readings = new WeakMap<PedelecToolElement, ToolDeclaration>();
  * @attr {boolean} read-only - Tells foreign agents (WebMCP, MCP) that the tool changes nothing (property `readOnly`).
  * @attr {boolean} untrusted-content - Tells foreign agents that results may hold content the page does not vouch for (property `untrustedContent`).
  * @attr {boolean} private - Offered to the Pedelec agent only, never to foreign agents (WebMCP, MCP).
+ * @attr {string} form - The id of a `<form>` (in the tool's document or shadow root) that is the tool: its schema (unless declared otherwise) and its inline handler, which fills, checks and submits it.
+ * @attr {boolean} autosubmit - With `form`: a call submits the form; without, it waits for the user to submit it (`:state(awaiting-submit)`).
  * @attr {boolean} invalid - Reflected (output): the declaration is invalid and left out of the manifest; see `invalidReason`.
  *
  * @prop {ToolSpecificHandler | undefined} handler - The handler (JS only). Changing it is never a tool change.
@@ -56,6 +60,7 @@ const readings = new WeakMap<PedelecToolElement, ToolDeclaration>();
  * @prop {string | null} invalidReason - Read-only: why the declaration is left out, or null.
  *
  * @fires {PedelecToolCallEvent} pedelec-tool-call - A call to answer with `respondWith()` or `deny()` (bubbles, composed, not cancelable).
+ * @cssstate awaiting-submit - A call filled the tool's `form` and waits for the user to submit it.
  * @slot - `<pedelec-arg>` children or one `<script type="application/json">` holding the schema.
  */
 export class PedelecToolElement extends ReactiveElement {
@@ -101,12 +106,13 @@ export class PedelecToolElement extends ReactiveElement {
   declare handler: ToolSpecificHandler | undefined;
   declare argsSchema: ToolArgsSchema | undefined;
 
-  // <pedelec-arg> children and an inline JSON script are part of the declaration. `title` (the global
-  // attribute, with its native property) is not, but foreign agents read it: its change is a change.
+  // <pedelec-arg> children and an inline JSON script are part of the declaration, and so is `form`
+  // (form-link.ts). `title` (the global attribute, with its native property) is not, but foreign
+  // agents read it: its change is a change.
   readonly #membership = new Membership(this, {
     childList: true,
     subtree: true,
-    attributeFilter: [...DECLARATION_ATTRIBUTES, 'title'],
+    attributeFilter: [...DECLARATION_ATTRIBUTES, 'title', 'form'],
     characterData: true,
   });
   #reason: string | null = null;
@@ -163,7 +169,7 @@ export class PedelecToolElement extends ReactiveElement {
   #read(): ToolDeclaration {
     const name = this.name;
     // `undefined` too is no schema attribute: a framework unbinding `schema` sets it.
-    const source = readSchema(this, this.schema ?? null, this.argsSchema);
+    const source = readSchema(this, this.schema ?? null, this.argsSchema, formSchema(this));
     if (!source.ok) return { ...source, name };
     const definition: Record<string, unknown> = {
       name,

@@ -109,6 +109,8 @@ describe('declarations', () => {
         'read-only',
         'untrusted-content',
         'private',
+        'form',
+        'autosubmit',
       ]);
       expect(members('pedelec-tool', 'field')).to.include.members([
         'readOnly',

@@ -1,7 +1,8 @@
 /**
- * The WebMCP code is a lazy chunk (spec every-agent.md §2 "Size"): through the CDN file, a page whose
- * sessions never set `webmcp` downloads only the main file and registers nothing; the first session
- * that sets it loads the chunk, once, beside the main file. Each page is a frame of its own (a fresh
+ * The WebMCP code and the form binding are lazy chunks (spec every-agent.md §2 "Size", §3): through the
+ * CDN file, a page whose sessions never set `webmcp` and whose tools name no `form` downloads only the
+ * main file and registers nothing; the first session that sets `webmcp` loads the WebMCP chunk, once,
+ * and the first `<pedelec-tool form>` the form binding, once. Each page is a frame of its own (a fresh
  * realm), loading only the shipped files (`npm run build` first, as `npm test` does).
  */
 import { expect } from '@open-wc/testing';
@@ -26,9 +27,10 @@ const cdnFiles = (win: Win) =>
     .map((entry) => entry.name.slice(entry.name.lastIndexOf('/') + 1))
     .filter((name) => name.startsWith('pedelec-elements'));
 
-const WEBMCP_CHUNK = /^pedelec-elements-(webmcp-exposure|foreign-tools)-[\w-]+\.js$/;
+const WEBMCP_CHUNK = /^pedelec-elements-webmcp-[\w-]+\.js$/;
+const FORM_CHUNK = /^pedelec-elements-form-binding-[\w-]+\.js$/;
 
-describe('CDN file: the WebMCP code is loaded only when a session sets webmcp', () => {
+describe('CDN file: the WebMCP code and the form binding are loaded only when a page uses them', () => {
   let frame: HTMLIFrameElement | undefined;
   afterEach(() => frame?.remove());
 
@@ -65,8 +67,25 @@ describe('CDN file: the WebMCP code is loaded only when a session sets webmcp', 
       expect(warnings).to.have.length(2);
       for (const warning of warnings) expect(warning).to.match(/^WEBMCP_UNAVAILABLE: .*NotAllowedError/);
     }
-    // The exposure, and what it shares with the MCP page link.
-    expect(cdnFiles(page.win).filter((name) => WEBMCP_CHUNK.test(name))).to.have.length(2);
+    expect(cdnFiles(page.win).filter((name) => WEBMCP_CHUNK.test(name))).to.have.length(1);
     expect(cdnFiles(page.win).filter((name) => !WEBMCP_CHUNK.test(name))).to.deep.equal(['pedelec-elements.js']);
+  });
+
+  it('a <pedelec-tool form>: the form binding, once for every such tool, and no WebMCP code', async () => {
+    const page = await openPage();
+    frame = page.frame;
+    const doc = page.win.document;
+    doc.body.innerHTML = `<form id="a"><input name="x"></form><form id="b"><input name="y"></form>
+      <pedelec-session>
+        <pedelec-tool name="one" description="One." form="a"></pedelec-tool>
+        <pedelec-tool name="two" description="Two." form="b"></pedelec-tool>
+      </pedelec-session>`;
+    const session = doc.querySelector('pedelec-session') as any;
+    const args = () => session.manifest?.tools.map((t: any) => Object.keys(t.argsSchema.properties)).flat();
+    await until(() => args()?.length === 2, 'both forms read', 3000);
+    expect(args()).to.deep.equal(['x', 'y']);
+    expect(cdnFiles(page.win).filter((name) => FORM_CHUNK.test(name))).to.have.length(1);
+    expect(cdnFiles(page.win).filter((name) => !FORM_CHUNK.test(name))).to.deep.equal(['pedelec-elements.js']);
+    expect(session.webmcpTools).to.deep.equal([]);
   });
 });

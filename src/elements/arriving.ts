@@ -1,0 +1,13 @@
+/**
+ * What is still arriving that changes what sessions declare: a lazy chunk being fetched (the form
+ * binding of `<pedelec-tool form>`, the WebMCP chunk), the page's WebMCP tools being read for
+ * `webmcp="import"`. A start waits until nothing is (start-attempt.ts), so that what they add is sent.
+ */
+export const arriving = new Set<Promise<unknown>>();
+
+/** Makes starts wait for `promise` (a rejection is its caller's to handle: it only ends the wait). */
+export function track(promise: Promise<unknown>): void {
+  const done = () => arriving.delete(promise);
+  arriving.add(promise);
+  promise.then(done, done);
+}

@@ -1,0 +1,77 @@
+/**
+ * The WebMCP chunk's entry (spec every-agent.md §2–3): what a `<pedelec-session webmcp>` does with
+ * the browser's agent API once its `webmcp` is set — expose its tools (webmcp-exposure.ts) and import
+ * the page's (webmcp-import.ts) — over the element's parts. Loaded by webmcp-link.ts, a lazy chunk: a
+ * page that never sets `webmcp` downloads none of it.
+ */
+import type { PedelecError } from '../../core/errors.js';
+import type { SessionElementPort, SessionParts } from './session-parts.js';
+import { registeredByKit, WebmcpExposure } from './webmcp-exposure.js';
+import { WebmcpImport } from './webmcp-import.js';
+import { modelContext } from './webmcp-tokens.js';
+
+/** What the element's link (webmcp-link.ts) drives. */
+export type Webmcp = {
+  /**
+   * Brings registrations and imports in line with the session, a microtask later. Settles once the
+   * page's tools are read, when that started a read (the first start waits for it).
+   */
+  sync(): Promise<unknown>;
+  /** The tool names registered now. */
+  readonly names: string[];
+};
+
+/** The WebMCP side of a session element, over its parts (session-parts.ts). */
+export function webmcpOf(
+  element: SessionElementPort,
+  parts: SessionParts,
+  warn: (warning: PedelecError) => void,
+): Webmcp {
+  const { declarations } = parts;
+  const connected = () => element.isConnected;
+  const webmcp = () => element.getAttribute('webmcp');
+  const exposure = new WebmcpExposure({
+    connected,
+    webmcp,
+    built: () => declarations.built,
+    exposedTo: () => element.exposedTo,
+    // The browser's agent calls the tools offered now (not those sent to Core at start()), in the
+    // session there is now: none before start() (elements.md: `''`).
+    call: (tool, args, tools, signal) => {
+      const session = parts.lifecycle.session;
+      const facts = {
+        sessionId: session?.sessionId ?? '',
+        provider: session?.provider ?? '',
+        model: session?.model,
+        sessionCreatedAt: session?.sessionCreatedAt ?? Date.now(),
+      };
+      return parts.call('webmcp', tool, args, signal, tools, facts);
+    },
+    warn,
+  });
+  const imported = new WebmcpImport({
+    connected,
+    webmcp,
+    window: () => element.ownerDocument.defaultView,
+    context: modelContext,
+    registeredByKit,
+    rebuild: () => declarations.queue(),
+    warn,
+  });
+  declarations.extend = (elements, definitions) => imported.extend(elements, definitions);
+  let queued: Promise<unknown> | undefined;
+  return {
+    sync() {
+      exposure.sync();
+      // A microtask later, as the exposure: once for a batch of changes, and not at all for an
+      // element a framework moves.
+      return (queued ??= Promise.resolve().then(() => {
+        queued = undefined;
+        return imported.sync();
+      }));
+    },
+    get names() {
+      return exposure.names;
+    },
+  };
+}
