@@ -145,6 +145,10 @@ export interface PedelecSessionProps {
   noValidate?: boolean;
   /** Also log warnings to the console (otherwise the kit never writes to it). */
   debug?: boolean;
+  /** Also link the tools to `pedelec-dev --mcp` for desktop MCP clients, with no bridge or `start()`: `ws://127.0.0.1:7717/tools`. Loopback hosts only from markup; other hosts through the `mcp` property. */
+  mcp?: string;
+  /** The page's label on the MCP link, which names its tools when several pages offer one name (unset: the element's `id`). */
+  'mcp-label'?: string;
   /** WebMCP, the browser's own agent, as a token list: `expose` (empty means `expose`) offers the tools to the browser's agent, with no bridge or `start()`; `import` offers the page's other WebMCP tools (`<form toolname>`, other scripts') to the Pedelec agent. As a property: `true` sets `expose`, `false` or `null` removes the attribute. */
   webmcp?: string | boolean | null;
   /** Extra JS-defined tools, merged after the declared ones. */
