@@ -281,7 +281,10 @@ test(
 
 test('npm start prints how to open Chromium with WebMCP on, and starts nothing new', () => {
   const start = JSON.parse(readFileSync(`${root}package.json`, 'utf8')).scripts.start;
-  assert.match(start, /node scripts\/webmcp-hint\.mjs && exec node packages\/pedelec-dev\/dist\/cli\.js --serve demo --mcp$/);
+  assert.match(
+    start,
+    /node scripts\/webmcp-hint\.mjs && exec node packages\/pedelec-dev\/dist\/cli\.js --serve demo --mcp$/,
+  );
   const run = spawnSync(process.execPath, ['scripts/webmcp-hint.mjs'], {
     cwd: root,
     encoding: 'utf8',
