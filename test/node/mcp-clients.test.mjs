@@ -18,7 +18,15 @@ import { chromiumArgs, executableFor, skipBrowser } from '../../scripts/browsers
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(root, 'packages/pedelec-dev/dist/cli.js');
-const DEMO_TOOLS = ['add_todo', 'complete_todo', 'get_counter', 'get_current_page', 'list_todos', 'update_counter'];
+const DEMO_TOOLS = [
+  'add_todo',
+  'complete_todo',
+  'get_counter',
+  'get_current_page',
+  'list_todos',
+  'set_counter',
+  'update_counter',
+];
 
 /** `pedelec-dev --mcp` from its CLI on a free port, with a token file of the test's own; resolves its printed lines. */
 async function startCli(t, extra = []) {

@@ -17,7 +17,15 @@ import puppeteer from 'puppeteer-core';
 import { chromiumArgs, executableFor, skipBrowser } from '../../scripts/browsers.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const DEMO_TOOLS = ['add_todo', 'complete_todo', 'get_counter', 'get_current_page', 'list_todos', 'update_counter'];
+const DEMO_TOOLS = [
+  'add_todo',
+  'complete_todo',
+  'get_counter',
+  'get_current_page',
+  'list_todos',
+  'set_counter',
+  'update_counter',
+];
 
 /** Resolves with the first value `poll` returns that is not undefined; rejects after `ms`. */
 async function eventually(poll, what, ms = 15_000) {
