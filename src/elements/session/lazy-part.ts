@@ -13,7 +13,7 @@ export type LazyPart<T> = {
 };
 
 /** `tracked`: a start waits for the part to load (it may add tools). */
-export function lazyPart<T extends { sync(): void }>(
+export function lazyPart<T extends { sync(): unknown }>(
   element: Element,
   wanted: () => boolean,
   load: () => Promise<T>,
@@ -29,7 +29,7 @@ export function lazyPart<T extends { sync(): void }>(
       const arrival = load().then(
         (part) => {
           loaded = part;
-          part.sync();
+          return part.sync(); // tracked: what the first sync reads (the page's WebMCP tools) is waited for too
         },
         // A chunk that could not be fetched (offline, say): the next change tries again.
         () => (loading = false),
