@@ -7,7 +7,9 @@ export const arriving = new Set<Promise<unknown>>();
 
 /** Makes starts wait for `promise` (a rejection is its caller's to handle: it only ends the wait). */
 export function track(promise: Promise<unknown>): void {
-  const done = () => arriving.delete(promise);
-  arriving.add(promise);
-  promise.then(done, done);
+  const settled: Promise<unknown> = promise.then(done, done);
+  arriving.add(settled);
+  function done() {
+    arriving.delete(settled);
+  }
 }

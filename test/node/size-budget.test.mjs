@@ -29,15 +29,20 @@ test('the CDN main file is self-contained: it imports no other file statically (
   );
 });
 
-test('the MCP page link is a lazy chunk of its own: the main file carries only its loader', async () => {
+test("the MCP page link is a lazy chunk of its own: the main file carries only the foreign agents' loader", async () => {
   const { chunks } = await sizes;
-  const link = chunks.find((chunk) => /^cdn\/pedelec-elements-mcp-page-link-[\w-]+\.js$/.test(chunk.file));
-  assert.ok(link, `a chunk for the page link (found ${chunks.map((c) => c.file).join(', ')})`);
-  const main = readFileSync(new URL('../../cdn/pedelec-elements.js', import.meta.url), 'utf8');
+  const chunk = (name) => chunks.find((c) => new RegExp(`^cdn/pedelec-elements-${name}-[\\w-]+\\.js$`).test(c.file));
+  const [link, foreign] = [chunk('mcp-page-link'), chunk('foreign-agents')];
+  assert.ok(link && foreign, `chunks for the page link and its entry (found ${chunks.map((c) => c.file).join(', ')})`);
+  const read = (file) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+  const main = read('cdn/pedelec-elements.js');
   // The link's messages are written in the chunk only (`hello` is its first frame).
   assert.ok(!/["']hello["']/.test(main), 'the main file holds no page link code');
-  assert.match(readFileSync(new URL(`../../${link.file}`, import.meta.url), 'utf8'), /["']hello["']/);
-  assert.match(main, /mcp-page-link/, 'the main file loads the chunk');
+  assert.match(read(link.file), /["']hello["']/);
+  // The main file loads the foreign agents' entry (for `webmcp` or `mcp`), which loads the link.
+  assert.doesNotMatch(main, /mcp-page-link|pedelec-elements-webmcp/, 'the main file knows neither agent');
+  assert.match(main, /foreign-agents/, 'the main file loads the entry');
+  assert.match(read(foreign.file), /mcp-page-link/, 'the entry loads the link');
 });
 
 test('staticImports tells a static import from a lazy one', async () => {

@@ -1,43 +1,47 @@
 /**
- * A part of a `<pedelec-session>` that lives in a lazy chunk (the WebMCP exposure, the MCP page link):
- * loaded the first time the element is in the page and `wanted()` holds, then told of every change.
- * A page that never wants it downloads nothing.
+ * A part of a `<pedelec-session>` that lives in a lazy chunk — the foreign agents' entry
+ * (foreign-agents.ts), and from there WebMCP (webmcp.ts) and the MCP page link (mcp-page-link.ts):
+ * fetched the first time the element is in the page and `wanted()` holds, made for the element, and
+ * from then on told of every change. A page that never wants it downloads nothing.
  */
 import { track } from '../arriving.js';
+import type { SessionElementPort, SessionParts } from './session-parts.js';
+
+/** A lazy chunk's entry: its part of one session element, which `sync()` brings in line with it. */
+export type LazyChunk<T extends { sync(): unknown }> = {
+  partOf(element: SessionElementPort, parts: SessionParts): T;
+};
 
 export type LazyPart<T> = {
   /** Loads the part if it is wanted now, else brings it in line with the element. */
   sync(): void;
   /** The part, once loaded. */
-  readonly loaded: T | undefined;
+  loaded?: T;
 };
 
-/** `tracked`: a start waits for the part to load (it may add tools). */
+/** `parts`: the element's parts, read once the chunk is there (they are wired after this). */
 export function lazyPart<T extends { sync(): unknown }>(
-  element: Element,
+  element: SessionElementPort,
+  parts: () => SessionParts,
   wanted: () => boolean,
-  load: () => Promise<T>,
-  tracked = false,
+  load: () => Promise<LazyChunk<T>>,
 ): LazyPart<T> {
-  let loaded: T | undefined;
   let loading = false;
-  return {
+  const part: LazyPart<T> = {
     sync() {
-      if (loaded) return loaded.sync();
+      if (part.loaded) return void part.loaded.sync();
       if (loading || !element.isConnected || !wanted()) return;
       loading = true;
-      const arrival = load().then(
-        (part) => {
-          loaded = part;
-          return part.sync(); // tracked: what the first sync reads (the page's WebMCP tools) is waited for too
-        },
-        // A chunk that could not be fetched (offline, say): the next change tries again.
-        () => (loading = false),
+      // A start waits for the part, and for what its first sync brings (the nested parts, the page's
+      // WebMCP tools being read): they may add tools, which are sent too.
+      track(
+        load().then(
+          (chunk) => (part.loaded = chunk.partOf(element, parts())).sync(),
+          // A chunk that could not be fetched (offline, say): the next change tries again.
+          () => (loading = false),
+        ),
       );
-      if (tracked) track(arrival);
-    },
-    get loaded() {
-      return loaded;
     },
   };
+  return part;
 }

@@ -1,7 +1,8 @@
 /**
  * `<pedelec-session mcp="ws://127.0.0.1:7717/tools">` (spec every-agent.md §4): the page side of the
  * MCP page link to `pedelec-dev --mcp`, through which desktop MCP clients call the session's tools.
- * A lazy chunk of its own: only a session with `mcp` downloads it (lazy-part.ts).
+ * A lazy chunk of its own, loaded by the foreign agents' entry (foreign-agents.ts): only a session with
+ * `mcp` downloads it.
  *
  * Over one WebSocket per session element (messages in docs/mcp.md) the page says who it is
  * (`hello`, with the link `version`), publishes the tools it offers foreign agents on every change
@@ -21,7 +22,7 @@ import type { NormalizedTool } from '../../core/tools.js';
 import { parseBridge } from './bridge.js';
 import type { SessionElementPort, SessionParts } from './session-parts.js';
 import type { BuiltTool, ToolBuild } from './tool-registry.js';
-import { foreignFields, foreignTools } from './foreign-tools.js';
+import { foreignFields, foreignTools } from './foreign-agents.js';
 
 /** The link version this page speaks; pedelec-dev closes a link of another with a reason. */
 export const PAGE_LINK_VERSION = 1;
@@ -225,17 +226,12 @@ function linkTool(built: BuiltTool): LinkTool {
   };
 }
 
-/** The link of a session element, over its parts (session-parts.ts). */
-export function pageLinkOf(
-  element: SessionElementPort,
-  parts: SessionParts,
-  scripted: () => boolean,
-  warn: (warning: PedelecError) => void,
-): McpPageLink {
+/** The chunk's entry (lazy-part.ts): the link of a session element. */
+export function partOf(element: SessionElementPort, parts: SessionParts): McpPageLink {
   const { declarations } = parts;
   return new McpPageLink({
     connected: () => element.isConnected,
-    mcp: () => ({ url: element.mcp, scripted: scripted() }),
+    mcp: () => ({ url: element.mcp, scripted: parts.scripted('mcp') }),
     label: () => element.getAttribute('mcp-label') || element.id || null,
     built: () => declarations.built,
     upToDate: () => declarations.upToDate(),
@@ -249,6 +245,6 @@ export function pageLinkOf(
       };
       return parts.call('mcp', tool, args, signal, tools, facts);
     },
-    warn,
+    warn: parts.warn,
   });
 }

@@ -166,7 +166,7 @@ export class PedelecSessionElement extends ReactiveElement {
     else this.setAttribute('webmcp', value === true ? 'expose' : value);
   }
   get webmcpTools(): string[] {
-    return this.#parts.webmcp.loaded?.names ?? [];
+    return this.#parts.foreign.loaded?.webmcpTools ?? [];
   }
   get status(): PedelecElementStatus {
     return this.#status.current;

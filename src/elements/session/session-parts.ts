@@ -25,8 +25,7 @@ import {
 } from './session-config.js';
 import type { PedelecElementStatus } from './status.js';
 import { lazyPart, type LazyPart } from './lazy-part.js';
-import type { McpPageLink } from './mcp-page-link.js';
-import type { Webmcp } from './webmcp.js';
+import type { ForeignAgents } from './foreign-agents.js';
 
 /** The session element, as its parts see it. */
 export interface SessionElementPort extends SessionInputs, ReactiveControllerHost, Element {
@@ -52,10 +51,8 @@ export type SessionParts = {
   declarations: SessionDeclarations;
   toolbox: ElementToolbox;
   lifecycle: SessionLifecycle;
-  /** The registrations with the browser's agent (`webmcp`). */
-  webmcp: LazyPart<Webmcp>;
-  /** The MCP page link to pedelec-dev (`mcp`). */
-  mcp: LazyPart<McpPageLink>;
+  /** The foreign agents (WebMCP, the MCP page link): a lazy chunk, loaded once `webmcp` or `mcp` is set. */
+  foreign: LazyPart<ForeignAgents>;
   /**
    * A call made in the page (`invoke()`, a foreign agent) on exactly the path an agent's call takes;
    * `tools`: the set it is answered from, when not the one sent to Core (read once the declarations
@@ -70,6 +67,10 @@ export type SessionParts = {
     tools?: () => ReadonlyMap<string, NormalizedTool>,
     session?: LocalCallSession,
   ): Promise<LocalCallResult>;
+  /** A `pedelec-warning` (and the console's, with `debug`). */
+  warn(warning: PedelecError): void;
+  /** Whether the `bridge` or `mcp` property was set from script (then any host is allowed). */
+  scripted(name: 'bridge' | 'mcp'): boolean;
   /** Where `persist` keeps the element's record now (null without `persist`). */
   persistKey(): string | null;
   /** The element left the page: torn down a microtask later, unless it is back by then. */
@@ -81,7 +82,7 @@ export type SessionParts = {
 /** The session elements in the page now (shadow roots included): for the `persist` key check. */
 const inThePage = new Set<SessionParts>();
 
-/** The element entered the page, or left it (for the `persist` key check, the session, WebMCP). */
+/** The element entered the page, or left it (for the `persist` key check, the session, foreign agents). */
 export function inPage(parts: SessionParts, present: boolean): void {
   if (present) {
     inThePage.add(parts);
@@ -95,9 +96,8 @@ export function inPage(parts: SessionParts, present: boolean): void {
 /** An element property changed: what the build reads is queued now, so a start() or `manifest` read in this task sees it. */
 export function inputChanged(parts: SessionParts, name: PropertyKey, connected: boolean): void {
   if (BUILD_INPUTS.has(name) && connected) parts.declarations.queue();
-  // `webmcp`, `exposedTo`, a build input…: looked at once, a microtask later.
-  parts.webmcp.sync();
-  parts.mcp.sync();
+  // `webmcp`, `mcp`, `exposedTo`, a build input…: looked at once, a microtask later.
+  parts.foreign.sync();
 }
 
 export function wireSession(element: SessionElementPort, hooks: SessionElementHooks): SessionParts {
@@ -126,8 +126,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
         toolbox.validateArgs = !element.noValidate;
       }
       lifecycle.held.checkStale();
-      webmcp.sync();
-      mcp.sync();
+      foreign.sync();
     },
     memberGone: (member) => member instanceof PedelecToolElement && toolbox.abortCallsOf(member),
   });
@@ -159,19 +158,12 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     session ??= localSession(element, lifecycle.session);
     return callLocally(toolbox, { tool, args, tools: tools?.(), signal, via, id: toolbox.nextId(via), session });
   };
-  // Lazy chunks, each loaded the first time its attribute is set.
-  const webmcp = lazyPart(
+  // The foreign agents' entry: a lazy chunk, which loads each agent's part as its attribute asks.
+  const foreign = lazyPart(
     element,
-    () => element.hasAttribute('webmcp'),
-    () => import('./webmcp.js').then((chunk) => chunk.webmcpOf(element, parts, warn)),
-    // A start waits for it, and for the page's tools it imports: they are sent too.
-    true,
-  );
-  const mcp = lazyPart(
-    element,
-    () => !!element.mcp,
-    () =>
-      import('./mcp-page-link.js').then((chunk) => chunk.pageLinkOf(element, parts, () => hooks.scripted('mcp'), warn)),
+    () => parts,
+    () => element.hasAttribute('webmcp') || !!element.mcp,
+    () => import('./foreign-agents.js'),
   );
   const left = () => {
     // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and
@@ -179,9 +171,8 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     queueMicrotask(() => {
       if (!element.isConnected) lifecycle.teardown(element.persist);
     });
-    // Both also wait a microtask, and look then.
-    webmcp.sync();
-    mcp.sync();
+    // The foreign agents' parts also wait a microtask, and look then.
+    foreign.sync();
   };
   const bookkeeping = () => {
     const { memberCount: members, reportedProblems: reported, cachedDefinitions: cached } = declarations;
@@ -193,9 +184,10 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     declarations,
     toolbox,
     lifecycle,
-    webmcp,
-    mcp,
+    foreign,
     call,
+    warn,
+    scripted: hooks.scripted,
     persistKey,
     left,
     bookkeeping,

@@ -53,7 +53,7 @@ export async function startAttempt(
     throw error;
   };
   // What a lazy part of the kit is still bringing (a form's schema, the page's WebMCP tools) is sent too.
-  while (arriving.size) await Promise.allSettled(arriving);
+  while (arriving.size) await Promise.all(arriving);
   if (attempt.signal.aborted) throw sessionEnded();
   const plan = host.plan();
   if ('code' in plan) return fail(plan);

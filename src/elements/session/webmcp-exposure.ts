@@ -1,8 +1,8 @@
 /**
  * `<pedelec-session webmcp>`'s expose (spec every-agent.md §2): every tool the session offers the
  * Pedelec agent, except the `private` ones, registered with the page's model context for the
- * browser's own agent — and kept registered as the tools change. A lazy chunk of its own: only a
- * session whose `webmcp` asks for `expose` downloads it (lazy-part.ts).
+ * browser's own agent — and kept registered as the tools change. Part of the WebMCP chunk
+ * (webmcp.ts): only a session with `webmcp` downloads it.
  *
  * Two browsers, two surfaces, both feature-detected at each sync:
  * - Chromium's `document.modelContext`: `registerTool(tool, { signal, exposedTo })` returns a promise
@@ -20,7 +20,7 @@ import { normalizeError, pedelecError, type PedelecError } from '../../core/erro
 import { canonicalJson, isPlainObject, type JsonValue } from '../../core/json.js';
 import type { LocalCallResult } from '../../core/local-call.js';
 import type { NormalizedTool } from '../../core/tools.js';
-import { foreignFields } from './foreign-tools.js';
+import { foreignFields } from './foreign-agents.js';
 import { importedDefinitions } from './webmcp-import.js';
 import { boundForm, exposes, modelContext } from './webmcp-tokens.js';
 import type { BuiltTool, ToolBuild } from './tool-registry.js';

@@ -1,16 +1,15 @@
 /**
  * The WebMCP chunk's entry (spec every-agent.md §2–3): what a `<pedelec-session webmcp>` does with
  * the browser's agent API once its `webmcp` is set — expose its tools (webmcp-exposure.ts) and import
- * the page's (webmcp-import.ts) — over the element's parts. Loaded by webmcp-link.ts, a lazy chunk: a
- * page that never sets `webmcp` downloads none of it.
+ * the page's (webmcp-import.ts) — over the element's parts. A lazy chunk, loaded by the foreign agents'
+ * entry (foreign-agents.ts): a page that never sets `webmcp` downloads none of it.
  */
-import type { PedelecError } from '../../core/errors.js';
 import type { SessionElementPort, SessionParts } from './session-parts.js';
 import { registeredByKit, WebmcpExposure } from './webmcp-exposure.js';
 import { WebmcpImport } from './webmcp-import.js';
 import { modelContext } from './webmcp-tokens.js';
 
-/** What the element's link (webmcp-link.ts) drives. */
+/** What the foreign agents' entry (foreign-agents.ts) drives. */
 export type Webmcp = {
   /**
    * Brings registrations and imports in line with the session, a microtask later. Settles once the
@@ -21,13 +20,9 @@ export type Webmcp = {
   readonly names: string[];
 };
 
-/** The WebMCP side of a session element, over its parts (session-parts.ts). */
-export function webmcpOf(
-  element: SessionElementPort,
-  parts: SessionParts,
-  warn: (warning: PedelecError) => void,
-): Webmcp {
-  const { declarations } = parts;
+/** The chunk's entry (lazy-part.ts): the WebMCP side of a session element, over its parts. */
+export function partOf(element: SessionElementPort, parts: SessionParts): Webmcp {
+  const { declarations, warn } = parts;
   const connected = () => element.isConnected;
   const webmcp = () => element.getAttribute('webmcp');
   const exposure = new WebmcpExposure({

@@ -1,8 +1,8 @@
 /**
  * The WebMCP code and the form binding are lazy chunks (spec every-agent.md §2 "Size", §3): through the
  * CDN file, a page whose sessions never set `webmcp` and whose tools name no `form` downloads only the
- * main file and registers nothing; the first session that sets `webmcp` loads the WebMCP chunk, once,
- * and the first `<pedelec-tool form>` the form binding, once. Each page is a frame of its own (a fresh
+ * main file and registers nothing; the first session that sets `webmcp` loads the foreign agents' entry
+ * and the WebMCP chunk, each once, and the first `<pedelec-tool form>` the form binding, once. Each page is a frame of its own (a fresh
  * realm), loading only the shipped files (`npm run build` first, as `npm test` does).
  */
 import { expect } from '@open-wc/testing';
@@ -28,7 +28,7 @@ const cdnFiles = (win: Win) =>
     .filter((name) => name.startsWith('pedelec-elements'));
 
 const WEBMCP_CHUNK = /^pedelec-elements-webmcp-[\w-]+\.js$/;
-const SHARED_CHUNK = /^pedelec-elements-foreign-tools-[\w-]+\.js$/;
+const FOREIGN_CHUNK = /^pedelec-elements-foreign-agents-[\w-]+\.js$/;
 const FORM_CHUNK = /^pedelec-elements-form-binding-[\w-]+\.js$/;
 
 describe('CDN file: the WebMCP code and the form binding are loaded only when a page uses them', () => {
@@ -69,8 +69,9 @@ describe('CDN file: the WebMCP code and the form binding are loaded only when a 
       for (const warning of warnings) expect(warning).to.match(/^WEBMCP_UNAVAILABLE: .*NotAllowedError/);
     }
     expect(cdnFiles(page.win).filter((name) => WEBMCP_CHUNK.test(name))).to.have.length(1);
-    // Besides: the main file, and the few lines the WebMCP and MCP chunks share.
-    expect(cdnFiles(page.win).filter((name) => !WEBMCP_CHUNK.test(name) && !SHARED_CHUNK.test(name))).to.deep.equal([
+    // The foreign agents' entry (what WebMCP and the MCP link share, and loads them), once too.
+    expect(cdnFiles(page.win).filter((name) => FOREIGN_CHUNK.test(name))).to.have.length(1);
+    expect(cdnFiles(page.win).filter((name) => !WEBMCP_CHUNK.test(name) && !FOREIGN_CHUNK.test(name))).to.deep.equal([
       'pedelec-elements.js',
     ]);
   });
