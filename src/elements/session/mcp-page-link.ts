@@ -15,46 +15,25 @@
  * version it does not speak, MCP off, the page's origin not allowed) is one `MCP_LINK_REFUSED`
  * warning, and no retry until `mcp` changes.
  */
-import { normalizeError, pedelecError, type PedelecError } from '../../core/errors.js';
+import { normalizeError, pedelecError } from '../../core/errors.js';
 import { canonicalJson } from '../../core/json.js';
 import type { LocalCallResult } from '../../core/local-call.js';
-import type { NormalizedTool } from '../../core/tools.js';
 import { parseBridge } from './bridge.js';
 import type { SessionElementPort, SessionParts } from './session-parts.js';
-import type { BuiltTool, ToolBuild } from './tool-registry.js';
-import { foreignFields, foreignTools } from './foreign-agents.js';
+import { foreignHost, foreignTool, foreignTools, type ForeignHost } from './foreign-agents.js';
 
 /** The link version this page speaks; pedelec-dev closes a link of another with a reason. */
 export const PAGE_LINK_VERSION = 1;
 const RETRY_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 
-/** What the link needs from its session element. */
-export interface PageLinkHost {
-  connected(): boolean;
+/** What the link needs from its session element besides what every foreign agent's part does. */
+export interface PageLinkHost extends ForeignHost {
   /** The `mcp` value, and whether it was set from script (then any host is allowed). */
   mcp(): { url: string | undefined; scripted: boolean };
   /** What the page calls itself on the link: `mcp-label`, else the element's `id`, else none. */
   label(): string | null;
-  built(): ToolBuild;
   upToDate(): void;
-  call(
-    tool: string,
-    args: unknown,
-    tools: () => ReadonlyMap<string, NormalizedTool>,
-    signal?: AbortSignal,
-  ): Promise<LocalCallResult>;
-  warn(warning: PedelecError): void;
 }
-
-/** A tool as the page publishes it on the link. */
-type LinkTool = {
-  name: string;
-  description: string;
-  inputSchema: object;
-  title?: string;
-  readOnly?: true;
-  untrustedContent?: true;
-};
 
 export class McpPageLink {
   #socket: WebSocket | null = null;
@@ -162,7 +141,7 @@ export class McpPageLink {
   #publish(): void {
     if (this.#socket?.readyState !== WebSocket.OPEN) return;
     this.host.upToDate();
-    const tools = [...foreignTools(this.host.built()).values()].map(linkTool);
+    const tools = [...foreignTools(this.host.built()).values()].map(foreignTool);
     const key = canonicalJson(tools);
     if (key === this.#published) return;
     this.#published = key;
@@ -187,9 +166,7 @@ export class McpPageLink {
     this.#running.set(id, controller);
     let answer: LocalCallResult;
     try {
-      // The tools offered now, read once the declarations are up to date.
-      const tools = () => new Map([...foreignTools(this.host.built())].map(([name, built]) => [name, built.tool]));
-      answer = await this.host.call(tool, args, tools, controller.signal);
+      answer = await this.host.call(tool, args, controller.signal);
     } catch (thrown) {
       answer = { ok: false, error: normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'The call failed') };
     }
@@ -212,39 +189,12 @@ export class McpPageLink {
   }
 }
 
-/** A built tool as published on the link: its manifest entry and what foreign agents read besides. */
-function linkTool(built: BuiltTool): LinkTool {
-  const { name, description, argsSchema } = built.tool.manifest;
-  const { title, readOnly, untrustedContent } = foreignFields(built);
-  return {
-    name,
-    description,
-    inputSchema: argsSchema,
-    ...(typeof title === 'string' && title && { title }),
-    ...(readOnly === true && { readOnly }),
-    ...(untrustedContent === true && { untrustedContent }),
-  };
-}
-
 /** The chunk's entry (lazy-part.ts): the link of a session element. */
 export function partOf(element: SessionElementPort, parts: SessionParts): McpPageLink {
-  const { declarations } = parts;
   return new McpPageLink({
-    connected: () => element.isConnected,
+    ...foreignHost(element, parts, 'mcp', foreignTools),
     mcp: () => ({ url: element.mcp, scripted: parts.scripted('mcp') }),
     label: () => element.getAttribute('mcp-label') || element.id || null,
-    built: () => declarations.built,
-    upToDate: () => declarations.upToDate(),
-    call: (tool, args, tools, signal) => {
-      const session = parts.lifecycle.session;
-      const facts = {
-        sessionId: session?.sessionId ?? '',
-        provider: session?.provider ?? '',
-        model: session?.model,
-        sessionCreatedAt: session?.sessionCreatedAt ?? Date.now(),
-      };
-      return parts.call('mcp', tool, args, signal, tools, facts);
-    },
-    warn: parts.warn,
+    upToDate: () => parts.declarations.upToDate(),
   });
 }

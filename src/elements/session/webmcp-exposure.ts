@@ -19,8 +19,7 @@
 import { normalizeError, pedelecError, type PedelecError } from '../../core/errors.js';
 import { canonicalJson, isPlainObject, type JsonValue } from '../../core/json.js';
 import type { LocalCallResult } from '../../core/local-call.js';
-import type { NormalizedTool } from '../../core/tools.js';
-import { foreignFields } from './foreign-agents.js';
+import { foreignFields, foreignTool, type ForeignHost } from './foreign-agents.js';
 import { importedDefinitions } from './webmcp-import.js';
 import { boundForm, exposes, modelContext } from './webmcp-tokens.js';
 import type { BuiltTool, ToolBuild } from './tool-registry.js';
@@ -51,25 +50,12 @@ type ModelContext = {
   unregisterTool?(name: string): void;
 };
 
-/** What the exposure needs from its session element. */
-export interface ExposureHost {
-  /** Whether the session element is in the page. */
-  connected(): boolean;
+/** What the exposure needs from its session element besides what every foreign agent's part does. */
+export interface ExposureHost extends ForeignHost {
   /** Its `webmcp` attribute. */
   webmcp(): string | null;
-  /** The tools as built now. */
-  built(): ToolBuild;
   /** Origins the tools are shown to (the `exposedTo` property). */
   exposedTo(): readonly string[] | undefined;
-  /** Runs one call on the element's path, `via: 'webmcp'`, answered from `tools()`. Never rejects. */
-  call(
-    tool: string,
-    args: unknown,
-    tools: () => ReadonlyMap<string, NormalizedTool>,
-    signal?: AbortSignal,
-  ): Promise<LocalCallResult>;
-  /** A `pedelec-warning`. */
-  warn(warning: PedelecError): void;
 }
 
 type Registration = {
@@ -110,17 +96,15 @@ export function callToolResult(answer: LocalCallResult): CallToolResult {
   return isPlainObject(result) ? { content, structuredContent: result as { [key: string]: JsonValue } } : { content };
 }
 
-/** What is registered for one tool (without `execute`): its manifest entry and its foreign-agent fields. */
+/** What is registered for one tool (without `execute`): the foreign agents' fields, the hints as annotations. */
 function describe(built: BuiltTool): Omit<WebmcpTool, 'execute'> {
-  const { name, description, argsSchema } = built.tool.manifest;
-  const source = foreignFields(built);
-  const described: Omit<WebmcpTool, 'execute'> = { name, description, inputSchema: argsSchema };
-  if (typeof source.title === 'string' && source.title) described.title = source.title;
-  const annotations: WebmcpTool['annotations'] = {};
-  if (source.readOnly === true) annotations.readOnlyHint = true;
-  if (source.untrustedContent === true) annotations.untrustedContentHint = true;
-  if (Object.keys(annotations).length > 0) described.annotations = annotations;
-  return described;
+  const { readOnly, untrustedContent, ...described } = foreignTool(built);
+  if (!readOnly && !untrustedContent) return described;
+  const annotations = {
+    ...(readOnly && { readOnlyHint: readOnly }),
+    ...(untrustedContent && { untrustedContentHint: untrustedContent }),
+  };
+  return { ...described, annotations };
 }
 
 export class WebmcpExposure {
@@ -235,8 +219,7 @@ export class WebmcpExposure {
   #execute(name: string): WebmcpTool['execute'] {
     return async (input, client) => {
       try {
-        const tools = () => new Map([...exposedTools(this.host.built())].map(([n, built]) => [n, built.tool]));
-        return callToolResult(await this.host.call(name, input, tools, client?.signal));
+        return callToolResult(await this.host.call(name, input, client?.signal));
       } catch (thrown) {
         return callToolResult({ ok: false, error: normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'The call failed') });
       }

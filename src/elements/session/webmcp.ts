@@ -4,8 +4,9 @@
  * the page's (webmcp-import.ts) — over the element's parts. A lazy chunk, loaded by the foreign agents'
  * entry (foreign-agents.ts): a page that never sets `webmcp` downloads none of it.
  */
+import { foreignHost } from './foreign-agents.js';
 import type { SessionElementPort, SessionParts } from './session-parts.js';
-import { registeredByKit, WebmcpExposure } from './webmcp-exposure.js';
+import { exposedTools, registeredByKit, WebmcpExposure } from './webmcp-exposure.js';
 import { WebmcpImport } from './webmcp-import.js';
 import { modelContext } from './webmcp-tokens.js';
 
@@ -22,36 +23,19 @@ export type Webmcp = {
 
 /** The chunk's entry (lazy-part.ts): the WebMCP side of a session element, over its parts. */
 export function partOf(element: SessionElementPort, parts: SessionParts): Webmcp {
-  const { declarations, warn } = parts;
-  const connected = () => element.isConnected;
+  const { declarations } = parts;
   const webmcp = () => element.getAttribute('webmcp');
-  const exposure = new WebmcpExposure({
-    connected,
-    webmcp,
-    built: () => declarations.built,
-    exposedTo: () => element.exposedTo,
-    // The browser's agent calls the tools offered now (not those sent to Core at start()), in the
-    // session there is now: none before start() (elements.md: `''`).
-    call: (tool, args, tools, signal) => {
-      const session = parts.lifecycle.session;
-      const facts = {
-        sessionId: session?.sessionId ?? '',
-        provider: session?.provider ?? '',
-        model: session?.model,
-        sessionCreatedAt: session?.sessionCreatedAt ?? Date.now(),
-      };
-      return parts.call('webmcp', tool, args, signal, tools, facts);
-    },
-    warn,
-  });
+  // The browser's agent calls the tools offered now (not those sent to Core at start()).
+  const host = foreignHost(element, parts, 'webmcp', exposedTools);
+  const exposure = new WebmcpExposure({ ...host, webmcp, exposedTo: () => element.exposedTo });
   const imported = new WebmcpImport({
-    connected,
+    connected: host.connected,
     webmcp,
     window: () => element.ownerDocument.defaultView,
     context: modelContext,
     registeredByKit,
     rebuild: () => declarations.queue(),
-    warn,
+    warn: host.warn,
   });
   declarations.extend = (elements, definitions) => imported.extend(elements, definitions);
   let queued: Promise<unknown> | undefined;
