@@ -36,6 +36,16 @@ test("the protocol entry (what a Core shares with the kit) imports in Node: the 
   assert.deepEqual(protocol.pedelecError('X', 'why'), { code: 'X', message: 'why' });
   assert.equal(protocol.isLoopbackHost('[::1]'), true);
   assert.equal(protocol.isLoopbackHost('example.test'), false);
+  // The answer WebMCP's tools resolve (every-agent.md §2), which pedelec-dev's MCP endpoint builds on.
+  assert.deepEqual(protocol.callToolResult({ ok: true, result: { n: 1 } }), {
+    content: [{ type: 'text', text: '{"n":1}' }],
+    structuredContent: { n: 1 },
+  });
+  assert.deepEqual(protocol.callToolResult({ ok: true, result: [1] }), { content: [{ type: 'text', text: '[1]' }] });
+  assert.deepEqual(protocol.callToolResult({ ok: false, error: { code: 'X', message: 'why' } }), {
+    isError: true,
+    content: [{ type: 'text', text: 'X: why' }],
+  });
   for (const name of [
     'APPROVAL_HELD_REQUESTS',
     'DEFAULT_TOOL_TIMEOUT_MS',

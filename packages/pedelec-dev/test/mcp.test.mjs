@@ -125,6 +125,8 @@ test('the page’s error is an isError result naming its code and message', asyn
   const result = await client.callTool({ name: 'add', arguments: { a: 'x' } });
   assert.equal(result.isError, true);
   assert.equal(result.content[0].text, `TOOL_ARGS_INVALID: ${message}`);
+  // And whole, as structured content (WebMCP's answer has the text only).
+  assert.deepEqual(result.structuredContent, { error: { code: 'TOOL_ARGS_INVALID', message } });
   await assert.rejects(client.callTool({ name: 'nope', arguments: {} }), /Unknown tool: nope/);
 });
 

@@ -17,8 +17,8 @@
  * browser registers those forms itself), are not registered again.
  */
 import { normalizeError, pedelecError, type PedelecError } from '../../core/errors.js';
-import { canonicalJson, isPlainObject, type JsonValue } from '../../core/json.js';
-import type { LocalCallResult } from '../../core/local-call.js';
+import { callToolResult, type CallToolResult } from '../../core/call-tool-result.js';
+import { canonicalJson } from '../../core/json.js';
 import { foreignFields, foreignTool, type ForeignHost } from './foreign-agents.js';
 import { importedDefinitions } from './webmcp-import.js';
 import { boundForm, exposes, modelContext } from './webmcp-tokens.js';
@@ -26,13 +26,6 @@ import type { BuiltTool, ToolBuild } from './tool-registry.js';
 
 /** Chromium refuses longer names ("Invalid tool name"): they are skipped in every browser. */
 const MAX_NAME_LENGTH = 128;
-
-/** An MCP `CallToolResult`: what a call through WebMCP resolves. */
-export type CallToolResult = {
-  content: { type: 'text'; text: string }[];
-  structuredContent?: { [key: string]: JsonValue };
-  isError?: true;
-};
 
 /** A tool as the model context takes it. */
 type WebmcpTool = {
@@ -86,15 +79,6 @@ const offered = (built: BuiltTool): boolean =>
 /** The tools offered to foreign agents. */
 export const exposedTools = (built: ToolBuild): Map<string, BuiltTool> =>
   new Map(built.tools.filter(offered).map((t) => [t.tool.name, t]));
-
-/** A call's answer as an MCP `CallToolResult`: the result as JSON text (and as structured content when it is an object), or the error as `CODE: message`. */
-export function callToolResult(answer: LocalCallResult): CallToolResult {
-  if (!answer.ok)
-    return { isError: true, content: [{ type: 'text', text: `${answer.error.code}: ${answer.error.message}` }] };
-  const { result } = answer;
-  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
-  return isPlainObject(result) ? { content, structuredContent: result as { [key: string]: JsonValue } } : { content };
-}
 
 /** What is registered for one tool (without `execute`): the foreign agents' fields, the hints as annotations. */
 function describe(built: BuiltTool): Omit<WebmcpTool, 'execute'> {

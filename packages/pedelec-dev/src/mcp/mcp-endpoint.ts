@@ -23,7 +23,7 @@ import {
   McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { isPlainObject } from 'pedelec-elements/protocol';
+import { callToolResult as pageCallToolResult } from 'pedelec-elements/protocol';
 import type { JsonValue } from 'pedelec-elements/core';
 import type { PedelecError } from 'pedelec-elements/core';
 import { toWireError } from '../errors.js';
@@ -60,23 +60,16 @@ function refuse(res: ServerResponse, status: number, message: string): void {
 }
 
 /**
- * A page's answer as an MCP `CallToolResult`: the result as JSON text (and structured, when an
- * object); an error as `CODE: message`, and whole (with its details: the paths of invalid args) as
- * structured content.
+ * A page's answer as an MCP `CallToolResult`, as the page's WebMCP tools give it (the result as JSON
+ * text, and structured when an object; an error as `CODE: message`) — and an error also whole (with
+ * its details: the paths of invalid args) as structured content.
  */
 export function callToolResult(answer: CallAnswer): CallToolResult {
-  if (!answer.ok) {
-    const { code, message, details } = answer.error;
-    return {
-      isError: true,
-      content: [{ type: 'text', text: `${code}: ${message}` }],
-      structuredContent: { error: details === undefined ? { code, message } : { code, message, details } },
-    };
-  }
-  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(answer.result) }];
-  return isPlainObject(answer.result)
-    ? { content, structuredContent: answer.result as { [key: string]: JsonValue } }
-    : { content };
+  const result: CallToolResult = pageCallToolResult(answer);
+  if (answer.ok) return result;
+  const { code, message, details } = answer.error;
+  const error = details === undefined ? { code, message } : { code, message, details };
+  return { ...result, structuredContent: { error } };
 }
 
 export class McpEndpoint {

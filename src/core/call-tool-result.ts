@@ -1,0 +1,27 @@
+/**
+ * A tool call's answer as an MCP `CallToolResult` (spec every-agent.md §2): what a page's WebMCP tools
+ * resolve, and — with the error whole besides — what pedelec-dev's MCP endpoint answers its clients.
+ * One definition for both (pedelec-elements/protocol); no DOM.
+ */
+import { isPlainObject, type JsonValue } from './json.js';
+
+export type CallToolResult = {
+  content: { type: 'text'; text: string }[];
+  structuredContent?: { [key: string]: JsonValue };
+  isError?: true;
+};
+
+/** A call's answer: its result, or the error it failed with. */
+export type CallAnswer = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string } };
+
+/**
+ * The result as JSON text (and as structured content when it is a plain object), or the error as
+ * `CODE: message` with `isError`.
+ */
+export function callToolResult(answer: CallAnswer): CallToolResult {
+  if (!answer.ok)
+    return { isError: true, content: [{ type: 'text', text: `${answer.error.code}: ${answer.error.message}` }] };
+  const { result } = answer;
+  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
+  return isPlainObject(result) ? { content, structuredContent: result as { [key: string]: JsonValue } } : { content };
+}
