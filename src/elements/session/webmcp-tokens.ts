@@ -24,7 +24,7 @@ export const modelContext = (): unknown =>
 
 /**
  * The `<form>` a `<pedelec-tool form="id">` binds: by id, in the tool's document or shadow root. The
- * form binding (tool/form-binding.ts, a chunk of its own) looks it up the same way.
+ * form binding (tool/form-schema.ts, in a chunk of its own) looks it up the same way.
  */
 export function boundForm(tool: Element): HTMLFormElement | null {
   const id = tool.getAttribute('form');
