@@ -101,6 +101,8 @@ export class WebmcpImport {
   #key = '[]';
   /** Reads started: an answer to an older one is not taken. */
   #reads = 0;
+  /** The newest read and its promise (see {@link #read}). */
+  #newest: { read: number; settled: Promise<unknown> } | undefined;
   /** Names a declared tool shadows now (each warned about once while it lasts). */
   #shadowed = new Set<string>();
   /** The warnings given while `import` is asked for, so that each is given once. */
@@ -147,21 +149,32 @@ export class WebmcpImport {
     this.host.warn(warning);
   }
 
-  /** Reads the page's tools; settles once the answer is taken, or after a second (a polyfill may never answer). */
+  /**
+   * Reads the page's tools; settles once the answer is taken, or after a second (a polyfill may never
+   * answer). An answer a newer read replaced (a `toolchange` came meanwhile) is not taken: the read
+   * settles with the newer one instead, so a start that waits for it sends what that one lists.
+   */
   #read(): Promise<unknown> {
     const context = this.#context!;
     const read = ++this.#reads;
     const listed = Promise.resolve()
       .then(() => context.getTools())
       .then(
-        (tools) => read === this.#reads && this.#take(tools),
+        (tools) => {
+          if (read === this.#reads) return this.#take(tools);
+          // Replaced by a newer read (a change of context starts none): what that one takes counts.
+          const newest = this.#newest;
+          return newest && newest.read !== read ? newest.settled : undefined;
+        },
         (error: unknown) => {
           const reason = String((error as Error)?.message ?? error);
           const message = `WebMCP import could not list the page's tools: ${reason}`;
           this.#warn(pedelecError('WEBMCP_UNAVAILABLE', message, { reason }));
         },
       );
-    return Promise.race([listed, new Promise((resolve) => setTimeout(resolve, READ_WAIT_MS))]);
+    const settled = Promise.race([listed, new Promise((resolve) => setTimeout(resolve, READ_WAIT_MS))]);
+    this.#newest = { read, settled };
+    return settled;
   }
 
   /** Keeps this window's tools that Pedelec can take; a change is built again. */

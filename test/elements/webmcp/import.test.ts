@@ -214,6 +214,36 @@ describe('<pedelec-session webmcp="import">', () => {
     }
   });
 
+  it('start() sends what the newest reading lists: one a toolchange replaced on its way is not the last', async () => {
+    const fake = installFakeChrome();
+    const model = context() as unknown as EventTarget & { getTools(): Promise<unknown> };
+    const { getTools } = model;
+    let calls = 0;
+    try {
+      await scriptTool({ name: 'weather', execute: () => 1 });
+      // The first reading answers at once, but a toolchange came while it was on its way; the reading
+      // that follows answers 50 ms later. A start that waited for the first only would send no tools.
+      model.getTools = function () {
+        const listing = getTools.call(this);
+        if (++calls === 1) this.dispatchEvent(new Event('toolchange'));
+        return calls === 2 ? new Promise((resolve) => setTimeout(() => resolve(listing), 50)) : listing;
+      };
+      const { session } = await mounted(
+        `${BOOKING}<pedelec-session webmcp="import" provider="codex" model="m"></pedelec-session>`,
+      );
+      const create = await startSession(session, fake);
+      expect(calls).to.be.at.least(2);
+      expect(create.input.skills?.tools.map((t: { name: string }) => t.name).sort()).to.deep.equal([
+        'book_table',
+        'weather',
+      ]);
+      await endSession(session, fake);
+    } finally {
+      delete (model as { getTools?: unknown }).getTools;
+      uninstallFakeChrome();
+    }
+  });
+
   it('a form that waits for the user gets 5 minutes, and FORM_AWAITING_USER 1 s before they are up', async () => {
     const { session, host } = await mounted(`
       <form toolname="ask" tooldescription="Ask a question."><input name="q" required><button>Ask</button></form>
