@@ -23,7 +23,7 @@ export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
  * little headroom (~0.5 %), so the kit cannot grow unnoticed while it is still over budget. A ratchet:
  * lower it whenever the kit shrinks; raise it only in a commit whose body says what the bytes bought.
  */
-export const SIZE_RATCHET = Object.freeze({ cdn: 26_887, core: 13_036 });
+export const SIZE_RATCHET = Object.freeze({ cdn: 26_834, core: 13_036 });
 
 export const CDN_FILE = 'cdn/pedelec-elements.js';
 export const CORE_ENTRY = 'dist/core/index.js';
