@@ -152,7 +152,8 @@ test(
   },
 );
 
-const CDN = 'https://cdn.jsdelivr.net/npm/pedelec-elements/cdn/pedelec-elements.js';
+// The pages load the kit from pedelec-dev's own copy, as the guide says to serve them.
+const KIT = '/_pedelec/cdn/pedelec-elements.js';
 
 /** docs/webmcp.md's runnable example pages, in order (each a `<!-- runnable: … -->` html block). */
 function runnableExamples() {
@@ -161,13 +162,13 @@ function runnableExamples() {
 }
 
 /**
- * Serves one example page with pedelec-dev — which serves the package's own cdn/ folder, so no network —
+ * Serves one example page as the guide does, with pedelec-dev (which serves the kit's cdn/ folder) —
  * opens it in Chromium with WebMCP on, runs `check(page)`, and cleans up.
  */
 async function withExample(html, check) {
-  assert.ok(html.includes(CDN), 'the example loads the CDN file');
+  assert.ok(html.includes(`src="${KIT}"`), 'the example loads the kit from pedelec-dev');
   const site = mkdtempSync(join(tmpdir(), 'webmcp-example-'));
-  writeFileSync(join(site, 'index.html'), html.replace(CDN, '/_pedelec/cdn/pedelec-elements.js'));
+  writeFileSync(join(site, 'index.html'), html);
   const { startDevCore } = await import(`${root}packages/pedelec-dev/dist/server.js`);
   const core = await startDevCore({ port: 0, serveDir: site });
   const browser = await puppeteer.launch({

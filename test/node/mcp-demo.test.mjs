@@ -166,16 +166,16 @@ test(
     const guide = readFileSync(`${root}docs/mcp.md`, 'utf8');
     const example = /<!-- runnable: [^>]*-->\s*```html\n([\s\S]*?)\n\s*```/.exec(guide);
     assert.ok(example, 'docs/mcp.md has its runnable example');
-    const cdn = 'https://cdn.jsdelivr.net/npm/pedelec-elements/cdn/pedelec-elements.js';
+    const kit = '/_pedelec/cdn/pedelec-elements.js';
     const link = 'ws://127.0.0.1:7717/tools';
-    assert.ok(example[1].includes(cdn) && example[1].includes(link), 'the example loads the CDN file and links');
+    assert.ok(example[1].includes(`src="${kit}"`) && example[1].includes(link), 'the example loads the kit from pedelec-dev and links');
     const { startDevCore } = await import('pedelec-dev');
     const site = mkdtempSync(join(tmpdir(), 'mcp-example-'));
     t.after(() => rmSync(site, { recursive: true, force: true }));
     const core = await startDevCore({ port: 0, serveDir: site, mcp: true });
     t.after(() => core.close());
-    // Served by pedelec-dev, which serves the package's own cdn/ folder; linked to this Core's port.
-    const page = example[1].replace(cdn, '/_pedelec/cdn/pedelec-elements.js').replace(link, core.toolsUrl);
+    // Served by pedelec-dev, as the guide says (it serves the kit's cdn/ folder); linked to this Core's port.
+    const page = example[1].replace(link, core.toolsUrl);
     writeFileSync(join(site, 'index.html'), page);
     const browser = await puppeteer.launch({
       executablePath: executableFor('chromium'),
