@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import puppeteer from 'puppeteer-core';
-import { chromiumArgs, executableFor, skipBrowser } from '../../scripts/browsers.mjs';
+import { chromiumArgs, executableFor, skipBrowser, webmcpChromiumArgs } from '../../scripts/browsers.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const DEMO_TOOLS = [
@@ -38,8 +38,11 @@ async function eventually(poll, what, ms = 15_000) {
   }
 }
 
-/** pedelec-dev --mcp serving the demo, Chromium with the demo open, and a connected SDK client. */
-async function demoOverMcp(t) {
+/**
+ * pedelec-dev --mcp serving the demo, Chromium with the demo open, and a connected SDK client; with
+ * `webmcp`, Chromium has WebMCP on, so the demo's session also imports the page's `<form toolname>`.
+ */
+async function demoOverMcp(t, { webmcp = false } = {}) {
   assert.ok(existsSync(`${root}packages/pedelec-dev/dist/server.js`), 'dist/ is missing: npm test builds it first');
   const { startDevCore } = await import('pedelec-dev');
   const core = await startDevCore({ port: 0, serveDir: `${root}demo`, mcp: true });
@@ -47,7 +50,7 @@ async function demoOverMcp(t) {
   const browser = await puppeteer.launch({
     executablePath: executableFor('chromium'),
     headless: true,
-    args: chromiumArgs,
+    args: webmcp ? [...chromiumArgs, ...webmcpChromiumArgs] : chromiumArgs,
   });
   t.after(() => browser.close());
   const page = await browser.newPage();
@@ -113,6 +116,30 @@ test(
 );
 
 test(
+  "a tool the page imports from WebMCP (the demo's <form toolname>) reaches MCP clients on the same path",
+  { skip: skipBrowser('chromium'), timeout: 120_000 },
+  async (t) => {
+    const { page, client, names, problems } = await demoOverMcp(t, { webmcp: true });
+    await eventually(async () => ((await names()).includes('send_feedback') ? true : undefined), 'the form listed');
+    const { tools } = await client.listTools();
+    const feedback = tools.find((tool) => tool.name === 'send_feedback');
+    assert.deepEqual(feedback.inputSchema.required, ['note']);
+
+    const sent = await client.callTool({ name: 'send_feedback', arguments: { note: 'Nice demo', rating: 'good' } });
+    assert.equal(sent.isError, undefined, JSON.stringify(sent));
+    assert.deepEqual(sent.structuredContent, { received: true, note: 'Nice demo', rating: 'good' });
+    assert.equal(await page.$eval('#feedback-sent', (p) => p.textContent), 'Thanks: "Nice demo" (good).');
+    assert.match(await page.$eval('#activity', (log) => log.textContent), /send_feedback \[mcp\] → done/);
+
+    // The browser's own checks still hold on this path: the form's required note.
+    const empty = await client.callTool({ name: 'send_feedback', arguments: { rating: 'poor' } });
+    assert.equal(empty.isError, true);
+    assert.match(empty.content[0].text, /^TOOL_ARGS_INVALID: /);
+    assert.deepEqual(problems, []);
+  },
+);
+
+test(
   'a cancelled MCP call aborts the handler’s signal; a page that goes away answers "page gone"',
   { skip: skipBrowser('chromium'), timeout: 120_000 },
   async (t) => {
@@ -168,7 +195,10 @@ test(
     assert.ok(example, 'docs/mcp.md has its runnable example');
     const kit = '/_pedelec/cdn/pedelec-elements.js';
     const link = 'ws://127.0.0.1:7717/tools';
-    assert.ok(example[1].includes(`src="${kit}"`) && example[1].includes(link), 'the example loads the kit from pedelec-dev and links');
+    assert.ok(
+      example[1].includes(`src="${kit}"`) && example[1].includes(link),
+      'the example loads the kit from pedelec-dev and links',
+    );
     const { startDevCore } = await import('pedelec-dev');
     const site = mkdtempSync(join(tmpdir(), 'mcp-example-'));
     t.after(() => rmSync(site, { recursive: true, force: true }));
