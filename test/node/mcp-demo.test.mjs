@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import puppeteer from 'puppeteer-core';
-import { chromiumArgs, executableFor, skipBrowser, webmcpChromiumArgs } from '../../scripts/browsers.mjs';
+import { skipBrowser, webmcpChromiumArgs } from '../../scripts/browsers.mjs';
+import { eventually, launchBrowser, recordProblems } from '../support/browser.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const DEMO_TOOLS = [
@@ -27,17 +27,6 @@ const DEMO_TOOLS = [
   'update_counter',
 ];
 
-/** Resolves with the first value `poll` returns that is not undefined; rejects after `ms`. */
-async function eventually(poll, what, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await poll();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /**
  * pedelec-dev --mcp serving the demo, Chromium with the demo open, and a connected SDK client; with
  * `webmcp`, Chromium has WebMCP on, so the demo's session also imports the page's `<form toolname>`.
@@ -47,18 +36,9 @@ async function demoOverMcp(t, { webmcp = false } = {}) {
   const { startDevCore } = await import('pedelec-dev');
   const core = await startDevCore({ port: 0, serveDir: `${root}demo`, mcp: true });
   t.after(() => core.close());
-  const browser = await puppeteer.launch({
-    executablePath: executableFor('chromium'),
-    headless: true,
-    args: webmcp ? [...chromiumArgs, ...webmcpChromiumArgs] : chromiumArgs,
-  });
-  t.after(() => browser.close());
+  const browser = await launchBrowser('chromium', { t, args: webmcp ? webmcpChromiumArgs : [] });
   const page = await browser.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warn') problems.push(`console: ${message.text()}`);
-  });
+  const problems = recordProblems(page);
   await page.goto(`${core.url}/`, { waitUntil: 'load' });
   const client = new Client({ name: 'demo-test', version: '1.0.0' });
   await client.connect(
@@ -207,12 +187,7 @@ test(
     // Served by pedelec-dev, as the guide says (it serves the kit's cdn/ folder); linked to this Core's port.
     const page = example[1].replace(link, core.toolsUrl);
     writeFileSync(join(site, 'index.html'), page);
-    const browser = await puppeteer.launch({
-      executablePath: executableFor('chromium'),
-      headless: true,
-      args: chromiumArgs,
-    });
-    t.after(() => browser.close());
+    const browser = await launchBrowser('chromium', { t });
     const tab = await browser.newPage();
     await tab.goto(`${core.url}/`, { waitUntil: 'load' });
     const client = new Client({ name: 'docs-test', version: '1.0.0' });
