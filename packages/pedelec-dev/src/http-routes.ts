@@ -103,8 +103,14 @@ export function httpRoutes(deps: HttpRouteDeps): (req: IncomingMessage, res: Ser
       return inspectorFiles(req, res, file, `${RESERVED_PREFIX}inspector/`);
     }
     for (const [prefix, handler] of kitMounts) {
-      if (sub.startsWith(prefix))
-        return handler(req, res, sub.slice(prefix.length - 1), `${RESERVED_PREFIX}${prefix.slice(1)}`);
+      if (!sub.startsWith(prefix)) continue;
+      // Any origin may read the kit, so a page served elsewhere (a Vite dev server on localhost:5173)
+      // can load it as a module script, which the browser fetches with CORS. Safe to open: these are
+      // the package's public build files, the same bytes for every caller, served without cookies or
+      // tokens (and `*` never lets a credentialed request read them). Only here: the inspector, /mcp
+      // and the developer's own site send no such header, and the assets name only allowed origins.
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      return handler(req, res, sub.slice(prefix.length - 1), `${RESERVED_PREFIX}${prefix.slice(1)}`);
     }
     return plain(res, 404, 'Not found');
   }
