@@ -357,6 +357,22 @@ test('the kit, and only the kit, may be read by any origin (Access-Control-Allow
   assert.equal(asset.headers['access-control-allow-origin'], PAGE_ORIGIN);
 });
 
+test("/favicon.ico: the served folder's own icon, else pedelec-dev's (no 404 in the page's console)", async (t) => {
+  const icon = (await rawHttp(await startCore(t), '/_pedelec/inspector/favicon.svg')).body;
+  const bare = await mkdtemp(join(tmpdir(), 'pedelec-dev-site-'));
+  const own = await mkdtemp(join(tmpdir(), 'pedelec-dev-site-'));
+  t.after(() => Promise.all([bare, own].map((dir) => rm(dir, { recursive: true, force: true }))));
+  await writeFile(join(own, 'favicon.ico'), 'MY ICON');
+  for (const options of [{}, { serveDir: bare }]) {
+    const response = await rawHttp(await startCore(t, options), '/favicon.ico');
+    assert.equal(response.status, 200, JSON.stringify(options));
+    assert.match(response.headers['content-type'], /^image\/svg\+xml/);
+    assert.equal(response.body, icon);
+  }
+  const mine = await rawHttp(await startCore(t, { serveDir: own }), '/favicon.ico');
+  assert.equal(mine.body, 'MY ICON');
+});
+
 test("finding 3: --serve DIR serves every path but the endpoints and /_pedelec/, Vite's assets/ included", async (t) => {
   const site = await mkdtemp(join(tmpdir(), 'pedelec-dev-site-'));
   t.after(() => rm(site, { recursive: true, force: true }));
