@@ -69,6 +69,7 @@ export default tseslint.config(
       'bench/lib/**',
       'test/node/**',
       'test/plugins/**',
+      'test/support/**/*.mjs',
       '*.mjs',
     ],
     languageOptions: { globals: { ...globals.node } },

@@ -20,9 +20,16 @@ import { quantile } from './stats.mjs';
 
 const WARMUP_CALLS = 50;
 
+/**
+ * An SDK client as pedelec-dev's stdio relay makes one: with the fetch that gives each request a
+ * signal of its own, so that the transport's one signal does not gather a listener per call (and
+ * this process does not print MaxListenersExceededWarning after 1 500 calls).
+ */
 async function connect(url, headers = {}) {
+  const { fetchWithSignalPerRequest } = await import('../../packages/pedelec-dev/dist/mcp/signal-per-request.js');
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  const fetch = fetchWithSignalPerRequest();
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch }));
   return client;
 }
 

@@ -7,13 +7,11 @@
 // that is not installed is skipped, unless REQUIRE_BROWSERS (as .ci/run sets) names it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import puppeteer from 'puppeteer-core';
-import { chromiumArgs, executableFor, firefoxPrefs, skipBrowser } from '../../scripts/browsers.mjs';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { skipBrowser } from '../../scripts/browsers.mjs';
+import { launchBrowser, recordProblems } from '../support/browser.mjs';
+import { CLI, root, startDevCommand } from '../support/dev-command.mjs';
 
 test('scripts/build-demos.mjs bundles the Vue, Angular and React demos', () => {
   assert.ok(existsSync(`${root}dist/define.js`), 'dist/ is missing: npm test builds it first');
@@ -30,47 +28,20 @@ const PAGES = ['/', '/cdn.html', '/angular/', '/react/', '/vue/'];
 const VARIANTS = ['/vue/?compiled'];
 
 /**
- * Starts pedelec-dev serving demo/ on a free loopback port, as `npm start` does; resolves with its base
- * URL, the inspector URL and the page URLs it printed.
+ * Starts pedelec-dev serving demo/ on a free loopback port, as `npm start` does, stopped in the test's
+ * teardown; resolves with its base URL, the inspector URL and the page URLs it printed.
  */
-function startDevCore() {
-  const child = spawn(process.execPath, ['packages/pedelec-dev/dist/cli.js', '--port', '0', '--serve', 'demo'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const ready = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`pedelec-dev did not start:\n${output}`)), 15_000);
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const page = /Pages?:\s+(http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
-      const inspector = /Inspector:\s+(\S+)/.exec(output);
-      if (page && inspector) {
-        clearTimeout(timer);
-        // The page lines: from "Pages:" up to "Bridge:", one URL each.
-        const listed = output.slice(page.index, output.indexOf('Bridge:')).match(/http:\/\/\S+/g);
-        resolve({ base: page[1], inspector: inspector[1], listed });
-      }
-    });
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('exit', (code) => reject(new Error(`pedelec-dev exited (${code}):\n${output}`)));
-  });
-  return { child, ready };
+async function startDevCore(t) {
+  const { output, url } = await startDevCommand(process.execPath, [CLI, '--port', '0', '--serve', 'demo'], { t });
+  // The page lines: from "Pages:" up to "Bridge:", one URL each.
+  const listed = output.slice(output.search(/Pages?:/), output.indexOf('Bridge:')).match(/http:\/\/\S+/g);
+  return { base: url, inspector: /Inspector:\s+(\S+)/.exec(output)[1], listed };
 }
 
 /** Everything a page reports that a user would see as a problem. */
 async function problemsOf(browser, url) {
   const page = await browser.newPage();
-  const problems = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warn' || message.type() === 'warning')
-      problems.push(`${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('response', (response) => {
-    if (response.status() >= 400) problems.push(`HTTP ${response.status()} ${response.url()}`);
-  });
-  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
+  const problems = recordProblems(page, { requests: true });
   await page.goto(url, { waitUntil: 'networkidle0' });
   // The favicon and the pages' sessions settle after load.
   await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -89,127 +60,93 @@ async function problemsOf(browser, url) {
 }
 
 for (const name of ['chromium', 'firefox']) {
-  const executablePath = executableFor(name);
-  const skip = skipBrowser(name);
   test(
     `the demo pages and the inspector load with a clean console in ${name}`,
-    { skip, timeout: 120_000 },
-    async () => {
-      assert.ok(executablePath, `${name} is required (REQUIRE_BROWSERS) but not installed`);
-      const { child, ready } = startDevCore();
-      let browser;
-      try {
-        const { base, inspector } = await ready;
-        browser =
-          name === 'chromium'
-            ? await puppeteer.launch({ executablePath, headless: true, args: chromiumArgs })
-            : await puppeteer.launch({
-                browser: 'firefox',
-                executablePath,
-                headless: true,
-                extraPrefsFirefox: firefoxPrefs,
-              });
-        // The detector works: a page that fails a request is reported (a test of "no problem" must be able to see one).
-        const missing = await problemsOf(browser, `${base}/no-such-page.html`);
-        assert.ok(
-          missing.some((problem) => problem.includes('404')),
-          JSON.stringify(missing),
-        );
-        for (const url of [...[...PAGES, ...VARIANTS].map((path) => base + path), inspector]) {
-          assert.deepEqual(await problemsOf(browser, url), [], url.replace(/#token=.*/, '#token=…'));
-        }
-      } finally {
-        await browser?.close();
-        child.kill();
+    { skip: skipBrowser(name), timeout: 120_000 },
+    async (t) => {
+      const { base, inspector } = await startDevCore(t);
+      const browser = await launchBrowser(name, { t });
+      // The detector works: a page that fails a request is reported (a test of "no problem" must be able to see one).
+      const missing = await problemsOf(browser, `${base}/no-such-page.html`);
+      assert.ok(
+        missing.some((problem) => problem.includes('404')),
+        JSON.stringify(missing),
+      );
+      for (const url of [...[...PAGES, ...VARIANTS].map((path) => base + path), inspector]) {
+        assert.deepEqual(await problemsOf(browser, url), [], url.replace(/#token=.*/, '#token=…'));
       }
     },
   );
 }
 
-test('npm start prints every demo page, and the main demo links to every other one', async () => {
-  const { child, ready } = startDevCore();
-  try {
-    const { base, listed } = await ready;
-    assert.deepEqual(
-      listed,
-      PAGES.map((path) => base + path),
-    );
-    const main = await (await fetch(`${base}/`)).text();
-    const links = [...main.matchAll(/<a href="([^"]+)"/g)].map(([, href]) => new URL(href, `${base}/`).pathname);
-    assert.deepEqual(links.sort(), PAGES.filter((path) => path !== '/').sort());
-  } finally {
-    child.kill();
-  }
+test('npm start prints every demo page, and the main demo links to every other one', async (t) => {
+  const { base, listed } = await startDevCore(t);
+  assert.deepEqual(
+    listed,
+    PAGES.map((path) => base + path),
+  );
+  const main = await (await fetch(`${base}/`)).text();
+  const links = [...main.matchAll(/<a href="([^"]+)"/g)].map(([, href]) => new URL(href, `${base}/`).pathname);
+  assert.deepEqual(links.sort(), PAGES.filter((path) => path !== '/').sort());
 });
 
 test(
   'the demo pages at 390 px: nothing scrolls sideways; the tool log keeps to its card, marks every entry and shows an error in red',
   { skip: skipBrowser('chromium'), timeout: 120_000 },
-  async () => {
-    const { child, ready } = startDevCore();
-    let browser;
-    try {
-      const { base } = await ready;
-      browser = await puppeteer.launch({
-        executablePath: executableFor('chromium'),
-        headless: true,
-        args: chromiumArgs,
-      });
-      const open = async (path) => {
-        const page = await browser.newPage();
-        await page.setViewport({ width: 390, height: 800 });
-        await page.goto(base + path, { waitUntil: 'networkidle0' });
-        await page.waitForFunction(() => customElements.get('pedelec-session'));
-        return page;
+  async (t) => {
+    const { base } = await startDevCore(t);
+    const browser = await launchBrowser('chromium', { t });
+    const open = async (path) => {
+      const page = await browser.newPage();
+      await page.setViewport({ width: 390, height: 800 });
+      await page.goto(base + path, { waitUntil: 'networkidle0' });
+      await page.waitForFunction(() => customElements.get('pedelec-session'));
+      return page;
+    };
+    const sideways = (page) => page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+
+    // The main demo, after calls with long results (one of them refused by the page's handler).
+    const main = await open('/');
+    const log = await main.evaluate(async () => {
+      const session = document.querySelector('pedelec-session');
+      await session.invoke('get_current_page', {});
+      await session.invoke('add_todo', { text: 'an-item-with-a-very-long-name-that-has-no-spaces-'.repeat(4) });
+      await session.invoke('complete_todo', { id: 99 });
+      const card = document.getElementById('activity').closest('section');
+      return {
+        overflow: card.scrollWidth - card.clientWidth,
+        markers: [...document.querySelectorAll('#activity li')].map((li) => [
+          li.className,
+          getComputedStyle(li, '::marker').content,
+        ]),
       };
-      const sideways = (page) => page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+    });
+    assert.equal(log.overflow, 0, 'the tool log keeps to its card');
+    assert.deepEqual(log.markers, [
+      ['failed', '"✗ "'],
+      ['ok', '"✓ "'],
+      ['ok', '"✓ "'],
+    ]);
+    assert.equal(await sideways(main), 0, '/ scrolls sideways');
+    // A session that fails: "Session: error", in red.
+    const status = await main.evaluate(async () => {
+      const session = document.querySelector('pedelec-session');
+      session.bridge = 'ws://127.0.0.1:9/bridge'; // nothing listens there
+      await session.sendText('hello').catch(() => {});
+      const output = document.getElementById('status');
+      return { text: output.value, color: getComputedStyle(output).color };
+    });
+    assert.deepEqual(status, { text: 'error', color: 'rgb(192, 57, 43)' });
 
-      // The main demo, after calls with long results (one of them refused by the page's handler).
-      const main = await open('/');
-      const log = await main.evaluate(async () => {
-        const session = document.querySelector('pedelec-session');
-        await session.invoke('get_current_page', {});
-        await session.invoke('add_todo', { text: 'an-item-with-a-very-long-name-that-has-no-spaces-'.repeat(4) });
-        await session.invoke('complete_todo', { id: 99 });
-        const card = document.getElementById('activity').closest('section');
-        return {
-          overflow: card.scrollWidth - card.clientWidth,
-          markers: [...document.querySelectorAll('#activity li')].map((li) => [
-            li.className,
-            getComputedStyle(li, '::marker').content,
-          ]),
-        };
-      });
-      assert.equal(log.overflow, 0, 'the tool log keeps to its card');
-      assert.deepEqual(log.markers, [
-        ['failed', '"✗ "'],
-        ['ok', '"✓ "'],
-        ['ok', '"✓ "'],
-      ]);
-      assert.equal(await sideways(main), 0, '/ scrolls sideways');
-      // A session that fails: "Session: error", in red.
-      const status = await main.evaluate(async () => {
-        const session = document.querySelector('pedelec-session');
-        session.bridge = 'ws://127.0.0.1:9/bridge'; // nothing listens there
-        await session.sendText('hello').catch(() => {});
-        const output = document.getElementById('status');
-        return { text: output.value, color: getComputedStyle(output).color };
-      });
-      assert.deepEqual(status, { text: 'error', color: 'rgb(192, 57, 43)' });
-
-      // The counter demos, after a long reply.
-      for (const path of PAGES.filter((p) => p !== '/')) {
-        const page = await open(path);
-        await page.waitForSelector('input[aria-label="Message"]');
-        await page.type('input[aria-label="Message"]', '/tools');
-        await page.keyboard.press('Enter');
-        await page.waitForFunction(() => document.querySelector('.reply')?.textContent.includes('update_counter'));
-        assert.equal(await sideways(page), 0, `${path} scrolls sideways`);
-        await page.close();
-      }
-    } finally {
-      await browser?.close();
-      child.kill();
+    // The counter demos, after a long reply.
+    for (const path of PAGES.filter((p) => p !== '/')) {
+      const page = await open(path);
+      await page.waitForSelector('input[aria-label="Message"]');
+      await page.type('input[aria-label="Message"]', '/tools');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.querySelector('.reply')?.textContent.includes('update_counter'));
+      assert.equal(await sideways(page), 0, `${path} scrolls sideways`);
+      await page.close();
     }
   },
 );

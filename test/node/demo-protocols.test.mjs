@@ -11,8 +11,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer from 'puppeteer-core';
-import { chromiumArgs, executableFor, firefoxPrefs, skipBrowser } from '../../scripts/browsers.mjs';
+import { skipBrowser } from '../../scripts/browsers.mjs';
+import { launchBrowser, recordProblems, sayInChat } from '../support/browser.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -32,39 +32,17 @@ async function startCore(serveDir, options) {
   return startDevCore({ port: 0, serveDir, onBug: (error) => console.error('pedelec-dev bug:', error), ...options });
 }
 
-function launch(name, executablePath) {
-  return name === 'chromium'
-    ? puppeteer.launch({ executablePath, headless: true, args: chromiumArgs })
-    : puppeteer.launch({ browser: 'firefox', executablePath, headless: true, extraPrefsFirefox: firefoxPrefs });
-}
-
-/** A page whose errors fail the test. */
+/** A page whose errors and warnings fail the test. */
 async function openPage(browser, url) {
   const page = await browser.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
+  const problems = recordProblems(page);
   await page.goto(url, { waitUntil: 'load' });
   return { page, problems };
-}
-
-/** Types `text` into the chat's composer and presses Enter, as a user does. */
-async function say(page, text) {
-  await page.waitForFunction(
-    () =>
-      customElements.get('pedelec-chat') &&
-      document.querySelector('pedelec-chat')?.shadowRoot?.querySelector('textarea'),
-  );
-  await page.type('pedelec-chat >>> textarea', text);
-  await page.keyboard.press('Enter');
 }
 
 const chatText = () => document.querySelector('pedelec-chat').shadowRoot.textContent;
 
 for (const browserName of ['chromium', 'firefox']) {
-  const executablePath = executableFor(browserName);
   const skip = skipBrowser(browserName);
 
   for (const { name, options } of VARIANTS) {
@@ -72,12 +50,11 @@ for (const browserName of ['chromium', 'firefox']) {
       `the demo in ${browserName}, ${name}: a tool call from the chat changes the page; the whole reply shows`,
       { skip, timeout: 60_000 },
       async () => {
-        assert.ok(executablePath, `${browserName} is required (REQUIRE_BROWSERS) but not installed`);
         const core = await startCore(`${root}demo`, options);
-        const browser = await launch(browserName, executablePath);
+        const browser = await launchBrowser(browserName);
         try {
           const { page, problems } = await openPage(browser, `${core.url}/`);
-          await say(page, '/call update_counter {"delta": 2}');
+          await sayInChat(page, '/call update_counter {"delta": 2}');
           await page.waitForFunction(() => document.getElementById('counter').value === '2', { timeout: 15_000 });
           // The turn completed (status idle), and the reply — which reports the handler's result — is whole.
           await page.waitForFunction(() => document.getElementById('status').value === 'idle', { timeout: 15_000 });
@@ -105,15 +82,14 @@ for (const browserName of ['chromium', 'firefox']) {
       `persist + reload in ${browserName}, ${name}: the reloaded page answers the tool call Core was waiting for`,
       { skip, timeout: 60_000 },
       async () => {
-        assert.ok(executablePath, `${browserName} is required (REQUIRE_BROWSERS) but not installed`);
         const dir = mkdtempSync(join(tmpdir(), 'pedelec-persist-'));
         writeFileSync(join(dir, 'index.html'), PERSIST_PAGE);
         writeFileSync(join(dir, 'page.js'), PERSIST_SCRIPT);
         const core = await startCore(dir, options);
-        const browser = await launch(browserName, executablePath);
+        const browser = await launchBrowser(browserName);
         try {
           const { page, problems } = await openPage(browser, `${core.url}/`);
-          await say(page, '/call slow_lookup {"key":"answer"}');
+          await sayInChat(page, '/call slow_lookup {"key":"answer"}');
           // The first page received the call and leaves it unanswered…
           await page.waitForFunction(() => document.getElementById('log').textContent.includes('asked answer'), {
             timeout: 15_000,

@@ -11,8 +11,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer from 'puppeteer-core';
-import { chromiumArgs, executableFor, skipBrowser, webmcpChromiumArgs } from '../../scripts/browsers.mjs';
+import { skipBrowser, webmcpChromiumArgs } from '../../scripts/browsers.mjs';
+import { eventually, launchBrowser, recordProblems } from '../support/browser.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -31,41 +31,20 @@ const DEMO_TOOLS = [
   'update_counter',
 ];
 
-/** Resolves with the first value `poll` returns that is not undefined; rejects after `ms`. */
-async function eventually(poll, what, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await poll();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 test(
   "the demo's tools through puppeteer's page.webmcp: list, call, an invalid call, a removed tool",
   { skip: skipBrowser('chromium'), timeout: 120_000 },
   async () => {
-    const executablePath = executableFor('chromium');
-    assert.ok(executablePath, 'chromium is required (REQUIRE_BROWSERS) but not installed');
     assert.ok(
       existsSync(`${root}packages/pedelec-dev/dist/server.js`),
       'packages/pedelec-dev/dist/ is missing: npm test builds it first',
     );
     const { startDevCore } = await import(`${root}packages/pedelec-dev/dist/server.js`);
     const core = await startDevCore({ port: 0, serveDir: `${root}demo` });
-    const browser = await puppeteer.launch({
-      executablePath,
-      headless: true,
-      args: [...chromiumArgs, ...webmcpChromiumArgs],
-    });
+    const browser = await launchBrowser('chromium', { args: webmcpChromiumArgs });
     try {
       const page = await browser.newPage();
-      const problems = [];
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warn') problems.push(`console: ${message.text()}`);
-      });
+      const problems = recordProblems(page);
       await page.goto(`${core.url}/`, { waitUntil: 'load' });
 
       // List: every tool the demo declares, as the page declared it.
@@ -152,7 +131,8 @@ test(
   },
 );
 
-const CDN = 'https://cdn.jsdelivr.net/npm/pedelec-elements/cdn/pedelec-elements.js';
+// The pages load the kit from pedelec-dev's own copy, as the guide says to serve them.
+const KIT = '/_pedelec/cdn/pedelec-elements.js';
 
 /** docs/webmcp.md's runnable example pages, in order (each a `<!-- runnable: … -->` html block). */
 function runnableExamples() {
@@ -161,24 +141,19 @@ function runnableExamples() {
 }
 
 /**
- * Serves one example page with pedelec-dev — which serves the package's own cdn/ folder, so no network —
+ * Serves one example page as the guide does, with pedelec-dev (which serves the kit's cdn/ folder) —
  * opens it in Chromium with WebMCP on, runs `check(page)`, and cleans up.
  */
 async function withExample(html, check) {
-  assert.ok(html.includes(CDN), 'the example loads the CDN file');
+  assert.ok(html.includes(`src="${KIT}"`), 'the example loads the kit from pedelec-dev');
   const site = mkdtempSync(join(tmpdir(), 'webmcp-example-'));
-  writeFileSync(join(site, 'index.html'), html.replace(CDN, '/_pedelec/cdn/pedelec-elements.js'));
+  writeFileSync(join(site, 'index.html'), html);
   const { startDevCore } = await import(`${root}packages/pedelec-dev/dist/server.js`);
   const core = await startDevCore({ port: 0, serveDir: site });
-  const browser = await puppeteer.launch({
-    executablePath: executableFor('chromium'),
-    headless: true,
-    args: [...chromiumArgs, ...webmcpChromiumArgs],
-  });
+  const browser = await launchBrowser('chromium', { args: webmcpChromiumArgs });
   try {
     const page = await browser.newPage();
-    const problems = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const problems = recordProblems(page);
     await check(page, core);
     assert.deepEqual(problems, []);
   } finally {

@@ -6,18 +6,16 @@
 // installed, unless REQUIRE_BROWSERS names it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import puppeteer from 'puppeteer-core';
-import { chromiumArgs, executableFor, skipBrowser } from '../../scripts/browsers.mjs';
+import { skipBrowser } from '../../scripts/browsers.mjs';
+import { eventually, launchBrowser } from '../support/browser.mjs';
+import { CLI, root, startDevCommand } from '../support/dev-command.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = join(root, 'packages/pedelec-dev/dist/cli.js');
 const DEMO_TOOLS = [
   'add_todo',
   'complete_todo',
@@ -33,52 +31,19 @@ async function startCli(t, extra = []) {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-clients-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const tokenFile = join(dir, 'token');
-  const child = spawn(
+  const server = await startDevCommand(
     process.execPath,
-    [cli, '--port', '0', '--mcp', '--mcp-token-file', tokenFile, '--serve', join(root, 'demo'), ...extra],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    [CLI, '--port', '0', '--mcp', '--mcp-token-file', tokenFile, '--serve', join(root, 'demo'), ...extra],
+    { t },
   );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  t.after(async () => {
-    child.kill('SIGTERM');
-    await exited;
-  });
-  let out = '';
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner:\n${out}`)), 20_000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('Press Ctrl+C to stop.')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}`)));
-  });
-  const url = /Pages?:\s+(http:\/\/\S+)/.exec(out)[1];
-  return { out, url, port: new URL(url).port, tokenFile, dir };
+  return { out: server.output, url: `${server.url}/`, port: String(server.port), tokenFile, dir };
 }
 
 /** Headless Chromium with `url` open in `tabs` tabs. */
 async function openTabs(t, url, tabs) {
-  const browser = await puppeteer.launch({
-    executablePath: executableFor('chromium'),
-    headless: true,
-    args: chromiumArgs,
-  });
-  t.after(() => browser.close());
+  const browser = await launchBrowser('chromium', { t });
   for (let i = 0; i < tabs; i++) await (await browser.newPage()).goto(url, { waitUntil: 'load' });
   return browser;
-}
-
-async function eventually(poll, what, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await poll();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 test(
@@ -91,7 +56,7 @@ test(
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cli, 'mcp', '--port', server.port, '--mcp-token-file', server.tokenFile],
+        args: [CLI, 'mcp', '--port', server.port, '--mcp-token-file', server.tokenFile],
         stderr: 'pipe',
       }),
     );
@@ -157,7 +122,7 @@ test('pedelec-dev mcp with no server on the port: one line on stderr, exit 1', a
   const result = await new Promise((resolve) =>
     execFile(
       process.execPath,
-      [cli, 'mcp', '--port', '9', '--mcp-token-file', join(dir, 'none')],
+      [CLI, 'mcp', '--port', '9', '--mcp-token-file', join(dir, 'none')],
       { timeout: 20_000 },
       (error, stdout, stderr) => resolve({ code: error?.code ?? 0, stdout, stderr }),
     ),

@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import puppeteer from 'puppeteer-core';
-import { chromiumArgs, executableFor, skipBrowser } from '../../scripts/browsers.mjs';
+import { skipBrowser, webmcpChromiumArgs } from '../../scripts/browsers.mjs';
+import { eventually, launchBrowser, recordProblems } from '../support/browser.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const DEMO_TOOLS = [
@@ -27,35 +27,18 @@ const DEMO_TOOLS = [
   'update_counter',
 ];
 
-/** Resolves with the first value `poll` returns that is not undefined; rejects after `ms`. */
-async function eventually(poll, what, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await poll();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** pedelec-dev --mcp serving the demo, Chromium with the demo open, and a connected SDK client. */
-async function demoOverMcp(t) {
+/**
+ * pedelec-dev --mcp serving the demo, Chromium with the demo open, and a connected SDK client; with
+ * `webmcp`, Chromium has WebMCP on, so the demo's session also imports the page's `<form toolname>`.
+ */
+async function demoOverMcp(t, { webmcp = false } = {}) {
   assert.ok(existsSync(`${root}packages/pedelec-dev/dist/server.js`), 'dist/ is missing: npm test builds it first');
   const { startDevCore } = await import('pedelec-dev');
   const core = await startDevCore({ port: 0, serveDir: `${root}demo`, mcp: true });
   t.after(() => core.close());
-  const browser = await puppeteer.launch({
-    executablePath: executableFor('chromium'),
-    headless: true,
-    args: chromiumArgs,
-  });
-  t.after(() => browser.close());
+  const browser = await launchBrowser('chromium', { t, args: webmcp ? webmcpChromiumArgs : [] });
   const page = await browser.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warn') problems.push(`console: ${message.text()}`);
-  });
+  const problems = recordProblems(page);
   await page.goto(`${core.url}/`, { waitUntil: 'load' });
   const client = new Client({ name: 'demo-test', version: '1.0.0' });
   await client.connect(
@@ -108,6 +91,30 @@ test(
       await names(),
       [...DEMO_TOOLS.filter((name) => name !== 'get_current_page'), 'pedelec_pages'].sort(),
     );
+    assert.deepEqual(problems, []);
+  },
+);
+
+test(
+  "a tool the page imports from WebMCP (the demo's <form toolname>) reaches MCP clients on the same path",
+  { skip: skipBrowser('chromium'), timeout: 120_000 },
+  async (t) => {
+    const { page, client, names, problems } = await demoOverMcp(t, { webmcp: true });
+    await eventually(async () => ((await names()).includes('send_feedback') ? true : undefined), 'the form listed');
+    const { tools } = await client.listTools();
+    const feedback = tools.find((tool) => tool.name === 'send_feedback');
+    assert.deepEqual(feedback.inputSchema.required, ['note']);
+
+    const sent = await client.callTool({ name: 'send_feedback', arguments: { note: 'Nice demo', rating: 'good' } });
+    assert.equal(sent.isError, undefined, JSON.stringify(sent));
+    assert.deepEqual(sent.structuredContent, { received: true, note: 'Nice demo', rating: 'good' });
+    assert.equal(await page.$eval('#feedback-sent', (p) => p.textContent), 'Thanks: "Nice demo" (good).');
+    assert.match(await page.$eval('#activity', (log) => log.textContent), /send_feedback \[mcp\] → done/);
+
+    // The browser's own checks still hold on this path: the form's required note.
+    const empty = await client.callTool({ name: 'send_feedback', arguments: { rating: 'poor' } });
+    assert.equal(empty.isError, true);
+    assert.match(empty.content[0].text, /^TOOL_ARGS_INVALID: /);
     assert.deepEqual(problems, []);
   },
 );
@@ -166,23 +173,21 @@ test(
     const guide = readFileSync(`${root}docs/mcp.md`, 'utf8');
     const example = /<!-- runnable: [^>]*-->\s*```html\n([\s\S]*?)\n\s*```/.exec(guide);
     assert.ok(example, 'docs/mcp.md has its runnable example');
-    const cdn = 'https://cdn.jsdelivr.net/npm/pedelec-elements/cdn/pedelec-elements.js';
+    const kit = '/_pedelec/cdn/pedelec-elements.js';
     const link = 'ws://127.0.0.1:7717/tools';
-    assert.ok(example[1].includes(cdn) && example[1].includes(link), 'the example loads the CDN file and links');
+    assert.ok(
+      example[1].includes(`src="${kit}"`) && example[1].includes(link),
+      'the example loads the kit from pedelec-dev and links',
+    );
     const { startDevCore } = await import('pedelec-dev');
     const site = mkdtempSync(join(tmpdir(), 'mcp-example-'));
     t.after(() => rmSync(site, { recursive: true, force: true }));
     const core = await startDevCore({ port: 0, serveDir: site, mcp: true });
     t.after(() => core.close());
-    // Served by pedelec-dev, which serves the package's own cdn/ folder; linked to this Core's port.
-    const page = example[1].replace(cdn, '/_pedelec/cdn/pedelec-elements.js').replace(link, core.toolsUrl);
+    // Served by pedelec-dev, as the guide says (it serves the kit's cdn/ folder); linked to this Core's port.
+    const page = example[1].replace(link, core.toolsUrl);
     writeFileSync(join(site, 'index.html'), page);
-    const browser = await puppeteer.launch({
-      executablePath: executableFor('chromium'),
-      headless: true,
-      args: chromiumArgs,
-    });
-    t.after(() => browser.close());
+    const browser = await launchBrowser('chromium', { t });
     const tab = await browser.newPage();
     await tab.goto(`${core.url}/`, { waitUntil: 'load' });
     const client = new Client({ name: 'docs-test', version: '1.0.0' });

@@ -6,10 +6,11 @@
 // inside the repository `npx pedelec-dev` runs the workspace's command.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startDevCommand } from '../support/dev-command.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const devRoot = join(root, 'packages/pedelec-dev');
@@ -105,29 +106,9 @@ test('npm start prints no npx, and the command it starts prints its own absolute
   assert.doesNotMatch(hint.stdout, /\bnpx\b/);
 
   // The server as npm start runs it, on a free port.
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--serve', 'demo'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  t.after(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  let output = '';
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const banner = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`pedelec-dev did not start:\n${output}`)), START_LIMIT_MS);
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      if (!output.includes('Press Ctrl+C to stop.')) return;
-      clearTimeout(timer);
-      resolve(output);
-    });
-    child.once('exit', (code) => reject(new Error(`pedelec-dev exited (${code}):\n${output}`)));
-  });
-  child.kill('SIGTERM');
-  assert.equal(await exited, 0);
+  const server = await startDevCommand(process.execPath, [CLI, '--port', '0', '--serve', 'demo'], { t });
+  const banner = server.output;
+  assert.deepEqual(await server.stop(), { code: 0, signal: null });
 
   assert.doesNotMatch(banner, /\bnpx\b/);
   const command = /^ {2}Command: +node (\S+) /m.exec(banner);

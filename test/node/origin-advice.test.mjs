@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { startDevCore } from 'pedelec-dev';
-import puppeteer from 'puppeteer-core';
 import { WebSocket } from 'ws';
-import { chromiumArgs, executableFor, skipBrowser } from '../../scripts/browsers.mjs';
+import { skipBrowser } from '../../scripts/browsers.mjs';
+import { launchBrowser, recordProblems } from '../support/browser.mjs';
 import { Pedelec } from '../../dist/core/index.js';
 import { websocketTransport } from '../../dist/core/transports/websocket.js';
 import { ADVICE, adviceFor } from '../../dist/elements/chat/advice.js';
@@ -88,14 +88,9 @@ test(
     await new Promise((resolve) => site.listen(0, '127.0.0.2', resolve));
     t.after(() => site.close());
     const origin = `http://127.0.0.2:${site.address().port}`;
-    const args = chromiumArgs.map((arg) =>
-      arg.startsWith('--host-resolver-rules=') ? `${arg} , EXCLUDE 127.0.0.2` : arg,
-    );
-    const browser = await puppeteer.launch({ executablePath: executableFor('chromium'), headless: true, args });
-    t.after(() => browser.close());
+    const browser = await launchBrowser('chromium', { t, hosts: ['127.0.0.2'] });
     const tab = await browser.newPage();
-    const problems = [];
-    tab.on('console', (message) => ['error', 'warn'].includes(message.type()) && problems.push(message.text()));
+    const problems = recordProblems(tab);
     await tab.goto(`${origin}/`);
     const line = await tab.waitForFunction(
       () => document.querySelector('pedelec-chat')?.shadowRoot?.querySelector('[role=status]')?.textContent || null,

@@ -1,10 +1,11 @@
-// The README's framework snippets are excerpts of the demo apps that the browser tests mount
-// (test/interop/): each code block marked `<!-- snippet: path -->` must still appear in that file —
+// The docs' code snippets are excerpts of files that tests run (the demo apps the browser tests mount in
+// test/interop/, the consumer type checks, the guides' runnable pages): each code block in the README or
+// a guide under docs/ marked `<!-- snippet: path -->` must still appear in that file —
 // the same non-blank lines, in order, side by side (indentation aside). A snippet that drifted from the
 // tested code fails here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,12 +32,17 @@ test('the detector finds a run and refuses a changed line', () => {
   assert.equal(indexOfRun(lines('a\nb\nc'), lines('b\nx')), -1);
 });
 
-const docs = ['README.md', 'docs/readme-frameworks.md'].filter((file) => existsSync(join(root, file)));
+const docs = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 const found = docs.flatMap((doc) =>
   [...readFileSync(join(root, doc), 'utf8').matchAll(SNIPPET)].map((m) => ({ doc, file: m[1], code: m[2] })),
 );
 
-test('the framework section has snippets to check', () => {
+test('the guides have snippets to check', () => {
   assert.ok(found.length >= 10, `found ${found.length} marked snippets in ${docs.join(', ')}`);
 });
 

@@ -62,6 +62,11 @@ pedelec-dev mcp [--port N] [--mcp-token-file F] speaks MCP over stdio, for clien
 command: it relays to the pedelec-dev --mcp running on port N (default 7717), with the token from
 its token file.
 
+The kit is served at /_pedelec/cdn/pedelec-elements.js (its chunks beside it) and /_pedelec/dist/…
+with Access-Control-Allow-Origin: *, so a page from another origin — a Vite dev server at
+http://localhost:5173, say — can load it: <script type="module"
+src="http://127.0.0.1:7717/_pedelec/cdn/pedelec-elements.js">.
+
 The openai agent's API key is read only from the environment variable PEDELEC_DEV_API_KEY (there is
 no flag, so it never shows in the process list); it is sent to the endpoint and nowhere else.
 PEDELEC_DEV_TIMEOUT_MS (default 60000) bounds how long the endpoint may stay silent.`;

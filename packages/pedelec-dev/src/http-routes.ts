@@ -5,7 +5,9 @@
  * Apart from server.ts, which starts and stops the Core: the URL layout changes here without touching
  * how the Core listens or shuts down. WebSocket upgrades are websocket-routes.ts's.
  */
+import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import type { AssetStore } from './assets.js';
 import type { McpEndpoint } from './mcp/mcp-endpoint.js';
 import { inspectorPageDir, packageVersion } from './package-files.js';
@@ -55,6 +57,12 @@ export function httpRoutes(deps: HttpRouteDeps): (req: IncomingMessage, res: Ser
     'Referrer-Policy': 'no-referrer',
   });
 
+  /** Whether the developer's folder (`--serve DIR`) has a file `name` directly in it. */
+  async function siteHas(name: string): Promise<boolean> {
+    if (deps.serveDir === undefined) return false;
+    return (await stat(join(deps.serveDir, name)).catch(() => null))?.isFile() ?? false;
+  }
+
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!hosts.allows(req.headers.host))
       return plain(res, 403, 'Host not allowed: pedelec-dev answers only to this machine’s own names.');
@@ -69,6 +77,10 @@ export function httpRoutes(deps: HttpRouteDeps): (req: IncomingMessage, res: Ser
     if (path === '/mcp')
       return deps.mcp ? deps.mcp.handle(req, res) : plain(res, 404, 'MCP is off: start pedelec-dev with --mcp.');
     if (path === '/_pedelec' || path.startsWith(RESERVED_PREFIX)) return onReserved(req, res, path, query);
+    // Browsers ask every site for /favicon.ico; a folder without one would see a 404 in the page's
+    // console for nothing the page did. The folder's own icon, when it has one, wins.
+    if (path === '/favicon.ico' && !(await siteHas('favicon.ico')))
+      return inspectorFiles(req, res, '/favicon.svg', `${RESERVED_PREFIX}inspector/`);
     if (site) return site(req, res, path, '/');
     if (path === '/') {
       return plain(
@@ -103,8 +115,14 @@ export function httpRoutes(deps: HttpRouteDeps): (req: IncomingMessage, res: Ser
       return inspectorFiles(req, res, file, `${RESERVED_PREFIX}inspector/`);
     }
     for (const [prefix, handler] of kitMounts) {
-      if (sub.startsWith(prefix))
-        return handler(req, res, sub.slice(prefix.length - 1), `${RESERVED_PREFIX}${prefix.slice(1)}`);
+      if (!sub.startsWith(prefix)) continue;
+      // Any origin may read the kit, so a page served elsewhere (a Vite dev server on localhost:5173)
+      // can load it as a module script, which the browser fetches with CORS. Safe to open: these are
+      // the package's public build files, the same bytes for every caller, served without cookies or
+      // tokens (and `*` never lets a credentialed request read them). Only here: the inspector, /mcp
+      // and the developer's own site send no such header, and the assets name only allowed origins.
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      return handler(req, res, sub.slice(prefix.length - 1), `${RESERVED_PREFIX}${prefix.slice(1)}`);
     }
     return plain(res, 404, 'Not found');
   }

@@ -175,6 +175,62 @@ export async function createSession(client, input = {}) {
   return result.sessionId;
 }
 
+// A page on the MCP tool link (`/tools`, docs/mcp.md), scripted, for the MCP tests.
+/** A tool a `LinkPage` offers unless told otherwise. */
+export const ADD = {
+  name: 'add',
+  description: 'Adds two numbers',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  readOnly: true,
+};
+
+/** A page on the link: says hello, publishes `tools`, answers each call with `answer(call)` (a promise or value). */
+export class LinkPage {
+  static async open(
+    t,
+    core,
+    { label, title = 'A page', tools = [ADD], answer, version = 1, origin = PAGE_ORIGIN } = {},
+  ) {
+    const socket = new WebSocket(core.toolsUrl, { origin });
+    const page = new LinkPage(socket, answer ?? ((call) => ({ ok: true, result: { sum: call.args.a + call.args.b } })));
+    t.after(() => socket.close());
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify({ type: 'hello', version, label, title, url: `${PAGE_ORIGIN}/shop/` }));
+    if (version === 1) page.publish(tools);
+    return page;
+  }
+
+  constructor(socket, answer) {
+    this.socket = socket;
+    this.frames = [];
+    this.waiters = [];
+    socket.on('message', async (data) => {
+      const frame = JSON.parse(data.toString());
+      this.frames.push(frame);
+      for (const waiter of this.waiters.splice(0)) waiter();
+      if (frame.type !== 'call') return;
+      const settled = await answer(frame);
+      if (settled !== undefined) socket.send(JSON.stringify({ type: 'result', id: frame.id, ...settled }));
+    });
+  }
+
+  publish(tools) {
+    this.socket.send(JSON.stringify({ type: 'tools', tools }));
+  }
+
+  /** The first frame (received so far or later) that `match` accepts. */
+  async frame(match) {
+    for (;;) {
+      const found = this.frames.find(match);
+      if (found) return found;
+      await new Promise((resolve) => this.waiters.push(resolve));
+    }
+  }
+}
+
 /**
  * A raw HTTP request (no URL normalization, any Host header; `Host: null` sends none):
  * resolves { status, headers, body }.
@@ -247,16 +303,19 @@ export async function twoPages(t) {
 
 /**
  * Starts a Core in a child process with a small heap (`--max-old-space-size=heapMb`), for tests that
- * try to exhaust it: such a test must not take the test runner down with it. Resolves with the Core's
- * `url`, `bridgeUrl` and `port`, `memory()` (the largest heap and RSS it reported so far, in MiB),
- * `maxLoopDelayMs()` (the longest its thread was busy at a stretch), `reports()` and
- * `exit` (null while it runs, else its exit code or signal and its stderr). Stopped in teardown.
+ * try to exhaust it or watch it grow: such a test must not take the test runner down with it. Resolves
+ * with the Core's `url`, `bridgeUrl`, `toolsUrl` (null unless `mcp`) and `port`, `memory()` (the
+ * largest heap and RSS it reported so far, in MiB), `maxLoopDelayMs()` (the longest its thread was
+ * busy at a stretch), `reports()`, `stderr` (its stream), `kill(signal)` and `exit` (null while it
+ * runs, else its exit code or signal and its stderr). `nodeArgs` go to node before the script (e.g.
+ * `--import` a probe). Stopped in teardown.
  */
-export async function startCoreChild(t, options = {}, { heapMb = 64 } = {}) {
+export async function startCoreChild(t, options = {}, { heapMb = 64, nodeArgs = [] } = {}) {
   const child = spawn(
     process.execPath,
     [
       `--max-old-space-size=${heapMb}`,
+      ...nodeArgs,
       fileURLToPath(new URL('./core-child.mjs', import.meta.url)),
       JSON.stringify(options),
     ],
@@ -305,6 +364,8 @@ export async function startCoreChild(t, options = {}, { heapMb = 64 } = {}) {
     maxLoopDelayMs: () => state.maxLoopDelayMs,
     /** Every report so far: `{ heapUsed, rss, loopDelayMs, at }`. */
     reports: () => state.reports,
+    stderr: child.stderr,
+    kill: (signal) => child.kill(signal),
     get exit() {
       return state.exit;
     },

@@ -2,8 +2,8 @@
 // its "Arguments as JSON" box follow each other both ways, and the call sends what the box says.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import puppeteer from 'puppeteer-core';
-import { chromiumArgs, executableFor, skipBrowser } from '../../../scripts/browsers.mjs';
+import { skipBrowser } from '../../../scripts/browsers.mjs';
+import { launchBrowser } from '../../../test/support/browser.mjs';
 import { BridgeClient, createSession, skills, startCore } from './helpers.mjs';
 
 const NOTE = {
@@ -30,12 +30,7 @@ test(
     const sessionId = await createSession(page, { provider: 'operator', skills: skills(NOTE) });
     await page.ok('send_text', { sessionId, text: 'please add a note' });
 
-    const browser = await puppeteer.launch({
-      executablePath: executableFor('chromium'),
-      headless: true,
-      args: chromiumArgs,
-    });
-    t.after(() => browser.close());
+    const browser = await launchBrowser('chromium', { t });
     const inspector = await browser.newPage();
     await inspector.goto(core.inspectorUrl);
     await inspector.waitForSelector('#operator-turn:not([hidden]) #call-tool option[value="add_note"]');

@@ -10,63 +10,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WebSocket } from 'ws';
-import { PAGE_ORIGIN, closeOf, rawHttp, startCore } from './helpers.mjs';
+import { ADD, LinkPage, PAGE_ORIGIN, closeOf, rawHttp, startCore } from './helpers.mjs';
 
 const TOKEN = 'test-token-0123456789abcdef';
-
-const ADD = {
-  name: 'add',
-  description: 'Adds two numbers',
-  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-  readOnly: true,
-};
-
-/** A page on the link: says hello, publishes `tools`, answers each call with `answer(call)` (a promise or value). */
-class LinkPage {
-  static async open(
-    t,
-    core,
-    { label, title = 'A page', tools = [ADD], answer, version = 1, origin = PAGE_ORIGIN } = {},
-  ) {
-    const socket = new WebSocket(core.toolsUrl, { origin });
-    const page = new LinkPage(socket, answer ?? ((call) => ({ ok: true, result: { sum: call.args.a + call.args.b } })));
-    t.after(() => socket.close());
-    await new Promise((resolve, reject) => {
-      socket.once('open', resolve);
-      socket.once('error', reject);
-    });
-    socket.send(JSON.stringify({ type: 'hello', version, label, title, url: `${PAGE_ORIGIN}/shop/` }));
-    if (version === 1) page.publish(tools);
-    return page;
-  }
-
-  constructor(socket, answer) {
-    this.socket = socket;
-    this.frames = [];
-    this.waiters = [];
-    socket.on('message', async (data) => {
-      const frame = JSON.parse(data.toString());
-      this.frames.push(frame);
-      for (const waiter of this.waiters.splice(0)) waiter();
-      if (frame.type !== 'call') return;
-      const settled = await answer(frame);
-      if (settled !== undefined) socket.send(JSON.stringify({ type: 'result', id: frame.id, ...settled }));
-    });
-  }
-
-  publish(tools) {
-    this.socket.send(JSON.stringify({ type: 'tools', tools }));
-  }
-
-  /** The first frame (received so far or later) that `match` accepts. */
-  async frame(match) {
-    for (;;) {
-      const found = this.frames.find(match);
-      if (found) return found;
-      await new Promise((resolve) => this.waiters.push(resolve));
-    }
-  }
-}
 
 async function mcpClient(t, core, { token = TOKEN, name = 'test-client' } = {}) {
   const client = new Client({ name, version: '1.0.0' });

@@ -319,6 +319,60 @@ test('the kit is served under /_pedelec/ (cdn/, dist/), and only there', async (
   assert.match(landing.body, /Kit: http:\/\/127\.0\.0\.1:\d+\/_pedelec\/cdn\/pedelec-elements\.js/);
 });
 
+test('the kit, and only the kit, may be read by any origin (Access-Control-Allow-Origin: *)', async (t) => {
+  const site = await mkdtemp(join(tmpdir(), 'pedelec-dev-site-'));
+  t.after(() => rm(site, { recursive: true, force: true }));
+  await writeFile(join(site, 'index.html'), '<h1>my page</h1>');
+  const core = await startCore(t, { serveDir: site, mcp: true });
+  // As a page on another origin asks (one the bridge does not even allow): a module script is a CORS
+  // request, with its Origin.
+  const headers = { Origin: 'http://app.test:3000' };
+  const kit = ['/_pedelec/cdn/pedelec-elements.js', '/_pedelec/cdn/pedelec-elements.js.map', '/_pedelec/dist/index.js'];
+  for (const path of kit) {
+    const response = await rawHttp(core, path, { headers });
+    assert.equal(response.status, 200, path);
+    assert.equal(response.headers['access-control-allow-origin'], '*', path);
+  }
+  // A missing kit file says so (404) to the page, rather than hiding behind a CORS error.
+  const missing = await rawHttp(core, '/_pedelec/cdn/nope.js', { headers });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers['access-control-allow-origin'], '*');
+
+  for (const path of [
+    '/',
+    '/index.html',
+    '/_pedelec/inspector',
+    '/_pedelec/inspector/inspector.js',
+    '/_pedelec/assets/download/nope',
+    '/_pedelec/x',
+    '/bridge',
+    '/tools',
+    '/mcp',
+  ]) {
+    const response = await rawHttp(core, path, { headers });
+    assert.equal(response.headers['access-control-allow-origin'], undefined, `${path} (${response.status})`);
+  }
+  // The assets answer an allowed origin by name, never with *.
+  const asset = await rawHttp(core, '/_pedelec/assets/download/nope', { headers: { Origin: PAGE_ORIGIN } });
+  assert.equal(asset.headers['access-control-allow-origin'], PAGE_ORIGIN);
+});
+
+test("/favicon.ico: the served folder's own icon, else pedelec-dev's (no 404 in the page's console)", async (t) => {
+  const icon = (await rawHttp(await startCore(t), '/_pedelec/inspector/favicon.svg')).body;
+  const bare = await mkdtemp(join(tmpdir(), 'pedelec-dev-site-'));
+  const own = await mkdtemp(join(tmpdir(), 'pedelec-dev-site-'));
+  t.after(() => Promise.all([bare, own].map((dir) => rm(dir, { recursive: true, force: true }))));
+  await writeFile(join(own, 'favicon.ico'), 'MY ICON');
+  for (const options of [{}, { serveDir: bare }]) {
+    const response = await rawHttp(await startCore(t, options), '/favicon.ico');
+    assert.equal(response.status, 200, JSON.stringify(options));
+    assert.match(response.headers['content-type'], /^image\/svg\+xml/);
+    assert.equal(response.body, icon);
+  }
+  const mine = await rawHttp(await startCore(t, { serveDir: own }), '/favicon.ico');
+  assert.equal(mine.body, 'MY ICON');
+});
+
 test("finding 3: --serve DIR serves every path but the endpoints and /_pedelec/, Vite's assets/ included", async (t) => {
   const site = await mkdtemp(join(tmpdir(), 'pedelec-dev-site-'));
   t.after(() => rm(site, { recursive: true, force: true }));

@@ -16,6 +16,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { DevCoreError } from '../errors.js';
+import { fetchWithSignalPerRequest } from './signal-per-request.js';
 import { defaultTokenFile, readToken } from './token-file.js';
 
 /** How long one call may run: as long as a page's tool may (a form waits up to five minutes). */
@@ -56,12 +57,17 @@ export async function runStdio({ port, host = '127.0.0.1', tokenFile, version }:
       const client = new Client({ name: relay.getClientVersion()?.name ?? 'stdio client', version });
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => relay.sendToolListChanged());
       client.onclose = () => void relay.close();
-      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+      // A fetch that keeps the transport's connection-long signal from gaining a listener per call
+      // (signal-per-request.ts): this relay runs as long as the desktop client does.
+      const fetch = fetchWithSignalPerRequest();
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch }));
       return client;
     })();
     return upstream;
   };
   relay.oninitialized = () => void connected().catch(() => relay.close());
+  // The SDK's `request` leaves its abort listener on the signal it is given; `extra.signal` lives
+  // for one request only, so nothing gathers on it.
   relay.setRequestHandler(ListToolsRequestSchema, async (request, extra) =>
     (await connected()).listTools(request.params, { signal: extra.signal }),
   );
