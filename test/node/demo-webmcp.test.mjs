@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { skipBrowser, webmcpChromiumArgs } from '../../scripts/browsers.mjs';
 import { eventually, launchBrowser, recordProblems } from '../support/browser.mjs';
+import { DEMO_TOOLS as SESSION_TOOLS } from '../support/demo.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -20,16 +21,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  * The demo's tools as the browser's agent sees them (demo/index.html): the session's, `set_counter`
  * (a `<pedelec-tool form>`) among them, and `send_feedback`, a `<form toolname>` the browser registers.
  */
-const DEMO_TOOLS = [
-  'add_todo',
-  'complete_todo',
-  'get_counter',
-  'get_current_page',
-  'list_todos',
-  'send_feedback',
-  'set_counter',
-  'update_counter',
-];
+const DEMO_TOOLS = [...SESSION_TOOLS, 'send_feedback'].sort();
 
 test(
   "the demo's tools through puppeteer's page.webmcp: list, call, an invalid call, a removed tool",

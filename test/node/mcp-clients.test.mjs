@@ -14,17 +14,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { skipBrowser } from '../../scripts/browsers.mjs';
 import { eventually, launchBrowser } from '../support/browser.mjs';
+import { DEMO_TOOLS } from '../support/demo.mjs';
 import { CLI, root, startDevCommand } from '../support/dev-command.mjs';
-
-const DEMO_TOOLS = [
-  'add_todo',
-  'complete_todo',
-  'get_counter',
-  'get_current_page',
-  'list_todos',
-  'set_counter',
-  'update_counter',
-];
 
 /** `pedelec-dev --mcp` from its CLI on a free port, with a token file of the test's own; resolves its printed lines. */
 async function startCli(t, extra = []) {

@@ -15,18 +15,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { skipBrowser, webmcpChromiumArgs } from '../../scripts/browsers.mjs';
 import { eventually, launchBrowser, recordProblems } from '../support/browser.mjs';
+import { DEMO_TOOLS } from '../support/demo.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const DEMO_TOOLS = [
-  'add_todo',
-  'complete_todo',
-  'get_counter',
-  'get_current_page',
-  'list_todos',
-  'set_counter',
-  'update_counter',
-];
-
 /**
  * pedelec-dev --mcp serving the demo, Chromium with the demo open, and a connected SDK client; with
  * `webmcp`, Chromium has WebMCP on, so the demo's session also imports the page's `<form toolname>`.
