@@ -16,9 +16,10 @@
  * One worker, started on first use, checks one call at a time: a session has at most one call in
  * flight. It has a heap of its own, capped, so a check that runs out of memory costs only the worker.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { ToolArgsSchema } from 'pedelec-elements/core';
 import { isPlainObject, MAX_SCHEMA_DEPTH, type ArgsError } from 'pedelec-elements/protocol';
+import { startWorker } from './package-files.js';
 import type { PatternAnswer, PatternJob } from './pattern-worker.js';
 
 /** The longest string a schema's pattern is run on, in UTF-16 code units. */
@@ -110,9 +111,7 @@ export class PatternChecks {
 
   private workerFor(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./pattern-worker.js', import.meta.url), {
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-    });
+    const worker = startWorker('./pattern-worker', { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
     worker.unref(); // an idle checker never keeps the process alive
     worker.on('message', (answer: PatternAnswer) => {
       if (this.running?.job.id === answer.id) this.finish(answer.errors);
