@@ -84,4 +84,25 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-expressions': 'off',
     },
   },
+  // Outside the perf tier, no test measures elapsed time: a bound on it fails when the machine is busy,
+  // not when the code is wrong. Timing bounds live in test/perf/ and packages/pedelec-dev/test/perf/
+  // (`npm run test:perf`). A timestamp inside a window (`within(before, Date.now())`) is not elapsed time.
+  {
+    files: ['test/**', 'packages/pedelec-dev/test/**'],
+    ignores: ['test/perf/**', 'packages/pedelec-dev/test/perf/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "BinaryExpression[operator='-'] > CallExpression[callee.property.name='now'][callee.object.name=/^(Date|performance)$/]",
+          message: 'Elapsed time is measured only in the perf tier (test/perf/, packages/pedelec-dev/test/perf/).',
+        },
+        {
+          selector: "MemberExpression[object.name='process'][property.name=/^(hrtime|cpuUsage)$/]",
+          message: 'Elapsed time is measured only in the perf tier (test/perf/, packages/pedelec-dev/test/perf/).',
+        },
+      ],
+    },
+  },
 );

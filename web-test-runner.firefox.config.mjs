@@ -7,6 +7,9 @@ import { executableFor, firefoxPrefs, webmcpFirefoxPrefs } from './scripts/brows
 
 export default {
   ...baseConfig,
+  // One file at a time: side by side (in tabs or in windows), the keyboard tests lose focus to the other
+  // file's page and the end-to-end tests in a background tab time out.
+  concurrency: 1,
   browsers: [
     chromeLauncher({
       puppeteer,

@@ -1,12 +1,13 @@
-// Runs the browser suite in every browser this machine has. A missing browser is skipped with a
-// message saying what to install — unless REQUIRE_BROWSERS (set by .ci/run) names it: then it fails.
+// `npm run test:browsers` (and the browser half of `test:quick`, `test:perf`): the browser tests of a
+// tier (scripts/test-tiers.mjs, `--tier quick|full|perf`, default full) in every browser this machine
+// has. A missing browser is skipped with a message saying what to install — unless REQUIRE_BROWSERS
+// (set by .ci/run) names it: then it fails. Other arguments go to the test runner (e.g. `--files …`).
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { browsers, executableFor, requiredBrowsers, selectedBrowsers } from './browsers.mjs';
+import { root, tierFromArgs } from './test-tiers.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const configs = { chromium: 'web-test-runner.config.mjs', firefox: 'web-test-runner.firefox.config.mjs' };
-const extraArgs = process.argv.slice(2); // e.g. --files test/elements/chat/markdown.test.ts
+const { name: tier, rest: extraArgs } = tierFromArgs(process.argv.slice(2));
 
 let failed = false;
 for (const name of selectedBrowsers) {
@@ -25,10 +26,11 @@ for (const name of selectedBrowsers) {
     }
     continue;
   }
-  console.log(`test-browsers: ${name} (${exe})`);
+  console.log(`test-browsers: ${name} (${exe}), ${tier} tier`);
   const r = spawnSync(`${root}node_modules/.bin/wtr`, ['--config', configs[name], ...extraArgs], {
     cwd: root,
     stdio: 'inherit',
+    env: { ...process.env, TEST_TIER: tier },
   });
   if (r.status !== 0) failed = true;
 }

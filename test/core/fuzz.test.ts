@@ -298,7 +298,6 @@ describe('bridge fuzzing (fast-check)', () => {
       fake.emit(out);
     };
 
-    const started = performance.now();
     await fc.assert(
       fc.asyncProperty(fc.array(message, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
         // Keep turns going: each live session is asked for one (SESSION_BUSY when one is running).
@@ -318,13 +317,11 @@ describe('bridge fuzzing (fast-check)', () => {
       }),
       { seed: SEED, numRuns: NUM_RUNS, endOnFailure: false },
     );
-    const elapsed = performance.now() - started;
     expect(delivered).to.be.at.least(10_000);
     // The run did reach the code under test: tool calls answered, errors reported, huge strings sent.
     expect(fake.posted.filter((m) => m.type === 'submit_tool_result').length, 'tool results submitted').to.be.above(10);
     expect(sessionErrors.length, 'session errors reported').to.be.above(100);
     expect(hugeDelivered, 'messages over 1 MiB').to.be.within(2, 200);
-    expect(elapsed, 'fuzz time (ms)').to.be.below(30_000);
 
     // Let tool handlers, submits and their timeouts settle.
     await nextTask();

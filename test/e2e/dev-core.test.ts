@@ -20,32 +20,12 @@ import type {
   PedelecToolStartEvent,
 } from '../../src/index.js';
 import { mount, record } from '../elements/helpers.js';
+import { bridgeOf, devCores, type DevCores } from '../support/dev-cores.js';
+import { until } from '../support/waits.js';
 
-type DevCoreInfo = { url: string; bridgeUrl: string; port: number };
-/** What test/plugins/dev-core.mjs serves as `/__pedelec-dev.js`: where its development Cores listen. */
-type DevCores = DevCoreInfo & {
-  /** The scripted agent with the plugin's `--script` rules (`count`, `add N and M`, `bench`). */
-  rules: DevCoreInfo;
-  /** Closed and started again on the same port by `GET /__pedelec-dev/restart`. */
-  restartable: DevCoreInfo;
-  /** `--protocol 0.1`: fragments only, `done`-less turns that end on `idle`, no snapshots. */
-  legacy: DevCoreInfo;
-  /** `--no-fragments`: replies only as whole `chat_message`s, as from a provider that does not stream. */
-  whole: DevCoreInfo;
-  /** A loopback port nothing listens on. */
-  closedPort: number;
-  /** How many tool calls the `bench` rule makes in one turn. */
-  benchCalls: number;
-};
-/** A module the test server makes up (not a file): imported by URL, so the compiler does not look for it. */
-const DEV_CORE_MODULE: string = '/__pedelec-dev.js';
 let devCore: DevCores;
-
-let bridgeCount = 0;
-/** A bridge URL of this test's own for a Core (same Core, distinct shared client on the page). */
-function bridgeOf(core: { bridgeUrl: string }, label: string): string {
-  return `${core.bridgeUrl}?test=${label}-${++bridgeCount}`;
-}
+/** How `until` waits for what crosses the socket: up to 5 s, looking every 10 ms. */
+const ON_THE_NETWORK = { timeoutMs: 5000, everyMs: 10 };
 
 /** The declared counter tool (as in demo/index.html), in a session on `bridge`. */
 function counterPage(bridge: string, id = 'e2e'): string {
@@ -84,15 +64,6 @@ async function counterSession(bridge: string, id?: string): Promise<Counter> {
   return wireCounter(host.querySelector<PedelecSessionElement>('pedelec-session')!);
 }
 
-/** Waits (bounded) until `check()` holds; polls on a short timer. */
-async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const text = (deltas: PedelecChatDeltaEvent[]) => deltas.map((e) => e.detail.text).join('');
 
 async function rejection(promise: Promise<unknown>): Promise<{ code?: string; message?: string }> {
@@ -106,7 +77,7 @@ async function rejection(promise: Promise<unknown>): Promise<{ code?: string; me
 
 describe('pedelec-dev end to end (real WebSocket)', () => {
   before(async () => {
-    devCore = ((await import(DEV_CORE_MODULE)) as { devCore: DevCores }).devCore;
+    devCore = await devCores();
   });
   const started: PedelecSessionElement[] = [];
   afterEach(async () => {
@@ -263,7 +234,7 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
 
   it('fails with BRIDGE_UNAVAILABLE when nothing listens on the bridge port', async () => {
     const host = await mount(
-      `<pedelec-session bridge="ws://127.0.0.1:${devCore.closedPort}/bridge?test=closed-${++bridgeCount}" provider="scripted"></pedelec-session>`,
+      `<pedelec-session bridge="${bridgeOf({ bridgeUrl: `ws://127.0.0.1:${devCore.closedPort}/bridge` }, 'closed')}" provider="scripted"></pedelec-session>`,
     );
     const session = host.querySelector<PedelecSessionElement>('pedelec-session')!;
     const errors = record<PedelecErrorEvent>(session, 'pedelec-error');
@@ -328,7 +299,11 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
     // The plugin closes this Core (every connection drops) and starts a new one on the same port.
     const restarted = (await (await fetch('/__pedelec-dev/restart')).json()) as { port: number };
     expect(restarted.port).to.equal(devCore.restartable.port);
-    await until(() => oldClient.unavailableReason !== null, 'the page to notice the dropped connection');
+    await until(
+      () => oldClient.unavailableReason !== null,
+      'the page to notice the dropped connection',
+      ON_THE_NETWORK,
+    );
     expect(oldClient.unavailableReason!.code).to.equal('EXTENSION_DISCONNECTED');
     // The stopping Core ended the session (one `ended` event) before closing the socket.
     expect(ended).to.have.length(1);
@@ -353,7 +328,7 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
     const client = session.client!;
     const restarted = (await (await fetch('/__pedelec-dev/restart')).json()) as { port: number };
     expect(restarted.port).to.equal(devCore.restartable.port);
-    await until(() => client.unavailableReason !== null, 'the page to notice the dropped connection');
+    await until(() => client.unavailableReason !== null, 'the page to notice the dropped connection', ON_THE_NETWORK);
     // The element's client stays down (restart() is the explicit reconnect), but the check asks anew:
     // the chat's availability line then clears when the user comes back to the field.
     const again = await session.checkAvailability();
@@ -380,10 +355,10 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
         () => null,
         (error: { code: string }) => error,
       );
-      await until(() => signal !== undefined, 'the tool call');
+      await until(() => signal !== undefined, 'the tool call', ON_THE_NETWORK);
       const oldClient = session.client!;
       await fetch('/__pedelec-dev/restart');
-      await until(() => oldClient.unavailableReason !== null, 'the page to notice the Core went away');
+      await until(() => oldClient.unavailableReason !== null, 'the page to notice the Core went away', ON_THE_NETWORK);
       // The stopping Core ends its sessions first; a Core that just vanished leaves a disconnect.
       const ending = (await turn)?.code;
       expect(['SESSION_ENDED', 'EXTENSION_DISCONNECTED']).to.include(ending);
@@ -403,42 +378,5 @@ describe('pedelec-dev end to end (real WebSocket)', () => {
     } finally {
       window.removeEventListener('unhandledrejection', onRejection);
     }
-  });
-
-  it(`measures the loopback round-trip time of a tool call (median of 1 000, logged)`, async function () {
-    this.timeout(120_000);
-    const host = await mount(`
-      <pedelec-session bridge="${bridgeOf(devCore.rules, 'bench')}" provider="scripted">
-        <pedelec-tool name="ping" description="Answers at once."></pedelec-tool>
-      </pedelec-session>`);
-    const session = host.querySelector<PedelecSessionElement>('pedelec-session')!;
-    started.push(session);
-    const stamps: number[] = [];
-    session.querySelector<PedelecToolElement>('pedelec-tool[name="ping"]')!.handler = () => {
-      stamps.push(performance.now());
-      return { n: stamps.length };
-    };
-    const deltas = record<PedelecChatDeltaEvent>(session, 'pedelec-chat-delta');
-    await session.start();
-
-    // One turn, devCore.benchCalls calls in a row (the `bench` rule). Between two handler runs lies
-    // one whole round trip: the page's result goes to the Core, the Core's next tool_call comes back.
-    await session.sendText('bench');
-    expect(stamps).to.have.length(devCore.benchCalls);
-    expect(text(deltas)).to.equal(`bench done, last ${devCore.benchCalls}`);
-    const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
-    expect(gaps).to.have.length(1000);
-    const sorted = [...gaps].sort((x, y) => x - y);
-    const median = (sorted[499] + sorted[500]) / 2;
-    const mean = (stamps[stamps.length - 1] - stamps[0]) / gaps.length;
-    console.log(
-      `pedelec-dev loopback tool-call round trip (${navigator.userAgent.includes('Firefox') ? 'Firefox' : 'Chromium'}): ` +
-        `median ${median.toFixed(3)} ms, mean ${mean.toFixed(3)} ms, p90 ${sorted[899].toFixed(3)} ms over ${gaps.length} calls`,
-    );
-    // Firefox's clock ticks in whole milliseconds here, so a sub-millisecond median can read 0; the
-    // 1 000 round trips together always take measurable time.
-    expect(median).to.be.at.least(0);
-    expect(mean).to.be.greaterThan(0);
-    expect(session.status).to.equal('idle');
   });
 });

@@ -5,14 +5,8 @@ import { expect } from '@open-wc/testing';
 import type { ApplicationRef } from '@angular/core';
 import 'pedelec-elements/define.js';
 import { bootstrapCounterApp } from '../../demo/angular/app.js';
-import {
-  installFakeChrome,
-  proveCounterApp,
-  toolNamed,
-  uninstallFakeChrome,
-  waitFor,
-  type FakePort,
-} from './harness.js';
+import { installFakeChrome, proveCounterApp, toolNamed, uninstallFakeChrome, type FakePort } from './harness.js';
+import { until } from '../support/waits.js';
 
 describe('Angular (JIT, zoneless, CUSTOM_ELEMENTS_SCHEMA)', () => {
   let fake: FakePort;
@@ -33,7 +27,7 @@ describe('Angular (JIT, zoneless, CUSTOM_ELEMENTS_SCHEMA)', () => {
 
   it('binds [handler] as a property and (pedelec-tool-call) to the event', async () => {
     app = await bootstrapCounterApp();
-    const tool = await waitFor(() => toolNamed(host, 'update_counter'), 'update_counter');
+    const tool = await until(() => toolNamed(host, 'update_counter'), 'update_counter');
     expect(tool.handler).to.be.a('function');
     expect(await tool.closest('pedelec-session')!.invoke('get_counter', {})).to.deep.equal({
       ok: true,

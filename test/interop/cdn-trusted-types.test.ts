@@ -5,18 +5,13 @@
  * the test drives it from this page; test/interop/csp-probe.js records every violation in the frame.
  */
 import { expect } from '@esm-bundle/chai';
+import { until } from '../support/waits.js';
 
 type Violation = { directive: string; blocked: string; sample: string };
 type Win = Window & typeof globalThis & { cspViolations: Violation[]; DOMPurify?: { sanitize(html: string): string } };
 
-async function until<T>(probe: () => T, ms = 3000): Promise<T | undefined> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value || Date.now() > end) return value;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** How `until` waits for a frame's chunks and renders: up to 3 s, looking every 20 ms. */
+const IN_THE_FRAME = { timeoutMs: 3000, everyMs: 20 };
 
 /** A same-origin frame of one of the pages in ./trusted-types/ (each a <meta> policy, no inline script). */
 async function openFrame(
@@ -54,7 +49,7 @@ describe("the CDN file under the README strict CSP with Trusted Types, beside th
     const page = await openFrame('own-lit');
     frame = page.frame;
     const { chat, errors } = mountChat(page.win, false);
-    const composer = await until(() => chat.shadowRoot?.querySelector('textarea'));
+    const composer = await until(() => chat.shadowRoot?.querySelector('textarea'), 'the composer', IN_THE_FRAME);
     expect(
       page.win.cspViolations.map((v) => `${v.directive} ${v.sample}`),
       'violations',
@@ -72,13 +67,16 @@ describe("the CDN file under the README strict CSP with Trusted Types, beside th
       frame = page.frame;
       page.win.DOMPurify!.sanitize('<b>the page sanitizes something of its own</b>');
       const { chat, say } = mountChat(page.win, true);
-      await until(() => chat.shadowRoot?.querySelector('textarea'));
+      await until(() => chat.shadowRoot?.querySelector('textarea'), 'the composer', IN_THE_FRAME);
       say('**bold** reply');
       // Plain text shows until the Markdown chunk is loaded; then the chat renders the reply with it.
-      await until(() =>
-        page.win.performance
-          .getEntriesByType('resource')
-          .some((e) => e.name.includes('/cdn/pedelec-elements-markdown-')),
+      await until(
+        () =>
+          page.win.performance
+            .getEntriesByType('resource')
+            .some((e) => e.name.includes('/cdn/pedelec-elements-markdown-')),
+        'the Markdown chunk to be fetched',
+        IN_THE_FRAME,
       );
       await new Promise((r) => setTimeout(r, 500));
       const text = chat.shadowRoot?.querySelector('[part~=agent]')?.textContent?.replace('Agent: ', '');

@@ -3,7 +3,8 @@
 // first provokes one deliberate violation (proving the listener hears them), then a whole session with
 // tool calls must run with zero violations.
 import { expect } from '@open-wc/testing';
-import { installFakeChrome, proveCounterApp, uninstallFakeChrome, waitFor, type FakePort } from './harness.js';
+import { installFakeChrome, proveCounterApp, uninstallFakeChrome, type FakePort } from './harness.js';
+import { until } from '../support/waits.js';
 
 type Violation = { directive: string; blocked: string; sample: string; where: string };
 type FrameWindow = Window & typeof globalThis & { cspViolations: Violation[]; inlineRan?: boolean };
@@ -75,7 +76,7 @@ for (const csp of Object.keys(POLICIES) as Array<keyof typeof POLICIES>) {
 
       // The listener hears violations: one deliberate inline script, blocked.
       expect(provokeViolation(win), 'the inline script ran').to.equal(false);
-      await waitFor(() => win.cspViolations.length > 0, 'the deliberate violation to be reported');
+      await until(() => win.cspViolations.length > 0, 'the deliberate violation to be reported');
       // (One report per policy that forbids it: the header's, and for script-src the page's own meta policy too.)
       const expected = csp === 'trusted-types' ? 'require-trusted-types-for' : 'script-src-elem';
       expect(win.cspViolations.map((v) => v.directive))

@@ -6,23 +6,9 @@
 import { expect } from '@open-wc/testing';
 import type { PedelecSessionElement, PedelecToolElement, PedelecToolsChangedEvent } from 'pedelec-elements';
 import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } from '../support/fake-chrome.js';
-import { nextTask } from '../support/waits.js';
+import { until } from '../support/waits.js';
 
 export { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted };
-
-/**
- * Resolves once `probe` returns something other than undefined/null/false, looking after each task (a
- * framework renders in its own time, without an event to await); 2 s at most.
- */
-export async function waitFor<T>(probe: () => T | undefined | null | false, what: string | (() => string)): Promise<T> {
-  const deadline = Date.now() + 2000;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined && found !== null && found !== false) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
-    await nextTask();
-  }
-}
 
 /**
  * Starts `session` through the fake extension (approved origin; the user's settings if the SDK asks;
@@ -98,8 +84,8 @@ export async function proveCounterApp(
   counterText: () => string | null | undefined,
   conditional: 'removed' | 'disabled' = 'removed',
 ): Promise<void> {
-  const session = await waitFor(() => root.querySelector('pedelec-session'), 'the <pedelec-session>');
-  await waitFor(() => toolNamed(root, 'reset_counter'), 'the conditional tool');
+  const session = await until(() => root.querySelector('pedelec-session'), 'the <pedelec-session>');
+  await until(() => toolNamed(root, 'reset_counter'), 'the conditional tool');
 
   // The manifest sent to the bridge holds the declared tools.
   const create = await startSession(session, fake);
@@ -124,17 +110,17 @@ export async function proveCounterApp(
   await userSays(root, fake, 'count to three');
   coreEvent(fake, 'status_changed', { status: 'running' });
   coreEvent(fake, 'chat_delta', { text: 'On it.' });
-  await waitFor(() => root.querySelector('.reply')?.textContent === 'On it.', 'the reply to show');
-  await waitFor(() => root.querySelector('output.status')?.textContent?.trim() === 'running', 'the status to show');
+  await until(() => root.querySelector('.reply')?.textContent === 'On it.', 'the reply to show');
+  await until(() => root.querySelector('output.status')?.textContent?.trim() === 'running', 'the status to show');
 
   // The property handler answers, and the framework shows the new state.
   expect(await agentCall(fake, 'update_counter', { delta: 3 })).to.deep.equal({ value: 3 });
-  await waitFor(() => counterText()?.trim() === '3', 'the counter to show 3');
+  await until(() => counterText()?.trim() === '3', 'the counter to show 3');
   // The event handler answers, with state written by the other handler.
   expect(await agentCall(fake, 'get_counter', {})).to.deep.equal({ value: 3 });
   // The conditional tool works while it is there.
   expect(await agentCall(fake, 'reset_counter', {})).to.deep.equal({ value: 0 });
-  await waitFor(() => counterText()?.trim() === '0', 'the counter to show 0');
+  await until(() => counterText()?.trim() === '0', 'the counter to show 0');
   expect(await agentCall(fake, 'update_counter', { delta: 2 })).to.deep.equal({ value: 2 });
 
   // Unticking the box takes the tool away (the framework removes it): pedelec-tools-changed, then TOOL_UNAVAILABLE.
@@ -143,7 +129,7 @@ export async function proveCounterApp(
   const box = root.querySelector<HTMLInputElement>('input[type="checkbox"]')!;
   expect(box.checked).to.equal(true);
   box.click();
-  await waitFor(() => changes.length > 0, 'pedelec-tools-changed');
+  await until(() => changes.length > 0, 'pedelec-tools-changed');
   if (conditional === 'removed') expect(toolNamed(root, 'reset_counter')).to.equal(undefined);
   else expect(toolNamed(root, 'reset_counter')?.disabled).to.equal(true);
   expect(changes.map((e) => e.detail)).to.deep.equal([
@@ -158,14 +144,14 @@ export async function proveCounterApp(
   // The other tools still answer.
   expect(await agentCall(fake, 'get_counter', {})).to.deep.equal({ value: 2 });
   coreEvent(fake, 'status_changed', { status: 'idle' });
-  await waitFor(() => root.querySelector('output.status')?.textContent?.trim() === 'idle', 'the turn to end');
+  await until(() => root.querySelector('output.status')?.textContent?.trim() === 'idle', 'the turn to end');
 
   // The agent still has the tool in its manifest: the page says so, and the next message applies the
   // change by restarting the session (Core takes the manifest only at creation).
-  const note = await waitFor(staleNote(root), 'the page to say a restart applies the changed tools');
+  const note = await until(staleNote(root), 'the page to say a restart applies the changed tools');
   expect(note.textContent).to.match(/tools changed.*next message restarts/i);
   await restartedBySending(root, fake, 'count again');
-  await waitFor(() => !staleNote(root)(), 'the note to go once the new session is ready');
+  await until(() => !staleNote(root)(), 'the note to go once the new session is ready');
   expect(session.toolsStale).to.equal(false);
   await endSession(session, fake);
 }
@@ -191,7 +177,7 @@ async function restartedBySending(root: ParentNode, fake: FakePort, text: string
   const approval = { installed: true, approved: true, origin: location.origin, appConnected: true };
   const types = ['get_approval_status', 'get_settings', 'create_session'];
   for (;;) {
-    const next = await waitFor(
+    const next = await until(
       () => fake.posted.find((m) => types.includes(m.type) && !fake.answered.has(m)),
       'the restart to ask the bridge',
     );

@@ -12,9 +12,9 @@ import {
   startSession,
   toolNamed,
   uninstallFakeChrome,
-  waitFor,
   type FakePort,
 } from './harness.js';
+import { until } from '../support/waits.js';
 
 describe('React 19', () => {
   let fake: FakePort;
@@ -34,7 +34,7 @@ describe('React 19', () => {
 
   it('binds handler={fn} as a property and onpedelec-tool-call to the event', async () => {
     unmount = mountCounterApp(host);
-    const tool = await waitFor(() => toolNamed(host, 'update_counter'), 'update_counter');
+    const tool = await until(() => toolNamed(host, 'update_counter'), 'update_counter');
     expect(tool.handler).to.be.a('function');
     expect(tool.hasAttribute('handler'), 'not stringified into an attribute').to.equal(false);
     const result = await tool.closest('pedelec-session')!.invoke('get_counter', {});
@@ -62,7 +62,7 @@ describe('React 19', () => {
     unmount = () => root.unmount();
     // StrictMode runs the effect, its cleanup and the effect again: start(), end(), start().
     root.render(createElement(StrictMode, null, createElement(Chat)));
-    const session = await waitFor(() => element, 'the effect');
+    const session = await until(() => element, 'the effect');
     await startSession(session, fake);
     const refused = session.sendText('hello').then(
       () => '',
@@ -101,7 +101,7 @@ describe('React 19', () => {
     );
     const root = hydrateRoot(host, app);
     unmount = () => root.unmount();
-    const session = await waitFor(() => hydrated, 'hydration');
+    const session = await until(() => hydrated, 'hydration');
     expect(session, 'hydrated, not re-created').to.equal(host.firstElementChild);
     const results = [await session.invoke('by_prop', {}), await session.invoke('by_event', {})];
     expect(results.map((r) => (r.ok ? r.result : r.error.code))).to.deep.equal(['by property', 'by event']);

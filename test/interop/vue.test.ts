@@ -5,14 +5,8 @@ import { expect } from '@open-wc/testing';
 import { createApp, type App } from 'vue';
 import 'pedelec-elements/define.js';
 import { createCounterApp, createInDomCounterApp } from '../../demo/vue/app.js';
-import {
-  installFakeChrome,
-  proveCounterApp,
-  toolNamed,
-  uninstallFakeChrome,
-  waitFor,
-  type FakePort,
-} from './harness.js';
+import { installFakeChrome, proveCounterApp, toolNamed, uninstallFakeChrome, type FakePort } from './harness.js';
+import { until } from '../support/waits.js';
 
 /** The in-DOM template of demo/vue/index.html: the inner HTML of its #app, as the browser parsed it. */
 async function inDomTemplate(): Promise<string> {
@@ -48,7 +42,7 @@ describe('Vue 3', () => {
       host.innerHTML = template;
       app = createInDomCounterApp();
       app.mount(host);
-      const tool = await waitFor(() => toolNamed(host, 'update_counter'), 'update_counter');
+      const tool = await until(() => toolNamed(host, 'update_counter'), 'update_counter');
       expect(tool.handler).to.be.a('function');
       expect(await tool.closest('pedelec-session')!.invoke('get_counter', {})).to.deep.equal({
         ok: true,
@@ -93,7 +87,7 @@ describe('Vue 3', () => {
       it(`<pedelec-arg> keywords bound by ${how} name reach the schema`, async () => {
         mount(`<pedelec-session><pedelec-tool name="t" description="d">${args}</pedelec-tool></pedelec-session>`);
         const session = host.querySelector('pedelec-session')!;
-        const manifest = await waitFor(() => session.manifest, 'the manifest');
+        const manifest = await until(() => session.manifest, 'the manifest');
         expect(manifest.tools[0]!.argsSchema.properties).to.deep.equal(SCHEMA);
       });
     }

@@ -23,7 +23,7 @@ const REPORTING =
 
 /** Test file (as it appears in wtr's injected config) → [header, policy]. */
 export const CSP_PAGES = {
-  '/test/elements/chat/csp.test.ts': ['Content-Security-Policy', STRICT],
+  '/test/cdn/chat-csp.test.ts': ['Content-Security-Policy', STRICT],
   '/test/elements/chat/markdown.test.ts': ['Content-Security-Policy-Report-Only', REPORTING],
 };
 

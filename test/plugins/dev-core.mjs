@@ -21,14 +21,19 @@
 // tells which bridge connection of the `main` Core carries each live session and which connections
 // are open — read from the Core's own inspector feed (the same one the inspector page shows).
 //
-// The Core is imported from dist/ (`npm run build` first; `npm test` does).
+// The Core runs from its TypeScript sources (through tsx, with test/tsconfig.json's `paths` sending
+// `pedelec-elements/*` to the kit's src/), so the element tests need no build.
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
 import { WebSocket } from 'ws';
+import { testTsconfig } from '../../scripts/test-tiers.mjs';
 
-const serverModule = new URL('../../packages/pedelec-dev/dist/server.js', import.meta.url);
-const scriptModule = new URL('../../packages/pedelec-dev/dist/agents/script.js', import.meta.url);
+const sourceModule = (path) =>
+  tsImport(new URL(`../../packages/pedelec-dev/src/${path}`, import.meta.url).href, {
+    parentURL: import.meta.url,
+    tsconfig: testTsconfig,
+  });
 const cdnFolder = new URL('../../cdn/', import.meta.url);
 const KIT_PREFIX = '/_pedelec/cdn/';
 
@@ -163,13 +168,8 @@ export function devCorePlugin(options = {}) {
     name: 'pedelec-dev',
 
     async serverStart({ config }) {
-      if (!existsSync(fileURLToPath(serverModule))) {
-        throw new Error(
-          'test/plugins/dev-core.mjs: packages/pedelec-dev/dist/server.js is missing — run `npm run build` before the browser tests.',
-        );
-      }
-      ({ startDevCore } = await import(serverModule.href));
-      ({ parseScript } = await import(scriptModule.href));
+      ({ startDevCore } = await sourceModule('server.ts'));
+      ({ parseScript } = await sourceModule('agents/script.ts'));
       const scheme = config.http2 ? 'https' : 'http';
       const hostname =
         !config.hostname || config.hostname === '0.0.0.0' || config.hostname === '::' ? 'localhost' : config.hostname;

@@ -1,28 +1,25 @@
-// A Koa middleware for the test server: `POST /__fail-once?path=<part>` makes the next request whose
-// path contains <part> fail with 404, once. Used to test what the kit does when a lazily imported
-// chunk cannot be loaded (test/interop/cdn-lazy-chat.test.ts: the CDN file's chat chunk).
+// A Koa middleware for the test server: `/__failing/<name>/<path>` serves `/<path>`, except that the
+// first request there for the CDN file's chat chunk fails with 404. A page loaded under that prefix
+// that names its files relatively (test/interop/lazy-chat/page.html) fetches the kit and its chunks
+// under it too. Used to test what the kit does when a lazily imported chunk cannot be loaded
+// (test/interop/cdn-lazy-chat.test.ts).
 //
-// The test runner marks every response cacheable for a year, and all test pages share one browser
-// cache: a chunk another page loaded would never be asked for again. So responses for the paths a
-// test may make fail carry `Vary: *` (never reused from a cache), the failure included.
-const FAILABLE = ['/cdn/pedelec-elements-pedelec-chat-'];
-const armed = new Set();
+// Each test picks a name of its own, so the failure is its own: pages running side by side never take
+// it, and no cached copy of the chunk (all test pages share one browser cache) is under its URLs.
+const PREFIX = /^\/__failing\/([\w-]+)(\/.*)$/;
+const CHAT_CHUNK = /^\/cdn\/pedelec-elements-pedelec-chat-[\w-]+\.js$/;
+const failed = new Set();
 
 export async function failOnce(ctx, next) {
-  if (ctx.path === '/__fail-once' && ctx.method === 'POST') {
-    const suffix = String(ctx.query.path ?? '');
-    if (!FAILABLE.includes(suffix)) ctx.throw(400, `fail-once: ${suffix} is not in FAILABLE`);
-    armed.add(suffix);
-    ctx.status = 204;
-    return;
-  }
-  const suffix = FAILABLE.find((s) => ctx.path.includes(s));
-  if (suffix === undefined) return next();
-  if (armed.delete(suffix)) {
+  const match = PREFIX.exec(ctx.path);
+  if (!match) return next();
+  const [, name, path] = match;
+  if (CHAT_CHUNK.test(path) && !failed.has(name)) {
+    failed.add(name);
     ctx.status = 404;
     ctx.body = 'failed on purpose (test/plugins/fail-once.mjs)';
-  } else {
-    await next();
+    return;
   }
-  ctx.set('Vary', '*');
+  ctx.path = path;
+  return next();
 }

@@ -1,6 +1,7 @@
 /**
  * spec/reliability.md clauses that the suites per module covered only in part (see test/RELIABILITY.md):
- * hostile arguments through a live session (not just the validator), bad results and a disconnect
+ * hostile arguments through a live session (not just the validator; how long they take to check is
+ * timed in test/perf/validation-time.node.test.ts), bad results and a disconnect
  * during a call as the page sees them on `<pedelec-session>`, a handler that never settles leaving
  * nothing alive, and forged context ids granting nothing. Bridge: the fake Chrome port.
  */
@@ -20,7 +21,8 @@ import { installFakeChrome, uninstallFakeChrome, type FakePort, type Posted } fr
 import { nextTask } from '../support/waits.js';
 import { openClientCount } from '../../src/elements/session/client-pool.js';
 import { approvedStatus, record, twoSessions } from '../elements/helpers.js';
-import { installCounters, until, type Counters } from './harness.js';
+import { installCounters, type Counters } from './harness.js';
+import { until } from '../support/waits.js';
 
 let fake: FakePort;
 let clients: Pedelec[] = [];
@@ -75,12 +77,6 @@ function resultOf(toolRequestId: string): any {
   return list[0]!.result;
 }
 
-const timed = <T>(fn: () => T): { value: T; ms: number } => {
-  const start = performance.now();
-  const value = fn();
-  return { value, ms: performance.now() - start };
-};
-
 const protoKeys = () =>
   [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) =>
     Reflect.ownKeys(p).map(String).sort(),
@@ -89,7 +85,7 @@ const protoKeys = () =>
 // ───────────────────────────── bad arguments, through a live session ─────────────────────────────
 
 describe('reliability: hostile arguments reach a live session', () => {
-  it('a 10 MB string over maxLength with a pathological pattern → TOOL_ARGS_INVALID within 2 s, handler not called', async () => {
+  it('a 10 MB string over maxLength with a pathological pattern → TOOL_ARGS_INVALID, handler not called', async () => {
     const calls: unknown[] = [];
     await open([
       {
@@ -103,15 +99,14 @@ describe('reliability: hostile arguments reach a live session', () => {
         handler: (args: unknown) => calls.push(args),
       },
     ]);
-    const { ms } = timed(() => toolCall('r1', 'note', { text: `${'a'.repeat(10 * 1024 * 1024)}!` }));
-    expect(ms, 'validation time').to.be.below(2000);
+    toolCall('r1', 'note', { text: `${'a'.repeat(10 * 1024 * 1024)}!` });
     const result = resultOf('r1');
     expect(result.error.code).to.equal('TOOL_ARGS_INVALID');
     expect(result.error.message).to.equal('text: must be at most 1000 characters');
     expect(calls).to.deep.equal([]);
   });
 
-  it('a valid 10 MB string is checked in linear time and reaches the handler once', async () => {
+  it('a valid 10 MB string is checked and reaches the handler once', async () => {
     const lengths: number[] = [];
     await open([
       {
@@ -125,12 +120,11 @@ describe('reliability: hostile arguments reach a live session', () => {
         handler: (args: { text: string }) => lengths.push(args.text.length),
       },
     ]);
-    const { ms } = timed(() => toolCall('r1', 'note', { text: `${'a'.repeat(10 * 1024 * 1024)}z` }));
-    expect(ms).to.be.below(2000);
+    toolCall('r1', 'note', { text: `${'a'.repeat(10 * 1024 * 1024)}z` });
     expect(lengths).to.deep.equal([10 * 1024 * 1024 + 1]);
   });
 
-  it('100 000 items with uniqueItems: a late duplicate → TOOL_ARGS_INVALID within 2 s, handler not called; unique ones pass', async () => {
+  it('100 000 items with uniqueItems: a late duplicate → TOOL_ARGS_INVALID, handler not called; unique ones pass', async () => {
     const calls: number[] = [];
     await open([
       {
@@ -151,15 +145,13 @@ describe('reliability: hostile arguments reach a live session', () => {
       },
     ]);
     const records = Array.from({ length: 100_000 }, (_, i) => ({ id: i, tags: ['x', i % 7] }));
-    let t = timed(() => toolCall('r1', 'tag', { records: [...records, { tags: ['x', 5], id: 5 }] }));
-    expect(t.ms).to.be.below(2000);
+    toolCall('r1', 'tag', { records: [...records, { tags: ['x', 5], id: 5 }] });
     expect(resultOf('r1').error).to.deep.include({
       code: 'TOOL_ARGS_INVALID',
       message: 'records: must not contain duplicates (items 5 and 100000 are equal)',
     });
     expect(calls).to.deep.equal([]);
-    t = timed(() => toolCall('r2', 'tag', { records }));
-    expect(t.ms).to.be.below(2000);
+    toolCall('r2', 'tag', { records });
     expect(calls).to.deep.equal([100_000]);
   });
 

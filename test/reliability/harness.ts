@@ -7,6 +7,8 @@
  * undoes every wrap); they count what is registered and not yet undone, not GC reachability.
  */
 
+import { nextMessage, until } from '../support/waits.js';
+
 type AnyListener = EventListenerOrEventListenerObject;
 
 export type Counters = {
@@ -299,31 +301,6 @@ export function installAutoCore(): AutoCore {
   };
   (globalThis as any).chrome = { runtime: { connect } };
   return core;
-}
-
-/**
- * One task boundary (every microtask queued before it has run), as a message to this page rather than
- * a zero-delay timeout: nested timeouts are clamped to 4 ms, and the leak tests wait thousands of times.
- * Not a timer, so the counters do not see it.
- */
-function nextMessage(): Promise<void> {
-  return new Promise((resolve) => {
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => {
-      port1.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
-}
-
-/** Waits until `done()` holds, looking after each task; rejects after `timeoutMs` (default 2 000) naming `what`. */
-export async function until(done: () => unknown, what: string, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await nextMessage();
-  }
 }
 
 /**

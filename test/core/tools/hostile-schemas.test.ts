@@ -58,13 +58,10 @@ describe('hostile schemas and tool entries', () => {
     expect(calls).to.equal(1);
   });
 
-  it('100 000 required names are compiled in linear time (each was looked up in the whole list: minutes)', async () => {
+  it('100 000 required names are compiled and checked (linear time: test/perf/validation-time.node.test.ts)', async () => {
     const required = Array.from({ length: 100_000 }, (_, i) => `r${i}`);
     const tool = { name: 'many', description: 'Requires many names.', argsSchema: { type: 'object', required } };
-    const started = performance.now();
     const { session } = await open(skillsOf(tool), { onWarning: () => {} });
-    // A generous bound: it exists to catch quadratic work (over 2 minutes here before), not to time the machine.
-    expect(performance.now() - started).to.be.below(5000);
     let calls = 0;
     session.onTool('many', () => ++calls);
     startTurn(session);

@@ -1,111 +1,23 @@
 /**
- * <pedelec-chat> over a long conversation: an event renders only what it changed, so a tool call costs
- * the same at 10 000 rows as at 100; every row stays in the DOM, finished rows skipped by layout while
+ * <pedelec-chat> over a long conversation: every row stays in the DOM, finished rows skipped by layout while
  * out of view (`content-visibility: auto`); `max-messages` trims the oldest rows, and only when set.
  * And over a long reply in text mode: appended to, earlier text never touched again, reading as one.
+ * (That a tool call costs the same at 10 000 rows as at 100 is timed in test/perf/chat-growth.test.ts.)
  */
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../../src/define.js';
 import {
   PedelecChatDeltaEvent,
-  PedelecStatusEvent,
-  PedelecToolResultEvent,
-  PedelecToolStartEvent,
   PedelecTurnEvent,
   type ChatEventContext,
-  type PedelecChatElement,
   type PedelecSessionElement,
-  type ToolCallContext,
 } from '../../../src/index.js';
 import { installFakeChrome, uninstallFakeChrome } from '../../support/fake-chrome.js';
-
-async function mount(attrs = ''): Promise<{ session: PedelecSessionElement; chat: PedelecChatElement }> {
-  const host = await fixture<HTMLDivElement>(html`<div></div>`);
-  host.innerHTML = `<pedelec-session provider="codex" model="m"><pedelec-chat ${attrs}></pedelec-chat></pedelec-session>`;
-  const session = host.querySelector('pedelec-session')!;
-  const chat = host.querySelector('pedelec-chat')!;
-  await chat.updateComplete;
-  return { session, chat };
-}
-
-// The test plays the session's agent: its events, as the session dispatches them.
-let calls = 0;
-function toolCall(session: PedelecSessionElement): void {
-  const context = { toolRequestId: `call_${++calls}` } as ToolCallContext;
-  session.dispatchEvent(new PedelecToolStartEvent({ tool: 'lookup', args: {}, context, via: 'pedelec' }));
-  session.dispatchEvent(
-    new PedelecToolResultEvent({
-      tool: 'lookup',
-      args: {},
-      result: {},
-      ok: true,
-      durationMs: 3,
-      context,
-      via: 'pedelec',
-    }),
-  );
-}
-
-/** One turn: four rows — the question, the reply, a tool call, the reply going on. */
-function turn(session: PedelecSessionElement, i: number): void {
-  const delta = (text: string) =>
-    session.dispatchEvent(new PedelecChatDeltaEvent({ text, context: {} as ChatEventContext }));
-  session.dispatchEvent(new PedelecTurnEvent({ turnId: `turn_${i}`, kind: 'user', text: `question ${i}` }));
-  delta(`Looking at item ${i}.`);
-  toolCall(session);
-  delta(`Item ${i} is fine.`);
-  session.dispatchEvent(new PedelecStatusEvent({ status: 'idle', previousStatus: 'running' }));
-}
-
-const rows = (chat: PedelecChatElement) => [
-  ...chat.shadowRoot!.querySelectorAll<HTMLElement>('[part~=message],[part~=tool]'),
-];
-const said = (chat: PedelecChatElement) => rows(chat).map((row) => row.textContent!.replace(/^(You|Agent): /, ''));
-const log = (chat: PedelecChatElement) => chat.shadowRoot!.querySelector<HTMLElement>('[role=log]')!;
-
-/**
- * The ms of one tool call, each until rendered and laid out (what the next frame would pay): the
- * average of `count` in a row, timed together (Firefox's clock counts whole ms).
- */
-async function toolCallCost(session: PedelecSessionElement, chat: PedelecChatElement, count: number): Promise<number> {
-  const t0 = performance.now();
-  for (let i = 0; i < count; i++) {
-    toolCall(session);
-    await chat.updateComplete;
-    void log(chat).scrollHeight;
-  }
-  return (performance.now() - t0) / count;
-}
+import { log, mount, rows, said, turn } from './conversation.js';
 
 describe('<pedelec-chat> over a long conversation', () => {
   beforeEach(() => installFakeChrome({ noConnect: true }));
   afterEach(() => uninstallFakeChrome());
-
-  it('a tool call costs the same at 10 000 rows as at 100', async function () {
-    this.timeout(60_000);
-    const small = await mount();
-    for (let i = 0; i < 25; i++) turn(small.session, i);
-    const large = await mount();
-    for (let i = 0; i < 2500; i++) turn(large.session, i);
-    await small.chat.updateComplete;
-    await large.chat.updateComplete;
-    expect(rows(small.chat)).to.have.length(100);
-    expect(rows(large.chat)).to.have.length(10_000);
-    // Warm-up, then both measured alike, interleaved so that a busy moment hits both.
-    await toolCallCost(small.session, small.chat, 10);
-    await toolCallCost(large.session, large.chat, 10);
-    // The fastest of a few rounds: what the work costs, without the moments the machine was busy.
-    const costs = { small: [] as number[], large: [] as number[] };
-    for (let round = 0; round < 4; round++) {
-      costs.small.push(await toolCallCost(small.session, small.chat, 25));
-      costs.large.push(await toolCallCost(large.session, large.chat, 25));
-    }
-    const [at100, at10000] = [Math.min(...costs.small), Math.min(...costs.large)];
-    // Before: about 2 ms at 100 rows and 31 ms at 10 000 (every row rendered on every event).
-    expect(at10000, `${at10000.toFixed(2)} ms at 10 000 rows, ${at100.toFixed(2)} ms at 100`).to.be.below(
-      2 * at100 + 1,
-    );
-  });
 
   it('keeps every row in the DOM; finished rows and pages are skipped while out of view', async () => {
     const { session, chat } = await mount();

@@ -8,12 +8,11 @@
 import { expect } from '@open-wc/testing';
 import '../../../src/define.js';
 import type { PedelecSessionElement, PedelecToolElement, PedelecToolStartEvent } from '../../../src/index.js';
+import { devCores, type DevCores } from '../../support/dev-cores.js';
 import { until } from '../../support/waits.js';
 import { mount, record } from '../helpers.js';
 
-type CoreInfo = { bridgeUrl: string };
-const DEV_CORE_MODULE: string = '/__pedelec-dev.js';
-let devCore: CoreInfo & { mcp: CoreInfo & { toolsUrl: string } };
+let devCore: DevCores;
 
 type McpTool = { name: string; description: string; annotations?: object };
 type CallToolResult = { content: { text: string }[]; structuredContent?: any; isError?: boolean };
@@ -39,18 +38,20 @@ async function linked(tools: string): Promise<{ session: PedelecSessionElement; 
 
 /** The names the client lists, once `check` accepts them (polled; rejects after 5 s). */
 async function listedOnce(check: (names: string[]) => boolean): Promise<string[]> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const names = (await mcp()).map((tool) => tool.name);
-    if (check(names)) return names;
-    if (Date.now() > deadline) throw new Error(`the tools listed never became as expected: ${names.join(', ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let names: string[] = [];
+  return until(
+    async () => {
+      names = (await mcp()).map((tool) => tool.name);
+      return check(names) ? names : undefined;
+    },
+    () => `the tools listed to become as expected: ${names.join(', ')}`,
+    { timeoutMs: 5000, everyMs: 50 },
+  );
 }
 
 describe('<pedelec-session mcp>: the page link to pedelec-dev --mcp', () => {
   before(async () => {
-    devCore = (await import(DEV_CORE_MODULE)).default;
+    devCore = await devCores();
   });
 
   it('links the tools without a bridge or start(); MCP calls run on the element path, via mcp', async () => {

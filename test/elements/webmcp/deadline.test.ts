@@ -22,12 +22,10 @@ describe('<pedelec-session webmcp>: deadline', () => {
       return new Promise(() => {});
     };
     await listedAs(['slow']);
-    const startedAt = Date.now();
+    // The declared 300 ms, not the default 60 s: answered within the test's own timeout.
     const result = await callAsAgent('slow', {});
-    const took = Date.now() - startedAt;
     expect(result.isError).to.equal(true);
     expect(textOf(result)).to.equal('TOOL_TIMEOUT: Tool slow passed its deadline');
-    expect(took).to.be.within(250, 3000);
     expect(signal!.aborted).to.equal(true);
     expect((signal!.reason as { code: string }).code).to.equal('TOOL_TIMEOUT');
     expect(el.bookkeeping.running).to.equal(0);

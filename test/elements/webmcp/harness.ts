@@ -8,7 +8,7 @@
  */
 import { expect, fixtureCleanup } from '@open-wc/testing';
 import '../../../src/define.js';
-import { nextTask } from '../../support/waits.js';
+import { until } from '../../support/waits.js';
 
 /** What a tool looks like to the browser's agent. */
 export type Listed = { name: string; description: string; inputSchema?: unknown; title?: string; annotations?: any };
@@ -45,24 +45,26 @@ export const names = async (): Promise<string[]> => (await listed()).map((t) => 
 
 /** Waits (a task at a time, at most 3 s) until the browser lists exactly these tool names. */
 export async function listedAs(expected: string[], what = `the tools ${expected.join(', ')}`): Promise<void> {
-  const want = JSON.stringify([...expected].sort());
-  const deadline = Date.now() + 3000;
+  const want = [...expected].sort();
   let seen: string[] = [];
-  while (JSON.stringify((seen = await names())) !== want) {
-    if (Date.now() > deadline) expect(seen, `timed out waiting for ${what}`).to.deep.equal([...expected].sort());
-    await nextTask();
-  }
+  await until(
+    async () => JSON.stringify((seen = await names())) === JSON.stringify(want),
+    () => `${what} (listed: ${seen.join(', ')})`,
+    3000,
+  );
 }
 
 /** Waits (a task at a time, at most 3 s) until the browser lists `name` and `check` holds for it. */
 export async function listedSo(name: string, check: (tool: Listed) => boolean, what: string): Promise<Listed> {
-  const deadline = Date.now() + 3000;
-  for (;;) {
-    const tool = (await listed()).find((t) => t.name === name);
-    if (tool && check(tool)) return tool;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(tool)}`);
-    await nextTask();
-  }
+  let tool: Listed | undefined;
+  return until(
+    async () => {
+      tool = (await listed()).find((t) => t.name === name);
+      return tool && check(tool) ? tool : undefined;
+    },
+    () => `${what}: ${JSON.stringify(tool)}`,
+    3000,
+  );
 }
 
 /** Calls a tool as the browser's agent does, and returns what the agent gets (parsed). */

@@ -19,7 +19,7 @@ import {
   toolNames,
   uninstallFakeChrome,
 } from '../helpers.js';
-import { nextTask, until } from '../../support/waits.js';
+import { until } from '../../support/waits.js';
 import { chromium, context, webmcpHooks } from './harness.js';
 
 /** Registers a script tool with the page's model context until the test ends. */
@@ -51,13 +51,15 @@ async function mounted(
 
 /** Waits (a task at a time, at most 3 s) until the browser lists `name` (for any window); all it lists then. */
 async function browserLists(name: string): Promise<string[]> {
-  const deadline = Date.now() + 3000;
-  for (;;) {
-    const all = ((await context().getTools()) as { name: string }[]).map((t) => t.name);
-    if (all.includes(name)) return all.sort();
-    if (Date.now() > deadline) throw new Error(`the browser does not list ${name}: ${all.join(', ')}`);
-    await nextTask();
-  }
+  let all: string[] = [];
+  return until(
+    async () => {
+      all = ((await context().getTools()) as { name: string }[]).map((t) => t.name);
+      return all.includes(name) ? all.sort() : undefined;
+    },
+    () => `the browser to list ${name}: ${all.join(', ')}`,
+    3000,
+  );
 }
 
 const imported = (session: PedelecSessionElement, ...names: string[]) =>

@@ -1,0 +1,379 @@
+// The `pedelec-dev` command as a child process (its source, src/cli.ts, through tsx): --port 0, a port
+// in use, start-up errors, and a clean stop on SIGTERM/SIGINT. Every child is killed in teardown if it
+// is still running.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { until } from '../../../test/support/waits.js';
+import { DevCoreError, parseCli, startDevCore } from '../src/index.js';
+import { BridgeClient, CLI_SOURCE, createSession, delay, nodeTs } from './helpers.js';
+
+/** Bounds every wait on the command; generous, since each start compiles the sources first (tsx). */
+const LIMIT_MS = 10_000;
+
+/** The environment without the openai agent's variables, so a developer's own settings do not change a test. */
+const CLEAN_ENV = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PEDELEC_DEV_')));
+
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+function run(t: TestContext, args: string[]) {
+  const { command, args: nodeArgs, env } = nodeTs(CLI_SOURCE, args, { env: CLEAN_ENV });
+  const child = spawn(command, nodeArgs, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d: Buffer) => (out.stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out.stderr += d.toString()));
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  const bounded = <T>(promise: Promise<T>, what: string) =>
+    Promise.race([
+      promise,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`${what} took too long:\n${out.stdout}\n${out.stderr}`)), LIMIT_MS).unref(),
+      ),
+    ]);
+  return {
+    child,
+    out,
+    exit: () => bounded(exited, 'exit'),
+    /** Resolves the printed URLs once the start banner is out. */
+    started: () =>
+      bounded(
+        new Promise<{ bridgeUrl: string; inspectorUrl: string; pageUrl: string }>((resolve, reject) => {
+          const check = () => {
+            const bridge = /Bridge:\s+(ws:\/\/\S+)/.exec(out.stdout);
+            const inspector = /Inspector:\s+(http:\/\/\S+)/.exec(out.stdout);
+            const page = /Pages?:\s+(http:\/\/\S+)/.exec(out.stdout);
+            if (bridge && inspector && page)
+              resolve({ bridgeUrl: bridge[1]!, inspectorUrl: inspector[1]!, pageUrl: page[1]! });
+          };
+          child.stdout.on('data', check);
+          child.once('exit', (code) => reject(new Error(`exited ${code}: ${out.stderr}`)));
+          check();
+        }),
+        'start',
+      ),
+  };
+}
+
+test('--port 0 picks a free port and prints the page, bridge and inspector URLs; SIGTERM stops with exit 0', async (t) => {
+  const cli = run(t, ['--port', '0']);
+  const urls = await cli.started();
+  const port = Number(new URL(urls.bridgeUrl).port);
+  assert.ok(port > 0 && port !== 7717);
+  assert.equal(urls.bridgeUrl, `ws://127.0.0.1:${port}/bridge`);
+  assert.match(urls.inspectorUrl, new RegExp(`^http://127\\.0\\.0\\.1:${port}/_pedelec/inspector#token=[0-9a-f]{32}$`));
+  assert.equal(urls.pageUrl, `http://127.0.0.1:${port}/`);
+
+  const page = await BridgeClient.open(t, { bridgeUrl: urls.bridgeUrl });
+  const sessionId = await createSession(page);
+  const from = page.mark();
+  cli.child.kill('SIGTERM');
+  const { code } = await cli.exit();
+  assert.equal(code, 0);
+  assert.ok(
+    page.since(from).some((m) => m.type === 'ended' && m.sessionId === sessionId),
+    'open sessions are ended',
+  );
+  assert.equal((await page.closed).code, 1001);
+});
+
+test('--mcp prints the MCP endpoint with its token, and the page link; the token opens /mcp', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'cli-mcp-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const tokenFile = join(dir, 'token');
+  const cli = run(t, ['--port', '0', '--mcp', '--mcp-token-file', tokenFile]);
+  const { bridgeUrl } = await cli.started();
+  const base = new URL(bridgeUrl).host;
+  const mcp = new RegExp(
+    `MCP: +http://${base}/mcp {2}\\(header Authorization: Bearer ([0-9a-f]{32}), valid while this server runs; token in ${tokenFile.replaceAll('/', '\\/')}\\)`,
+  );
+  const [, token] = mcp.exec(cli.out.stdout) ?? assert.fail(`no MCP line in:\n${cli.out.stdout}`);
+  assert.match(
+    cli.out.stdout,
+    new RegExp(`Page link: ws://${base}/tools {2}\\(<pedelec-session mcp="ws://${base}/tools">\\)`),
+  );
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cli-test', version: '1' } },
+  };
+  const post = (authorization: string) =>
+    fetch(`http://${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        Authorization: authorization,
+      },
+      body: JSON.stringify(initialize),
+    });
+  assert.equal((await post(`Bearer ${'0'.repeat(32)}`)).status, 401);
+  const opened = await post(`Bearer ${token}`);
+  assert.equal(opened.status, 200);
+  await opened.body?.cancel();
+  cli.child.kill('SIGTERM');
+  assert.equal((await cli.exit()).code, 0);
+});
+
+test('SIGINT stops cleanly too', async (t) => {
+  const cli = run(t, ['--port', '0', '--agent', 'operator', '--approval', 'prompt']);
+  await cli.started();
+  assert.match(cli.out.stdout, /agent: operator, approval: prompt/);
+  cli.child.kill('SIGINT');
+  assert.deepEqual(await cli.exit(), { code: 0, signal: null }, cli.out.stdout + cli.out.stderr);
+});
+
+test('a port in use is a clear error and exit code 1', async (t) => {
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise((resolve) => blocker.close(resolve)));
+  const { port } = blocker.address() as AddressInfo;
+  const cli = run(t, ['--port', String(port)]);
+  const { code } = await cli.exit();
+  assert.equal(code, 1);
+  assert.match(cli.out.stderr, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use`));
+  assert.match(cli.out.stderr, /--port 0/);
+});
+
+test('start-up mistakes fail at once with exit code 1 and a message naming the problem', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'pedelec-dev-cli-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const badScript = join(dir, 'rules.json');
+  await writeFile(badScript, JSON.stringify({ rules: [{ match: { regex: '[' }, steps: [{ say: 'x' }] }] }));
+  const cases: [string[], RegExp][] = [
+    [['--script', badScript], /rules\.json: rules\[0\]\.match\.regex: is not a valid regular expression/],
+    [['--script', join(dir, 'missing.json')], /missing\.json: cannot be read/],
+    [['--host', '0.0.0.0'], /--allow-remote/],
+    [['--agent', 'openai'], /openai.*PEDELEC_DEV_BASE_URL/],
+    [['--agent', 'gpt'], /--agent gpt: expected one of scripted, operator, openai/],
+    [['--approval', 'maybe'], /--approval maybe/],
+    [['--port', 'http'], /--port http/],
+    [['--serve', join(dir, 'nope')], /--serve .*not a folder/],
+    [['--allow-origin', 'localhost:5173'], /--allow-origin localhost:5173/],
+    [['--frobnicate'], /Unknown option '--frobnicate'/],
+    [['--protocol', '0.4'], /--protocol 0\.4: expected current or 0\.1/],
+    [['--protocol'], /argument missing/],
+    [['--protocol', '0.1', '--no-fragments'], /--no-fragments needs --protocol current/],
+    [['--no-fragments', '--protocol', '0.1'], /--no-fragments needs --protocol current/],
+    [['--max-sessions', '0'], /--max-sessions 0: expected a whole number from 1 to 100000/],
+    [['--max-sessions', 'many'], /--max-sessions many: expected a whole number/],
+    [['--session-idle-ms', '0.5'], /--session-idle-ms 0\.5: expected a whole number/],
+    [['--asset-quota-mb', '1.5'], /--asset-quota-mb 1\.5: expected a whole number/],
+  ];
+  // What each mistake says: checked where the command reads its flags and starts, in process.
+  for (const [args, message] of cases) {
+    const error = await startupError(['--port', '0', ...args]);
+    assert.ok(error instanceof DevCoreError, `${args.join(' ')}: ${String(error)}`);
+    assert.match(error.message, message, args.join(' '));
+  }
+  // How the command reports one (exit code 1, the message, no stack), for a mistake in the flags and
+  // one found while starting: the same path serves every case above.
+  for (const [args, message] of [cases[4]!, cases[0]!]) {
+    // `--port 0` first, so a case's own --port (the last one wins) is the one checked.
+    const cli = run(t, ['--port', '0', ...args]);
+    const { code } = await cli.exit();
+    assert.equal(code, 1, args.join(' '));
+    assert.match(cli.out.stderr, new RegExp(`^pedelec-dev: .*${message.source}`, 'm'), args.join(' '));
+    assert.doesNotMatch(cli.out.stderr, /\n\s+at /, 'no stack trace for a user mistake');
+  }
+});
+
+/** The error `pedelec-dev ARGS` stops with at start-up (its flags read, its server started and closed), or null. */
+async function startupError(args: string[]): Promise<unknown> {
+  try {
+    const command = parseCli(args);
+    if (command.kind === 'start') await (await startDevCore(command.options)).close();
+    return null;
+  } catch (error) {
+    return error;
+  }
+}
+
+test('--agent openai names only the setting that is missing: --model given, the base URL alone', async (t) => {
+  const cases: [string[], RegExp[], RegExp[]][] = [
+    [['--agent', 'openai'], [/PEDELEC_DEV_BASE_URL \(or --base-url\)/, /PEDELEC_DEV_MODEL \(or --model\)/], []],
+    [['--agent', 'openai', '--model', 'llama3.1'], [/PEDELEC_DEV_BASE_URL \(or --base-url\)/], [/MODEL|--model/]],
+    [['--agent', 'openai', '--base-url', 'http://127.0.0.1:9/v1'], [/PEDELEC_DEV_MODEL \(or --model\)/], [/BASE_URL/]],
+  ];
+  await Promise.all(
+    cases.map(async ([args, asked, notAsked]) => {
+      const cli = run(t, ['--port', '0', ...args]);
+      assert.equal((await cli.exit()).code, 1, args.join(' '));
+      for (const pattern of asked) assert.match(cli.out.stderr, pattern, args.join(' '));
+      for (const pattern of notAsked) assert.doesNotMatch(cli.out.stderr, pattern, args.join(' '));
+    }),
+  );
+});
+
+test('--serve DIR prints each page of the folder: its index, its other HTML files, its folders with an index', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'pedelec-dev-pages-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  for (const file of [
+    'index.html',
+    'about.html',
+    '.hidden.html',
+    'notes.txt',
+    'shop/index.html',
+    'empty/x.js',
+    '.git/index.html',
+  ])
+    await mkdir(dirname(join(dir, file)), { recursive: true }).then(() => writeFile(join(dir, file), '<p>x</p>'));
+  const cli = run(t, ['--port', '0', '--serve', dir]);
+  const { pageUrl } = await cli.started();
+  const base = pageUrl.replace(/\/$/, '');
+  assert.match(
+    cli.out.stdout,
+    new RegExp(`^  Pages: {5}${base}/\n {13}${base}/about\\.html\n {13}${base}/shop/\n  Bridge:`, 'm'),
+  );
+  cli.child.kill('SIGTERM');
+  await cli.exit();
+
+  // A whole site is not listed page by page.
+  for (let i = 0; i < 20; i++) await writeFile(join(dir, `page${String(i).padStart(2, '0')}.html`), '<p>x</p>');
+  const many = run(t, ['--port', '0', '--serve', dir]);
+  await many.started();
+  const listed = many.out.stdout.slice(many.out.stdout.indexOf('Pages:'), many.out.stdout.indexOf('Bridge:'));
+  assert.equal(listed.match(/http:\/\//g)?.length, 12);
+  assert.match(listed, /… and 11 more in /);
+  many.child.kill('SIGTERM');
+  await many.exit();
+});
+
+test('--help prints the usage line and exits 0', async (t) => {
+  const cli = run(t, ['--help']);
+  assert.equal((await cli.exit()).code, 0);
+  assert.match(cli.out.stdout, /^Usage: pedelec-dev \[--port N\]/);
+  assert.match(
+    cli.out.stdout,
+    /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\] \[--max-sessions N\] \[--session-idle-ms N\] \[--asset-quota-mb N\] \[--mcp\] \[--mcp-token-file F\] \[--mcp-approval auto\|prompt\]$/m,
+  );
+  assert.match(
+    cli.out.stdout,
+    /^ {2}--max-sessions N {4}at most N live sessions in all \(default 200\), a tenth of that per origin/m,
+  );
+  assert.match(cli.out.stdout, /^ {2}--protocol P {8}current \(default\)/m);
+  assert.match(cli.out.stdout, /^ {2}--no-fragments {6}replies come as whole chat_message events only/m);
+});
+
+test('the banner names the protocol; --protocol 0.1 speaks 0.1 and --no-fragments sends whole messages only', async (t) => {
+  const cases: [string[], RegExp, (page: BridgeClient) => Promise<void>][] = [
+    [
+      [],
+      /agent: scripted, approval: auto, protocol: current\n/,
+      async (page) => assert.deepEqual(await page.ok('get_settings'), { defaultProvider: 'scripted' }),
+    ],
+    [
+      ['--protocol', '0.1'],
+      /agent: scripted, approval: auto, protocol: 0\.1\n/,
+      async (page) =>
+        assert.deepEqual(await page.ok('get_settings'), {
+          defaultProvider: 'scripted',
+          defaultModels: { scripted: 'scripted' },
+        }),
+    ],
+    [
+      ['--no-fragments', '--strict-providers'],
+      /agent: scripted, approval: auto, protocol: current \(no fragments\), strict providers\n/,
+      async (page) => {
+        const sessionId = await createSession(page);
+        const from = page.mark();
+        await page.ok('send_text', { sessionId, text: 'hello' });
+        const events = await page.turnEnd(sessionId, from);
+        assert.ok(events.some((m) => m.type === 'chat_message') && !events.some((m) => m.type === 'chat_delta'));
+      },
+    ],
+  ];
+  for (const [args, banner, check] of cases) {
+    const cli = run(t, ['--port', '0', ...args]);
+    const urls = await cli.started();
+    assert.match(cli.out.stdout, banner, args.join(' '));
+    const page = await BridgeClient.open(t, { bridgeUrl: urls.bridgeUrl });
+    await check(page);
+    await page.close();
+    cli.child.kill('SIGTERM');
+    assert.equal((await cli.exit()).code, 0);
+  }
+});
+
+test('flags parse into options; --allow-origin takes several URLs, repeated or comma-separated', async () => {
+  const command = parseCli([
+    '--port',
+    '8000',
+    '--allow-origin',
+    'http://a.test:1',
+    'https://b.test:*',
+    '--allow-origin',
+    'http://c.test,http://d.test:2',
+    '--approval',
+    'prompt',
+    '--strict-providers',
+    '--agent',
+    'operator',
+  ]);
+  assert.ok(command.kind === 'start');
+  assert.deepEqual(command.options, {
+    port: 8000,
+    allowOrigins: ['http://a.test:1', 'https://b.test:*', 'http://c.test', 'http://d.test:2'],
+    approval: 'prompt',
+    strictProviders: true,
+    agent: 'operator',
+  });
+  assert.deepEqual(parseCli([]), { kind: 'start', options: {} });
+  assert.deepEqual(parseCli(['--protocol', '0.1']), { kind: 'start', options: { protocol: '0.1' } });
+  assert.deepEqual(parseCli(['--protocol', 'current', '--no-fragments']), {
+    kind: 'start',
+    options: { protocol: 'current', fragments: false },
+  });
+  assert.deepEqual(parseCli(['--no-fragments']), { kind: 'start', options: { fragments: false } });
+  assert.deepEqual(parseCli(['--max-sessions', '50', '--session-idle-ms', '60000', '--asset-quota-mb', '2']), {
+    kind: 'start',
+    options: { maxSessions: 50, sessionIdleMs: 60_000, assetQuotaBytes: 2 * 1024 * 1024 },
+  });
+  assert.throws(
+    () => parseCli(['--protocol', 'latest']),
+    (error) =>
+      error instanceof DevCoreError && error.code === 'INVALID_OPTION' && /--protocol latest/.test(error.message),
+  );
+  assert.throws(() => parseCli(['--allow-origin']), /argument missing/);
+  assert.throws(() => parseCli(['stray']), /Unexpected argument/);
+});
+
+// dev-core.md Running: a non-loopback --host is refused unless --allow-remote "is also given".
+// With the default (loopback) host, --allow-remote exposes nothing, yet the banner warns
+// "listening on undefined, reachable from other machines".
+test('--allow-remote with the default loopback host prints no "reachable from other machines" warning naming undefined', async (t) => {
+  const { command, args, env } = nodeTs(CLI_SOURCE, ['--port', '0', '--allow-remote']);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  });
+  await until(
+    () => stdout.includes('Press Ctrl+C'),
+    () => `the start banner; got: ${stdout}`,
+    {
+      timeoutMs: LIMIT_MS,
+      everyMs: 5,
+    },
+  );
+  child.kill('SIGTERM');
+  await Promise.race([exited, delay(5000)]);
+  assert.match(stdout, /Press Ctrl\+C/);
+  assert.doesNotMatch(stdout, /undefined/);
+  assert.doesNotMatch(stdout, /reachable from other machines/);
+});
