@@ -17,7 +17,7 @@ import type { DevCoreOptions } from './server.js';
 export const USAGE =
   'Usage: pedelec-dev [--port N] [--host 127.0.0.1] [--allow-remote] [--allow-origin URL…] [--allow-no-origin] ' +
   '[--agent scripted|operator|openai] [--base-url URL] [--model NAME] [--script FILE] [--serve DIR] [--approval auto|prompt|deny] ' +
-  '[--strict-providers] [--protocol current|0.1] [--no-fragments] [--max-sessions N] [--session-idle-ms N] [--asset-quota-mb N] [--mcp] [--mcp-token-file F] [--mcp-approval auto|prompt]\n' +
+  '[--strict-providers] [--protocol current|0.1] [--no-fragments] [--core-statuses] [--max-sessions N] [--session-idle-ms N] [--asset-quota-mb N] [--mcp] [--mcp-token-file F] [--mcp-approval auto|prompt]\n' +
   '       pedelec-dev mcp [--port N] [--mcp-token-file F]';
 
 export const HELP = `${USAGE}
@@ -46,6 +46,10 @@ speaks today's protocol (as the current extension and Desktop do) unless --proto
                       operation_completed, operationId on turn events); 0.1: the SDK 0.1 protocol
   --no-fragments      replies come as whole chat_message events only, no chat_delta (a provider that
                       does not stream); needs --protocol current
+  --core-statuses     session_snapshot in today's Core's spelling: status waitingToolResult, and
+                      pendingToolRequest as { requestId, threadId, operationId, toolName, args,
+                      createdAt, timeoutMs }; without it, waiting_tool_result and { toolRequestId,
+                      tool, args, operationId }; needs --protocol current
   --max-sessions N    at most N live sessions in all (default 200), a tenth of that per origin (20)
   --session-idle-ms N end a session left with no page for N ms (default 600000; resumable until then)
   --asset-quota-mb N  all sessions' assets together, at most N MiB on disk (default 1024)
@@ -157,6 +161,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
         'strict-providers': { type: 'boolean' },
         protocol: { type: 'string' },
         'no-fragments': { type: 'boolean' },
+        'core-statuses': { type: 'boolean' },
         'allow-no-origin': { type: 'boolean' },
         'max-sessions': { type: 'string' },
         'session-idle-ms': { type: 'string' },
@@ -243,6 +248,10 @@ export function parseCli(argv: readonly string[]): CliCommand {
     if (options.protocol === '0.1')
       fail('--no-fragments needs --protocol current: a 0.1 page sees a reply only through its chat_delta fragments');
     options.fragments = false;
+  }
+  if (v['core-statuses']) {
+    if (options.protocol === '0.1') fail('--core-statuses needs --protocol current: 0.1 sends no session_snapshot');
+    options.coreStatuses = true;
   }
   if (v['max-sessions'] !== undefined)
     options.maxSessions = positiveInteger('--max-sessions', v['max-sessions'], 100_000);

@@ -3,10 +3,15 @@
  * (a plain file name, text content), given a Content-Type, and written to the session's asset folder,
  * where the page lists and downloads it like any asset. Apart from session.ts, which only keeps the
  * turn's order around a write and tells the page (`provider_artifact`).
+ *
+ * The artifact is described the way today's Core describes one, so that SDK 0.4.6's strict check of
+ * `provider_artifact` takes it: `kind` from the Content-Type, and `source: "provider_artifact"` — the
+ * agent published a file of its own; nothing here generates images or keeps a tool's result as a file,
+ * so `image_generation` and `tool_result` are never claimed (an SVG is still `kind: "image"`).
  */
 import { randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
-import type { PublishedArtifact } from './agents/types.js';
+import type { ArtifactKind, PublishedArtifact } from './agents/types.js';
 import type { AssetEntry } from './assets.js';
 import { DevCoreError } from './errors.js';
 
@@ -24,17 +29,23 @@ const ARTIFACT_TYPES: Readonly<Record<string, string>> = {
   '.svg': 'image/svg+xml',
 };
 
-/** A plain file name: no folder, nothing a path could misread. */
+/** A plain file name: no folder, nothing a path could misread, not blank (SDK 0.4.6 refuses a blank name). */
 function isArtifactName(name: unknown): name is string {
   return (
     typeof name === 'string' &&
-    name !== '' &&
+    name.trim() !== '' &&
     name !== '.' &&
     name !== '..' &&
     name.length <= 255 &&
     // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
     !/[/\\\x00-\x1f]/.test(name)
   );
+}
+
+/** The artifact's kind, from the top-level type of its Content-Type. */
+export function artifactKind(mimeType: string): ArtifactKind {
+  const top = mimeType.split('/', 1)[0]!.trim().toLowerCase();
+  return top === 'image' || top === 'audio' || top === 'video' ? top : 'file';
 }
 
 /**
@@ -64,7 +75,7 @@ export async function storeArtifact(
     name,
     mimeType: type,
     sizeBytes: entry.sizeBytes,
-    kind: 'file',
-    source: 'agent',
+    kind: artifactKind(type),
+    source: 'provider_artifact',
   };
 }

@@ -8,7 +8,8 @@ import { isPlainObject } from 'pedelec-elements/protocol';
 import type { BridgeConnection } from './bridge.js';
 import { DevCoreError } from './errors.js';
 import { checkSkills } from './manifest.js';
-import { operationIdFor } from './protocol.js';
+import { operationIdFor, type ProtocolProfile } from './protocol.js';
+import type { DevSession } from './session.js';
 
 export type Request = { channelId: string; requestId: string; type: string } & Record<string, unknown>;
 /** A handler returns the result; `after` runs once the response is out (a turn's first event follows it). */
@@ -29,7 +30,69 @@ function optionalString(input: Record<string, unknown>, key: string): string | u
   return value;
 }
 
-/** The handler of each request type; bridge.ts refuses any other type `UNKNOWN_REQUEST_TYPE`. */
+/** Today's effort profiles (profile mode) and a model's native efforts (explicit mode). */
+const EFFORT_LEVELS: readonly string[] = ['default', 'low', 'high'];
+const EFFORTS: readonly string[] = ['low', 'medium', 'high', 'xhigh', 'max'];
+
+/** One of `allowed`, or absent (`undefined`, `null`); anything else is refused naming the choices. */
+function optionalChoice(input: Record<string, unknown>, key: string, allowed: readonly string[]): string | undefined {
+  const value = input[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !allowed.includes(value))
+    throw new DevCoreError('INVALID_INPUT', `input.${key} must be one of ${allowed.join(', ')}`);
+  return value;
+}
+
+/** How the page chose its model: `model` named (explicit mode), or an effort profile. */
+type ModelChoice = { model: string | undefined; effortLevel: string | undefined; effort: string | undefined };
+
+/**
+ * `create_session`'s model choice as today's Core reads it: explicit mode — a non-blank `model`
+ * (trimmed) with an optional `effort`, never `effortLevel`; profile mode — no `model`, no `effort`, an
+ * `effortLevel` that is `default` when not given.
+ */
+function modelChoice(input: Record<string, unknown>): ModelChoice {
+  const given = optionalString(input, 'model');
+  if (given !== undefined) {
+    const model = given.trim();
+    if (model === '')
+      throw new DevCoreError('INVALID_INPUT', 'input.model must not be blank; leave it out to use the default');
+    if (input.effortLevel !== undefined && input.effortLevel !== null) {
+      throw new DevCoreError(
+        'INVALID_INPUT',
+        'input.model and input.effortLevel cannot be combined: give effort with an explicit model',
+      );
+    }
+    return { model, effortLevel: undefined, effort: optionalChoice(input, 'effort', EFFORTS) };
+  }
+  if (input.effort !== undefined && input.effort !== null) {
+    throw new DevCoreError(
+      'INVALID_INPUT',
+      'input.effort needs input.model (explicit mode); without a model, choose a profile with input.effortLevel',
+    );
+  }
+  return {
+    model: undefined,
+    effortLevel: optionalChoice(input, 'effortLevel', EFFORT_LEVELS) ?? 'default',
+    effort: undefined,
+  };
+}
+
+/** The session's workspace as a reply carries it (a copy: the page's reply is not the session's object). */
+function workspaceOf(session: DevSession): { workspace: { workspaceId: string; path: null } } | Record<never, never> {
+  return session.workspace ? { workspace: { ...session.workspace } } : {};
+}
+
+/** Request types only today's protocol knows; with 0.1 they are unknown, like any other. */
+const CURRENT_ONLY: ReadonlySet<string> = new Set(['reactivate_session', 'abort_session_setup']);
+
+/** The handler of a request type in `protocol`, or undefined (refused `UNKNOWN_REQUEST_TYPE`). */
+export function handlerFor(type: string, protocol: ProtocolProfile): Handler | undefined {
+  if (CURRENT_ONLY.has(type) && !protocol.reactivation) return undefined;
+  return REQUEST_HANDLERS.get(type);
+}
+
+/** The handler of each request type (see {@link handlerFor}); bridge.ts refuses any other type `UNKNOWN_REQUEST_TYPE`. */
 export const REQUEST_HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   [
     'get_approval_status',
@@ -63,23 +126,21 @@ export const REQUEST_HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Ha
       const input = req.input;
       if (!isPlainObject(input)) throw new DevCoreError('INVALID_INPUT', 'input must be an object');
       // A top-level `callerSdkVersion` (today's SDK) is informational: nothing depends on it.
-      const { provider } = input;
+      const { protocol } = this.deps;
+      // Today's Core serves a page that names no provider with the default one; 0.1 needs one.
+      const provider =
+        protocol.checksModelChoice && (input.provider === undefined || input.provider === null)
+          ? this.deps.agents.selectedCode
+          : input.provider;
       if (typeof provider !== 'string' || provider === '')
         throw new DevCoreError('INVALID_INPUT', 'input.provider must be a non-empty string');
-      const model = optionalString(input, 'model');
-      const effortLevel = optionalString(input, 'effortLevel');
-      const effort = optionalString(input, 'effort');
-      if (this.deps.protocol.checksModelChoice) {
-        // Today's Core: a model is named (explicit mode) or an effort profile chooses one, not both.
-        if (model !== undefined && model.trim() === '')
-          throw new DevCoreError('INVALID_INPUT', 'input.model must not be blank; leave it out to use the default');
-        if (model !== undefined && effortLevel !== undefined) {
-          throw new DevCoreError(
-            'INVALID_INPUT',
-            'input.model and input.effortLevel cannot be combined: give effort with an explicit model',
-          );
-        }
-      }
+      const { model, effortLevel, effort } = protocol.checksModelChoice
+        ? modelChoice(input)
+        : {
+            model: optionalString(input, 'model'),
+            effortLevel: optionalString(input, 'effortLevel'),
+            effort: optionalString(input, 'effort'),
+          };
       const skills = checkSkills(input.skills, this.deps.patterns);
       const agent = this.deps.agents.resolve(provider, this.deps.strictProviders);
       const session = this.deps.registry.create(
@@ -87,6 +148,7 @@ export const REQUEST_HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Ha
           origin: this.origin,
           provider,
           model: model ?? agent.defaultModel,
+          explicitModel: model !== undefined,
           effortLevel,
           effort,
           agent,
@@ -101,7 +163,13 @@ export const REQUEST_HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Ha
         req.channelId,
       );
       after.push(() => session.sendSnapshot(this, req.channelId));
-      return { sessionId: session.id };
+      if (!protocol.sessionWorkspaces) return { sessionId: session.id };
+      // SDK 0.4.6 aborts the setup of an explicit-model session unless Core says the model was applied.
+      return {
+        sessionId: session.id,
+        ...workspaceOf(session),
+        ...(model !== undefined && { explicitModelConfigApplied: true }),
+      };
     },
   ],
   [
@@ -109,7 +177,36 @@ export const REQUEST_HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Ha
     function (req, after) {
       const session = this.deps.registry.resume(req.sessionId, this, req.channelId, this.origin);
       after.push(() => session.sendSnapshot(this, req.channelId));
+      if (!this.deps.protocol.sessionWorkspaces) return { sessionId: session.id };
+      return { sessionId: session.id, ...workspaceOf(session), autoEndOnDisconnect: session.autoEndOnDisconnect };
+    },
+  ],
+  [
+    'reactivate_session',
+    function (req) {
+      const { autoEndOnDisconnect } = req;
+      if (autoEndOnDisconnect !== undefined && typeof autoEndOnDisconnect !== 'boolean')
+        throw new DevCoreError('INVALID_INPUT', 'autoEndOnDisconnect must be a boolean');
+      const session = this.deps.registry.reactivate(
+        req.sessionId,
+        this,
+        req.channelId,
+        this.origin,
+        autoEndOnDisconnect,
+      );
+      // Before the response, unlike create and resume: SDK 0.4.6 checks that the idle snapshot came first.
+      // A session that had not ended gets where it stands (the SDK sends this only for ended handles).
+      session.sendSnapshot(this, req.channelId);
       return { sessionId: session.id };
+    },
+  ],
+  [
+    'abort_session_setup',
+    function (req) {
+      // Nothing to abort (unknown, or already forgotten) is still ok: the SDK sends this best-effort,
+      // awaits it and ignores the answer, and an abort repeated after a lost response must not fail.
+      this.deps.registry.abortSetup(req.sessionId, this, req.channelId, this.origin);
+      return {};
     },
   ],
   [

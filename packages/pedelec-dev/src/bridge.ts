@@ -14,7 +14,7 @@ import { APPROVAL_HELD_REQUESTS, isPlainObject } from 'pedelec-elements/protocol
 import type { AgentDirectory } from './agents/index.js';
 import type { Approvals } from './approval.js';
 import type { AssetStore } from './assets.js';
-import { REQUEST_HANDLERS, type Handler, type Request } from './bridge-requests.js';
+import { handlerFor, type Handler, type Request } from './bridge-requests.js';
 import { DevCoreError, frameText, toWireError } from './errors.js';
 import type { MessageLog } from './message-log.js';
 import type { PatternChecks } from './pattern-check.js';
@@ -49,6 +49,12 @@ const FRAMES_PER_TURN = 16;
 /** Waiting frames (count or bytes) past which the page's socket is paused: its TCP window holds the rest. */
 const INBOX_PAUSE_FRAMES = 256;
 const INBOX_PAUSE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Requests held while the origin waits for approval: the kit's list, and `reactivate_session`, which
+ * brings a session back to life as `resume_session` does.
+ */
+const HELD_FOR_APPROVAL: ReadonlySet<string> = new Set([...APPROVAL_HELD_REQUESTS, 'reactivate_session']);
 
 function frameSize(data: RawData): number {
   return Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
@@ -189,7 +195,7 @@ export class BridgeConnection implements EventSink {
         ),
       });
     }
-    const handler = REQUEST_HANDLERS.get(type);
+    const handler = handlerFor(type, this.deps.protocol);
     if (!handler) {
       return this.respond(channel, requestId, {
         error: new DevCoreError('UNKNOWN_REQUEST_TYPE', 'unknown SDK request type', { type }),
@@ -197,7 +203,7 @@ export class BridgeConnection implements EventSink {
     }
     const req = message as Request;
     // Approved origins are handled synchronously, so requests keep their arrival order.
-    if (APPROVAL_HELD_REQUESTS.has(type) && !this.deps.approvals.isApproved(this.origin)) {
+    if (HELD_FOR_APPROVAL.has(type) && !this.deps.approvals.isApproved(this.origin)) {
       this.deps.approvals.ensure(this.origin).then(
         // A page that left while the prompt was open must not get a session nobody will ever end.
         () => void (this.closed || this.run(handler, req)),

@@ -9,7 +9,7 @@ import { DevCoreError } from './errors.js';
 import { cliCommand, cliPath, packageVersion } from './package-files.js';
 import { MAX_LISTED_PAGES, pagesIn } from './pages.js';
 import { isLoopbackHost } from './security.js';
-import { DEFAULT_PORT, startDevCore, type DevCore } from './server.js';
+import { DEFAULT_PORT, startDevCore, type DevCore, type DevCoreOptions } from './server.js';
 import { runStdio } from './mcp/stdio.js';
 import { defaultTokenFile } from './mcp/token-file.js';
 
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const settings = [
     `agent: ${agent}`,
     `approval: ${options.approval ?? 'auto'}`,
-    `protocol: ${options.protocol ?? 'current'}${options.fragments === false ? ' (no fragments)' : ''}`,
+    `protocol: ${options.protocol ?? 'current'}${protocolNotes(options)}`,
     ...(options.strictProviders ? ['strict providers'] : []),
     ...(options.allowNoOrigin ? ['clients without Origin allowed'] : []),
     ...(options.mcp
@@ -75,6 +75,15 @@ async function main(): Promise<void> {
   lines.push('Press Ctrl+C to stop.');
   console.log(lines.join('\n'));
   stop(); // a signal that came during start-up
+}
+
+/** What the banner adds to the protocol's name: the flags that change how it is spoken. */
+function protocolNotes(options: DevCoreOptions): string {
+  const notes = [
+    ...(options.fragments === false ? ['no fragments'] : []),
+    ...(options.coreStatuses ? ['Core statuses'] : []),
+  ];
+  return notes.length > 0 ? ` (${notes.join(', ')})` : '';
 }
 
 /**

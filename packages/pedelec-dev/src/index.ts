@@ -9,5 +9,12 @@ export { DevCoreError } from './errors.js';
 export { PROTOCOL_NAMES, type ProtocolName } from './protocol.js';
 export { loadScriptFile, parseScript, type ScriptRules } from './agents/script.js';
 export { AgentError, DEV_AGENT_CODES, OperatorDesk } from './agents/index.js';
-export type { AgentSession, AgentSessionInfo, DevAgent, PublishedArtifact, TurnContext } from './agents/types.js';
+export type {
+  AgentSession,
+  AgentSessionInfo,
+  ArtifactKind,
+  DevAgent,
+  PublishedArtifact,
+  TurnContext,
+} from './agents/types.js';
 export { pieces } from './agents/stream.js';

@@ -22,8 +22,26 @@ export type ProtocolProfile = {
   readonly settingsHaveDefaultModels: boolean;
   /** `list_providers` items carry `isDefault`. */
   readonly providersHaveIsDefault: boolean;
-  /** `create_session` refuses a blank `model`, and `model` together with `effortLevel` (today's Core does). */
+  /**
+   * `create_session` reads its input as today's Core does: profile mode (`effortLevel`: default, low or
+   * high) or explicit mode (a non-blank `model`, trimmed, with an optional `effort`), never both; a
+   * missing `provider` is the default one. 0.1 passes model and effort through as they came.
+   */
   readonly checksModelChoice: boolean;
+  /**
+   * Every session has a Desktop-managed workspace (`{ workspaceId, path: null }`): create and resume
+   * replies carry it, resume replies also the session's `autoEndOnDisconnect`, and a create reply says
+   * `explicitModelConfigApplied: true` when the page named a model.
+   */
+  readonly sessionWorkspaces: boolean;
+  /** `reactivate_session` and `abort_session_setup` are known requests (0.1 refuses them as unknown). */
+  readonly reactivation: boolean;
+  /**
+   * Snapshots use Core's spelling: `waitingToolResult` for the status, and Core's field names for the
+   * pending tool request (`requestId`, `toolName`, …). Off by default: today's statuses in snake_case
+   * and `pendingToolRequest` as `{ toolRequestId, tool, args, operationId }`.
+   */
+  readonly coreStatuses: boolean;
   /**
    * Turns are operations: every turn event carries the turn's `operationId`, a turn ends with
    * `operation_completed` (after `idle`, or after the `error` event), `usage_updated` precedes the
@@ -51,11 +69,11 @@ export const HANDSHAKE_TYPES: ReadonlySet<string> = new Set(['sdk_hello', 'page_
 /**
  * The profile for a protocol. `fragments: false` simulates a provider that does not stream (only
  * `chat_message`s reach the page); a 0.1 page would then see no reply at all, so that combination is
- * refused rather than silently made.
+ * refused rather than silently made. `coreStatuses` needs today's protocol too: 0.1 has no snapshots.
  */
 export function protocolProfile(
   name: ProtocolName = 'current',
-  options: { fragments?: boolean } = {},
+  options: { fragments?: boolean; coreStatuses?: boolean } = {},
 ): ProtocolProfile {
   if (!(PROTOCOL_NAMES as readonly string[]).includes(name)) {
     throw new DevCoreError(
@@ -70,12 +88,20 @@ export function protocolProfile(
         'INVALID_OPTION',
         '--no-fragments needs --protocol current: a 0.1 page sees replies only as chat_delta fragments',
       );
+    if (options.coreStatuses)
+      throw new DevCoreError(
+        'INVALID_OPTION',
+        '--core-statuses needs --protocol current: 0.1 sends no session_snapshot',
+      );
     return Object.freeze({
       name,
       acceptsHandshake: false,
       settingsHaveDefaultModels: true,
       providersHaveIsDefault: false,
       checksModelChoice: false,
+      sessionWorkspaces: false,
+      reactivation: false,
+      coreStatuses: false,
       operations: false,
       chatFragments: true,
       chatMessages: false,
@@ -87,6 +113,9 @@ export function protocolProfile(
     settingsHaveDefaultModels: false,
     providersHaveIsDefault: true,
     checksModelChoice: true,
+    sessionWorkspaces: true,
+    reactivation: true,
+    coreStatuses: options.coreStatuses ?? false,
     operations: true,
     chatFragments: fragments,
     chatMessages: true,

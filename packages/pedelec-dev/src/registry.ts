@@ -1,12 +1,18 @@
 /**
  * All live sessions of the development Core, and the rules about who may reach one: the routes that
- * created or resumed it, resume only from the origin that created it, and auto-end when the last
- * route of a session with `autoEndOnDisconnect` goes away.
+ * created or resumed it, resume and reactivation only from the origin that created it, and auto-end
+ * when the last route of a session with `autoEndOnDisconnect` goes away.
  *
  * And how many there may be. A session made with `autoEndOnDisconnect: false` outlives its page, so a
  * page could pile them up until the server died. Live sessions are capped per origin and in all
  * (`SESSION_LIMIT_REACHED`), and a session left with no connection ends after an idle time (resumable
  * until then).
+ *
+ * An ended session is kept for `reactivate_session` (today's protocol), but not for ever: for the same
+ * idle time, and at most as many per origin and in all as there may be live sessions (the oldest goes
+ * first). Then it is forgotten and its agent session closed. Only `reactivate_session` and
+ * `abort_session_setup` see ended sessions; to every other request they do not exist
+ * (`THREAD_NOT_FOUND`), as before.
  */
 import { DevCoreError } from './errors.js';
 import { MAX_TIMER_MS } from 'pedelec-elements/protocol';
@@ -45,6 +51,10 @@ export class SessionRegistry {
   private readonly perOrigin = new Map<string | null, number>();
   /** Sessions left without a connection, each with the timer that ends it. */
   private readonly idle = new Map<string, NodeJS.Timeout>();
+  /** Ended sessions that may still be reactivated, oldest first, each with the timer that forgets it. */
+  private readonly endedSessions = new Map<string, { session: DevSession; timer: NodeJS.Timeout }>();
+  /** The session `abortSetup` is ending: it is released, never kept. */
+  private discarding: DevSession | null = null;
 
   constructor(
     private readonly onEnded: (sessionId: string) => void = () => {},
@@ -81,14 +91,20 @@ export class SessionRegistry {
         else this.perOrigin.delete(s.origin);
         this.onEnded(s.id);
         this.notify({ type: 'session_ended', sessionId: s.id });
+        this.keepEnded(s);
       },
     });
     session.addRoute(sink, channelId);
+    this.admit(session);
+    created = true;
+    return session;
+  }
+
+  /** A session becomes live (created or reactivated): counted, listed, and shown to the inspector. */
+  private admit(session: DevSession): void {
     this.sessions.set(session.id, session);
     this.perOrigin.set(session.origin, (this.perOrigin.get(session.origin) ?? 0) + 1);
-    created = true;
     this.notify({ type: 'session_created', session: session.summary() });
-    return session;
   }
 
   /** The session a request from (`sink`, `channelId`) addresses; only its own routes may. */
@@ -111,6 +127,89 @@ export class SessionRegistry {
     session.addRoute(sink, channelId);
     this.stopIdleTimer(session.id);
     return session;
+  }
+
+  /**
+   * `reactivate_session`: an ended session of `origin` comes back, idle, with this route, its thread and
+   * the given `autoEndOnDisconnect` (its own when not given); a live one just gets the route and the
+   * flag, like a resume. Its place counts against the limits again (`SESSION_LIMIT_REACHED`). Unknown
+   * or forgotten: `THREAD_NOT_FOUND`; another origin's: `THREAD_ACCESS_DENIED`.
+   */
+  reactivate(
+    sessionId: unknown,
+    sink: EventSink,
+    channelId: string,
+    origin: string | null,
+    autoEndOnDisconnect: boolean | undefined,
+  ): DevSession {
+    const id = checkedId(sessionId);
+    const ended = this.endedSessions.get(id)?.session;
+    if (!ended) {
+      const session = this.resume(id, sink, channelId, origin);
+      session.reactivate(autoEndOnDisconnect);
+      return session;
+    }
+    if (ended.origin !== origin) {
+      throw new DevCoreError('THREAD_ACCESS_DENIED', 'The session belongs to another origin', { sessionId });
+    }
+    this.checkRoom(origin);
+    this.dropEnded(id);
+    ended.reactivate(autoEndOnDisconnect);
+    ended.addRoute(sink, channelId);
+    this.admit(ended);
+    return ended;
+  }
+
+  /**
+   * `abort_session_setup`: the page refused the session it just created (SDK 0.4.6 does when an
+   * explicit model was not applied, or its Deno module setup failed). It is ended without a word to
+   * the asking route and forgotten at once — not kept for reactivation. Only a route of the session may
+   * abort a live one, only its origin an ended one. Nothing to abort is no error.
+   */
+  abortSetup(sessionId: unknown, sink: EventSink, channelId: string, origin: string | null): void {
+    const id = checkedId(sessionId);
+    if (this.sessions.has(id)) {
+      const session = this.forRoute(id, sink, channelId);
+      this.discarding = session;
+      try {
+        session.end({ sink, channelId });
+      } finally {
+        this.discarding = null;
+      }
+      return;
+    }
+    const ended = this.endedSessions.get(id)?.session;
+    if (!ended) return;
+    if (ended.origin !== origin) {
+      throw new DevCoreError('THREAD_ACCESS_DENIED', 'The session belongs to another origin', { sessionId });
+    }
+    this.forget(id);
+  }
+
+  /** Keeps an ended session for reactivation, within the bounds (the oldest of its origin, then of all, go). */
+  private keepEnded(session: DevSession): void {
+    if (session === this.discarding) return session.release();
+    const timer = setTimeout(() => this.forget(session.id), Math.min(this.limits.idleMs, MAX_TIMER_MS));
+    timer.unref(); // a kept session never keeps the process alive
+    this.endedSessions.set(session.id, { session, timer });
+    const ofOrigin = [...this.endedSessions.values()].filter((kept) => kept.session.origin === session.origin);
+    if (ofOrigin.length > this.limits.maxSessionsPerOrigin) this.forget(ofOrigin[0]!.session.id);
+    if (this.endedSessions.size > this.limits.maxSessions) this.forget(this.endedSessions.keys().next().value!);
+  }
+
+  /** Takes an ended session off the kept list (reactivated or forgotten); false when it was not there. */
+  private dropEnded(sessionId: string): boolean {
+    const kept = this.endedSessions.get(sessionId);
+    if (!kept) return false;
+    clearTimeout(kept.timer);
+    this.endedSessions.delete(sessionId);
+    return true;
+  }
+
+  /** An ended session is over for good: no reactivation, its agent session closed. */
+  private forget(sessionId: string): void {
+    const session = this.endedSessions.get(sessionId)?.session;
+    if (session && this.dropEnded(sessionId)) session.release();
   }
 
   /**
@@ -165,16 +264,23 @@ export class SessionRegistry {
     return this.sessions.get(sessionId);
   }
 
+  /** The server stops: every live session ends, and no ended one can come back. */
   endAll(): void {
     for (const session of [...this.sessions.values()]) session.end();
+    for (const sessionId of [...this.endedSessions.keys()]) this.forget(sessionId);
   }
 
   private lookup(sessionId: unknown): DevSession {
-    if (typeof sessionId !== 'string' || sessionId === '') {
-      throw new DevCoreError('INVALID_INPUT', 'sessionId must be a non-empty string');
-    }
-    const session = this.sessions.get(sessionId);
+    const id = checkedId(sessionId);
+    const session = this.sessions.get(id);
     if (!session) throw new DevCoreError('THREAD_NOT_FOUND', 'No such session (it may have ended)', { sessionId });
     return session;
   }
+}
+
+function checkedId(sessionId: unknown): string {
+  if (typeof sessionId !== 'string' || sessionId === '') {
+    throw new DevCoreError('INVALID_INPUT', 'sessionId must be a non-empty string');
+  }
+  return sessionId;
 }

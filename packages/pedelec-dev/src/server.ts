@@ -57,6 +57,13 @@ export type DevCoreOptions = {
    * one `chat_message`. Default `true`. Needs the `current` protocol (0.1 pages would see no reply).
    */
   fragments?: boolean;
+  /**
+   * Snapshots in today's Core's spelling (`--core-statuses`): status `waitingToolResult`, and
+   * `pendingToolRequest` as `{ requestId, threadId, operationId, toolName, args, createdAt, timeoutMs }`.
+   * Default `false`: `waiting_tool_result` and `{ toolRequestId, tool, args, operationId }`. Needs the
+   * `current` protocol (0.1 sends no snapshots).
+   */
+  coreStatuses?: boolean;
   /** Where agents read their configuration (API keys stay on the server). Defaults to `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
   /** Live sessions in all (`--max-sessions`, default 200); more are refused `SESSION_LIMIT_REACHED`. */
@@ -168,7 +175,10 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
   const hosts = new HostAllowList(remote ? [host] : []);
   const approval = options.approval ?? 'auto';
   const strictProviders = options.strictProviders ?? false;
-  const protocol = protocolProfile(options.protocol ?? 'current', { fragments: options.fragments });
+  const protocol = protocolProfile(options.protocol ?? 'current', {
+    fragments: options.fragments,
+    coreStatuses: options.coreStatuses,
+  });
   const reportBug = options.onBug ?? ((error: unknown) => console.error('pedelec-dev: internal error:', error));
 
   const desk = new OperatorDesk();
@@ -225,6 +235,7 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
       strictProviders,
       protocol: protocol.name,
       fragments: protocol.chatFragments,
+      coreStatuses: protocol.coreStatuses,
       bridgeUrl: `${baseUrl.replace(/^http/, 'ws')}/bridge`,
     }),
   });

@@ -15,6 +15,10 @@
  * the `error` event then `operation_completed` with `success: false`. A page that subscribes (create or
  * resume) gets a `session_snapshot` of where the session stands, so a reloaded page can answer a tool
  * call that was sent to the page it replaced.
+ *
+ * An ended session can be reactivated (`reactivate_session`): it keeps its id, workspace, manifest,
+ * usage, `seq` count and its agent session (the conversation so far), and starts again idle. Only
+ * its asset files are gone: they go when it ends, so ended sessions hold no share of the asset quota.
  */
 import { randomUUID } from 'node:crypto';
 import type { JsonValue, PedelecError } from 'pedelec-elements/core';
@@ -28,15 +32,25 @@ import { ToolCallRelay } from './tool-call-relay.js';
 
 export type SessionStatus = 'idle' | 'running' | 'waiting_tool_result' | 'error' | 'ended';
 
+/** A session's status as today's Core spells it in snapshots (`--core-statuses`); the others are the same. */
+const CORE_SPELLING: Partial<Record<SessionStatus, string>> = { waiting_tool_result: 'waitingToolResult' };
+
+/** A Desktop-managed workspace (no folder of the user's): `path` is always null here. */
+export type ManagedWorkspace = { workspaceId: string; path: null };
+
 export type SessionSummary = {
   sessionId: string;
   origin: string | null;
   provider: string;
   agent: string;
   model: string | undefined;
+  /** The page named the model (explicit mode); otherwise `model` is the agent's default. */
+  explicitModel: boolean;
   /** What the page asked for in `create_session` (absent when it gave none). */
   effortLevel?: string | undefined;
   effort?: string | undefined;
+  /** The session's managed workspace, with today's protocol. */
+  workspaceId?: string | undefined;
   autoEndOnDisconnect: boolean;
   status: SessionStatus;
   routes: number;
@@ -49,7 +63,9 @@ export type SessionParams = {
   origin: string | null;
   provider: string;
   model: string | undefined;
-  /** `create_session`'s `input.effortLevel` / `input.effort`, handed to the agent as they came. */
+  /** The page named `model` (explicit mode); false or absent: `model` is the agent's default. */
+  explicitModel?: boolean;
+  /** `create_session`'s `input.effortLevel` / `input.effort`, handed to the agent as read (bridge-requests.ts). */
   effortLevel?: string | undefined;
   effort?: string | undefined;
   agent: DevAgent;
@@ -68,6 +84,13 @@ type Turn = {
   kind: OperationKind;
   /** The page's id for this turn (or one made by the Core); `undefined` when the protocol has no operations. */
   operationId: string | undefined;
+  /** When the turn was claimed, for the snapshot's `activeOperation.startedAt`. */
+  startedAt: string;
+  /**
+   * The session's stop signal when the turn began: aborted when the session ends. A session that is
+   * reactivated gets a new one, so an agent still finishing a turn of before the end stays silent.
+   */
+  signal: AbortSignal;
   done: boolean;
   /** Tool calls and artifact writes of the turn, one after another; the turn ends once they are all done. */
   queue: Promise<void>;
@@ -75,7 +98,13 @@ type Turn = {
   message: string;
 };
 
-type CompletedOperation = { operationId: string; operationKind: OperationKind; success: boolean; error?: PedelecError };
+type CompletedOperation = {
+  operationId: string;
+  operationKind: OperationKind;
+  success: boolean;
+  error?: PedelecError;
+  completedAt: string;
+};
 
 const noop = () => {};
 
@@ -95,11 +124,13 @@ export class DevSession {
   readonly provider: string;
   readonly model: string | undefined;
   readonly agentCode: string;
-  readonly autoEndOnDisconnect: boolean;
   readonly info: AgentSessionInfo;
+  /** Its Desktop-managed workspace, the same for the session's whole life; null with the 0.1 protocol. */
+  readonly workspace: ManagedWorkspace | null;
 
   private status: SessionStatus = 'idle';
   private ended = false;
+  private autoEnd: boolean;
   private turn: Turn | null = null;
   private lastCompleted: CompletedOperation | null = null;
   /**
@@ -115,7 +146,8 @@ export class DevSession {
   private readonly toolCalls: ToolCallRelay<Turn>;
   private readonly protocol: ProtocolProfile;
   private readonly writeAsset: SessionParams['writeAsset'];
-  private readonly stop = new AbortController();
+  /** Aborts the running turn's agent when the session ends; replaced when it is reactivated. */
+  private stop = new AbortController();
   private readonly agentSession: AgentSession;
 
   constructor(
@@ -126,9 +158,9 @@ export class DevSession {
     this.provider = params.provider;
     this.model = params.model;
     this.agentCode = params.agent.code;
-    this.autoEndOnDisconnect = params.autoEndOnDisconnect;
+    this.autoEnd = params.autoEndOnDisconnect;
     this.toolCalls = new ToolCallRelay<Turn>(params.skills.tools, params.defaultToolTimeoutMs, {
-      over: (turn) => (turn.done || this.ended ? this.endedReason() : undefined),
+      over: (turn) => (this.isOver(turn) ? this.endedReason() : undefined),
       sent: (turn, { toolRequestId, tool, args }) => {
         this.conversationChars += jsonLength(args);
         // The message said before the call is complete: the page gets it whole before the call.
@@ -143,10 +175,14 @@ export class DevSession {
     });
     this.protocol = params.protocol ?? protocolProfile('current');
     this.writeAsset = params.writeAsset;
+    this.workspace = this.protocol.sessionWorkspaces
+      ? Object.freeze({ workspaceId: `workspace_${randomUUID()}`, path: null })
+      : null;
     this.info = Object.freeze({
       sessionId: this.id,
       provider: this.provider,
       model: this.model,
+      explicitModel: params.explicitModel ?? false,
       origin: this.origin,
       skills: params.skills.manifest,
       effortLevel: params.effortLevel,
@@ -157,6 +193,16 @@ export class DevSession {
 
   get isEnded(): boolean {
     return this.ended;
+  }
+
+  /** Whether the session ends when its last page goes (`create_session`'s flag, or `reactivate_session`'s). */
+  get autoEndOnDisconnect(): boolean {
+    return this.autoEnd;
+  }
+
+  /** A turn's events and calls stop once it is done, or once the session it began in has ended. */
+  private isOver(turn: Turn): boolean {
+    return turn.done || turn.signal.aborted || this.ended;
   }
 
   /**
@@ -171,9 +217,11 @@ export class DevSession {
       provider: this.provider,
       agent: this.agentCode,
       model: this.model,
+      explicitModel: this.info.explicitModel ?? false,
       effortLevel: this.info.effortLevel,
       effort: this.info.effort,
-      autoEndOnDisconnect: this.autoEndOnDisconnect,
+      workspaceId: this.workspace?.workspaceId,
+      autoEndOnDisconnect: this.autoEnd,
       status: this.status,
       routes: this.routes.size,
       createdAt: this.createdAt,
@@ -224,13 +272,31 @@ export class DevSession {
    */
   sendSnapshot(sink: EventSink, channelId: string): void {
     if (!this.protocol.operations || this.ended || !this.hasRoute(sink, channelId)) return;
-    const snapshot: Record<string, unknown> = { status: this.status, latestSeq: this.routes.latestSeq };
+    const { coreStatuses } = this.protocol;
+    // `threadId`: SDK 0.4.6 ignores a snapshot that does not name its thread (the session, here).
+    const snapshot: Record<string, unknown> = {
+      threadId: this.id,
+      status: (coreStatuses && CORE_SPELLING[this.status]) || this.status,
+      latestSeq: this.routes.latestSeq,
+    };
     if (this.totalTokens !== undefined) snapshot.usage = { totalTokens: this.totalTokens };
-    if (this.turn?.operationId !== undefined)
-      snapshot.activeOperation = { operationId: this.turn.operationId, operationKind: this.turn.kind };
+    const { turn } = this;
+    if (turn?.operationId !== undefined) {
+      snapshot.activeOperation = {
+        operationId: turn.operationId,
+        operationKind: turn.kind,
+        startedAt: turn.startedAt,
+      };
+    }
     if (this.lastCompleted) snapshot.lastCompletedOperation = { ...this.lastCompleted };
     const waiting = this.toolCalls.waiting;
-    if (waiting) snapshot.pendingToolRequest = { ...waiting };
+    if (waiting) {
+      const { toolRequestId, tool, args, operationId, createdAt, timeoutMs } = waiting;
+      // Two shapes, never mixed, so a page's reader is tested on each: Core's names, or this Core's own.
+      snapshot.pendingToolRequest = coreStatuses
+        ? { requestId: toolRequestId, threadId: this.id, operationId, toolName: tool, args, createdAt, timeoutMs }
+        : { toolRequestId, tool, args, operationId };
+    }
     this.routes.sendTo(sink, channelId, 'session_snapshot', { snapshot });
   }
 
@@ -248,7 +314,15 @@ export class DevSession {
         sessionId: this.id,
       });
     }
-    const turn: Turn = { kind, operationId, done: false, queue: Promise.resolve(), message: '' };
+    const turn: Turn = {
+      kind,
+      operationId,
+      startedAt: new Date().toISOString(),
+      signal: this.stop.signal,
+      done: false,
+      queue: Promise.resolve(),
+      message: '',
+    };
     this.turn = turn;
     return () => void this.runTurn(turn, text);
   }
@@ -270,7 +344,7 @@ export class DevSession {
     }
     turn.done = true;
     if (this.turn === turn) this.turn = null;
-    if (this.ended) return;
+    if (this.ended || turn.signal.aborted) return;
     this.sendMessage(turn);
     this.reportUsage(turn);
     if (!failed) {
@@ -310,6 +384,7 @@ export class DevSession {
       operationKind: turn.kind,
       success: outcome.success,
       ...(outcome.error && { error: outcome.error }),
+      completedAt: new Date().toISOString(),
     };
     this.turnEvent(turn, 'operation_completed', {
       operationKind: turn.kind,
@@ -322,9 +397,9 @@ export class DevSession {
     return {
       session: this.info,
       kind: turn.kind,
-      signal: this.stop.signal,
+      signal: turn.signal,
       say: (text: string) => {
-        if (turn.done || this.ended || typeof text !== 'string' || text === '') return;
+        if (this.isOver(turn) || typeof text !== 'string' || text === '') return;
         this.conversationChars += text.length;
         if (this.protocol.chatMessages) turn.message += text;
         if (this.protocol.chatFragments) this.turnEvent(turn, 'chat_delta', { text });
@@ -351,11 +426,11 @@ export class DevSession {
     content: unknown,
     mimeType: unknown,
   ): Promise<PublishedArtifact> {
-    if (turn.done || this.ended) throw this.endedReason();
+    if (this.isOver(turn)) throw this.endedReason();
     const session = { id: this.id, provider: this.provider, writeAsset: this.writeAsset };
     const artifact = await storeArtifact(session, name, content, mimeType);
     // 0.1 has no such event: the file is there all the same, for list_assets and downloads.
-    if (this.protocol.operations && !turn.done) this.turnEvent(turn, 'provider_artifact', { artifact });
+    if (this.protocol.operations && !this.isOver(turn)) this.turnEvent(turn, 'provider_artifact', { artifact });
     return artifact;
   }
 
@@ -374,7 +449,8 @@ export class DevSession {
 
   /**
    * Ends the session: the running turn's agent is aborted, pending calls are dropped, and every route
-   * except `endingRoute` (the page that asked, which expects silence) gets one `ended` event.
+   * except `endingRoute` (the page that asked, which expects silence) gets one `ended` event. The agent
+   * session stays open for a reactivation until {@link release}.
    */
   end(endingRoute?: { sink: EventSink; channelId: string }): void {
     if (this.ended) return;
@@ -388,11 +464,29 @@ export class DevSession {
     this.toolCalls.cancelAll(reason);
     this.routes.send('ended', {});
     this.routes.clear();
+    this.hooks.ended(this);
+  }
+
+  /**
+   * Brings an ended session back, idle, with everything it had but its routes (the caller adds the
+   * page's) and its asset files. `autoEndOnDisconnect`, when given, becomes the reactivating page's; a
+   * session that has not ended keeps running as it is. Nothing is sent: the snapshot that follows tells
+   * the page.
+   */
+  reactivate(autoEndOnDisconnect?: boolean): void {
+    if (autoEndOnDisconnect !== undefined) this.autoEnd = autoEndOnDisconnect;
+    if (!this.ended) return;
+    this.ended = false;
+    this.status = 'idle';
+    this.stop = new AbortController();
+  }
+
+  /** The session is over for good (it will not be reactivated): the agent releases what it holds. */
+  release(): void {
     try {
       this.agentSession.close?.();
     } catch {
-      // An agent failing to clean up must not keep the session alive.
+      // An agent failing to clean up must not break the Core.
     }
-    this.hooks.ended(this);
   }
 }

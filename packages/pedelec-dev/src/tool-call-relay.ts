@@ -11,10 +11,14 @@ import { MAX_TIMER_MS, isPlainObject, pedelecError, type ArgsError } from 'pedel
 import { DevCoreError } from './errors.js';
 import type { CheckedTool } from './manifest.js';
 
-/** A tool call waiting for the page, as `session_snapshot.pendingToolRequest` shows it. */
+/** A tool call as the page gets it (`tool_call`). */
 export type ToolRequest = { toolRequestId: string; tool: string; args: unknown; operationId: string | undefined };
+/** A call waiting for the page, with what Core's snapshot also tells of it: when it went out, and its deadline. */
+export type WaitingCall = ToolRequest & { createdAt: string; timeoutMs: number };
 type PendingCall = {
   request: ToolRequest;
+  createdAt: string;
+  timeoutMs: number;
   settle(how: 'answered' | 'timed_out', result: JsonValue): void;
   cancel(reason: unknown): void;
 };
@@ -54,8 +58,9 @@ export class ToolCallRelay<T extends { readonly operationId: string | undefined 
   ) {}
 
   /** The call waiting for the page, if any (the turn sends one at a time). */
-  get waiting(): ToolRequest | undefined {
-    return (this.pending.values().next().value as PendingCall | undefined)?.request;
+  get waiting(): WaitingCall | undefined {
+    const call = this.pending.values().next().value as PendingCall | undefined;
+    return call && { ...call.request, createdAt: call.createdAt, timeoutMs: call.timeoutMs };
   }
 
   /** Whether a result is this Core's refusal of a call the page never saw (see TurnContext.refused). */
@@ -142,6 +147,8 @@ export class ToolCallRelay<T extends { readonly operationId: string | undefined 
       // that resumes a persistent session (after a reload) can still answer it.
       const call: PendingCall = {
         request: { toolRequestId, tool: toolName, args: callArgs, operationId: turn.operationId },
+        createdAt: new Date().toISOString(),
+        timeoutMs,
         settle: (how, result) => {
           if (!this.pending.delete(toolRequestId)) return;
           clearTimeout(timer);

@@ -165,6 +165,7 @@ test('start-up mistakes fail at once with exit code 1 and a message naming the p
     [['--protocol'], /argument missing/],
     [['--protocol', '0.1', '--no-fragments'], /--no-fragments needs --protocol current/],
     [['--no-fragments', '--protocol', '0.1'], /--no-fragments needs --protocol current/],
+    [['--protocol', '0.1', '--core-statuses'], /--core-statuses needs --protocol current/],
     [['--max-sessions', '0'], /--max-sessions 0: expected a whole number from 1 to 100000/],
     [['--max-sessions', 'many'], /--max-sessions many: expected a whole number/],
     [['--session-idle-ms', '0.5'], /--session-idle-ms 0\.5: expected a whole number/],
@@ -255,7 +256,7 @@ test('--help prints the usage line and exits 0', async (t) => {
   assert.match(cli.out.stdout, /^Usage: pedelec-dev \[--port N\]/);
   assert.match(
     cli.out.stdout,
-    /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\] \[--max-sessions N\] \[--session-idle-ms N\] \[--asset-quota-mb N\] \[--mcp\] \[--mcp-token-file F\] \[--mcp-approval auto\|prompt\]$/m,
+    /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\] \[--core-statuses\] \[--max-sessions N\] \[--session-idle-ms N\] \[--asset-quota-mb N\] \[--mcp\] \[--mcp-token-file F\] \[--mcp-approval auto\|prompt\]$/m,
   );
   assert.match(
     cli.out.stdout,
@@ -263,6 +264,30 @@ test('--help prints the usage line and exits 0', async (t) => {
   );
   assert.match(cli.out.stdout, /^ {2}--protocol P {8}current \(default\)/m);
   assert.match(cli.out.stdout, /^ {2}--no-fragments {6}replies come as whole chat_message events only/m);
+  assert.match(
+    cli.out.stdout,
+    /^ {2}--core-statuses {5}session_snapshot in today's Core's spelling: status waitingToolResult/m,
+  );
+});
+
+test("--core-statuses: the banner says so, and a snapshot of a waiting call speaks Core's spelling", async (t) => {
+  const cli = run(t, ['--port', '0', '--core-statuses', '--no-fragments']);
+  const urls = await cli.started();
+  assert.match(cli.out.stdout, /agent: scripted, approval: auto, protocol: current \(no fragments, Core statuses\)\n/);
+  const owner = await BridgeClient.open(t, { bridgeUrl: urls.bridgeUrl });
+  const sessionId = await createSession(owner, { autoEndOnDisconnect: false });
+  const from = owner.mark();
+  await owner.ok('send_text', { sessionId, text: '/call update_counter {"delta": 1}' });
+  const call = await owner.until((m) => m.type === 'tool_call', { from });
+  const other = await BridgeClient.open(t, { bridgeUrl: urls.bridgeUrl });
+  await other.ok('resume_session', { sessionId });
+  const { snapshot } = await other.until((m) => m.type === 'session_snapshot');
+  assert.equal(snapshot.status, 'waitingToolResult');
+  assert.equal(snapshot.pendingToolRequest.requestId, call.toolRequestId);
+  await owner.close();
+  await other.close();
+  cli.child.kill('SIGTERM');
+  assert.equal((await cli.exit()).code, 0);
 });
 
 test('the banner names the protocol; --protocol 0.1 speaks 0.1 and --no-fragments sends whole messages only', async (t) => {
@@ -335,6 +360,7 @@ test('flags parse into options; --allow-origin takes several URLs, repeated or c
     options: { protocol: 'current', fragments: false },
   });
   assert.deepEqual(parseCli(['--no-fragments']), { kind: 'start', options: { fragments: false } });
+  assert.deepEqual(parseCli(['--core-statuses']), { kind: 'start', options: { coreStatuses: true } });
   assert.deepEqual(parseCli(['--max-sessions', '50', '--session-idle-ms', '60000', '--asset-quota-mb', '2']), {
     kind: 'start',
     options: { maxSessions: 50, sessionIdleMs: 60_000, assetQuotaBytes: 2 * 1024 * 1024 },

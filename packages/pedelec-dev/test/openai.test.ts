@@ -846,3 +846,29 @@ test('a server that ignores stream:true and answers one JSON object still works'
   assert.equal(chatText(events), 'Five.');
   assert.equal(lastEvent(events).status, 'idle');
 });
+
+test('current: a reactivated session continues its conversation: the next request carries the turns from before the end', async (t) => {
+  const fake = await fakeEndpoint(t);
+  const core = await startCore(t, {
+    agent: 'openai',
+    env: { PEDELEC_DEV_BASE_URL: fake.baseUrl, PEDELEC_DEV_MODEL: 'test-model', PEDELEC_DEV_API_KEY: KEY },
+  });
+  const page = await BridgeClient.open(t, core);
+  const sessionId = await createSession(page, { provider: 'openai', autoEndOnDisconnect: false });
+  fake.reply(text('First answer.'), text('Second answer.'));
+  let from = page.mark();
+  await page.ok('send_text', { sessionId, text: 'First question' });
+  await page.turnEnd(sessionId, from);
+  await page.ok('end_session', { sessionId });
+  await page.ok('reactivate_session', { sessionId, autoEndOnDisconnect: false });
+
+  from = page.mark();
+  await page.ok('send_text', { sessionId, text: 'Second question' });
+  await page.turnEnd(sessionId, from);
+  assert.deepEqual((await fake.request(2)).body.messages, [
+    { role: 'system', content: 'A counter page.' },
+    { role: 'user', content: 'First question' },
+    { role: 'assistant', content: 'First answer.' },
+    { role: 'user', content: 'Second question' },
+  ]);
+});

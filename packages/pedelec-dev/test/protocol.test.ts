@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket } from 'ws';
+import { artifactKind } from '../src/artifacts.js';
 import { DevCoreError, startDevCore, type DevCore, type DevCoreOptions, type ProtocolName } from '../src/index.js';
 import {
   BridgeClient,
@@ -40,6 +41,8 @@ const TURN_EVENT_TYPES = new Set([
   'operation_completed',
 ]);
 const CALL_TEXT = '/call update_counter {"delta": 2}';
+/** A time as Core's snapshots give it (`startedAt`, `completedAt`, `createdAt`): an ISO 8601 string. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The event shape with runs of chat_delta collapsed into one. */
 function collapsed(events: Message[]) {
@@ -242,16 +245,21 @@ test('list_providers: the selected agent carries isDefault: true today (the othe
     assert.deepEqual(Object.keys(p).sort(), ['available', 'code', 'error', 'name']);
 });
 
-test('current: create_session refuses a blank model and model with effortLevel; takes callerSdkVersion, effortLevel and effort', async (t) => {
+test("current: create_session reads profile mode { effortLevel } and explicit mode { model, effort } as today's Core, refusing anything else INVALID_INPUT", async (t) => {
   const core = await startCore(t);
   const page = await BridgeClient.open(t, core);
   const base = { provider: 'scripted', skills: undefined, autoEndOnDisconnect: true };
   const refusals: [Message, RegExp][] = [
     [{ ...base, model: '' }, /input\.model must not be blank/],
     [{ ...base, model: ' \t ' }, /input\.model must not be blank/],
+    [{ ...base, model: 42 }, /input\.model must be a string/],
     [{ ...base, model: 'gpt-5', effortLevel: 'high' }, /cannot be combined/],
-    [{ ...base, effortLevel: 3 }, /input\.effortLevel must be a string/],
-    [{ ...base, model: 'gpt-5', effort: ['low'] }, /input\.effort must be a string/],
+    [{ ...base, model: 'gpt-5', effortLevel: 'default' }, /cannot be combined/],
+    [{ ...base, effort: 'low' }, /input\.effort needs input\.model/],
+    [{ ...base, effortLevel: 'medium' }, /input\.effortLevel must be one of default, low, high$/],
+    [{ ...base, effortLevel: 3 }, /input\.effortLevel must be one of default, low, high$/],
+    [{ ...base, model: 'gpt-5', effort: 'default' }, /input\.effort must be one of low, medium, high, xhigh, max$/],
+    [{ ...base, model: 'gpt-5', effort: ['low'] }, /input\.effort must be one of low, medium, high, xhigh, max$/],
   ];
   for (const [input, message] of refusals) {
     const refused = await page.request('create_session', { callerSdkVersion: '0.4.6', input });
@@ -260,20 +268,99 @@ test('current: create_session refuses a blank model and model with effortLevel; 
     assert.match(refused.error.message, message);
   }
 
-  // Profile mode: no model (the agent's default), an effort level passed through.
+  // Profile mode: no model (the agent's default), the effort level as given, `default` when none.
   const profile = await page.ok('create_session', {
     callerSdkVersion: '0.4.6',
     input: { ...base, effortLevel: 'high' },
   });
-  // Explicit mode: a model with its effort.
+  const plain = await page.ok('create_session', { callerSdkVersion: '0.4.6', input: base });
+  // Explicit mode: a model (trimmed) with its effort, or with none.
   const explicit = await page.ok('create_session', {
     callerSdkVersion: '0.4.6',
-    input: { ...base, model: 'gpt-5', effort: 'low' },
+    input: { ...base, model: '  gpt-5 ', effort: 'xhigh' },
   });
-  const a = await summaryOf(t, core, profile.sessionId);
-  assert.deepEqual([a.model, a.effortLevel, a.effort], ['scripted', 'high', undefined]);
-  const b = await summaryOf(t, core, explicit.sessionId);
-  assert.deepEqual([b.model, b.effortLevel, b.effort], ['gpt-5', undefined, 'low']);
+  const bare = await page.ok('create_session', { input: { ...base, model: 'gpt-5' } });
+  const facts = async (sessionId: string) => {
+    const s = await summaryOf(t, core, sessionId);
+    return [s.model, s.explicitModel, s.effortLevel, s.effort];
+  };
+  assert.deepEqual(await facts(profile.sessionId), ['scripted', false, 'high', undefined]);
+  assert.deepEqual(await facts(plain.sessionId), ['scripted', false, 'default', undefined]);
+  assert.deepEqual(await facts(explicit.sessionId), ['gpt-5', true, undefined, 'xhigh']);
+  assert.deepEqual(await facts(bare.sessionId), ['gpt-5', true, undefined, undefined]);
+});
+
+test('current: create_session without a provider is served as the default provider; 0.1 still needs one', async (t) => {
+  const core = await startCore(t, { agent: 'operator' });
+  const page = await BridgeClient.open(t, core);
+  for (const input of [{ autoEndOnDisconnect: true }, { provider: null, model: 'gpt-5' }]) {
+    const { sessionId } = await page.ok('create_session', { input });
+    assert.equal((await summaryOf(t, core, sessionId)).provider, 'operator', JSON.stringify(input));
+  }
+  for (const provider of ['', 42]) {
+    const refused = await page.request('create_session', { input: { provider } });
+    assert.equal(refused.error.code, 'INVALID_INPUT', JSON.stringify(provider));
+    assert.match(refused.error.message, /input\.provider must be a non-empty string/);
+  }
+  const legacy = await BridgeClient.open(t, await startCore(t, { protocol: '0.1' }));
+  const refused = await legacy.request('create_session', { input: { autoEndOnDisconnect: true } });
+  assert.equal(refused.error.code, 'INVALID_INPUT');
+  assert.match(refused.error.message, /input\.provider must be a non-empty string/);
+});
+
+const WORKSPACE_ID = /^workspace_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+test('current: create_session replies { sessionId, workspace: { workspaceId, path: null } }, with explicitModelConfigApplied: true when a model was named', async (t) => {
+  const core = await startCore(t);
+  const page = await BridgeClient.open(t, core);
+  const profile = await page.ok('create_session', {
+    callerSdkVersion: '0.4.6',
+    input: { provider: 'codex', effortLevel: 'low', autoEndOnDisconnect: true },
+  });
+  assert.deepEqual(Object.keys(profile), ['sessionId', 'workspace']);
+  assert.match(profile.workspace.workspaceId, WORKSPACE_ID);
+  assert.deepEqual(profile.workspace, { workspaceId: profile.workspace.workspaceId, path: null });
+
+  const explicit = await page.ok('create_session', {
+    callerSdkVersion: '0.4.6',
+    input: { provider: 'codex', model: 'gpt-5', effort: 'high', autoEndOnDisconnect: true },
+  });
+  assert.deepEqual(explicit, {
+    sessionId: explicit.sessionId,
+    workspace: { workspaceId: explicit.workspace.workspaceId, path: null },
+    explicitModelConfigApplied: true,
+  });
+  assert.notEqual(explicit.workspace.workspaceId, profile.workspace.workspaceId, 'a workspace per session');
+  assert.equal((await summaryOf(t, core, explicit.sessionId)).workspaceId, explicit.workspace.workspaceId);
+});
+
+test("current: resume_session replies with the session's own workspace and its autoEndOnDisconnect", async (t) => {
+  const core = await startCore(t);
+  const owner = await BridgeClient.open(t, core);
+  const created = await owner.ok('create_session', { input: { provider: 'scripted', autoEndOnDisconnect: false } });
+  const other = await BridgeClient.open(t, core);
+  assert.deepEqual(await other.ok('resume_session', { sessionId: created.sessionId }), {
+    sessionId: created.sessionId,
+    workspace: created.workspace,
+    autoEndOnDisconnect: false,
+  });
+  const auto = await createSession(owner, { autoEndOnDisconnect: true });
+  const resumed = await other.ok('resume_session', { sessionId: auto });
+  assert.equal(resumed.autoEndOnDisconnect, true);
+  assert.match(resumed.workspace.workspaceId, WORKSPACE_ID);
+});
+
+test('0.1: create and resume replies are { sessionId } alone: no workspace, no autoEndOnDisconnect, no model flag', async (t) => {
+  const core = await startCore(t, { protocol: '0.1' });
+  const page = await BridgeClient.open(t, core);
+  const created = await page.ok('create_session', {
+    input: { provider: 'scripted', model: 'gpt-5', autoEndOnDisconnect: false },
+  });
+  assert.deepEqual(Object.keys(created), ['sessionId']);
+  const other = await BridgeClient.open(t, core);
+  assert.deepEqual(await other.ok('resume_session', { sessionId: created.sessionId }), {
+    sessionId: created.sessionId,
+  });
 });
 
 test('0.1: create_session still takes a blank model, and model with effortLevel', async (t) => {
@@ -414,11 +501,14 @@ test('current: a failed turn sends the error event, then operation_completed (su
   const other = await BridgeClient.open(t, core);
   const { next: snapshot } = await responseAndNext(other, 'resume_session', { sessionId });
   assert.equal(snapshot.snapshot.status, 'error');
+  const { completedAt } = snapshot.snapshot.lastCompletedOperation;
+  assert.match(completedAt, ISO_TIME);
   assert.deepEqual(snapshot.snapshot.lastCompletedOperation, {
     operationId: 'op_fail',
     operationKind: 'user',
     success: false,
     error: error.error,
+    completedAt,
   });
 });
 
@@ -513,7 +603,7 @@ test('current: create_session is followed, after its response, by a session_snap
     type: 'session_snapshot',
     sessionId,
     seq: 1,
-    snapshot: { status: 'idle', latestSeq: 0 },
+    snapshot: { threadId: sessionId, status: 'idle', latestSeq: 0 },
   });
   const events = await plainTurn(page, sessionId, 'hello');
   assert.equal(events[0].seq, 2, 'the snapshot took seq 1');
@@ -530,16 +620,20 @@ test('current: resume_session gets a snapshot with usage and the last operation,
   const ownerFrom = owner.mark();
   const { next: idle } = await responseAndNext(second, 'resume_session', { sessionId });
   const latestSeq = first.at(-1)!.seq;
+  const lastCompletedOperation = { operationId: 'op_1', operationKind: 'user', success: true, completedAt: '' };
+  lastCompletedOperation.completedAt = idle.snapshot.lastCompletedOperation?.completedAt;
+  assert.match(lastCompletedOperation.completedAt, ISO_TIME);
   assert.deepEqual(idle, {
     channelId: second.channelId,
     type: 'session_snapshot',
     sessionId,
     seq: latestSeq + 1,
     snapshot: {
+      threadId: sessionId,
       status: 'idle',
       latestSeq,
       usage: { totalTokens: usage },
-      lastCompletedOperation: { operationId: 'op_1', operationKind: 'user', success: true },
+      lastCompletedOperation,
     },
   });
 
@@ -552,14 +646,20 @@ test('current: resume_session gets a snapshot with usage and the last operation,
   assert.equal(busy.snapshot.status, 'waiting_tool_result');
   assert.equal(busy.snapshot.latestSeq, call.seq);
   assert.equal(busy.seq, call.seq + 1);
-  assert.deepEqual(busy.snapshot.activeOperation, { operationId: 'op_2', operationKind: 'user' });
+  assert.equal(busy.snapshot.threadId, sessionId);
+  assert.match(busy.snapshot.activeOperation.startedAt, ISO_TIME);
+  assert.deepEqual(busy.snapshot.activeOperation, {
+    operationId: 'op_2',
+    operationKind: 'user',
+    startedAt: busy.snapshot.activeOperation.startedAt,
+  });
   assert.deepEqual(busy.snapshot.pendingToolRequest, {
     toolRequestId: call.toolRequestId,
     tool: 'update_counter',
     args: { delta: 1 },
     operationId: 'op_2',
   });
-  assert.deepEqual(busy.snapshot.lastCompletedOperation, { operationId: 'op_1', operationKind: 'user', success: true });
+  assert.deepEqual(busy.snapshot.lastCompletedOperation, lastCompletedOperation);
   assert.deepEqual(busy.snapshot.usage, { totalTokens: usage });
 
   await owner.ok('submit_tool_result', { sessionId, toolRequestId: call.toolRequestId, result: { value: 1 } });
@@ -611,7 +711,11 @@ test('current: a reloaded page resumes its persistent session, answers the tool 
   const { next: snapshot } = await responseAndNext(after, 'resume_session', { sessionId });
   assert.equal(snapshot.type, 'session_snapshot');
   assert.equal(snapshot.snapshot.status, 'waiting_tool_result');
-  assert.deepEqual(snapshot.snapshot.activeOperation, { operationId: 'op_reload', operationKind: 'user' });
+  assert.deepEqual(snapshot.snapshot.activeOperation, {
+    operationId: 'op_reload',
+    operationKind: 'user',
+    startedAt: snapshot.snapshot.activeOperation.startedAt,
+  });
   const pending = snapshot.snapshot.pendingToolRequest;
   assert.deepEqual(pending, {
     toolRequestId: call.toolRequestId,
@@ -630,6 +734,72 @@ test('current: a reloaded page resumes its persistent session, answers the tool 
   assert.deepEqual(events.at(-1), { ...events.at(-1), operationId: 'op_reload', operationKind: 'user', success: true });
   assert.match(messageText(events), /update_counter returned \{"value":5\}/);
   assert.match(chatText(events), /update_counter returned \{"value":5\}/);
+});
+
+test('current: every session_snapshot names its thread (threadId = sessionId): after create, resume and reactivate', async (t) => {
+  const core = await startCore(t);
+  const page = await BridgeClient.open(t, core);
+  const created = await responseAndNext(page, 'create_session', {
+    input: { provider: 'scripted', autoEndOnDisconnect: false },
+  });
+  const { sessionId } = created.response.result;
+  const resumed = await responseAndNext(await BridgeClient.open(t, core), 'resume_session', { sessionId });
+  await page.ok('end_session', { sessionId });
+  const from = page.mark();
+  await page.ok('reactivate_session', { sessionId, autoEndOnDisconnect: true });
+  const reactivated = page.since(from).find((m) => m.type === 'session_snapshot')!;
+  for (const snapshot of [created.next, resumed.next, reactivated]) {
+    assert.equal(snapshot.type, 'session_snapshot');
+    assert.equal(snapshot.snapshot.threadId, sessionId);
+  }
+});
+
+/** A page resumes a session whose turn waits for a tool call; resolves the snapshot it got and the call. */
+async function snapshotOfWaitingCall(t: TestContext, options: DevCoreOptions) {
+  const core = await startCore(t, { defaultToolTimeoutMs: 5000, ...options });
+  const owner = await BridgeClient.open(t, core);
+  const sessionId = await createSession(owner, { autoEndOnDisconnect: false });
+  const from = owner.mark();
+  await owner.ok('send_text', { sessionId, text: '/call update_counter {"delta": 3}', operationId: 'op_wait' });
+  const call = await owner.until((m) => m.type === 'tool_call', { from });
+  const other = await BridgeClient.open(t, core);
+  const { next } = await responseAndNext(other, 'resume_session', { sessionId });
+  return { core, sessionId, call, snapshot: next.snapshot, other };
+}
+
+test("current: a waiting tool call is snapshot in this Core's shape by default: waiting_tool_result and { toolRequestId, tool, args, operationId }", async (t) => {
+  const { call, snapshot } = await snapshotOfWaitingCall(t, {});
+  assert.equal(snapshot.status, 'waiting_tool_result');
+  assert.deepEqual(snapshot.pendingToolRequest, {
+    toolRequestId: call.toolRequestId,
+    tool: 'update_counter',
+    args: { delta: 3 },
+    operationId: 'op_wait',
+  });
+});
+
+test("--core-statuses: a waiting tool call is snapshot in Core's spelling: waitingToolResult and { requestId, threadId, operationId, toolName, args, createdAt, timeoutMs }", async (t) => {
+  const { core, sessionId, call, snapshot, other } = await snapshotOfWaitingCall(t, { coreStatuses: true });
+  assert.equal(snapshot.status, 'waitingToolResult');
+  const pending = snapshot.pendingToolRequest;
+  assert.match(pending.createdAt, ISO_TIME);
+  assert.deepEqual(pending, {
+    requestId: call.toolRequestId,
+    threadId: sessionId,
+    operationId: 'op_wait',
+    toolName: 'update_counter',
+    args: { delta: 3 },
+    createdAt: pending.createdAt,
+    timeoutMs: 5000,
+  });
+  // The page that took it over answers by that id, and the turn completes.
+  const from = other.mark();
+  await other.ok('submit_tool_result', { sessionId, toolRequestId: pending.requestId, result: { value: 3 } });
+  const events = await other.turnEnd(sessionId, from);
+  assert.deepEqual(shapeOf(events.slice(-2)), ['idle', 'operation_completed']);
+  // Statuses Core spells as this Core does stay as they are.
+  const again = await responseAndNext(await BridgeClient.open(t, core), 'resume_session', { sessionId });
+  assert.equal(again.next.snapshot.status, 'idle');
 });
 
 // ───────────────────────────── usage ─────────────────────────────
@@ -691,7 +861,7 @@ test("current: /artifact publishes a file — provider_artifact with the turn's 
     mimeType: 'text/markdown',
     sizeBytes: Buffer.byteLength(content),
     kind: 'file',
-    source: 'agent',
+    source: 'provider_artifact',
   });
   assert.match(messageText(events), /Published notes\.md \(\d+ bytes, text\/markdown\) at \/artifacts\/notes\.md\./);
   assert.ok(shapeOf(events).indexOf('provider_artifact') < shapeOf(events).indexOf('chat_message'));
@@ -706,6 +876,66 @@ test("current: /artifact publishes a file — provider_artifact with the turn's 
   assert.equal(file.status, 200);
   assert.equal(file.headers['content-type'], 'text/markdown');
   assert.equal(file.body, content);
+});
+
+/**
+ * Why SDK 0.4.6 would refuse an artifact (its strict check of `provider_artifact`), or null when it
+ * takes it. Written from the rules, not from its code; provider codes are not limited to its six here,
+ * since the kit accepts any (sdk-0.4.md).
+ */
+function refusalBy046(artifact: Message): string | null {
+  const text = (value: unknown) => typeof value === 'string' && value.trim() !== '';
+  const segments = typeof artifact.path === 'string' ? artifact.path.split('/') : [];
+  const pathOk =
+    segments.length > 1 &&
+    segments[0] === '' &&
+    segments
+      .slice(1)
+      // eslint-disable-next-line no-control-regex -- control characters are what a path must not hold
+      .every((part) => part !== '' && part !== '.' && part !== '..' && !/[\\\x00-\x1f]/.test(part));
+  if (!text(artifact.id)) return 'id';
+  if (!text(artifact.provider)) return 'provider';
+  if (!pathOk) return 'path';
+  if (!text(artifact.name) || /[/\\]/.test(artifact.name) || ['.', '..'].includes(artifact.name)) return 'name';
+  if (!text(artifact.mimeType)) return 'mimeType';
+  if (!Number.isInteger(artifact.sizeBytes) || artifact.sizeBytes < 0) return 'sizeBytes';
+  if (!['image', 'audio', 'video', 'file'].includes(artifact.kind)) return 'kind';
+  if (!['image_generation', 'tool_result', 'provider_artifact'].includes(artifact.source)) return 'source';
+  for (const key of ['providerArtifactId', 'toolCallId']) if (key in artifact && !text(artifact[key])) return key;
+  return null;
+}
+
+test("current: /artifact's artifact passes SDK 0.4.6's check: kind from the Content-Type (image/*, audio/*, video/*, else file), source provider_artifact", async (t) => {
+  const page = await BridgeClient.open(t, await startCore(t));
+  const sessionId = await createSession(page, { provider: 'claude' });
+  const kinds: [string, string, string][] = [
+    ['logo.svg', 'image/svg+xml', 'image'],
+    ['table.csv', 'text/csv', 'file'],
+    ['data.json', 'application/json', 'file'],
+    ['notes.txt', 'text/plain', 'file'],
+  ];
+  for (const [name, mimeType, kind] of kinds) {
+    const events = await plainTurn(page, sessionId, `/artifact ${name} <svg xmlns="http://www.w3.org/2000/svg"/>`);
+    const { artifact } = events.find((m) => m.type === 'provider_artifact')!;
+    assert.equal(refusalBy046(artifact), null, JSON.stringify(artifact));
+    assert.deepEqual(
+      [artifact.provider, artifact.name, artifact.mimeType, artifact.kind, artifact.source],
+      ['claude', name, mimeType, kind, 'provider_artifact'],
+    );
+  }
+});
+
+test('artifactKind: image/*, audio/* and video/* name their kind; every other Content-Type is a file', () => {
+  const cases: [string, string][] = [
+    ['image/png', 'image'],
+    ['IMAGE/SVG+XML', 'image'],
+    ['audio/mpeg', 'audio'],
+    ['video/mp4', 'video'],
+    ['text/plain', 'file'],
+    ['application/octet-stream', 'file'],
+    ['imagery/x', 'file'],
+  ];
+  for (const [mimeType, kind] of cases) assert.equal(artifactKind(mimeType), kind, mimeType);
 });
 
 test('0.1: /artifact writes the file but sends no event', async (t) => {
@@ -778,15 +1008,26 @@ test('startDevCore refuses an unknown protocol and fragments: false with protoco
   );
 });
 
+test('startDevCore refuses coreStatuses with protocol 0.1, which sends no snapshots', async () => {
+  await assert.rejects(
+    startDevCore({ port: 0, protocol: '0.1', coreStatuses: true }),
+    (error) =>
+      error instanceof DevCoreError &&
+      error.code === 'INVALID_OPTION' &&
+      /--core-statuses needs --protocol current/.test(error.message),
+  );
+});
+
 test('the inspector is told which protocol the Core speaks', async (t) => {
-  const cases: [DevCoreOptions, [ProtocolName, boolean]][] = [
-    [{}, ['current', true]],
-    [{ fragments: false }, ['current', false]],
-    [{ protocol: '0.1' }, ['0.1', true]],
+  const cases: [DevCoreOptions, [ProtocolName, boolean, boolean]][] = [
+    [{}, ['current', true, false]],
+    [{ fragments: false }, ['current', false, false]],
+    [{ coreStatuses: true }, ['current', true, true]],
+    [{ protocol: '0.1' }, ['0.1', true, false]],
   ];
   for (const [options, expected] of cases) {
     const inspector = await openInspector(t, await startCore(t, options));
     const { server } = inspector.messages.find((m) => m.type === 'hello')!;
-    assert.deepEqual([server.protocol, server.fragments], expected, JSON.stringify(options));
+    assert.deepEqual([server.protocol, server.fragments, server.coreStatuses], expected, JSON.stringify(options));
   }
 });

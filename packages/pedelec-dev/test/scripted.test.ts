@@ -201,3 +201,63 @@ test('finding 1: help for a 271-byte schema of nested minItems arrays stays shor
   assert.equal((await other.ok('get_approval_status')).approved, true);
   assert.equal(core.exit, null, 'the Core is still running');
 });
+
+/** `/session`'s answer in a session created with `input` (over the helper's), read back as the object it prints. */
+async function sessionSettingsOf(page: BridgeClient, input: Record<string, unknown>) {
+  const { sessionId } = await page.ok('create_session', { callerSdkVersion: '0.4.6', input });
+  const from = page.mark();
+  await page.ok('send_text', { sessionId, text: '/session' });
+  const reply = chatText(await page.turnEnd(sessionId, from));
+  assert.match(reply, /^Session settings: \{/);
+  return JSON.parse(reply.slice('Session settings: '.length)) as Record<string, unknown>;
+}
+
+test('/session answers the settings the session was made with: provider, model or "profile", effortLevel and effort (null when not set)', async (t) => {
+  const page = await BridgeClient.open(t, await startCore(t));
+  const cases: [Record<string, unknown>, Record<string, unknown>][] = [
+    [{ provider: 'codex' }, { provider: 'codex', model: 'profile', effortLevel: 'default', effort: null }],
+    [
+      { provider: 'claude', effortLevel: 'high' },
+      { provider: 'claude', model: 'profile', effortLevel: 'high', effort: null },
+    ],
+    [
+      { provider: 'codex', model: ' gpt-5 ', effort: 'xhigh' },
+      { provider: 'codex', model: 'gpt-5', effortLevel: null, effort: 'xhigh' },
+    ],
+    [{ model: 'llama3' }, { provider: 'scripted', model: 'llama3', effortLevel: null, effort: null }],
+  ];
+  for (const [input, expected] of cases) {
+    assert.deepEqual(
+      await sessionSettingsOf(page, { autoEndOnDisconnect: true, ...input }),
+      expected,
+      JSON.stringify(input),
+    );
+  }
+});
+
+test('0.1: /session shows the model and effort level as the page passed them', async (t) => {
+  const page = await BridgeClient.open(t, await startCore(t, { protocol: '0.1' }));
+  assert.deepEqual(await sessionSettingsOf(page, { provider: 'codex', model: 'gpt-5', effortLevel: 'high' }), {
+    provider: 'codex',
+    model: 'gpt-5',
+    effortLevel: 'high',
+    effort: null,
+  });
+  assert.deepEqual(await sessionSettingsOf(page, { provider: 'codex' }), {
+    provider: 'codex',
+    model: 'profile',
+    effortLevel: null,
+    effort: null,
+  });
+});
+
+test("the scripted agent's help mentions /session", async (t) => {
+  const page = await BridgeClient.open(t, await startCore(t));
+  const sessionId = await createSession(page);
+  const from = page.mark();
+  await page.ok('send_text', { sessionId, text: 'hello?' });
+  assert.match(
+    chatText(await page.turnEnd(sessionId, from)),
+    /\/session to see the settings this session was created with/,
+  );
+});

@@ -255,3 +255,71 @@ test('without an asset store, publishArtifact rejects with ARTIFACTS_UNAVAILABLE
   assert.equal(rejection.code, 'ARTIFACTS_UNAVAILABLE');
   assert.ok(!events.some((m) => m.type === 'provider_artifact'));
 });
+
+test('a reactivated session keeps its agent session (closed only on release), and a turn from before its end stays silent', async () => {
+  let opened = 0;
+  let closed = 0;
+  let openGate = () => {};
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
+  let lateSaid: () => void = () => {};
+  const late = new Promise<void>((resolve) => (lateSaid = resolve));
+  const agent: DevAgent = {
+    code: 'fake',
+    name: 'Fake',
+    defaultModel: 'fake-1',
+    openSession: () => {
+      opened++;
+      let turns = 0;
+      return {
+        turn: async (text, ctx) => {
+          turns++;
+          if (text !== 'slow') return ctx.say(`turn ${turns}`);
+          await gate; // an agent that does not listen to its signal
+          ctx.say('too late');
+          lateSaid();
+        },
+        close: () => void closed++,
+      };
+    },
+  };
+  const events: Message[] = [];
+  const sink: EventSink = { id: 'sink', sendEvent: (m) => events.push(m) };
+  const session = new DevSession(
+    {
+      origin: 'http://localhost:1',
+      provider: 'codex',
+      model: 'm',
+      agent,
+      autoEndOnDisconnect: true,
+      skills: checkSkills(skills(), patterns),
+      defaultToolTimeoutMs: 1000,
+      protocol: protocolProfile('current'),
+    },
+    { changed() {}, ended() {} },
+  );
+  session.addRoute(sink, 'chan');
+  session.reserveTurn('user', 'slow', 'op_slow')();
+  await eventIn(events, (m) => m.type === 'status_changed' && m.status === 'running');
+  session.end();
+  assert.equal(closed, 0, 'kept open for a reactivation');
+
+  session.reactivate(false);
+  session.addRoute(sink, 'chan');
+  assert.deepEqual([session.isEnded, session.autoEndOnDisconnect], [false, false]);
+  const from = events.length;
+  openGate();
+  await late;
+  session.reserveTurn('user', 'hello', 'op_after')();
+  await eventIn(events, (m) => m.type === 'operation_completed');
+  const after = events.slice(from);
+  assert.ok(
+    after.every((m) => m.operationId === 'op_after'),
+    `nothing of the turn from before the end: ${JSON.stringify(after)}`,
+  );
+  assert.equal(after.find((m) => m.type === 'chat_message')!.text, 'turn 2', 'the same agent session went on');
+  assert.equal(opened, 1);
+
+  session.end();
+  session.release();
+  assert.equal(closed, 1);
+});

@@ -1,18 +1,35 @@
 /**
  * `scripted`: the default agent — local, deterministic, no network. It understands `/tools`,
- * `/call <tool> <json args>` and `/artifact <name> <text…>` (publishes a file), then the `--script`
- * rules, and otherwise answers with a short note naming the page's tools and how to call them. Every
- * reply streams as several `chat_delta`s.
+ * `/call <tool> <json args>`, `/artifact <name> <text…>` (publishes a file) and `/session` (the
+ * session's settings, for end-to-end tests), then the `--script` rules, and otherwise answers with a
+ * short note naming the page's tools and how to call them. Every reply streams as several `chat_delta`s.
  */
 import type { JsonValue } from 'pedelec-elements/core';
 import type { ToolManifest } from '../manifest.js';
 import { fillArgs, fillText, type ScriptRules, type TemplateScope } from './script.js';
 import { streamText } from './stream.js';
-import type { AgentSession, DevAgent, TurnContext } from './types.js';
+import type { AgentSession, AgentSessionInfo, DevAgent, TurnContext } from './types.js';
 
 const CALL = /^\/call\s+(\S+)\s*([\s\S]*)$/;
 const ARTIFACT = /^\/artifact(?:\s+(\S+)\s?([\s\S]*))?$/;
-const ARTIFACT_HINT = 'Type /artifact <name> <text> to have me publish a file.';
+const ARTIFACT_HINT =
+  'Type /artifact <name> <text> to have me publish a file, or /session to see the settings this session was created with.';
+
+/**
+ * `/session`'s answer: `Session settings: ` and one JSON object with always the same four keys —
+ * `provider` (the code the page asked for), `model` (the model the page named, or `"profile"` when
+ * it named none and an effort profile chooses), `effortLevel` and `effort` (`null` when not set).
+ * For instance `{"provider":"codex","model":"gpt-5","effortLevel":null,"effort":"high"}`.
+ */
+export function sessionSettings(info: AgentSessionInfo): string {
+  const settings = {
+    provider: info.provider,
+    model: info.explicitModel ? (info.model ?? null) : 'profile',
+    effortLevel: info.effortLevel ?? null,
+    effort: info.effort ?? null,
+  };
+  return `Session settings: ${JSON.stringify(settings)}`;
+}
 
 /**
  * How much one example call may hold. A schema's `minItems` and `minLength` are the page's to choose,
@@ -143,6 +160,7 @@ class ScriptedSession implements AgentSession {
     const message = text.trim();
 
     if (/^\/tools\b/.test(message)) return streamText(ctx, this.toolList(tools));
+    if (/^\/session\b/.test(message)) return streamText(ctx, sessionSettings(ctx.session));
 
     const call = CALL.exec(message);
     if (call) return this.slashCall(ctx, call[1], call[2].trim());

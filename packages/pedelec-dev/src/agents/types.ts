@@ -21,11 +21,22 @@ export interface AgentSessionInfo {
   readonly origin: string | null;
   /** The page's tool manifest as sent in `create_session` (already checked), or `undefined`. */
   readonly skills: SkillsManifest | undefined;
-  /** `input.effortLevel` of `create_session` (profile mode), passed through unchecked beyond "a string". */
+  /**
+   * True when the page named the model (today's explicit mode); otherwise `model` is the agent's
+   * default and an effort profile (`effortLevel`) chooses.
+   */
+  readonly explicitModel?: boolean;
+  /**
+   * `input.effortLevel` of `create_session` (profile mode): with today's protocol one of `default`,
+   * `low`, `high` (`default` when the page gave none); with 0.1 passed through as it came.
+   */
   readonly effortLevel?: string | undefined;
-  /** `input.effort` of `create_session` (explicit mode, beside `model`), passed through likewise. */
+  /** `input.effort` of `create_session` (explicit mode, beside `model`): `low` … `max`; 0.1 passes it through. */
   readonly effort?: string | undefined;
 }
+
+/** What an artifact holds, as today's Core says it (from its Content-Type). */
+export type ArtifactKind = 'image' | 'audio' | 'video' | 'file';
 
 /** A file an agent published with {@link TurnContext.publishArtifact}: the `artifact` of `provider_artifact`. */
 export type PublishedArtifact = {
@@ -37,8 +48,10 @@ export type PublishedArtifact = {
   readonly name: string;
   readonly mimeType: string;
   readonly sizeBytes: number;
-  readonly kind: 'file';
-  readonly source: 'agent';
+  /** `image/*` → `image`, `audio/*` → `audio`, `video/*` → `video`, anything else `file`. */
+  readonly kind: ArtifactKind;
+  /** Always `provider_artifact`: the agent published a file of its own (see artifacts.ts). */
+  readonly source: 'provider_artifact';
 };
 
 /**
@@ -87,7 +100,11 @@ export interface AgentSession {
   turn(text: string, ctx: TurnContext): Promise<void>;
   /** Warms up (the page's `prepare()`); resolves at once when absent. */
   prepare?(ctx: TurnContext): Promise<void>;
-  /** Called once when the session ends; release anything held. */
+  /**
+   * Called once when the session is over for good: ended and no longer reactivatable (forgotten, or
+   * the server stops). An ended session keeps its agent session until then, so `reactivate_session`
+   * continues the same conversation; its turns were already aborted through `TurnContext.signal`.
+   */
   close?(): void;
 }
 

@@ -92,7 +92,10 @@ function handle(message) {
     case 'hello': {
       const s = message.server;
       // A Core from before the protocol option sends no `protocol`: say nothing rather than guess.
-      const protocol = s.protocol ? ` · protocol ${s.protocol}${s.fragments === false ? ' (no fragments)' : ''}` : '';
+      const notes = [s.fragments === false && 'no fragments', s.coreStatuses === true && 'Core statuses'].filter(
+        Boolean,
+      );
+      const protocol = s.protocol ? ` · protocol ${s.protocol}${notes.length ? ` (${notes.join(', ')})` : ''}` : '';
       $('server-info').textContent =
         `pedelec-dev ${s.version} · agent ${s.agent} · approval ${s.approval}${protocol}${s.strictProviders ? ' · strict providers' : ''} · bridge ${s.bridgeUrl}`;
       state.sessions = new Map(message.sessions.map((x) => [x.sessionId, x]));
@@ -219,9 +222,11 @@ function renderFacts() {
     ['Origin', s.origin ?? '(none: a non-browser client)'],
     ['Provider asked', s.provider],
     ['Served by', s.agent],
-    ['Model', s.model ?? '—'],
+    // A Core from before explicitModel sends none: show the model alone.
+    ['Model', `${s.model ?? '—'}${s.explicitModel === false ? ' (the agent’s default: profile mode)' : ''}`],
     ...(typeof s.effortLevel === 'string' ? [['Effort level', s.effortLevel]] : []),
     ...(typeof s.effort === 'string' ? [['Effort', s.effort]] : []),
+    ...(typeof s.workspaceId === 'string' ? [['Workspace', `${s.workspaceId} (managed)`]] : []),
     ['Status', s.status],
     ['Connections', String(s.routes)],
     ['Ends on disconnect', s.autoEndOnDisconnect ? 'yes' : 'no (persistent)'],
