@@ -117,8 +117,14 @@ export type PedelecGuidanceEvents = Record<never, never>;
 export interface PedelecSessionProps {
   /** Provider code (`codex`, `claude`, `ollama`…); empty: the user's default. */
   provider?: string | null;
-  /** Model for the provider; empty: the provider's default. Needs `provider`. */
+  /** An explicit model (explicit model mode); empty: Pedelec's effort profile for the provider chooses one (profile mode). Without `provider`, the user's default provider. */
   model?: string | null;
+  /** Profile mode (no `model`): `default`, `low` or `high` (empty: `default`), how hard the provider's effort profile works (property `effortLevel`). */
+  'effort-level'?: string;
+  /** Profile mode (no `model`): `default`, `low` or `high` (empty: `default`), how hard the provider's effort profile works (property `effortLevel`). */
+  effortLevel?: string | null;
+  /** With `model`: the provider's own effort, `low`, `medium`, `high`, `xhigh` or `max` (empty: the provider's default). */
+  effort?: string | null;
   /** Guidance for the agent (or a `<pedelec-guidance>` child, not both). */
   guidance?: string | null;
   /** Empty: the Pedelec extension. `ws://localhost:…`, `ws://127.0.0.1:…` or `ws://[::1]:…`: a development Core. Other hosts only through the `bridge` property, so injected markup cannot send the tools elsewhere. */
@@ -175,11 +181,11 @@ export interface PedelecSessionEvents {
   'pedelec-status': PedelecStatusEvent;
   /** A piece of the agent's reply: every character of it once, in order. */
   'pedelec-chat-delta': PedelecChatDeltaEvent;
-  /** A whole assistant message, once complete (current Pedelec). */
+  /** A whole assistant message, once complete. */
   'pedelec-chat-message': PedelecChatMessageEvent;
   /** Core reported the session's token usage. */
   'pedelec-usage': PedelecUsageEvent;
-  /** The provider produced a file in the session's sandbox. */
+  /** The provider produced a file in the session's assets during a turn. */
   'pedelec-artifact': PedelecArtifactEvent;
   /** A failure the page can act on (stable `code`). */
   'pedelec-error': PedelecErrorEvent;

@@ -5,7 +5,7 @@
  */
 import { pedelecError, type PedelecError } from './errors.js';
 import { MAX_TIMER_MS } from './protocol.js';
-import type { PedelecEventContext, ToolCallContext, ToolCallVia, TurnKind } from './types.js';
+import type { EffortLevel, PedelecEventContext, ToolCallContext, ToolCallVia, TurnKind } from './types.js';
 
 /**
  * A tool call context as the kit makes it: `signal` and `deadline`, optional in the public
@@ -14,7 +14,13 @@ import type { PedelecEventContext, ToolCallContext, ToolCallVia, TurnKind } from
 export type RunningCallContext = ToolCallContext & { readonly signal: AbortSignal; deadline: number };
 
 /** What every context says of the session. */
-type SessionFacts = { sessionId: string; provider: string; model: string | undefined; sessionCreatedAt: number };
+type SessionFacts = {
+  sessionId: string;
+  provider: string;
+  effortLevel?: EffortLevel | undefined;
+  model: string | undefined;
+  sessionCreatedAt: number;
+};
 
 /**
  * Who caused an event: `core` for a message from the bridge (with when it arrived), `sdk` for what the
@@ -45,6 +51,7 @@ export function eventContext(
   const ctx: PedelecEventContext = {
     sessionId: session.sessionId,
     provider: session.provider,
+    ...(session.effortLevel !== undefined && { effortLevel: session.effortLevel }),
     model: session.model,
     sessionCreatedAt: session.sessionCreatedAt,
     eventEmittedAt: Date.now(),
@@ -137,6 +144,7 @@ class CallContext {
   ) {
     this.sessionId = base.sessionId;
     this.provider = base.provider;
+    if (base.effortLevel !== undefined) this.effortLevel = base.effortLevel;
     this.model = base.model;
     this.sessionCreatedAt = base.sessionCreatedAt;
     this.eventEmittedAt = base.eventEmittedAt;

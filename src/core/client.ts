@@ -1,35 +1,77 @@
 /**
- * `Pedelec`: one connection to the bridge — requests and responses, event routing, sessions
- * (spec/sdk-api.md, bridge-protocol.md).
+ * `Pedelec`: the connection to the bridge — requests and responses, event routing, sessions
+ * (spec/sdk-api.md, sdk-0.4.md, bridge-protocol.md).
  */
 import type { EventMeta } from './call-context.js';
-import { keepError, normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
-import { hasOwn, isObject, isText } from './json.js';
-import { watchPageActivity } from './page-activity.js';
+import {
+  invalidInput,
+  isPedelecError,
+  keepError,
+  normalizeError,
+  pedelecError,
+  protocolError,
+  type PedelecError,
+} from './errors.js';
+import { hasOwn, isObject } from './json.js';
+import { watchPageActivity, type PageActivity } from './page-activity.js';
 import { PendingRequests } from './pending-requests.js';
 import { APPROVAL_HELD_REQUESTS, PEDELEC_PROTOCOL_VERSION, randomId, type BridgePort } from './protocol.js';
-import { availability, isLinkDown, readApprovalStatus, readProviders, readSettings } from './responses.js';
+import {
+  availability,
+  isLinkDown,
+  readApprovalStatus,
+  readDefaultModels,
+  readProviders,
+  readSessionReply,
+  readSettings,
+  type WorkspaceReply,
+} from './responses.js';
 import {
   readCreateInput,
   readResumeSkills,
   type CreateSessionInput,
+  type ReadCreateInput,
   type ResumeSessionOptions,
   type SessionWiring,
 } from './session-input.js';
 import { PedelecSession, type SessionBridge } from './session.js';
 import { Toolbox, type NormalizedSkills, type ToolDefinition, type ToolNameOf } from './tools.js';
 import { chromeRuntime, extensionTransport } from './transports/extension.js';
-import type { ApprovalStatus, PedelecAvailability, PedelecOptions, PedelecSettings, ProviderInfo } from './types.js';
+import type {
+  ApprovalStatus,
+  EffortLevel,
+  PedelecAvailability,
+  PedelecOptions,
+  PedelecSettings,
+  ProviderInfo,
+} from './types.js';
+import { PedelecWorkspace, type WorkspaceBridge } from './workspace.js';
 
 const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const DISCONNECTED = (details?: unknown) =>
   pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
 const TRANSPORT = (failure: unknown) => normalizeError(failure, 'SDK_TRANSPORT_ERROR', 'Pedelec transport error');
+const MODEL_NOT_APPLIED = () =>
+  protocolError(
+    'The connected Pedelec Extension/Desktop does not support explicit model configuration. Update Pedelec components and try again.',
+    { feature: 'explicitModelConfig' },
+  );
+
+/**
+ * Which Pedelec the port reaches, as learned from its answers: a 0.1.x extension refuses the
+ * `sdk_hello` handshake (a response with an empty `requestId`), and that refusal arrives before the
+ * answer to any later request; today's extension takes the handshake silently.
+ */
+type Era = 'unknown' | '0.1' | 'current';
+
+/** Where a session is created: its toolbox and approval wait (elements), its workspace (`workspace.createSession`). */
+type CreateWiring = SessionWiring & { workspace?: PedelecWorkspace };
 
 /**
  * A client of the Pedelec bridge. Construct it where the page asks for the agent; it connects at
- * once. Every method returns a promise that rejects with a {@link PedelecError}, never throws.
+ * once, and again on the next request after the connection went away. Every method returns a promise
+ * that rejects with a {@link PedelecError}, never throws.
  */
 export class Pedelec {
   /** (ours) Messages are routed by this id; other clients on the same port are ignored. */
@@ -37,9 +79,16 @@ export class Pedelec {
   #options: PedelecOptions;
   #bridgeTimeoutMs: number;
   #origin: string | null;
-  #port: BridgePort | undefined;
-  /** Set once the client can no longer talk: unavailable from the start, or disconnected. */
+  /** Opens a port; null where none can ever be opened (no page context and no transport). */
+  #openPort: (() => BridgePort) | null = null;
+  #port: BridgePort | null = null;
+  /** The ports whose messages and disconnection this client listens to. */
+  #heard = new WeakSet<BridgePort>();
+  /** Why no port is open: the last connection failed or went away (until a new one opens). */
   #failure: PedelecError | null = null;
+  /** (ours) `disconnect()` was called: the client stays closed. */
+  #closed = false;
+  #era: Era = 'unknown';
   #requestCount = 0;
   #pending = new PendingRequests();
   #sessions = new Map<string, PedelecSession<string>>();
@@ -50,14 +99,18 @@ export class Pedelec {
    */
   #earlySnapshots = new Map<string, [message: Record<string, unknown>, meta: EventMeta]>();
   #subscribing = 0;
-  #stopWatchingActivity: () => void = () => {};
+  #activity: PageActivity = { announce() {}, stop() {} };
   #warnedOnce = new Set<string>();
   #bridge: SessionBridge = {
     request: (type, payload) => this.request(type, payload),
     release: (session) => {
       if (this.#sessions.get(session.sessionId) === session) this.unregisterSession(session.sessionId);
     },
+    register: (session) => void this.#sessions.set(session.sessionId, session),
     warn: (warning) => this.#warn(warning),
+  };
+  #workspaceBridge: WorkspaceBridge = {
+    createSession: (input, workspace) => this.#createSession(input, { workspace }),
   };
 
   constructor(options: PedelecOptions = {}) {
@@ -71,23 +124,48 @@ export class Pedelec {
       this.#failure = UNAVAILABLE('Pedelec SDK must run in a browser page context.');
       return;
     }
+    this.#openPort = options.transport ?? extensionTransport(options.extensionId);
+    this.#activity = watchPageActivity((active) => this.#post({ type: 'page_activity', active }));
     try {
-      const port = (options.transport ?? extensionTransport(options.extensionId))();
-      port.onMessage.addListener((message) => this.#handleMessage(message));
-      port.onDisconnect.addListener(() => this.#handleDisconnect(port));
-      this.#port = port;
+      this.#connect();
     } catch {
-      this.#failure = UNAVAILABLE();
-      return;
+      // Recorded in #failure: the next request tries again.
     }
-    // The current protocol's handshake: without it, an extension flags the page's SDK as outdated and
-    // may open its popup. A 0.1.x extension refuses both messages with responses that match no
-    // request (empty ids), which are ignored like any other.
-    this.#post({ type: 'sdk_hello', sdkVersion: PEDELEC_PROTOCOL_VERSION });
-    this.#stopWatchingActivity = watchPageActivity((active) => this.#post({ type: 'page_activity', active }));
   }
 
-  /** Posts a message that is not a request (no answer expected). Best effort: a port that cannot take it fails the next request. */
+  /**
+   * The open port, or a new one: with today's handshake — without it, an extension flags the page's
+   * SDK as outdated and may open its popup — then the page's activity. Throws when none can be opened.
+   */
+  #connect(): BridgePort {
+    if (this.#port) return this.#port;
+    if (!this.#openPort || this.#closed) throw this.#failure ?? UNAVAILABLE();
+    let port: BridgePort;
+    try {
+      port = this.#openPort();
+    } catch (thrown) {
+      this.#failure = isPedelecError(thrown)
+        ? thrown
+        : normalizeError(thrown, 'EXTENSION_UNAVAILABLE', 'Pedelec extension is unavailable.');
+      throw this.#failure;
+    }
+    this.#port = port;
+    this.#failure = null;
+    this.#era = 'unknown';
+    // A transport may hand out the same port again (the memory pair does): listened to once.
+    if (!this.#heard.has(port)) {
+      this.#heard.add(port);
+      port.onMessage.addListener((message) => {
+        if (port === this.#port) this.#handleMessage(message);
+      });
+      port.onDisconnect.addListener(() => this.#handleDisconnect(port));
+    }
+    this.#post({ type: 'sdk_hello', sdkVersion: PEDELEC_PROTOCOL_VERSION });
+    this.#activity.announce();
+    return port;
+  }
+
+  /** Posts a message that is not a request (no answer expected), on the open port only. */
   #post(message: Record<string, unknown>): void {
     try {
       this.#port?.postMessage(message);
@@ -96,9 +174,14 @@ export class Pedelec {
     }
   }
 
-  /** (ours) The error every request gets now, or null while the bridge is usable. */
+  /** (ours) Why requests cannot reach Pedelec now (no port is open), or null while one is. */
   get unavailableReason(): PedelecError | null {
-    return this.#failure;
+    return this.#port ? null : (this.#failure ?? UNAVAILABLE());
+  }
+
+  /** @internal Whether the extension is a 0.1.x one (it refused the handshake). */
+  get legacyExtension(): boolean {
+    return this.#era === '0.1';
   }
 
   // ───────────────────────────── requests ─────────────────────────────
@@ -113,8 +196,12 @@ export class Pedelec {
 
   /** A request that may wait longer than the bridge timeout (`waitMs`): one held for the user's approval. */
   #request<T>(type: string, payload: Record<string, unknown> = {}, waitMs?: number): Promise<T> {
-    // No port means a failure was recorded when the client was constructed.
-    if (this.#failure) return Promise.reject(this.#failure);
+    let port: BridgePort;
+    try {
+      port = this.#connect();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const requestId = `sdk_${Date.now()}_${++this.#requestCount}`;
     // The envelope last: a payload cannot re-address the request (its answer would never match).
     const message = { ...payload, channelId: this.channelId, type, requestId };
@@ -123,9 +210,11 @@ export class Pedelec {
     const wait = (held as number) > this.#bridgeTimeoutMs ? (held as number) : this.#bridgeTimeoutMs;
     const response = this.#pending.add<T>(requestId, type, wait);
     try {
-      this.#port!.postMessage(message);
+      port.postMessage(message);
     } catch (thrown) {
-      this.#pending.reject(requestId, keepError(thrown, DISCONNECTED()));
+      const error = keepError(thrown, DISCONNECTED());
+      this.#pending.reject(requestId, error);
+      this.#handleDisconnect(port, error);
     }
     return response;
   }
@@ -139,10 +228,17 @@ export class Pedelec {
     if (!isObject(message)) return;
     // Every message routed from the bridge is Core's.
     const meta: EventMeta = { source: 'core', eventReceivedAt: Date.now() };
-    const { channelId, type, sessionId, ok, error } = message;
+    const { channelId, type, sessionId, ok, error, requestId } = message;
+    // A 0.1.x extension refuses the handshake with a response addressed to nobody.
+    if (type === 'response' && !requestId && ok === false) {
+      if (this.#era === 'unknown') this.#era = '0.1';
+      return;
+    }
     if (channelId !== undefined && channelId !== this.channelId) return;
     if (type === 'response') {
-      const { requestId, result } = message;
+      // An answer to a request, with no refusal of the handshake before it: today's extension.
+      if (this.#era === 'unknown') this.#era = 'current';
+      const { result } = message;
       if (ok === true) this.#pending.resolve(requestId, result === undefined ? {} : result);
       else {
         const fallback = pedelecError('SDK_TRANSPORT_ERROR', 'SDK transport request failed', error);
@@ -154,32 +250,40 @@ export class Pedelec {
       else if (type === 'session_snapshot' && this.#subscribing > 0)
         this.#earlySnapshots.set(sessionId, [message, meta]);
     } else if (type === 'error' && sessionId == null) {
-      // A transport-wide error, broadcast to every SDK port: every live session's turn fails. Only
-      // one that names no session: an error with a malformed session id is garbage, and ignored.
-      this.#failAll(TRANSPORT(error), false);
+      // A transport-wide error, broadcast to every SDK port. Only one that names no session: an
+      // error with a malformed session id is garbage, and ignored.
+      const failure = TRANSPORT(error);
+      [...this.#sessions.values()].forEach((session) => session.handleTransportError(failure));
     }
   }
 
-  #failAll(error: PedelecError, disconnected: boolean): void {
-    [...this.#sessions.values()].forEach((session) => session.handleTransportError(error, disconnected));
-  }
-
-  #handleDisconnect(port: BridgePort): void {
-    if (this.#failure) return;
-    this.#stopWatchingActivity();
+  /**
+   * The port went away (or could not take a message): every session of the client is detached — its
+   * turn rejected, its handlers aborted, its later calls `SESSION_ENDED` — then every request waiting
+   * on that port is rejected. Nothing is sent again; the next request opens a new port.
+   */
+  #handleDisconnect(port: BridgePort, error?: PedelecError): void {
+    if (port !== this.#port) return;
     const lastError = port.error ?? chromeRuntime()?.lastError;
-    const error = (this.#failure = keepError(lastError, DISCONNECTED(lastError)));
-    this.#pending.rejectAll(error);
-    this.#failAll(error, true);
+    const failure = error ?? keepError(lastError, DISCONNECTED(lastError));
+    this.#port = null;
+    this.#failure = failure;
+    const sessions = [...this.#sessions.values()];
+    this.#sessions.clear();
+    sessions.forEach((session) => session.detachFromTransport(failure));
+    this.#pending.rejectAll(failure);
   }
 
   /**
-   * (ours) Closes the connection: pending requests and live sessions see a disconnect. Used by
-   * elements releasing a shared client; the public SDK has no such method.
+   * (ours) Closes the connection for good: pending requests and live sessions see a disconnect, and
+   * later requests fail. Used by elements releasing a shared client; the public SDK has no such method.
    */
   disconnect(): void {
-    if (this.#failure) return;
-    const port = this.#port!;
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#activity.stop();
+    const port = this.#port;
+    if (!port) return;
     try {
       port.disconnect?.();
     } finally {
@@ -189,7 +293,10 @@ export class Pedelec {
 
   // ───────────────────────────── sessions ─────────────────────────────
 
-  /** Creates a session (resolving the default provider and model when not given). */
+  /**
+   * Creates a session. Without a provider, the user's default one; without a model, Pedelec's effort
+   * profile for the provider chooses it (at `effortLevel`).
+   */
   createSession(): Promise<PedelecSession<string>>;
   createSession<const TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]>(
     input: CreateSessionInput<TTools>,
@@ -197,78 +304,131 @@ export class Pedelec {
   /** An input that may be absent (`createSession(maybeInput)`): the spec's `input?`. */
   createSession(input?: CreateSessionInput): Promise<PedelecSession<string>>;
   createSession(input: CreateSessionInput = {}): Promise<PedelecSession<string>> {
-    return this.createWiredSession(input, {});
+    return this.#createSession(input, {});
   }
 
   /** @internal `createSession` for a `<pedelec-session>`: its toolbox, its approval wait. */
-  async createWiredSession(input: CreateSessionInput, wiring: SessionWiring): Promise<PedelecSession<string>> {
-    const read = readCreateInput(input);
-    const { skills, effort } = read;
-    skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
+  createWiredSession(input: CreateSessionInput, wiring: SessionWiring): Promise<PedelecSession<string>> {
+    return this.#createSession(input, wiring);
+  }
 
-    let { provider, model } = read;
-    if (provider === undefined || model === undefined) {
-      // Held for approval like create_session: they wait as long as it may (the element's 65 s).
-      const { defaultProvider, defaultModels } = readSettings(
-        await this.#request('get_settings', {}, wiring.requestTimeoutMs),
-      );
-      if (provider === undefined) {
-        if (defaultProvider === null)
-          throw pedelecError('DEFAULT_PROVIDER_NOT_SET', 'No default provider is set in Pedelec.');
-        const providers = readProviders(await this.#request('list_providers', {}, wiring.requestTimeoutMs));
-        if (!providers.find((p) => p.code === defaultProvider)?.available) {
-          throw pedelecError(
-            'DEFAULT_PROVIDER_UNAVAILABLE',
-            `The default provider ${defaultProvider} is not available.`,
-            { provider: defaultProvider },
-          );
-        }
-        provider = defaultProvider;
-      }
-      // Own keys only: a provider code such as "constructor" must not find Object.prototype's. A
-      // current extension has no default models: no model is sent, and Desktop's profile chooses.
-      model = hasOwn(defaultModels, provider) ? defaultModels[provider] : undefined;
-    }
-    const created = this.#request<Record<string, unknown> | undefined>(
-      'create_session',
-      {
-        input: {
+  async #createSession(input: CreateSessionInput, wiring: CreateWiring): Promise<PedelecSession<string>> {
+    const read = readCreateInput(input);
+    const { skills, effortLevel } = read;
+    skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
+    if (skills?.denoModules.length)
+      throw invalidInput('Deno modules in skills are not supported by this version of pedelec-elements yet', {
+        moduleName: skills.denoModules[0]!.name,
+      });
+    // Posted at once when nothing needs asking first, as the public SDK posts it.
+    const { provider, model } =
+      this.#givenProviderAndModel(read) ?? (await this.#resolveProviderAndModel(read, wiring.requestTimeoutMs));
+    const legacy = this.legacyExtension;
+    const body = legacy
+      ? { provider, model, skills: skills?.manifest, autoEndOnDisconnect: read.autoEndOnDisconnect }
+      : {
           provider,
           model,
+          effort: read.effort,
+          effortLevel,
           skills: skills?.manifest,
-          autoEndOnDisconnect: input.autoEndOnDisconnect !== false,
-          ...effort,
-        },
-        callerSdkVersion: PEDELEC_PROTOCOL_VERSION,
-      },
+          ...(wiring.workspace && { workspaceId: wiring.workspace.workspaceId }),
+          autoEndOnDisconnect: read.autoEndOnDisconnect,
+        };
+    const created = this.#request(
+      'create_session',
+      { input: body, callerSdkVersion: PEDELEC_PROTOCOL_VERSION },
       wiring.requestTimeoutMs,
     );
-    return this.#subscribe('create_session', created, (sessionId) =>
-      this.#adopt(sessionId, provider!, model, skills, wiring, true),
-    );
+    return this.#subscribe(async () => {
+      const reply = readSessionReply('create_session', await created);
+      const { sessionId, workspace } = reply;
+      if (wiring.workspace && workspace && workspace.workspaceId !== wiring.workspace.workspaceId)
+        throw protocolError('create_session response returned a different Workspace', {
+          expectedWorkspaceId: wiring.workspace.workspaceId,
+          actualWorkspaceId: workspace.workspaceId,
+        });
+      // Today's Pedelec says whether it applied the page's model; never run a model it did not ask for.
+      if (workspace && read.model !== undefined && reply.explicitModelConfigApplied !== true) {
+        await this.#request('abort_session_setup', { sessionId }).catch(() => {});
+        throw MODEL_NOT_APPLIED();
+      }
+      return this.#adopt(sessionId, {
+        provider,
+        model,
+        effortLevel: legacy ? undefined : effortLevel,
+        skills,
+        wiring,
+        workspace: wiring.workspace ?? this.#workspaceOf(workspace),
+        autoEndOnDisconnect: read.autoEndOnDisconnect,
+        replaceHandlers: true,
+        created: true,
+      });
+    });
+  }
+
+  /** The provider and model a create sends, when they need no asking: a provider given, and a model or none needed. */
+  #givenProviderAndModel(read: ReadCreateInput): { provider: string; model: string | undefined } | null {
+    const { provider, model } = read;
+    return provider !== undefined && (model !== undefined || !this.legacyExtension) ? { provider, model } : null;
   }
 
   /**
-   * Waits for a create or resume response and makes the handle for the session it names (one that
-   * names none breaks the protocol). Meanwhile, snapshots of sessions this client does not know yet
-   * are kept, so the new handle gets its own.
+   * The provider and model a create sends otherwise: without a provider, the user's default (it must
+   * be available); without a model, none (profile mode) — except with a 0.1.x extension, which has no
+   * effort profiles: there the provider's default model from its settings.
    */
-  async #subscribe<T>(
-    type: string,
-    response: Promise<Record<string, unknown> | undefined>,
-    adopt: (sessionId: string) => T,
-  ): Promise<T> {
+  async #resolveProviderAndModel(
+    read: ReadCreateInput,
+    waitMs: number | undefined,
+  ): Promise<{ provider: string; model: string | undefined }> {
+    let { provider, model } = read;
+    // Held for approval like create_session: they wait as long as it may (the element's 65 s).
+    const answer = await this.#request('get_settings', {}, waitMs);
+    if (provider === undefined) {
+      const { defaultProvider } = readSettings(answer);
+      if (defaultProvider === null)
+        throw pedelecError(
+          'DEFAULT_PROVIDER_NOT_SET',
+          'Default provider is not set. Open the Pedelec desktop app Settings page and choose a default provider.',
+        );
+      const { providers } = readProviders(await this.#request('list_providers', {}, waitMs));
+      if (!providers.find((p) => p.code === defaultProvider)?.available) {
+        throw pedelecError(
+          'DEFAULT_PROVIDER_UNAVAILABLE',
+          'Default provider is not currently available. Open the Pedelec desktop app Settings page and choose an available provider.',
+          { provider: defaultProvider },
+        );
+      }
+      provider = defaultProvider;
+    }
+    // Own keys only: a provider code such as "constructor" must not find Object.prototype's. Today's
+    // extension has no default models (its answer came after the handshake was taken silently).
+    if (model === undefined && this.legacyExtension) {
+      const defaultModels = readDefaultModels(answer);
+      if (hasOwn(defaultModels, provider)) model = defaultModels[provider];
+    }
+    return { provider, model };
+  }
+
+  /**
+   * Runs `adopt` once a create or resume response is read. Meanwhile, snapshots of sessions this
+   * client does not know yet are kept, so the new handle gets its own.
+   */
+  async #subscribe<T>(adopt: () => Promise<T>): Promise<T> {
     this.#subscribing++;
     try {
-      const sessionId = (await response)?.sessionId;
-      if (!isText(sessionId)) throw protocolError(`${type} response did not include sessionId`);
-      return adopt(sessionId);
+      return await adopt();
     } finally {
       if (--this.#subscribing === 0) this.#earlySnapshots.clear();
     }
   }
 
-  /** Re-attaches to a session this origin created earlier (e.g. with `autoEndOnDisconnect: false`). */
+  /**
+   * Attaches to a session this origin created earlier (e.g. with `autoEndOnDisconnect: false`), after
+   * a reload or a lost connection: the handle reflects where the session stands (it is not
+   * reactivated: see `session.resume()`).
+   */
   resumeSession<const TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]>(
     sessionId: string,
     options: ResumeSessionOptions<TTools> = {},
@@ -284,43 +444,69 @@ export class Pedelec {
   ): Promise<PedelecSession<any>> {
     const skills = readResumeSkills(sessionId, options);
     skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
-    const resumed = this.#request<Record<string, unknown> | undefined>(
-      'resume_session',
-      { sessionId },
-      wiring.requestTimeoutMs,
-    );
-    return this.#subscribe('resume_session', resumed, (id) =>
-      this.#adopt(id, options.provider ?? '', options.model, skills, wiring, !!skills),
-    );
+    const resumed = this.#request('resume_session', { sessionId }, wiring.requestTimeoutMs);
+    return this.#subscribe(async () => {
+      const reply = readSessionReply('resume_session', await resumed);
+      if (reply.sessionId !== sessionId) throw protocolError('resume_session response did not match sessionId');
+      const existing = this.#sessions.get(sessionId);
+      if (existing && reply.workspace && existing.workspace.workspaceId !== reply.workspace.workspaceId)
+        throw protocolError('resume_session response returned a different Workspace');
+      return this.#adopt(sessionId, {
+        provider: options.provider ?? '',
+        model: options.model,
+        effortLevel: undefined,
+        skills,
+        wiring,
+        workspace: this.#workspaceOf(reply.workspace),
+        autoEndOnDisconnect: reply.autoEndOnDisconnect ?? false,
+        replaceHandlers: !!skills,
+        created: false,
+      });
+    });
   }
 
-  /** The handle for a session: the one this client holds for that id (`replaceHandlers`: with the new tools), or a new one. */
+  /** A reply's workspace, or — from a 0.1.x extension, which has none — one whose methods say so. */
+  #workspaceOf(reply: WorkspaceReply | null): PedelecWorkspace {
+    return new PedelecWorkspace(this.#workspaceBridge, reply?.workspaceId ?? '', reply?.path ?? null);
+  }
+
+  /**
+   * The handle for a session: the one this client holds for that id (`replaceHandlers`: with the new
+   * tools), or a new one.
+   */
   #adopt(
     sessionId: string,
-    provider: string,
-    model: string | undefined,
-    skills: NormalizedSkills | undefined,
-    wiring: SessionWiring,
-    replaceHandlers: boolean,
+    init: {
+      provider: string;
+      model: string | undefined;
+      effortLevel: EffortLevel | undefined;
+      skills: NormalizedSkills | undefined;
+      wiring: SessionWiring;
+      workspace: PedelecWorkspace;
+      autoEndOnDisconnect: boolean;
+      replaceHandlers: boolean;
+      /** Made by `createSession` (not a resume). */
+      created: boolean;
+    },
   ): PedelecSession<any> {
+    const { skills, wiring, replaceHandlers } = init;
     let session = this.#sessions.get(sessionId);
+    // A create that names an ended session's id starts a session of its own (a resume reattaches to it).
+    if (session && init.created && session.getStatus() === 'ended') session = undefined;
     const toolbox = session?.toolbox ?? wiring.toolbox ?? new Toolbox(this.#options.validateArgs !== false);
     if (!session || replaceHandlers) toolbox.setTools(skills?.tools ?? []);
-    if (!session) {
-      this.#sessions.set(
-        sessionId,
-        (session = new PedelecSession<string>(this.#bridge, { sessionId, provider, model, toolbox })),
-      );
-      const early = this.#earlySnapshots.get(sessionId);
-      this.#earlySnapshots.delete(sessionId);
-      if (early) session.handleEvent(...early);
-    }
+    if (session) return session;
+    session = new PedelecSession<string>(this.#bridge, { ...init, sessionId, toolbox });
+    this.#sessions.set(sessionId, session);
+    const early = this.#earlySnapshots.get(sessionId);
+    this.#earlySnapshots.delete(sessionId);
+    if (early) session.handleEvent(...early);
     return session;
   }
 
   /**
    * Forgets the handle of `sessionId`: what arrives for that session is no longer routed to it. A
-   * session unregisters itself once it has ended.
+   * session unregisters itself when the page ends it.
    */
   unregisterSession(sessionId: string): void {
     this.#sessions.delete(sessionId);
@@ -328,12 +514,18 @@ export class Pedelec {
 
   // ───────────────────────────── information ─────────────────────────────
 
-  /** The providers Desktop knows, validated; extra fields are dropped. */
+  /**
+   * The providers Desktop knows, validated; extra fields are dropped. `isDefault` comes from the
+   * extension, or — from one that does not say — from the settings.
+   */
   async listProviders(): Promise<ProviderInfo[]> {
-    return readProviders(await this.#request('list_providers'));
+    const { providers, complete } = readProviders(await this.#request('list_providers'));
+    if (complete) return providers;
+    const { defaultProvider } = readSettings(await this.#request('get_settings'));
+    return providers.map((provider) => ({ ...provider, isDefault: provider.code === defaultProvider }));
   }
 
-  /** The user's default provider and models — and nothing else the extension may include. */
+  /** The user's default provider — and nothing else the extension may include. */
   async getSettings(): Promise<PedelecSettings> {
     return readSettings(await this.#request('get_settings'));
   }

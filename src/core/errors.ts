@@ -37,6 +37,7 @@ export type PedelecErrorCode =
   | 'PROVIDER_AUTH_FAILED'
   | 'PROVIDER_MODEL_NOT_FOUND'
   | 'PROVIDER_PROTOCOL_ERROR'
+  | 'PROVIDER_COMMAND_FAILED'
   | 'PROVIDER_RATE_LIMITED'
   | 'PROVIDER_REQUEST_TOO_LARGE'
   | 'AGENT_UNAVAILABLE'
@@ -52,12 +53,13 @@ export type PedelecErrorCode =
   | 'SESSION_BUSY'
   | 'SESSION_ENDED'
   | 'SESSION_ERROR'
+  | 'SESSION_RESUME_FAILED'
   | 'SESSION_LIMIT_REACHED'
   | 'SESSION_ROUTE_LIMIT_REACHED'
   | 'THREAD_NOT_FOUND'
   | 'THREAD_BUSY'
+  | 'THREAD_ENDED'
   | 'THREAD_ACCESS_DENIED'
-  | 'FOREIGN_OPERATION'
   | 'NO_OPERATOR_TURN'
   // Tools
   | 'TOOL_ARGS_INVALID'
@@ -94,6 +96,13 @@ export type PedelecErrorCode =
   | 'ASSET_TOKEN_EXPIRED'
   | 'ASSET_TICKET_LIMIT_REACHED'
   | 'ARTIFACTS_UNAVAILABLE'
+  // Workspaces and Deno modules
+  | 'WORKSPACE_UNAVAILABLE'
+  | 'WORKSPACE_OPEN_FAILED'
+  | 'DENO_MODULE_SETUP_FAILED'
+  | 'DENO_MODULE_SETUP_INCOMPLETE'
+  | 'DENO_MODULE_MATERIALIZATION_FAILED'
+  | 'DENO_IMPORT_MAP_INVALID'
   // The page's own code and markup
   | 'LISTENER_ERROR'
   | 'MARKDOWN_RENDER_FAILED'
@@ -146,7 +155,8 @@ export const sessionBusy = (sessionId: string): PedelecError =>
 export const invalidInput = (message: string, details?: unknown) => pedelecError('INVALID_INPUT', message, details);
 
 /** @internal A response or event from the bridge that breaks the protocol. */
-export const protocolError = (message: string) => pedelecError('SDK_PROTOCOL_ERROR', message);
+export const protocolError = (message: string, details?: unknown) =>
+  pedelecError('SDK_PROTOCOL_ERROR', message, details);
 
 /**
  * @internal A copy of `value` when it is a {@link PedelecError}, else `fallback`. The copy has an own

@@ -6,6 +6,10 @@ export { Pedelec } from './client.js';
 export type { CreateSessionInput, ResumeSessionOptions } from './session-input.js';
 export { PedelecSession } from './session.js';
 export { defineTool } from './tools.js';
+export { attachDenoModuleSources, defineDenoModule } from './deno-modules.js';
+export type { AgentDenoModuleDefinition, DenoModuleDefinition, DenoModuleSources } from './deno-modules.js';
+export { PedelecWorkspace } from './workspace.js';
+export type { WorkspaceRunOptions, WorkspaceRunResult } from './workspace.js';
 export type {
   GenericToolHandler,
   SerializableSkillsManifest,

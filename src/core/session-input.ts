@@ -1,6 +1,7 @@
 /**
- * What `createSession` and `resumeSession` take, and how it is read: anything the page got wrong is
- * an `INVALID_INPUT` with the reason, before a request is made.
+ * What `createSession` and `resumeSession` take, and how it is read (spec/sdk-0.4.md, "Creating
+ * sessions"): anything the page got wrong is an `INVALID_INPUT` with the reason, before a request is
+ * made.
  */
 import { invalidInput, normalizeError } from './errors.js';
 import { isObject } from './json.js';
@@ -11,30 +12,26 @@ import {
   type Toolbox,
   type ToolDefinition,
 } from './tools.js';
-import type { ProviderCode } from './types.js';
+import type { Effort, EffortLevel, ProviderCode } from './types.js';
+
+/** What both ways of creating a session take. */
+type SessionBasics<TTools extends readonly ToolDefinition[]> = {
+  /** The provider; omitted, the user's default provider. */
+  provider?: ProviderCode;
+  skills?: SkillsInput<TTools>;
+  /** End the session when the page's connection goes (default true). */
+  autoEndOnDisconnect?: boolean;
+};
 
 /**
- * What `createSession` takes. A union, so that `model` without `provider` is a compile error.
+ * What `createSession` takes — one of two modes. Profile mode (no `model`): Pedelec's effort profile
+ * for the provider chooses the model, at `effortLevel` (default `"default"`). Explicit model mode: the
+ * given `model`, with the provider's own `effort` when given. `effortLevel` with a model, or `effort`
+ * without one, is a compile error (and `INVALID_INPUT` at run time).
  */
 export type CreateSessionInput<TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]> =
-  | ({
-      provider?: undefined;
-      model?: undefined;
-      skills?: SkillsInput<TTools>;
-      autoEndOnDisconnect?: boolean;
-    } & EffortInput)
-  | ({
-      provider: ProviderCode;
-      model?: string;
-      skills?: SkillsInput<TTools>;
-      autoEndOnDisconnect?: boolean;
-    } & EffortInput);
-
-/**
- * (ours) Passed through to a current Desktop as given (it checks them): `effortLevel` picks one of the
- * provider's effort profiles, `effort` goes with an explicit `model`.
- */
-export type EffortInput = { effortLevel?: string; effort?: string };
+  | (SessionBasics<TTools> & { model?: never; effort?: never; effortLevel?: EffortLevel })
+  | (SessionBasics<TTools> & { model: string; effort?: Effort; effortLevel?: never });
 
 /** (ours) Options for `resumeSession`: what Core does not return, and the page's handlers. */
 export type ResumeSessionOptions<TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]> = {
@@ -47,42 +44,55 @@ export type ResumeSessionOptions<TTools extends readonly ToolDefinition[] = read
 /** @internal How a `<pedelec-session>` shares its toolbox with the sessions it creates. */
 export type SessionWiring = { toolbox?: Toolbox; requestTimeoutMs?: number };
 
-/**
- * A `createSession` input read as the public SDK reads it: its tools; a string `provider` trimmed, and
- * a blank or non-string one none at all (the default provider is used); `model` given whenever it is
- * not `undefined`, and used only when it is a string (even `""`) — otherwise the provider's default.
- */
-export function readCreateInput(input: unknown): {
+const EFFORT_LEVELS: readonly string[] = ['default', 'low', 'high'] satisfies EffortLevel[];
+const EFFORTS: readonly string[] = ['low', 'medium', 'high', 'xhigh', 'max'] satisfies Effort[];
+
+/** A `createSession` input, read: the provider when one was given, and the mode's settings. */
+export type ReadCreateInput = {
   skills: NormalizedSkills | undefined;
-  effort: EffortInput;
   provider: string | undefined;
-  model: string | undefined;
-} {
-  let skills: NormalizedSkills | undefined;
-  let provider: string | undefined;
-  let model: unknown;
+  autoEndOnDisconnect: boolean;
+} & (
+  | { model: undefined; effort: undefined; effortLevel: EffortLevel }
+  | { model: string; effort: Effort | undefined; effortLevel: undefined }
+);
+
+/**
+ * A `createSession` input read as the public SDK 0.4.6 reads it, in its order: a string `provider`
+ * trimmed (a blank or non-string one is none: the default provider is used); `model`, when not
+ * `undefined`, a non-blank string, trimmed; the mode's effort setting checked; then the skills.
+ */
+export function readCreateInput(input: unknown): ReadCreateInput {
   try {
     if (!isObject(input)) throw invalidInput('createSession input must be an object');
-    skills = normalizeSkills(input.skills);
-    ({ provider, model } = input);
-    provider = (typeof provider === 'string' && provider.trim()) || undefined;
-    if (model !== undefined && !provider) throw invalidInput('model cannot be provided without provider');
+    const { provider, model, effort, effortLevel } = input;
+    const read = {
+      provider: (typeof provider === 'string' && provider.trim()) || undefined,
+      autoEndOnDisconnect: input.autoEndOnDisconnect !== false,
+    };
+    if (model !== undefined) {
+      if (typeof model !== 'string' || !model.trim())
+        throw invalidInput('model must be a non-empty string when provided');
+      if (effortLevel !== undefined) throw invalidInput('effortLevel cannot be combined with model');
+      if (effort !== undefined && !EFFORTS.includes(effort as string))
+        throw invalidInput('effort must be one of low, medium, high, xhigh, or max');
+      const skills = normalizeSkills(input.skills);
+      return { ...read, skills, model: model.trim(), effort: effort as Effort | undefined, effortLevel: undefined };
+    }
+    if (effort !== undefined) throw invalidInput('effort requires model');
+    if (effortLevel !== undefined && !EFFORT_LEVELS.includes(effortLevel as string))
+      throw invalidInput('effortLevel must be one of default, low, or high');
+    const skills = normalizeSkills(input.skills);
+    const level = (effortLevel ?? 'default') as EffortLevel;
+    return { ...read, skills, model: undefined, effort: undefined, effortLevel: level };
   } catch (error) {
     throw normalizeError(error, 'INVALID_INPUT', 'createSession input is invalid');
   }
-  const effort: EffortInput = {};
-  for (const key of ['effortLevel', 'effort'] as const) {
-    const value = input[key];
-    if (value === undefined) continue;
-    if (typeof value !== 'string') throw invalidInput(`${key} must be a string`);
-    effort[key] = value;
-  }
-  return { skills, effort, provider, model: typeof model === 'string' ? model : undefined };
 }
 
 /** The tools of a `resumeSession` call, once its session id is known to be one. */
 export function readResumeSkills(sessionId: unknown, options: ResumeSessionOptions): NormalizedSkills | undefined {
-  if (typeof sessionId !== 'string' || !sessionId.trim()) throw invalidInput('sessionId must be a non-empty string');
+  if (typeof sessionId !== 'string' || !sessionId.trim()) throw invalidInput('sessionId is required');
   try {
     return normalizeSkills(options.skills);
   } catch (error) {

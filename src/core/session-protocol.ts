@@ -1,9 +1,13 @@
 /**
- * What arrives for one session (bridge-protocol.md §3, current-pedelec.md §2), read by the rules of
- * both protocols: duplicates dropped by `seq`; events of another operation ignored; the reply's text
- * delivered once whether it comes in fragments, whole or both; a turn finished by `done`/`idle`
- * (0.1.x) or by its own `operation_completed` (today's Pedelec, once the session has seen an
- * operation-aware event); snapshots, usage and artifacts. The session acts on what this decides.
+ * What arrives for one session (spec/sdk-0.4.md, current-pedelec.md §2, bridge-protocol.md §3), read
+ * by the rules of both protocols:
+ * - today's Pedelec (a session that has seen an operation-aware event: a snapshot, or any event
+ *   carrying an `operationId`): events must carry the running turn's operation; a turn ends on its own
+ *   `operation_completed`; an `error` event is reported, not the end of the turn;
+ * - a 0.1.x extension: events without operations; a turn ends on `done` or `status_changed: idle`, or
+ *   fails on an `error`; the whole reply (`onChat`) is made of its fragments.
+ * Duplicates are dropped by `seq`; snapshots, usage and artifacts are read. The session acts on what
+ * this decides.
  */
 import type { EventMeta } from './call-context.js';
 import { normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
@@ -12,17 +16,19 @@ import { randomId } from './protocol.js';
 import { isAssetPath } from './session-assets.js';
 import type { SessionToolCalls } from './session-tool-calls.js';
 import type { Toolbox } from './tools.js';
-import type { PedelecSessionStatus, ProviderArtifact, TurnKind, UsageInfo } from './types.js';
+import type { PedelecSessionStatus, ProviderArtifact, TurnKind } from './types.js';
 
 export type Turn = {
   /** What every context of the turn carries. */
   ctx: { turnId: string; turnStartedAt: number; turnKind: TurnKind };
   /**
-   * The turn's id on the wire (current protocol): sent with its request, carried by its events and by
-   * the `operation_completed` that finishes it. Undefined only for a turn taken over from a snapshot
-   * that named no operation.
+   * The turn's id on the wire (today's protocol): sent with its request, carried by its events and by
+   * the `operation_completed` that finishes it. For a turn this page started, its `turnId`. Undefined
+   * only for a turn taken over from a snapshot that named no operation.
    */
   operationId: string | undefined;
+  /** Started by this page (`sendText`, `prepare`), not taken over from a snapshot. */
+  local: boolean;
   /** Settles whoever waits for the turn: resolves, or rejects with `error`. */
   finish(error?: PedelecError): void;
 };
@@ -36,66 +42,86 @@ export interface ProtocolHost {
   readonly sessionId: string;
   readonly toolbox: Toolbox;
   ended(): boolean;
+  /** A `resume()` is waiting for the snapshot that says the session is idle again. */
+  reactivating(): boolean;
+  /** The session lives again (the snapshot a `resume()` waited for). */
+  revive(): void;
   turn(): Turn | null;
-  /** A turn this page did not start (a snapshot's active operation, after a reload). */
-  takeOver(turn: Turn): void;
+  /** A turn this page did not start (a snapshot's active operation, after a reload), or none. */
+  takeOver(turn: Turn | null): void;
   /** Clears the current turn; with an error, rejects whoever waits for it. */
   finishTurn(error?: PedelecError): void;
   setStatus(status: PedelecSessionStatus, meta: EventMeta): void;
   markEnded(meta: EventMeta): void;
-  /** Status `error`, the error reported, the turn rejected. */
-  fail(error: PedelecError, meta: EventMeta): void;
   /** Calls the session's listeners of `kind` with `payload` and the context of `type` (always Core's). */
-  emit(kind: 'chat' | 'chatMessage' | 'usage' | 'artifact', payload: unknown, type: string, meta: EventMeta): void;
+  emit(kind: 'chat' | 'chatDelta' | 'usage' | 'artifact', payload: unknown, type: string, meta: EventMeta): void;
   emitError(error: PedelecError, meta: EventMeta): void;
-  warn(warning: PedelecError): void;
   /** Runs an agent's tool call (a repeat of one running or answered is ignored). */
   toolCall(toolRequestId: string, tool: string, args: unknown, meta: EventMeta): void;
   /** The session's tool calls, running or answered. */
   readonly calls: SessionToolCalls;
+  /** The session's token usage (never going down). */
+  readonly usage: { totalTokens?: number };
 }
 
 const STATUSES: readonly string[] = ['idle', 'running', 'waiting_tool_result', 'ended', 'error'];
+/** Core's spelling of the statuses a snapshot may carry, in the SDK's. */
+const CORE_STATUSES: Readonly<Record<string, PedelecSessionStatus>> = {
+  waitingToolResult: 'waiting_tool_result',
+  starting: 'running',
+  stopping: 'running',
+};
 const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
-const sessionError = (error: unknown) => normalizeError(error, 'SESSION_ERROR', 'Pedelec session error');
+const sessionError = (error: unknown, message = 'Pedelec session error') =>
+  normalizeError(error, 'SESSION_ERROR', message);
 
-/** A tool call from a snapshot, waiting for a handler to be registered. */
-type ParkedCall = { toolRequestId: string; tool: string; args: unknown; meta: EventMeta };
+/** A snapshot's status in the SDK's spelling: Core's names mapped, anything unknown an error. */
+function snapshotStatus(status: unknown): PedelecSessionStatus | undefined {
+  if (status === undefined) return undefined;
+  if (STATUSES.includes(status as string)) return status as PedelecSessionStatus;
+  return CORE_STATUSES[status as string] ?? 'error';
+}
+
+/** A tool call the page cannot answer yet: its turn was taken over, and no handler was registered for it. */
+type ParkedCall = {
+  toolRequestId: string;
+  tool: string;
+  args: unknown;
+  operationId: string | undefined;
+  meta: EventMeta;
+};
 
 export class SessionProtocol {
   #lastSeq = -1;
-  /**
-   * Today's protocol: the session has seen an operation-aware event (a `session_snapshot`, or any
-   * event carrying an `operationId`). Its turns then finish only on their `operation_completed`;
-   * before, `done` or `status_changed: idle` finishes them (0.1.x).
-   */
+  /** Today's protocol: the session has seen an operation-aware event (see the module's comment). */
   #operationAware = false;
-  /** What the fragments (`chat_delta`) of the current assistant message delivered so far. */
-  #messageDelivered = '';
-  /** Operations whose events were ignored (and warned about) during the current turn. */
-  #foreignOperations = new Set<string>();
-  #parked: ParkedCall | null = null;
-  /** The session's token usage as Core last reported it. */
-  usage: UsageInfo | undefined;
+  /** (0.1.x) The reply's text so far: the fragments of the message being built. */
+  #fragments = '';
+  #parked: ParkedCall[] = [];
 
   constructor(private readonly host: ProtocolHost) {}
 
-  /** What each turn starts with: no message begun, no operation ignored yet. */
+  /** Whether the session follows today's protocol. */
+  get operationAware(): boolean {
+    return this.#operationAware;
+  }
+
+  /** What each turn starts with: no message begun. */
   turnStarted(): void {
-    this.#messageDelivered = '';
-    this.#foreignOperations.clear();
+    this.#fragments = '';
   }
 
   /** The session ended: a call waiting for its handler never runs. */
   sessionEnded(): void {
-    this.#parked = null;
+    this.#parked = [];
   }
 
   /** One session-addressed message from the bridge. */
   receive(message: Record<string, any>, meta: EventMeta): void {
     const { host } = this;
-    if (host.ended()) return;
     const { seq, type, status, text, toolRequestId, tool, operationId } = message;
+    // An ended session takes nothing more — but the snapshot a `resume()` waits for.
+    if (host.ended() && !(type === 'session_snapshot' && host.reactivating())) return;
     if (isCount(seq)) {
       // The extension may route one event twice. A snapshot is state, not an event to replay: taken
       // whatever its seq (a recovery's snapshot may repeat the last seq seen).
@@ -104,39 +130,55 @@ export class SessionProtocol {
     }
     if (isText(operationId)) this.#operationAware = true;
     // An SDK error about a message that did arrive: the one SDK-made event that keeps eventReceivedAt.
-    const malformed = (what: string) =>
-      host.emitError(protocolError(`${type} ${what}`), { source: 'sdk', eventReceivedAt: meta.eventReceivedAt });
+    const sdkMeta: EventMeta = { source: 'sdk', eventReceivedAt: meta.eventReceivedAt };
+    const malformed = (what: string) => host.emitError(protocolError(`${type} ${what}`), sdkMeta);
     switch (type) {
+      case 'provider_artifact': {
+        // Checked before anything else, whichever turn it claims.
+        const artifact = readArtifact(message.artifact);
+        if (typeof artifact === 'string') return malformed(artifact);
+        const turn = this.#turnOf(type, operationId, sdkMeta);
+        if (turn && turn.ctx.turnKind === 'user') host.emit('artifact', artifact, type, meta);
+        return;
+      }
       case 'chat_delta':
       case 'chat_message':
       case 'tool_call': {
-        const turn = host.turn();
-        if (isText(operationId) && operationId !== turn?.operationId) this.#ignoreForeign(type, operationId);
-        else if (!turn) malformed('arrived outside of a turn');
-        else if (type === 'tool_call') {
-          if (isText(toolRequestId) && typeof tool === 'string') host.toolCall(toolRequestId, tool, message.args, meta);
-          else malformed('had no toolRequestId or tool');
-        } else if (typeof text !== 'string') malformed('had no text');
+        const turn = this.#turnOf(type, operationId, sdkMeta);
+        if (!turn) return;
+        if (type === 'tool_call') {
+          if (!isText(toolRequestId) || typeof tool !== 'string') return malformed('had no toolRequestId or tool');
+          this.#flushFragments(meta);
+          return this.#liveCall({ toolRequestId, tool, args: message.args, operationId: turn.operationId, meta }, turn);
+        }
+        if (typeof text !== 'string') return malformed('had no text');
         // A prepare turn's words are not the user's conversation.
-        else if (turn.ctx.turnKind !== 'prepare') this.#chat(type, text, meta);
+        if (turn.ctx.turnKind !== 'prepare') this.#chat(type, text, meta);
         return;
       }
       case 'status_changed':
       case 'done':
       case 'ended': {
+        const turn = host.turn();
+        // Today's protocol: a status of another operation, or one that names none while a turn runs, is not this turn's.
+        if (type === 'status_changed' && this.#operationAware && turn) {
+          if (isText(operationId) ? operationId !== turn.operationId : true) return;
+        }
         // `done` reports `idle` as `status_changed: idle` does; `ended` is final either way.
         const next = type === 'done' ? 'idle' : type === 'ended' ? type : status;
         if (!STATUSES.includes(next)) return malformed('had an unknown status');
         if (next === 'ended') return host.markEnded(meta);
-        // Said as the public SDK says it, besides rejecting the running turn.
-        if (next === 'error')
-          return host.fail(
-            pedelecError('SESSION_ERROR', 'session entered error status', { sessionId: host.sessionId }),
-            meta,
-          );
+        // (0.1.x) The reply is whole once the turn ends: said before the status that ends it.
+        if (next === 'idle' && !this.#operationAware) this.#flushFragments(meta);
         host.setStatus(next, meta);
-        // An operation-aware session's turn finishes on its operation_completed alone.
-        if (next === 'idle' && !this.#operationAware) host.finishTurn();
+        if (next === 'error') {
+          const error = pedelecError('SESSION_ERROR', 'session entered error status', { sessionId: host.sessionId });
+          host.emitError(error, meta);
+          // A 0.1.x turn fails with its session; today's waits for its operation_completed.
+          if (!this.#operationAware) host.finishTurn(error);
+        } else if (next === 'idle' && !this.#operationAware) {
+          host.finishTurn();
+        }
         return;
       }
       case 'operation_completed':
@@ -147,127 +189,238 @@ export class SessionProtocol {
         if (isObject(message.snapshot)) return this.#applySnapshot(message.snapshot, meta);
         return malformed('had no snapshot');
       case 'usage_updated':
-        if (isCount(message.totalTokens)) return this.#setUsage(message.totalTokens, meta);
-        return malformed('had no totalTokens');
-      case 'provider_artifact': {
-        const artifact = readArtifact(message.artifact);
-        if (artifact) return host.emit('artifact', artifact, 'provider_artifact', meta);
-        return malformed('had no artifact with a valid path');
+        return this.#setUsage(message.totalTokens, meta);
+      case 'error': {
+        const turn = host.turn();
+        if (isText(operationId) && operationId !== turn?.operationId) return;
+        const error = sessionError(message.error);
+        host.emitError(error, meta);
+        if (!isText(operationId)) host.setStatus('error', meta);
+        if (!this.#operationAware) host.finishTurn(error);
+        return;
       }
-      case 'error':
-        return host.fail(sessionError(message.error), meta);
       // Unknown event types are ignored: newer extensions add some.
     }
   }
 
   /**
-   * Runs the call taken over from a snapshot once something can answer it: a declared tool (an
-   * inline handler, or a `<pedelec-tool>`), a named handler or the generic one. A page that resumes
+   * The turn a turn event belongs to, or null when it belongs to none: one that names another
+   * operation than the running turn's, or arrives with no turn running (a 0.1.x event, naming none,
+   * belongs to the running turn), is an `SDK_PROTOCOL_ERROR`.
+   */
+  #turnOf(type: string, operationId: unknown, sdkMeta: EventMeta): Turn | null {
+    const turn = this.host.turn();
+    const named = isText(operationId);
+    if (turn && (named ? operationId === turn.operationId : !this.#operationAware)) return turn;
+    const details = { sessionId: this.host.sessionId, operationId: named ? operationId : undefined };
+    this.host.emitError(protocolError(`${type} event did not match the active operation`, details), sdkMeta);
+    return null;
+  }
+
+  /**
+   * The reply's text: each fragment through `onChatDelta` as it comes, each whole message through
+   * `onChat`. A 0.1.x extension sends fragments only: `onChat` then gets the text they built when the
+   * turn ends or a tool call starts.
+   */
+  #chat(type: 'chat_delta' | 'chat_message', text: string, meta: EventMeta): void {
+    if (type === 'chat_message') {
+      this.#fragments = '';
+      this.host.emit('chat', text, type, meta);
+      return;
+    }
+    if (!this.#operationAware) this.#fragments += text;
+    this.host.emit('chatDelta', text, type, meta);
+  }
+
+  /** (0.1.x) The message the fragments built so far, to `onChat`. */
+  #flushFragments(meta: EventMeta): void {
+    const text = this.#fragments;
+    this.#fragments = '';
+    if (text && !this.#operationAware) this.host.emit('chat', text, 'chat_message', meta);
+  }
+
+  /**
+   * A live `tool_call`: run it — unless its turn was taken over from a snapshot (after a reload) and
+   * nothing can answer it yet: it then waits for its handler, as the snapshot's own call does.
+   */
+  #liveCall(call: ParkedCall, turn: Turn): void {
+    if (!turn.local && !this.#answerable(call.tool)) {
+      this.#parked = [...this.#parked.filter((c) => c.toolRequestId !== call.toolRequestId), call];
+      return;
+    }
+    this.#parked = this.#parked.filter((c) => c.toolRequestId !== call.toolRequestId);
+    this.host.toolCall(call.toolRequestId, call.tool, call.args, call.meta);
+  }
+
+  /** Whether a handler can answer `tool`: a declared tool (inline or `<pedelec-tool>`), a named or the generic handler. */
+  #answerable(tool: string): boolean {
+    const { toolbox } = this.host;
+    return toolbox.tools.has(tool) || toolbox.named.has(tool) || !!toolbox.generic;
+  }
+
+  /**
+   * Runs the calls that were waiting for a handler, once one can answer them. A page that resumes
    * with the core SDK registers its handlers after `resumeSession()` resolves.
    */
   runParked(): void {
-    const parked = this.#parked;
     const { host } = this;
-    if (!parked || !host.turn() || host.ended()) return;
-    const { toolbox } = host;
-    if (!(toolbox.tools.has(parked.tool) || toolbox.named.has(parked.tool) || toolbox.generic)) return;
-    this.#parked = null;
-    host.toolCall(parked.toolRequestId, parked.tool, parked.args, parked.meta);
+    const turn = host.turn();
+    if (!turn || host.ended()) return;
+    const ready = this.#parked.filter((c) => c.operationId === turn.operationId && this.#answerable(c.tool));
+    if (ready.length === 0) return;
+    this.#parked = this.#parked.filter((c) => !ready.includes(c));
+    for (const call of ready) host.toolCall(call.toolRequestId, call.tool, call.args, call.meta);
   }
 
   /**
-   * The reply's text through the one delta channel, each character once: fragments as they come; of a
-   * whole message, whatever its fragments did not deliver (all of it when none came). Fragments that do
-   * not match the start of their message have delivered what they could: the message then adds nothing
-   * (`onChatMessage` has it whole).
+   * `operation_completed` (or a snapshot's `lastCompletedOperation`): finishes the running turn if it
+   * is that operation — the session idle again, or, for a user turn that failed, in error.
    */
-  #chat(type: 'chat_delta' | 'chat_message', text: string, meta: EventMeta): void {
-    let piece = text;
-    if (type === 'chat_delta') this.#messageDelivered += text;
-    else {
-      const delivered = this.#messageDelivered;
-      piece = text.startsWith(delivered) ? text.slice(delivered.length) : '';
-      this.#messageDelivered = '';
-    }
-    if (piece) this.host.emit('chat', piece, 'chat_delta', meta);
-    if (type === 'chat_message') this.host.emit('chatMessage', text, 'chat_message', meta);
-  }
-
-  /** An event of another operation than the running turn's (another page's, or one that ended): ignored, said once. */
-  #ignoreForeign(type: string, operationId: string): void {
-    if (this.#foreignOperations.has(operationId)) return;
-    this.#foreignOperations.add(operationId);
-    const message = `Ignored ${type} of operation ${operationId}: it is not this page's running turn`;
-    this.host.warn(pedelecError('FOREIGN_OPERATION', message, { sessionId: this.host.sessionId, operationId, type }));
-  }
-
-  /** `operation_completed` (or a snapshot's `lastCompletedOperation`): finishes the running turn if it is that operation. */
   #completeOperation(operation: Record<string, any>, meta: EventMeta): void {
-    const turn = this.host.turn();
-    // Another operation's, or the running turn's after an error event already finished it.
+    const { host } = this;
+    const turn = host.turn();
+    // Another operation's, or the running turn's after it finished.
     if (!turn || !isText(operation.operationId) || operation.operationId !== turn.operationId) return;
-    if (operation.success !== false) return this.host.finishTurn();
-    const error = sessionError(operation.error);
-    this.host.emitError(error, meta);
-    this.host.finishTurn(error);
+    const { operationKind, success } = operation;
+    if (operationKind !== undefined && operationKind !== turn.ctx.turnKind) return;
+    const failed = success === false;
+    // Core waits for no tool result of an operation that completed: still running, one would be refused.
+    host.calls.withdrawAllBut(undefined);
+    this.#parked = [];
+    host.setStatus(failed && turn.ctx.turnKind === 'user' ? 'error' : 'idle', meta);
+    host.finishTurn(failed ? sessionError(operation.error, 'session operation failed') : undefined);
   }
 
   /**
-   * A `session_snapshot` (sent on every subscribe: create, resume, recovery): the status and usage;
-   * a turn that finished unseen; a turn still running that this page did not start (after a reload
-   * with `persist`), taken over; and the tool call Core waits for, run as if it had just arrived.
+   * A `session_snapshot` (sent on every subscribe: create, resume, reactivation, recovery): the status
+   * and usage; a turn that finished unseen; a turn running that this page did not start (after a
+   * reload with `persist`), taken over; and the tool call Core waits for, run as if it had just
+   * arrived (once a handler can answer it).
    */
   #applySnapshot(snapshot: Record<string, any>, meta: EventMeta): void {
     const { host } = this;
-    const { status, usage, activeOperation, lastCompletedOperation, pendingToolRequest } = snapshot;
-    if (isCount(usage?.totalTokens)) this.#setUsage(usage.totalTokens, meta);
+    const { threadId, usage, activeOperation, lastCompletedOperation } = snapshot;
+    // Another thread's snapshot (a snapshot that names none is this session's).
+    if (isText(threadId) && threadId !== host.sessionId) return;
+    const status = snapshotStatus(snapshot.status);
+    if (host.ended()) {
+      // Only the snapshot a `resume()` waits for gets here.
+      if (status !== 'idle') return;
+      host.revive();
+    }
+    this.#setUsage(usage?.totalTokens, meta);
     if (isObject(lastCompletedOperation)) this.#completeOperation(lastCompletedOperation, meta);
+    const pending = readPendingCall(snapshot.pendingToolRequest);
+    // The operation running: the one the snapshot names, or the one its pending call belongs to.
+    const active: Record<string, any> | null =
+      isObject(activeOperation) && isText(activeOperation.operationId)
+        ? activeOperation
+        : pending && { operationId: pending.operationId };
+    const turn = host.turn();
     // A turn this page started that the snapshot knows nothing of: Core made the snapshot before the
     // turn's request reached it (the create response and the snapshot, then sendText at once). Its
-    // status (`idle`) is older than the turn's.
-    const turn = host.turn();
-    if (turn && turn.operationId !== undefined && activeOperation?.operationId !== turn.operationId) return;
-    const pending = readPendingCall(pendingToolRequest);
-    if (!turn && (isObject(activeOperation) || pending)) {
-      const operation = isObject(activeOperation) ? activeOperation : pendingToolRequest;
-      const turnKind = operation.operationKind === 'prepare' ? 'prepare' : 'user';
-      host.takeOver({
-        ctx: { turnId: randomId('turn'), turnStartedAt: meta.eventReceivedAt ?? Date.now(), turnKind },
-        operationId: isText(operation.operationId) ? operation.operationId : undefined,
-        finish: () => {}, // nobody on this page waits for it
-      });
-      this.turnStarted();
-    }
+    // status is older than the turn's.
+    if (turn?.local && active?.operationId !== turn.operationId) return;
+    if (!turn?.local) this.#followExternalTurn(active, turn, meta);
     if (status === 'ended') return host.markEnded(meta);
-    if (STATUSES.includes(status)) host.setStatus(status, meta);
-    // Calls still running that Core no longer waits for: their results would be refused.
-    host.calls.withdrawAllBut(pending?.toolRequestId);
-    if (this.#parked && this.#parked.toolRequestId !== pending?.toolRequestId) this.#parked = null;
-    if (pending && !host.calls.has(pending.toolRequestId)) {
-      this.#parked = { ...pending, meta };
+    if (status) host.setStatus(status, meta);
+    const current = host.turn();
+    const waitedFor = pending && current && pending.operationId === current.operationId ? pending : null;
+    // Calls still running, or waiting for a handler, that Core no longer waits for: their results would be refused.
+    host.calls.withdrawAllBut(waitedFor?.toolRequestId);
+    this.#parked = this.#parked.filter((c) => c.toolRequestId === waitedFor?.toolRequestId);
+    if (waitedFor && current && !host.calls.has(waitedFor.toolRequestId)) {
+      this.#parked = [{ ...waitedFor, meta }];
       this.runParked();
     }
   }
 
-  #setUsage(totalTokens: number, meta: EventMeta): void {
-    this.usage = { totalTokens };
-    this.host.emit('usage', this.usage, 'usage_updated', meta);
+  /**
+   * With no turn of its own running, the page follows the snapshot's: the operation it names becomes
+   * the turn (a new one replaces the old), and a snapshot naming none retires it.
+   */
+  #followExternalTurn(active: Record<string, any> | null, turn: Turn | null, meta: EventMeta): void {
+    if (active && turn?.operationId === active.operationId) return;
+    if (!active) return void (turn && this.host.takeOver(null));
+    const startedAt = Date.parse(active.startedAt);
+    this.host.takeOver({
+      ctx: {
+        turnId: active.operationId ?? randomId('turn'),
+        turnStartedAt: Number.isFinite(startedAt) ? startedAt : (meta.eventReceivedAt ?? Date.now()),
+        turnKind: active.operationKind === 'prepare' ? 'prepare' : 'user',
+      },
+      operationId: active.operationId,
+      local: false,
+      finish: () => {}, // nobody on this page waits for it
+    });
+    this.turnStarted();
+  }
+
+  /** Usage only grows: a lower or malformed count is ignored. */
+  #setUsage(totalTokens: unknown, meta: EventMeta): void {
+    const { usage } = this.host;
+    if (!isCount(totalTokens) || (usage.totalTokens !== undefined && totalTokens <= usage.totalTokens)) return;
+    usage.totalTokens = totalTokens;
+    this.host.emit('usage', { totalTokens }, 'usage_updated', meta);
   }
 }
 
-/** A snapshot's `pendingToolRequest`, when it names a call. */
-function readPendingCall(value: unknown): { toolRequestId: string; tool: string; args: unknown } | null {
-  if (!isObject(value) || !isText(value.toolRequestId) || typeof value.tool !== 'string') return null;
-  return { toolRequestId: value.toolRequestId, tool: value.tool, args: value.args };
+/**
+ * A snapshot's `pendingToolRequest` when it names a call: in Core's field names (`requestId`,
+ * `toolName`) or the development Core's (`toolRequestId`, `tool`).
+ */
+function readPendingCall(
+  value: unknown,
+): { toolRequestId: string; tool: string; args: unknown; operationId: string | undefined } | null {
+  if (!isObject(value)) return null;
+  const toolRequestId = value.requestId ?? value.toolRequestId;
+  const tool = value.toolName ?? value.tool;
+  if (!isText(toolRequestId) || typeof tool !== 'string') return null;
+  return {
+    toolRequestId,
+    tool,
+    args: value.args,
+    operationId: isText(value.operationId) ? value.operationId : undefined,
+  };
 }
 
-/** A `provider_artifact`'s artifact: its path must be a valid asset path; other fields are kept when well typed. */
-function readArtifact(value: unknown): ProviderArtifact | null {
-  if (!isObject(value) || !isAssetPath(value.path)) return null;
-  const artifact: ProviderArtifact = { path: value.path };
-  for (const key of ['id', 'provider', 'name', 'mimeType', 'kind', 'source'] as const) {
-    if (typeof value[key] === 'string') artifact[key] = value[key];
-  }
-  if (isCount(value.sizeBytes)) artifact.sizeBytes = value.sizeBytes;
-  return artifact;
+const ARTIFACT_KINDS: readonly string[] = ['image', 'audio', 'video', 'file'];
+const ARTIFACT_SOURCES: readonly string[] = ['image_generation', 'tool_result', 'provider_artifact'];
+const isFilled = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+/** A file name on its own: not empty, no separator, not `.` or `..`. */
+const isFileName = (value: unknown): value is string =>
+  isFilled(value) && !/[/\\]/.test(value) && value !== '.' && value !== '..';
+
+/**
+ * A `provider_artifact`'s artifact, checked as the public SDK checks it (any provider code is taken:
+ * the kit accepts codes it does not know), and rebuilt with its known fields only; or what is wrong.
+ */
+function readArtifact(value: unknown): ProviderArtifact | string {
+  if (!isObject(value)) return 'event had an invalid artifact object';
+  const { id, provider, path, name, mimeType, sizeBytes, kind, source, providerArtifactId, toolCallId } = value;
+  const optional = (field: unknown) => field === undefined || isFilled(field);
+  const valid =
+    isFilled(id) &&
+    isFilled(provider) &&
+    isAssetPath(path) &&
+    isFileName(name) &&
+    isFilled(mimeType) &&
+    isCount(sizeBytes) &&
+    ARTIFACT_KINDS.includes(kind as string) &&
+    ARTIFACT_SOURCES.includes(source as string) &&
+    optional(providerArtifactId) &&
+    optional(toolCallId);
+  if (!valid) return 'event had an invalid artifact payload';
+  return {
+    id,
+    provider,
+    path,
+    name,
+    mimeType,
+    sizeBytes,
+    kind,
+    source,
+    ...(providerArtifactId !== undefined && { providerArtifactId }),
+    ...(toolCallId !== undefined && { toolCallId }),
+  } as ProviderArtifact;
 }

@@ -8,45 +8,94 @@ import { eventContext, fromCore, type EventMeta } from './call-context.js';
 import type { JsonValue } from './json.js';
 import { Listeners } from './listeners.js';
 import { inOrder, randomId } from './protocol.js';
+import { protocolError } from './errors.js';
 import { SessionAssets } from './session-assets.js';
 import { SessionProtocol, type Turn } from './session-protocol.js';
 import { SessionToolCalls } from './session-tool-calls.js';
 import type { GenericToolHandler, Toolbox, ToolSpecificHandler } from './tools.js';
 import type {
-  ArtifactEventContext,
+  Asset,
+  AssetPath,
+  ChatDeltaEventContext,
   ChatEventContext,
-  ChatMessageEventContext,
+  EffortLevel,
   EndedEventContext,
   ErrorEventContext,
   PedelecEventContext,
   PedelecSessionStatus,
-  ProviderArtifact,
+  PedelecSessionUsage,
+  ProviderArtifactHandler,
   ReadAssetType,
-  SandboxAsset,
-  SandboxAssetPath,
   StatusEventContext,
   TurnEvent,
   TurnKind,
   UsageEventContext,
-  UsageInfo,
 } from './types.js';
+import type { PedelecWorkspace } from './workspace.js';
 
 /** @internal What a session needs from its client; keeps the session testable and the client private. */
 export interface SessionBridge {
   request<T = unknown>(type: string, payload?: Record<string, unknown>): Promise<T>;
+  /** What arrives for this session is no longer routed to it (the page ended it). */
   release(session: PedelecSession<string>): void;
+  /** What arrives for this session is routed to it again (`resume()`). */
+  register(session: PedelecSession<string>): void;
   warn(warning: PedelecError): void;
 }
 
-type EventKind = 'chat' | 'chatMessage' | 'usage' | 'artifact' | 'status' | 'error' | 'ended' | 'turn';
+type EventKind = 'chat' | 'chatDelta' | 'usage' | 'artifact' | 'status' | 'error' | 'ended' | 'turn';
+
+/**
+ * Codes with which Core refuses a turn before it starts (the session did not change): after one, the
+ * session is back where it was, not in error.
+ */
+const REFUSALS: ReadonlySet<string> = new Set([
+  'THREAD_BUSY',
+  'THREAD_ENDED',
+  'THREAD_ACCESS_DENIED',
+  'THREAD_NOT_FOUND',
+  'INVALID_INPUT',
+]);
+
+/**
+ * Codes with which Core refuses to reactivate a session for good (a retry would fail again): the
+ * handle goes back to being forgotten.
+ */
+const FINAL_RESUME_FAILURES: ReadonlySet<string> = new Set([
+  ...REFUSALS,
+  'WORKSPACE_OPEN_FAILED',
+  'PROVIDER_COMMAND_FAILED',
+  'DENO_MODULE_SETUP_INCOMPLETE',
+  'DENO_MODULE_SETUP_FAILED',
+  'DENO_MODULE_MATERIALIZATION_FAILED',
+  'DENO_IMPORT_MAP_INVALID',
+]);
+
+/** @internal What a session is made with. */
+export type SessionInit = {
+  sessionId: string;
+  provider: string;
+  model: string | undefined;
+  effortLevel: EffortLevel | undefined;
+  toolbox: Toolbox;
+  workspace: PedelecWorkspace;
+  autoEndOnDisconnect: boolean;
+};
 
 const noop = () => {};
 
 export class PedelecSession<TToolName extends string = string> {
   readonly sessionId: string;
   provider: string;
+  /** (ours) The explicit model the session was created with, when it was (not in the public SDK). */
   model: string | undefined;
+  /** The effort level the session was created with (profile mode); undefined with an explicit model. */
+  readonly effortLevel?: EffortLevel;
+  /** The workspace the agent works in: one the page opened, or one Desktop manages (`path` null). */
+  readonly workspace: PedelecWorkspace;
   readonly sessionCreatedAt: number;
+  /** The session's token usage: `totalTokens` once Core reports it; it never goes down. */
+  readonly usage: PedelecSessionUsage = {};
 
   /** @internal The tools this session answers and how; shared with a `<pedelec-session>` element. */
   readonly toolbox: Toolbox;
@@ -56,8 +105,25 @@ export class PedelecSession<TToolName extends string = string> {
   #turn: Turn | null = null;
   #ended = false;
   #ending = false;
+  /**
+   * Why the connection this handle was made on went away, once it did: the handle can do nothing more
+   * (a new `resumeSession` can), and what it still had to send fails with this.
+   */
+  #detachedBy: PedelecError | null = null;
   #prepared = false;
   #preparing: Promise<void> | null = null;
+  #reactivating: Promise<void> | null = null;
+  /**
+   * The page's last turn while its request is not answered yet: the turn stays reserved (no other
+   * starts) until both its answer and its completion came, in either order.
+   */
+  #unanswered: Turn | null = null;
+
+  /** The turn still reserved after its completion, waiting for its answer (today's Pedelec; a 0.1.x turn ends on `done`). */
+  #reserved(): Turn | null {
+    return this.#protocol.operationAware ? this.#unanswered : null;
+  }
+  #autoEndOnDisconnect: boolean;
   #listeners: Listeners<EventKind>;
   /** Status events, in order even when a status listener changes the status again. */
   #emitStatus = inOrder((args: unknown[]) => this.#listeners.emit('status', ...args));
@@ -66,14 +132,14 @@ export class PedelecSession<TToolName extends string = string> {
   #assets: SessionAssets;
 
   /** @internal Sessions are made by `Pedelec`; construct one yourself only in tests. */
-  constructor(
-    bridge: SessionBridge,
-    init: { sessionId: string; provider: string; model: string | undefined; toolbox: Toolbox },
-  ) {
+  constructor(bridge: SessionBridge, init: SessionInit) {
     this.#bridge = bridge;
     this.sessionId = init.sessionId;
     this.provider = init.provider;
     this.model = init.model;
+    if (init.effortLevel !== undefined) this.effortLevel = init.effortLevel;
+    this.workspace = init.workspace;
+    this.#autoEndOnDisconnect = init.autoEndOnDisconnect;
     this.sessionCreatedAt = Date.now();
     this.toolbox = init.toolbox;
     this.#listeners = new Listeners((warning) => bridge.warn(warning));
@@ -86,16 +152,20 @@ export class PedelecSession<TToolName extends string = string> {
       sessionId: this.sessionId,
       toolbox: this.toolbox,
       calls: this.#calls,
+      usage: this.usage,
       ended: () => this.#ended,
+      reactivating: () => !!this.#reactivating,
+      revive: () => {
+        this.#ended = false;
+        this.#ending = false;
+      },
       turn: () => this.#turn,
       takeOver: (turn) => (this.#turn = turn),
       finishTurn: (error) => this.#finishTurn(error),
       setStatus: (status, meta) => this.#setStatus(status, meta),
       markEnded: (meta) => this.#markEnded(meta),
-      fail: (error, meta) => this.#fail(error, meta),
       emit: (kind, payload, type, meta) => this.#listeners.emit(kind, payload, this.#ctx(type, fromCore(meta))),
       emitError: (error, meta) => this.#emitError(error, meta),
-      warn: (warning) => this.#bridge.warn(warning),
       toolCall: (toolRequestId, tool, args, meta) => this.#toolCall(toolRequestId, tool, args, meta),
     });
     this.#assets = new SessionAssets({
@@ -114,30 +184,26 @@ export class PedelecSession<TToolName extends string = string> {
     return !!this.#turn;
   }
 
-  /** (ours) The session's token usage as Core last reported it (`usage_updated`, snapshots); undefined until then. */
-  get usage(): UsageInfo | undefined {
-    return this.#protocol.usage;
-  }
-
   // ───────────────────────────── listeners ─────────────────────────────
 
-  /**
-   * Pieces of the agent's reply, in order: every character of each assistant message exactly once,
-   * whether the provider streams fragments, sends whole messages, or both.
-   */
+  /** Each whole assistant message, once complete. */
   onChat(listener: (text: string, ctx: ChatEventContext) => void): () => void {
     return this.#listeners.on('chat', listener);
   }
-  /** (ours) Each whole assistant message, once it is complete (current Pedelec only). */
-  onChatMessage(listener: (text: string, ctx: ChatMessageEventContext) => void): () => void {
-    return this.#listeners.on('chatMessage', listener);
+  /** The fragments of the assistant's messages exactly as the provider streams them (not every provider does). */
+  onChatDelta(listener: (text: string, ctx: ChatDeltaEventContext) => void): () => void {
+    return this.#listeners.on('chatDelta', listener);
   }
-  /** (ours) Core reported the session's token usage. */
-  onUsage(listener: (usage: UsageInfo, ctx: UsageEventContext) => void): () => void {
+  /** @deprecated Use {@link PedelecSession.onChat}, which now delivers whole messages. */
+  onChatMessage(listener: (text: string, ctx: ChatEventContext) => void): () => void {
+    return this.onChat(listener);
+  }
+  /** (ours) Core reported more token usage (also `session.usage`). */
+  onUsage(listener: (usage: PedelecSessionUsage, ctx: UsageEventContext) => void): () => void {
     return this.#listeners.on('usage', listener);
   }
-  /** (ours) The provider produced a file; read it with `readAsset(artifact.path, 'file')`. */
-  onArtifact(listener: (artifact: ProviderArtifact, ctx: ArtifactEventContext) => void): () => void {
+  /** The provider produced a file during a turn; read it with `readAsset(artifact.path, 'file')`. */
+  onArtifact(listener: ProviderArtifactHandler): () => void {
     return this.#listeners.on('artifact', listener);
   }
   onStatus(listener: (status: PedelecSessionStatus, ctx: StatusEventContext) => void): () => void {
@@ -162,7 +228,7 @@ export class PedelecSession<TToolName extends string = string> {
   ): () => void;
   onTool(name: any, handler?: any): () => void {
     const off = this.toolbox.onTool(name, handler);
-    // A call taken over from a snapshot may have been waiting for exactly this handler.
+    // A call of a turn taken over after a reload may have been waiting for exactly this handler.
     this.#protocol.runParked();
     return off;
   }
@@ -184,7 +250,7 @@ export class PedelecSession<TToolName extends string = string> {
   sendText(text: string): Promise<void> {
     const start = () =>
       this.#usable(() => {
-        if (this.#turn) throw sessionBusy(this.sessionId);
+        if (this.#turn || this.#reserved()) throw sessionBusy(this.sessionId);
         if (typeof text !== 'string') throw invalidInput('text must be a string');
         return this.#runTurn('user', 'send_text', { text }, 'SEND_TEXT_FAILED');
       });
@@ -194,9 +260,10 @@ export class PedelecSession<TToolName extends string = string> {
   /** Warms the provider up; resolves at once when already prepared, shares an in-flight prepare. */
   prepare(): Promise<void> {
     return this.#usable(() => {
-      if (this.#preparing) return this.#preparing;
-      if (this.#turn) throw sessionBusy(this.sessionId);
+      const running = this.#turn ?? this.#reserved();
+      if (running && running.ctx.turnKind !== 'prepare') throw sessionBusy(this.sessionId);
       if (this.#prepared) return Promise.resolve();
+      if (this.#preparing) return this.#preparing;
       // In flight before the turn's first callbacks run (its `turn` event, status `running`), so a
       // listener calling sendText() or prepare() there waits for it or shares it.
       let run!: (turn: Promise<void>) => void;
@@ -214,27 +281,48 @@ export class PedelecSession<TToolName extends string = string> {
 
   /**
    * Starts a turn and posts its request; resolves once the request succeeded and the turn finished.
-   * A failed request is reported (fallback code `failCode`), finishes the turn and rejects.
+   * A failed request is reported (fallback code `failCode`), finishes the turn and rejects; the
+   * session goes back where it was when Core refused the turn, or to `error`.
    */
   #runTurn(kind: TurnKind, type: string, payload: { text?: string }, failCode: string): Promise<void> {
+    // One id for the turn, on the page and on the wire.
     const turnId = randomId('turn');
-    const operationId = randomId('op');
-    const turn = (this.#turn = { ctx: { turnId, turnStartedAt: Date.now(), turnKind: kind }, operationId } as Turn);
+    const turn: Turn = {
+      ctx: { turnId, turnStartedAt: Date.now(), turnKind: kind },
+      operationId: turnId,
+      local: true,
+      finish: noop,
+    };
+    this.#turn = turn;
+    this.#unanswered = turn;
     this.#protocol.turnStarted();
+    let completed = false;
     const finished = new Promise<void>((resolve, reject) => {
-      turn.finish = (error) => (error ? reject(error) : resolve());
+      turn.finish = (error) => {
+        completed = true;
+        if (error) reject(error);
+        else resolve();
+      };
     });
     // The payload carries the turn's text, when it has one.
     this.#listeners.emit('turn', { turnId, kind, ...payload }, this.#ctx());
+    const before = this.#status;
     this.#setStatus('running');
-    const request = this.#request(type, { ...payload, operationId }).then(noop, (failure: unknown) => {
-      const error = normalizeError(failure, failCode, `${type} failed`);
-      // Emitted while the turn is still active, so the error's context carries it. Reported even when
-      // the turn already finished — cleanly, or on an error event — as the public SDK reports it.
-      this.#emitError(error, undefined, turn);
-      this.#finishTurn(error, turn);
-      throw error;
-    });
+    const request = this.#request(type, { ...payload, operationId: turnId })
+      .then(noop, (failure: unknown) => {
+        const error = normalizeError(failure, failCode, `${type} failed`);
+        // Emitted while the turn is still active, so the error's context carries it. Reported even when
+        // the turn already finished, as the public SDK reports it.
+        if (!this.#detachedBy) this.#emitError(error, undefined, turn);
+        // Today's Pedelec: Core's completion came first, and it says how the turn went.
+        if (completed && this.#protocol.operationAware) return;
+        if (this.#turn === turn) this.#setStatus(kind === 'prepare' || REFUSALS.has(error.code) ? before : 'error');
+        this.#finishTurn(error, turn);
+        throw error;
+      })
+      .finally(() => {
+        if (this.#unanswered === turn) this.#unanswered = null;
+      });
     // Joined like Promise.all, so whichever side fails first, neither rejection goes unhandled.
     return Promise.all([request, finished]).then(noop);
   }
@@ -249,12 +337,14 @@ export class PedelecSession<TToolName extends string = string> {
 
   /** Ends the session. Already ended or ending: resolves with no request. */
   end(): Promise<void> {
+    if (this.#detachedBy) return Promise.reject(sessionEnded(this.sessionId));
     if (this.#ended || this.#ending) return Promise.resolve();
     this.#ending = true;
     return this.#request('end_session').then(
       () => {
         this.#ending = false;
         this.#markEnded();
+        this.#bridge.release(this as PedelecSession<string>);
       },
       (failure: unknown) => {
         this.#ending = false;
@@ -265,6 +355,46 @@ export class PedelecSession<TToolName extends string = string> {
         throw error;
       },
     );
+  }
+
+  /**
+   * Brings an ended session back (`reactivate_session`): the same handle, with its handlers, usage,
+   * workspace and conversation. Resolves once Core says the session is idle again; a session that has
+   * not ended resolves at once; concurrent calls share one request.
+   */
+  resume(): Promise<void> {
+    if (this.#detachedBy) return Promise.reject(sessionEnded(this.sessionId));
+    if (this.#reactivating) return this.#reactivating;
+    if (this.#status !== 'ended') return Promise.resolve();
+    // What arrives for the session must reach this handle again: the idle snapshot comes first.
+    this.#bridge.register(this as PedelecSession<string>);
+    const reactivating = this.#request<{ sessionId?: unknown } | undefined>('reactivate_session', {
+      autoEndOnDisconnect: this.#autoEndOnDisconnect,
+    })
+      .then(
+        (reply) => {
+          if (reply?.sessionId !== this.sessionId)
+            throw protocolError('reactivate_session response did not include sessionId');
+          if (this.#status !== 'idle')
+            throw protocolError('reactivate_session resolved before the authoritative idle snapshot', {
+              sessionId: this.sessionId,
+            });
+        },
+        (failure: unknown) => {
+          throw normalizeError(failure, 'SESSION_RESUME_FAILED', 'session resume failed');
+        },
+      )
+      .catch((error: PedelecError) => {
+        if (!this.#detachedBy) this.#emitError(error);
+        // Refused for good: the handle is forgotten again, as after end().
+        if (FINAL_RESUME_FAILURES.has(error.code) && this.#status !== 'idle')
+          this.#bridge.release(this as PedelecSession<string>);
+        throw error;
+      })
+      .finally(() => {
+        if (this.#reactivating === reactivating) this.#reactivating = null;
+      });
+    return (this.#reactivating = reactivating);
   }
 
   // ───────────────────────────── what arrives ─────────────────────────────
@@ -283,20 +413,28 @@ export class PedelecSession<TToolName extends string = string> {
   }
 
   /**
-   * @internal A transport-wide failure (a broadcast error without `sessionId`, or the port going
-   * away): status `error`, an SDK error, the active turn rejected. On disconnect, running tool
-   * handlers are aborted too. The session stays usable for whatever the client can still do.
+   * @internal A transport-wide error (a broadcast error without `sessionId`): reported, status
+   * `error`. A 0.1.x turn fails with it; today's waits for its `operation_completed`.
    */
-  handleTransportError(error: PedelecError, disconnected: boolean): void {
-    if (this.#ended) return;
-    if (disconnected) this.#calls.abortRunning(error);
-    this.#fail(error);
+  handleTransportError(error: PedelecError): void {
+    if (this.#ended || this.#detachedBy) return;
+    this.#emitError(error);
+    this.#setStatus('error');
+    if (!this.#protocol.operationAware) this.#finishTurn(error);
   }
 
-  /** Status `error`, the error reported, the active turn rejected with it. */
-  #fail(error: PedelecError, meta?: EventMeta): void {
-    this.#setStatus('error', meta);
-    this.#emitError(error, meta);
+  /**
+   * @internal The connection this handle was made on went away: status `error`, the error reported,
+   * the turn rejected and running handlers aborted — and the handle can do nothing more (every method
+   * rejects `SESSION_ENDED`); `resumeSession()` on the client makes a new one.
+   */
+  detachFromTransport(error: PedelecError): void {
+    if (this.#detachedBy) return;
+    this.#detachedBy = error;
+    if (this.#ended) return;
+    this.#calls.abortRunning(error);
+    this.#setStatus('error');
+    this.#emitError(error);
     this.#finishTurn(error);
   }
 
@@ -308,6 +446,7 @@ export class PedelecSession<TToolName extends string = string> {
     if (this.#ended) return;
     this.#calls.abortAll(reason);
     this.#markEnded();
+    this.#bridge.release(this as PedelecSession<string>);
   }
 
   /** Ended by Core (`meta` given) or by the SDK. */
@@ -321,7 +460,6 @@ export class PedelecSession<TToolName extends string = string> {
     const error = sessionEnded(this.sessionId);
     this.#finishTurn(error);
     this.#calls.abortAll(error);
-    this.#bridge.release(this as PedelecSession<string>);
   }
 
   // ───────────────────────────── tool calls ─────────────────────────────
@@ -338,8 +476,8 @@ export class PedelecSession<TToolName extends string = string> {
 
   // ───────────────────────────── assets ─────────────────────────────
 
-  /** The files in this session's sandbox; a bad entry fails the whole list. */
-  listAssets(): Promise<SandboxAsset[]> {
+  /** The files in this session's assets; a bad entry fails the whole list. */
+  listAssets(): Promise<Asset[]> {
     return this.#assets.list();
   }
 
@@ -347,7 +485,9 @@ export class PedelecSession<TToolName extends string = string> {
    * Uploads a `File` into the sandbox (at most 100 MiB; one upload at a time) and resolves with the
    * path it was stored at.
    */
-  uploadAsset(file: File, targetPath?: string): Promise<SandboxAssetPath> {
+  uploadAsset(file: File): Promise<AssetPath>;
+  uploadAsset(file: File, targetPath: AssetPath): Promise<AssetPath>;
+  uploadAsset(file: File, targetPath?: string): Promise<AssetPath> {
     return this.#assets.upload(file, targetPath);
   }
 
@@ -379,13 +519,18 @@ export class PedelecSession<TToolName extends string = string> {
     }
   }
 
-  /** Throws `SESSION_ENDED` once ended (or, with `orEnding`, while `end()` is in flight). */
+  /** Throws `SESSION_ENDED` once ended or detached (or, with `orEnding`, while `end()` is in flight). */
   #check(orEnding?: boolean): void {
-    if (this.#ended || (orEnding && this.#ending)) throw sessionEnded(this.sessionId);
+    if (this.#ended || this.#detachedBy || (orEnding && this.#ending)) throw sessionEnded(this.sessionId);
   }
 
-  /** A request about this session: `sessionId` goes first in the payload. */
+  /**
+   * A request about this session: `sessionId` goes first in the payload. A detached handle's requests
+   * (a tool result finished after the connection went) fail with why it was detached: they never go
+   * out on a later connection.
+   */
   #request<T = unknown>(type: string, payload?: object): Promise<T> {
+    if (this.#detachedBy) return Promise.reject(this.#detachedBy);
     return this.#bridge.request<T>(type, { sessionId: this.sessionId, ...payload });
   }
 

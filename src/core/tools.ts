@@ -10,6 +10,7 @@ import type { ToolArgsSchema } from './schema/types.js';
 import { toolTimeout, type RunningCallContext } from './call-context.js';
 import { MAX_TIMER_MS } from './protocol.js';
 import type { ToolCallContext, ToolCallVia } from './types.js';
+import { readDenoModules, type AgentDenoModuleDefinition, type PreparedDenoModule } from './deno-modules.js';
 
 /**
  * A tool's handler. Declared through a method-style signature so a handler for specific args is still
@@ -43,6 +44,8 @@ export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends str
 export type SkillsInput<TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]> = {
   guidance: string;
   tools: TTools;
+  /** Deno modules the agent may use: each says what it is for and how to call it, and is prepared. */
+  denoModules?: readonly AgentDenoModuleDefinition[];
 };
 
 export type ToolNameOf<TTools extends readonly ToolDefinition[]> = Extract<TTools[number]['name'], string>;
@@ -54,7 +57,12 @@ export type SerializableToolManifest = {
   timeoutMs?: number;
 };
 
-export type SerializableSkillsManifest = { guidance: string; tools: SerializableToolManifest[] };
+export type SerializableSkillsManifest = {
+  guidance: string;
+  tools: SerializableToolManifest[];
+  /** What Core is told of the session's Deno modules (their sources are uploaded apart). */
+  denoModules?: PreparedDenoModule['manifest'][];
+};
 
 /** The generic fallback handler: any tool, by name. */
 export type GenericToolHandler<TToolName extends string = string> = (
@@ -168,7 +176,11 @@ export function normalizeTool(entry: unknown, index: number, owned?: boolean): N
 }
 
 /** The result of normalizing `createSession({ skills })`. */
-export type NormalizedSkills = { manifest: SerializableSkillsManifest; tools: NormalizedTool[] };
+export type NormalizedSkills = {
+  manifest: SerializableSkillsManifest;
+  tools: NormalizedTool[];
+  denoModules: PreparedDenoModule[];
+};
 
 /**
  * Normalizes a whole skills input; throws (as a value) the first `INVALID_INPUT`, in the public SDK's
@@ -180,6 +192,8 @@ export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
   const { guidance, tools: entries } = skills;
   if (typeof guidance !== 'string') throw invalidInput('skills.guidance must be a string');
   if (!Array.isArray(entries)) throw invalidInput('skills.tools must be an array');
+  if (skills.denoModules !== undefined && !Array.isArray(skills.denoModules))
+    throw invalidInput('skills.denoModules must be an array');
   const names = new Set<string>();
   // Array.from, not map: a hole in the array is an entry too (undefined), and is refused as one.
   const tools = Array.from(entries, (entry: unknown, index) => {
@@ -191,7 +205,10 @@ export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
     names.add(tool.name);
     return compileTool(tool);
   });
-  return { manifest: { guidance, tools: tools.map((t) => t.manifest) }, tools };
+  const denoModules = readDenoModules(skills.denoModules);
+  const manifest: SerializableSkillsManifest = { guidance, tools: tools.map((t) => t.manifest) };
+  if (denoModules.length > 0) manifest.denoModules = denoModules.map((m) => m.manifest);
+  return { manifest, tools, denoModules };
 }
 
 /** What a call produced: the wire result, and whether the kit answered with an error of its own. */

@@ -5,13 +5,29 @@ import type { PortFactory } from './protocol.js';
 /** Known provider codes, widened so codes added by newer Desktop releases still type-check. */
 export type ProviderCode = 'codex' | 'antigravity' | 'opencode' | 'cursor' | 'claude' | 'ollama' | (string & {});
 
-export type ProviderInfo = { name: string; code: ProviderCode; available: boolean; error: string | null };
+/**
+ * How hard a provider works, as Pedelec's effort profiles say (profile mode: no `model` given). An
+ * omitted level is sent as `"default"`.
+ */
+export type EffortLevel = 'default' | 'low' | 'high';
+
+/** The provider's own effort setting, given with an explicit `model`. */
+export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
 /**
- * The user's defaults. Current extensions send no per-provider models (Desktop's effort profiles
- * choose): `defaultModels` is then `{}`.
+ * A provider Desktop knows. `isDefault`: whether it is the user's default (filled from the settings
+ * when an older extension does not say).
  */
-export type PedelecSettings = { defaultProvider: ProviderCode | null; defaultModels: { [code: string]: string } };
+export type ProviderInfo = {
+  name: string;
+  code: ProviderCode;
+  available: boolean;
+  isDefault: boolean;
+  error: string | null;
+};
+
+/** The user's defaults: the default provider, or null when none is set. */
+export type PedelecSettings = { defaultProvider: ProviderCode | null };
 
 export type ApprovalStatus = { installed: boolean; approved: boolean; origin: string | null; appConnected: boolean };
 
@@ -57,6 +73,9 @@ export type ToolCallVia = 'pedelec' | 'local' | 'webmcp' | 'mcp';
 export type PedelecEventContext = {
   sessionId: string;
   provider: string;
+  /** The session's effort level (profile mode); absent for a session with an explicit model. */
+  effortLevel?: EffortLevel;
+  /** (ours) The explicit model the session was created with, when it was. */
   model?: string;
   sessionCreatedAt: number;
   eventEmittedAt: number;
@@ -79,42 +98,76 @@ export type PedelecEventContext = {
     | 'provider_artifact';
 };
 
+/** An assistant message, whole (`onChat`). */
 export type ChatEventContext = PedelecEventContext & {
-  type: 'chat_delta';
-  turnId: string;
-  turnStartedAt: number;
-  eventReceivedAt: number;
-};
-
-/** (ours) A whole assistant message (`onChatMessage`). */
-export type ChatMessageEventContext = PedelecEventContext & {
   type: 'chat_message';
   turnId: string;
   turnStartedAt: number;
   eventReceivedAt: number;
 };
 
-/** (ours) The session's token usage, as Core reports it. */
-export type UsageInfo = { totalTokens: number };
-
-export type UsageEventContext = PedelecEventContext & { type: 'usage_updated'; eventReceivedAt: number };
-
-/**
- * (ours) A file the provider produced in the session's sandbox; read it with
- * `session.readAsset(artifact.path, 'file')`. Fields other than `path` are kept when Core sends them.
- */
-export type ProviderArtifact = {
-  path: `/${string}`;
-  id?: string;
-  provider?: string;
-  name?: string;
-  mimeType?: string;
-  sizeBytes?: number;
-  kind?: string;
-  source?: string;
+/** A fragment of an assistant message as the provider streamed it (`onChatDelta`). */
+export type ChatDeltaEventContext = PedelecEventContext & {
+  type: 'chat_delta';
+  turnId: string;
+  turnStartedAt: number;
+  eventReceivedAt: number;
 };
 
-export type ArtifactEventContext = PedelecEventContext & { type: 'provider_artifact'; eventReceivedAt: number };
+/** @deprecated Use {@link ChatEventContext}: `onChat` delivers whole messages, as `onChatMessage` did. */
+export type ChatMessageEventContext = ChatEventContext;
+
+/**
+ * The session's token usage: always an object, its `totalTokens` set once Core reports it, and never
+ * going down.
+ */
+export type PedelecSessionUsage = { totalTokens?: number };
+
+/** @deprecated Use {@link PedelecSessionUsage}. */
+export type UsageInfo = PedelecSessionUsage;
+
+/** (ours) The context of `onUsage`. */
+export type UsageEventContext = PedelecEventContext & { type: 'usage_updated'; eventReceivedAt: number };
+
+/** What a provider artifact holds. */
+export type ProviderArtifactKind = 'image' | 'audio' | 'video' | 'file';
+
+/** How the provider produced an artifact. */
+export type ProviderArtifactSource = 'image_generation' | 'tool_result' | 'provider_artifact';
+
+/**
+ * A file the provider produced during a turn, stored in the session's assets; read it with
+ * `session.readAsset(artifact.path, 'file')`. `name` is the logical name; the stored path's last
+ * segment may differ (Core makes it unique).
+ */
+export type ProviderArtifact = {
+  id: string;
+  provider: ProviderCode;
+  path: AssetPath;
+  name: string;
+  mimeType: string;
+  sizeBytes: number;
+  kind: ProviderArtifactKind;
+  source: ProviderArtifactSource;
+  providerArtifactId?: string;
+  toolCallId?: string;
+};
+
+/** The context of `onArtifact`: artifacts belong to user turns. */
+export type ProviderArtifactEventContext = PedelecEventContext & {
+  type: 'provider_artifact';
+  turnId: string;
+  turnStartedAt: number;
+  turnKind: 'user';
+  eventReceivedAt: number;
+  source: 'core';
+};
+
+/** @deprecated Use {@link ProviderArtifactEventContext}. */
+export type ArtifactEventContext = ProviderArtifactEventContext;
+
+/** The listener `onArtifact` takes. */
+export type ProviderArtifactHandler = (artifact: ProviderArtifact, ctx: ProviderArtifactEventContext) => void;
 
 export type ToolCallContext = PedelecEventContext & {
   type: 'tool_call';
@@ -149,6 +202,15 @@ export type EndedEventContext = PedelecEventContext & { type: 'ended' | 'sdk_end
 /** (ours) A turn starting, whoever started it. */
 export type TurnEvent = { turnId: string; kind: TurnKind; text?: string };
 
-export type SandboxAssetPath = `/${string}`;
-export type SandboxAsset = { name: string; path: SandboxAssetPath; sizeBytes: number; modifiedAt: number };
-export type ReadAssetType = 'text' | 'json' | 'file';
+/** A path in the session's assets: always from their root, `/` first. */
+export type AssetPath = `/${string}`;
+/** A file in the session's assets. */
+export type Asset = { name: string; path: AssetPath; sizeBytes: number; modifiedAt: number };
+/** How a file is read: as text, as parsed JSON, or as a `File`. */
+export type ReadFileType = 'text' | 'json' | 'file';
+/** The same as {@link ReadFileType}, for assets. */
+export type ReadAssetType = ReadFileType;
+/** @deprecated Use {@link AssetPath}. */
+export type SandboxAssetPath = AssetPath;
+/** @deprecated Use {@link Asset}. */
+export type SandboxAsset = Asset;

@@ -1,6 +1,6 @@
 import { SessionEvent } from './pedelec-event.js';
-import type { ChatEventContext } from '../core/index.js';
-export type PedelecChatDeltaDetail = { readonly text: string; readonly context: ChatEventContext };
+import type { ChatDeltaEventContext } from '../core/index.js';
+export type PedelecChatDeltaDetail = { readonly text: string; readonly context: ChatDeltaEventContext };
 
 /**
  * Fired on the session for each piece of the agent's reply: append `text` (pieces ignore sentence

@@ -83,13 +83,13 @@ describe('current Pedelec: the handshake', () => {
     fake.handshake.length = 0;
     window.dispatchEvent(new Event('focus'));
     expect(fake.handshake).to.deep.equal([{ type: 'page_activity', active: true }]);
-    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+    Object.defineProperty(document, 'hidden', { value: true, configurable: true });
     try {
       document.dispatchEvent(new Event('visibilitychange'));
       // Hidden once is said once.
       document.dispatchEvent(new Event('visibilitychange'));
     } finally {
-      delete (document as { visibilityState?: unknown }).visibilityState;
+      delete (document as { hidden?: unknown }).hidden;
     }
     expect(fake.handshake).to.deep.equal([
       { type: 'page_activity', active: true },
@@ -111,17 +111,18 @@ describe('current Pedelec: the handshake', () => {
     fake.emit(LEGACY_REFUSAL);
     fake.emit({ ...LEGACY_REFUSAL });
     fake.respond({ defaultProvider: 'codex', defaultModels: { codex: 'gpt-5' } }, fake.last('get_settings'));
-    expect(await settings).to.deep.equal({ defaultProvider: 'codex', defaultModels: { codex: 'gpt-5' } });
+    expect(await settings).to.deep.equal({ defaultProvider: 'codex' });
     expect(warnings).to.deep.equal([]);
+    expect(c.legacyExtension, 'and the client knows it talks to a 0.1.x extension').to.equal(true);
   });
 });
 
 describe('current Pedelec: settings without defaultModels (profile mode)', () => {
-  it('getSettings() accepts { defaultProvider } alone: defaultModels is {}', async () => {
+  it('getSettings() accepts { defaultProvider } alone', async () => {
     const c = client();
     const settings = c.getSettings();
     fake.respond({ defaultProvider: 'codex' });
-    expect(await settings).to.deep.equal({ defaultProvider: 'codex', defaultModels: {} });
+    expect(await settings).to.deep.equal({ defaultProvider: 'codex' });
   });
 
   it('createSession() resolves the default provider and sends no model', async () => {
@@ -135,34 +136,41 @@ describe('current Pedelec: settings without defaultModels (profile mode)', () =>
     );
     await nextTask();
     const request = fake.last('create_session');
-    // On the wire (JSON, as a Chrome port carries it) there is no model at all.
-    expect(JSON.parse(JSON.stringify(request)).input).to.deep.equal({ provider: 'codex', autoEndOnDisconnect: true });
+    // On the wire (JSON, as a Chrome port carries it) there is no model at all: profile mode.
+    expect(JSON.parse(JSON.stringify(request)).input).to.deep.equal({
+      provider: 'codex',
+      effortLevel: 'default',
+      autoEndOnDisconnect: true,
+    });
     fake.respond({ sessionId: 's1' }, request);
     const session = await created;
     expect(session.provider).to.equal('codex');
     expect(session.model).to.equal(undefined);
   });
 
-  it('createSession({ provider }) sends no model either', async () => {
+  it('createSession({ provider }) sends no model either, and asks nothing first', async () => {
     const c = client();
     const created = c.createSession({ provider: 'claude' });
-    fake.respond({ defaultProvider: 'codex' }, fake.last('get_settings'));
-    await nextTask();
     const request = fake.last('create_session');
-    expect(JSON.parse(JSON.stringify(request)).input).to.deep.equal({ provider: 'claude', autoEndOnDisconnect: true });
+    expect(fake.posted.map((m) => m.type)).to.deep.equal(['create_session']);
+    expect(JSON.parse(JSON.stringify(request)).input).to.deep.equal({
+      provider: 'claude',
+      effortLevel: 'default',
+      autoEndOnDisconnect: true,
+    });
     expect(request.callerSdkVersion).to.equal(PEDELEC_PROTOCOL_VERSION);
     fake.respond({ sessionId: 's1' }, request);
     await created;
   });
 
-  it('effortLevel and effort are passed through as given; a non-string is INVALID_INPUT', async () => {
+  it('effortLevel is sent as given (profile mode); effort with a model; anything else is INVALID_INPUT', async () => {
     const c = client();
     track(c.createSession({ provider: 'codex', effortLevel: 'high' }));
-    fake.respond({ defaultProvider: 'codex' }, fake.last('get_settings'));
-    await nextTask();
     expect(fake.last('create_session').input).to.include({ provider: 'codex', effortLevel: 'high' });
-    const error = await rejection(c.createSession({ provider: 'codex', effort: 3 as unknown as string }));
-    expect(error).to.include({ code: 'INVALID_INPUT', message: 'effort must be a string' });
+    track(c.createSession({ provider: 'codex', model: 'gpt-5', effort: 'xhigh' }));
+    expect(fake.last('create_session').input).to.include({ model: 'gpt-5', effort: 'xhigh', effortLevel: undefined });
+    const error = await rejection(c.createSession({ provider: 'codex', effort: 3 } as never));
+    expect(error).to.include({ code: 'INVALID_INPUT', message: 'effort requires model' });
   });
 });
 
@@ -215,10 +223,10 @@ describe('current Pedelec: turns', () => {
     await turn.promise;
   });
 
-  it('operation_completed with success: false rejects the turn with its error, reported once with the turn', async () => {
+  it('operation_completed with success: false rejects the turn with its error; the session is in error; onError is not called', async () => {
     const { session } = await currentSession();
-    const errors: Array<{ error: PedelecError; turnId?: string }> = [];
-    session.onError((error, ctx) => errors.push({ error, turnId: ctx.turnId }));
+    const errors: PedelecError[] = [];
+    session.onError((error) => errors.push(error));
     const { turn, operationId } = userTurn(session);
     fake.event('s1', 'operation_completed', {
       seq: 2,
@@ -229,9 +237,16 @@ describe('current Pedelec: turns', () => {
     });
     const error = await rejection(turn.promise);
     expect(error).to.include({ code: 'THREAD_BUSY', message: 'busy' });
-    expect(errors).to.have.length(1);
-    expect(errors[0]!.error.code).to.equal('THREAD_BUSY');
-    expect(errors[0]!.turnId).to.be.a('string');
+    expect(session.getStatus()).to.equal('error');
+    expect(errors, 'the rejection says it; an error event would be reported').to.deep.equal([]);
+  });
+
+  it('operation_completed with success: true makes the session idle, whatever status came before', async () => {
+    const { session } = await currentSession();
+    const { turn, operationId } = userTurn(session);
+    fake.event('s1', 'operation_completed', { seq: 2, operationId, operationKind: 'user', success: true });
+    await turn.promise;
+    expect(session.getStatus()).to.equal('idle');
   });
 
   it("another operation's operation_completed leaves the running turn running", async () => {
@@ -244,12 +259,14 @@ describe('current Pedelec: turns', () => {
     await turn.promise;
   });
 
-  it('an error event still rejects the turn at once; the completion that follows is ignored', async () => {
+  it("an error event is reported; the turn ends on its completion, with the completion's error", async () => {
     const { session } = await currentSession();
     const errors: PedelecError[] = [];
     session.onError((error) => errors.push(error));
     const { turn, operationId } = userTurn(session);
     fake.event('s1', 'error', { seq: 2, operationId, error: { code: 'PROVIDER_UNAVAILABLE', message: 'down' } });
+    await nextTask();
+    expect(turn.state, 'still waiting for its operation_completed').to.equal('pending');
     fake.event('s1', 'operation_completed', {
       seq: 3,
       operationId,
@@ -260,89 +277,88 @@ describe('current Pedelec: turns', () => {
     expect((await rejection(turn.promise)).code).to.equal('PROVIDER_UNAVAILABLE');
     expect(errors.map((e) => e.code)).to.deep.equal(['PROVIDER_UNAVAILABLE']);
   });
+
+  it("an error event of another operation is not this turn's: ignored", async () => {
+    const { session } = await currentSession();
+    const errors: PedelecError[] = [];
+    session.onError((error) => errors.push(error));
+    const { turn, operationId } = userTurn(session);
+    fake.event('s1', 'error', { seq: 2, operationId: 'turn_other', error: { code: 'E', message: 'e' } });
+    expect(errors).to.deep.equal([]);
+    completeTurn('s1', operationId, 3);
+    await turn.promise;
+  });
+
+  it('an error event naming no operation puts the session in error, and is reported', async () => {
+    const { session } = await currentSession();
+    const seen: string[] = [];
+    session.onError((error) => seen.push(`error:${error.code}`));
+    session.onStatus((status) => seen.push(`status:${status}`));
+    fake.event('s1', 'error', { seq: 2, error: { code: 'CORE_DOWN', message: 'down' } });
+    expect(seen).to.deep.equal(['error:CORE_DOWN', 'status:error']);
+  });
 });
 
-describe('current Pedelec: the reply reaches the delta channel exactly once', () => {
-  async function replyWith(
-    events: Array<[type: string, text: string]>,
-  ): Promise<{ deltas: string[]; messages: string[] }> {
+describe('current Pedelec: chat — whole messages through onChat, fragments through onChatDelta', () => {
+  async function replyWith(events: Array<[type: string, text: string]>): Promise<{ deltas: string[]; chat: string[] }> {
     const { session } = await currentSession();
     const deltas: string[] = [];
-    const messages: string[] = [];
-    session.onChat((text) => deltas.push(text));
-    session.onChatMessage((text) => messages.push(text));
+    const chat: string[] = [];
+    session.onChatDelta((text) => deltas.push(text));
+    session.onChat((text) => chat.push(text));
     const { turn, operationId } = userTurn(session);
     let seq = 2;
     for (const [type, text] of events) fake.event('s1', type, { seq: seq++, operationId, text });
     completeTurn('s1', operationId, seq);
     await turn.promise;
-    return { deltas, messages };
+    return { deltas, chat };
   }
 
-  it('fragments only (a 0.1.x-style stream): each fragment once', async () => {
-    const { deltas, messages } = await replyWith([
-      ['chat_delta', 'Hel'],
-      ['chat_delta', 'lo'],
-    ]);
-    expect(deltas).to.deep.equal(['Hel', 'lo']);
-    expect(messages).to.deep.equal([]);
+  it('fragments, then the whole message: the fragments as they came, the message once', async () => {
+    expect(
+      await replyWith([
+        ['chat_delta', 'Hel'],
+        ['chat_delta', 'lo'],
+        ['chat_message', 'Hello'],
+      ]),
+    ).to.deep.equal({ deltas: ['Hel', 'lo'], chat: ['Hello'] });
   });
 
-  it('the whole message only (a provider that does not stream): all of it once', async () => {
-    const { deltas, messages } = await replyWith([['chat_message', 'Hello there']]);
-    expect(deltas).to.deep.equal(['Hello there']);
-    expect(messages).to.deep.equal(['Hello there']);
+  it('the whole message only (a provider that does not stream): onChat only, nothing made up', async () => {
+    expect(await replyWith([['chat_message', 'Hello there']])).to.deep.equal({ deltas: [], chat: ['Hello there'] });
   });
 
-  it('fragments, then the whole message: nothing twice', async () => {
-    const { deltas, messages } = await replyWith([
-      ['chat_delta', 'Hel'],
-      ['chat_delta', 'lo'],
-      ['chat_message', 'Hello'],
-    ]);
-    expect(deltas).to.deep.equal(['Hel', 'lo']);
-    expect(messages).to.deep.equal(['Hello']);
+  it('two messages in one turn: each whole message once', async () => {
+    expect(
+      await replyWith([
+        ['chat_delta', 'Sure.'],
+        ['chat_message', 'Sure.'],
+        ['chat_message', 'Done.'],
+      ]),
+    ).to.deep.equal({ deltas: ['Sure.'], chat: ['Sure.', 'Done.'] });
   });
 
-  it('fragments that stopped early: the message delivers the rest', async () => {
-    const { deltas } = await replyWith([
-      ['chat_delta', 'Hel'],
-      ['chat_message', 'Hello world'],
-    ]);
-    expect(deltas.join('')).to.equal('Hello world');
-    expect(deltas).to.deep.equal(['Hel', 'lo world']);
-  });
-
-  it('two messages in one turn: each counted on its own', async () => {
-    const { deltas, messages } = await replyWith([
-      ['chat_delta', 'Sure.'],
-      ['chat_message', 'Sure.'],
-      ['chat_message', 'Done.'],
-    ]);
-    expect(deltas).to.deep.equal(['Sure.', 'Done.']);
-    expect(messages).to.deep.equal(['Sure.', 'Done.']);
-  });
-
-  it('fragments that do not match their message add nothing more (the whole message is still offered)', async () => {
-    const { deltas, messages } = await replyWith([
-      ['chat_delta', 'Hi there'],
-      ['chat_message', 'Hello there'],
-    ]);
-    expect(deltas).to.deep.equal(['Hi there']);
-    expect(messages).to.deep.equal(['Hello there']);
+  it('fragments that do not match their message: each channel has exactly what arrived', async () => {
+    expect(
+      await replyWith([
+        ['chat_delta', 'Hi there'],
+        ['chat_message', 'Hello there'],
+      ]),
+    ).to.deep.equal({ deltas: ['Hi there'], chat: ['Hello there'] });
   });
 
   it("a prepare turn's messages reach neither channel", async () => {
     const { session } = await currentSession();
     const seen: string[] = [];
     session.onChat((text) => seen.push(text));
-    session.onChatMessage((text) => seen.push(text));
+    session.onChatDelta((text) => seen.push(text));
     const prepared = session.prepare();
     const request = fake.last('prepare_session');
     fake.respond({}, request);
-    fake.event('s1', 'chat_message', { seq: 2, operationId: request.operationId, text: 'warming up' });
+    fake.event('s1', 'chat_delta', { seq: 2, operationId: request.operationId, text: 'warming' });
+    fake.event('s1', 'chat_message', { seq: 3, operationId: request.operationId, text: 'warming up' });
     fake.event('s1', 'operation_completed', {
-      seq: 3,
+      seq: 4,
       operationId: request.operationId,
       operationKind: 'prepare',
       success: true,
@@ -353,19 +369,27 @@ describe('current Pedelec: the reply reaches the delta channel exactly once', ()
 });
 
 describe('current Pedelec: events of another operation', () => {
-  it('chat and tool calls of a foreign operation are ignored, with one warning per operation', async () => {
+  it('chat and tool calls of another operation reach no listener: each is an SDK_PROTOCOL_ERROR', async () => {
     const { session } = await currentSession();
     const chat: string[] = [];
+    const errors: Array<{ error: PedelecError; source: string }> = [];
     session.onChat((text) => chat.push(text));
+    session.onChatDelta((text) => chat.push(text));
+    session.onError((error, ctx) => errors.push({ error, source: ctx.source }));
     session.onTool('t', () => 'ran');
     const { turn, operationId } = userTurn(session);
-    fake.event('s1', 'chat_delta', { seq: 2, operationId: 'op_foreign', text: 'not yours' });
-    fake.event('s1', 'chat_message', { seq: 3, operationId: 'op_foreign', text: 'not yours' });
-    fake.event('s1', 'tool_call', { seq: 4, operationId: 'op_foreign', toolRequestId: 'r1', tool: 't', args: {} });
+    fake.event('s1', 'chat_delta', { seq: 2, operationId: 'turn_foreign', text: 'not yours' });
+    fake.event('s1', 'chat_message', { seq: 3, operationId: 'turn_foreign', text: 'not yours' });
+    fake.event('s1', 'tool_call', { seq: 4, operationId: 'turn_foreign', toolRequestId: 'r1', tool: 't', args: {} });
     expect(chat).to.deep.equal([]);
     expect(toolResults()).to.deep.equal([]);
-    expect(warnings.map((w) => w.code)).to.deep.equal(['FOREIGN_OPERATION']);
-    expect(warnings[0]!.details).to.include({ sessionId: 's1', operationId: 'op_foreign', type: 'chat_delta' });
+    expect(errors.map(({ error }) => [error.code, error.message])).to.deep.equal([
+      ['SDK_PROTOCOL_ERROR', 'chat_delta event did not match the active operation'],
+      ['SDK_PROTOCOL_ERROR', 'chat_message event did not match the active operation'],
+      ['SDK_PROTOCOL_ERROR', 'tool_call event did not match the active operation'],
+    ]);
+    expect(errors[0]!.error.details).to.deep.equal({ sessionId: 's1', operationId: 'turn_foreign' });
+    expect(errors.every((e) => e.source === 'sdk')).to.equal(true);
     completeTurn('s1', operationId, 5);
     await turn.promise;
   });
@@ -541,14 +565,86 @@ describe('current Pedelec: session_snapshot', () => {
 describe('current Pedelec: usage and artifacts', () => {
   it('usage_updated sets session.usage and calls onUsage with a core-sourced context', async () => {
     const { session } = await currentSession();
-    const seen: Array<{ totalTokens: number; type?: string; source: string }> = [];
+    const seen: Array<{ totalTokens?: number; type?: string; source: string }> = [];
     session.onUsage((usage, ctx) => seen.push({ ...usage, type: ctx.type, source: ctx.source }));
     fake.event('s1', 'usage_updated', { seq: 2, totalTokens: 42 });
     expect(session.usage).to.deep.equal({ totalTokens: 42 });
     expect(seen).to.deep.equal([{ totalTokens: 42, type: 'usage_updated', source: 'core' }]);
   });
 
-  it('provider_artifact calls onArtifact with its fields; one without a valid path is a protocol error', async () => {
+  it('provider_artifact during a user turn calls onArtifact with the artifact, checked and rebuilt', async () => {
+    const { session } = await currentSession();
+    const artifacts: Array<[unknown, Record<string, unknown>]> = [];
+    const errors: PedelecError[] = [];
+    session.onArtifact((artifact, ctx) => artifacts.push([artifact, { ...ctx }]));
+    session.onError((error) => errors.push(error));
+    const { turn, operationId } = userTurn(session);
+    const artifact = {
+      id: 'a1',
+      provider: 'codex',
+      path: '/artifacts/a1-report.md',
+      name: 'report.md',
+      mimeType: 'text/markdown',
+      sizeBytes: 12,
+      kind: 'file',
+      source: 'provider_artifact',
+      providerArtifactId: 'p1',
+    };
+    fake.event('s1', 'provider_artifact', { seq: 2, operationId, artifact: { ...artifact, extra: 'dropped' } });
+    expect(artifacts.map(([a]) => a)).to.deep.equal([artifact]);
+    expect(artifacts[0]![1]).to.include({
+      type: 'provider_artifact',
+      source: 'core',
+      turnKind: 'user',
+      turnId: operationId,
+    });
+    expect(errors).to.deep.equal([]);
+    expect(turn.state, 'an artifact does not finish the turn').to.equal('pending');
+    completeTurn('s1', operationId, 3);
+    await turn.promise;
+  });
+
+  it('a malformed artifact is an SDK_PROTOCOL_ERROR, whatever turn it claims; nothing is delivered', async () => {
+    const { session } = await currentSession();
+    const artifacts: unknown[] = [];
+    const errors: PedelecError[] = [];
+    session.onArtifact((artifact) => artifacts.push(artifact));
+    session.onError((error) => errors.push(error));
+    const { operationId } = userTurn(session);
+    const good = {
+      id: 'a1',
+      provider: 'codex',
+      path: '/a.png',
+      name: 'a.png',
+      mimeType: 'image/png',
+      sizeBytes: 3,
+      kind: 'image',
+      source: 'image_generation',
+    };
+    const bad: unknown[] = [
+      'not an object',
+      { ...good, path: '../etc/passwd' },
+      { ...good, path: 'a.png' },
+      { ...good, id: ' ' },
+      { ...good, name: 'a/b.png' },
+      { ...good, mimeType: '' },
+      { ...good, sizeBytes: 1.5 },
+      { ...good, sizeBytes: -1 },
+      { ...good, kind: 'document' },
+      { ...good, source: 'agent' },
+      { ...good, providerArtifactId: ' ' },
+      { ...good, toolCallId: 7 },
+    ];
+    bad.forEach((artifact, i) => fake.event('s1', 'provider_artifact', { seq: 2 + i, operationId, artifact }));
+    expect(artifacts).to.deep.equal([]);
+    expect(errors.map((e) => e.message)).to.deep.equal([
+      'provider_artifact event had an invalid artifact object',
+      ...bad.slice(1).map(() => 'provider_artifact event had an invalid artifact payload'),
+    ]);
+    expect(session.getStatus()).to.equal('running');
+  });
+
+  it("an artifact of another operation is an SDK_PROTOCOL_ERROR; a prepare turn's is dropped", async () => {
     const { session } = await currentSession();
     const artifacts: unknown[] = [];
     const errors: PedelecError[] = [];
@@ -557,18 +653,21 @@ describe('current Pedelec: usage and artifacts', () => {
     const artifact = {
       id: 'a1',
       provider: 'codex',
-      path: '/out/report.md',
-      name: 'report.md',
-      mimeType: 'text/markdown',
-      sizeBytes: 12,
+      path: '/a.txt',
+      name: 'a.txt',
+      mimeType: 'text/plain',
+      sizeBytes: 1,
       kind: 'file',
-      source: 'agent',
+      source: 'tool_result',
     };
-    fake.event('s1', 'provider_artifact', { seq: 2, operationId: 'op_x', artifact });
-    fake.event('s1', 'provider_artifact', { seq: 3, artifact: { path: '../etc/passwd' } });
-    expect(artifacts).to.deep.equal([artifact]);
-    expect(errors.map((e) => [e.code, e.message])).to.deep.equal([
-      ['SDK_PROTOCOL_ERROR', 'provider_artifact had no artifact with a valid path'],
-    ]);
+    const prepared = session.prepare();
+    const request = fake.last('prepare_session');
+    fake.respond({}, request);
+    fake.event('s1', 'provider_artifact', { seq: 2, operationId: request.operationId, artifact });
+    fake.event('s1', 'provider_artifact', { seq: 3, operationId: 'turn_stale', artifact });
+    expect(artifacts).to.deep.equal([]);
+    expect(errors.map((e) => e.message)).to.deep.equal(['provider_artifact event did not match the active operation']);
+    fake.event('s1', 'operation_completed', { seq: 4, operationId: request.operationId, operationKind: 'prepare' });
+    await prepared;
   });
 });

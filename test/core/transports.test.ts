@@ -147,7 +147,7 @@ describe('createMemoryPair', () => {
     const session = await c.createSession({ provider: 'codex', model: 'm' });
     expect(session.sessionId).to.equal('m1');
     const chat: string[] = [];
-    session.onChat((t) => chat.push(t));
+    session.onChatDelta((t) => chat.push(t));
     const turn = session.sendText('hi');
     await until(() => seen.some((m) => m.type === 'send_text'), 'send_text to reach the peer');
     const channelId = seen[0].channelId;
@@ -173,7 +173,7 @@ describe('createMemoryPair', () => {
     await settled(p.promise);
     expect(p.state).to.equal('rejected');
     expect(p.error).to.deep.equal({ code: 'EXTENSION_DISCONNECTED', message: 'Pedelec extension disconnected.' });
-    expect(await rejection(c.listProviders())).to.deep.equal({
+    expect(await rejection(c.listProviders())).to.deep.include({
       code: 'EXTENSION_DISCONNECTED',
       message: 'Pedelec extension disconnected.',
     });
@@ -204,17 +204,15 @@ describe('websocketTransport to a closed loopback port', () => {
     expect(fired).to.have.length(1);
   });
 
-  it('a Pedelec client over it rejects pending requests (posted before open) with that error, and later ones at once', async () => {
+  it('a Pedelec client over it rejects pending requests (posted before open) with that error; a later one tries again', async () => {
     const c = client({ transport: websocketTransport(url, RealWebSocket) });
     let p!: Promise<unknown>;
     expect(() => (p = c.getSettings())).to.not.throw();
     const e = await rejection(p);
     expect(e.code).to.equal('BRIDGE_UNAVAILABLE');
     expect(e.message).to.equal(`Development Core not reachable at ${url}`);
-    const later = track(c.listProviders());
-    await nextTask();
-    expect(later.state).to.equal('rejected');
-    expect(later.error).to.deep.equal(e);
+    // A new socket: the Core may have come up meanwhile. Here it has not.
+    expect(await rejection(c.listProviders())).to.deep.equal(e);
   });
 
   it('checkAvailability says the bridge is not there (as for a missing extension), not that it is', async () => {
@@ -341,12 +339,14 @@ describe('websocketTransport (fake WebSocket)', () => {
         type: 'response',
         requestId: msg.requestId,
         ok: true,
-        result: [{ name: 'Scripted', code: 'scripted', available: true, error: null }],
+        result: [{ name: 'Scripted', code: 'scripted', available: true, isDefault: true, error: null }],
       }),
     });
     await settled(p.promise);
     expect(p.state).to.equal('fulfilled');
-    expect(p.value).to.deep.equal([{ name: 'Scripted', code: 'scripted', available: true, error: null }]);
+    expect(p.value).to.deep.equal([
+      { name: 'Scripted', code: 'scripted', available: true, isDefault: true, error: null },
+    ]);
   });
 
   it('a Pedelec client over a socket that never opens rejects pending requests with BRIDGE_UNAVAILABLE', async () => {

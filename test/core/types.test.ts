@@ -172,10 +172,10 @@ async function sessionTyping(client: Pedelec) {
   const withProvider = await client.createSession({ provider: 'some-future-provider', model: 'm' });
   withProvider.onTool('anything_goes', () => null);
 
-  // @ts-expect-error model without provider
+  // A model without a provider is the default provider's (SDK 0.4.6).
   await client.createSession({ model: 'x' });
-  // @ts-expect-error model without provider, as a CreateSessionInput
-  const badInput: CreateSessionInput = { model: 'x' };
+  // @ts-expect-error an effort level goes with profile mode, not with a model
+  const badInput: CreateSessionInput = { model: 'x', effortLevel: 'high' };
 
   return [narrowed, inferredNarrowed, plainIsString, badInput];
 }

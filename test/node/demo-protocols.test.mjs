@@ -3,7 +3,8 @@
 // only) — in headless Chromium and Firefox, as a user drives it: a message typed in the chat makes the
 // agent call a declared tool, the page changes, the turn completes and the whole reply shows.
 // Then `persist` + reload: a page reloaded while Core waits for a tool call answers that call from the
-// new page (today's protocol: the resumed session's snapshot carries the call; 0.1 has no snapshot).
+// new page (today's protocol: the resumed session's snapshot carries the call, in the development
+// Core's spelling or in Core's own; 0.1 has no snapshot).
 // A browser that is not installed is skipped, unless REQUIRE_BROWSERS (as .ci/run sets) names it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +19,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 const VARIANTS = [
   { name: "today's protocol", options: {} },
+  // Snapshots in Core's own spelling (`waitingToolResult`, `requestId`/`toolName`), as today's Desktop sends them.
+  { name: "today's protocol, Core-spelled snapshots", options: { coreStatuses: true } },
   { name: "today's protocol, a provider that sends no fragments", options: { fragments: false } },
   { name: 'protocol 0.1', options: { protocol: '0.1' } },
 ];

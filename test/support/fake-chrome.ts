@@ -42,18 +42,29 @@ export interface FakePort {
   answered: WeakSet<Posted>;
   /** Sends a session event on the channel of the page's first request. */
   event(sessionId: string, type: string, fields?: Record<string, unknown>): void;
-  /** Fires onDisconnect, optionally with chrome.runtime.lastError set. */
+  /** Fires onDisconnect of every port still open, optionally with chrome.runtime.lastError set. */
   disconnect(lastError?: unknown): void;
   /** Makes the next postMessage calls throw this value. */
   throwOnPost: unknown;
   last(type?: string): Posted;
   disconnectCalls: number;
+  /** How many times the page connected (a new port each time, as `chrome.runtime.connect` gives). */
+  connectCount: number;
+  /** Makes the next `chrome.runtime.connect` calls throw (true) or succeed again (false). */
+  connectThrows: boolean;
+  /** Fires onDisconnect of the `index`-th port the page connected (0: the first), current or not. */
+  disconnectPort(index: number): void;
 }
 
-export function installFakeChrome(opts: { connectThrows?: boolean; noConnect?: boolean } = {}): FakePort {
+/**
+ * `legacy`: plays a 0.1.x extension, which refuses the current protocol's handshake messages
+ * (`sdk_hello`, `page_activity`) with responses addressed to nobody (empty `requestId` and `channelId`),
+ * a task after they are posted.
+ */
+export function installFakeChrome(
+  opts: { connectThrows?: boolean; noConnect?: boolean; legacy?: boolean } = {},
+): FakePort {
   installPageGlobals();
-  const messageListeners: Listener[] = [];
-  const disconnectListeners: Listener[] = [];
   const runtime: Record<string, unknown> = {};
   /** Tests waiting for a request to be posted. */
   const waiting = new Set<() => void>();
@@ -65,9 +76,17 @@ export function installFakeChrome(opts: { connectThrows?: boolean; noConnect?: b
     connectArgs: null,
     throwOnPost: undefined,
     disconnectCalls: 0,
+    connectCount: 0,
+    connectThrows: !!opts.connectThrows,
+    disconnectPort(index) {
+      const which = ports[index]!;
+      which.gone = true;
+      which.listeners.slice().forEach((fn) => fn(which.port));
+    },
     answered: new WeakSet(),
     emit(message) {
-      messageListeners.slice().forEach((fn) => fn(message));
+      // To every port still open, as each client's own port would hear what is addressed to its channel.
+      for (const open of ports.filter((p) => !p.gone)) open.messages.slice().forEach((fn) => fn(message));
     },
     respond(result, request) {
       const req = request ?? fake.last();
@@ -116,7 +135,11 @@ export function installFakeChrome(opts: { connectThrows?: boolean; noConnect?: b
     },
     disconnect(lastError) {
       if (lastError !== undefined) runtime.lastError = lastError;
-      disconnectListeners.slice().forEach((fn) => fn(port));
+      // As an extension reload does: every port still open goes, each once.
+      for (const open of ports.filter((p) => !p.gone)) {
+        open.gone = true;
+        open.listeners.slice().forEach((fn) => fn(open.port));
+      }
       delete runtime.lastError;
     },
     last(type) {
@@ -126,25 +149,38 @@ export function installFakeChrome(opts: { connectThrows?: boolean; noConnect?: b
       return found;
     },
   };
-  const port = {
-    name: 'pedelec-sdk-external',
-    postMessage(message: Posted) {
-      if (fake.throwOnPost !== undefined) throw fake.throwOnPost;
-      const handshake = message?.type === 'sdk_hello' || message?.type === 'page_activity';
-      (handshake ? fake.handshake : fake.posted).push(message);
-      if (!handshake) [...waiting].forEach((check) => check());
-    },
-    onMessage: { addListener: (fn: Listener) => messageListeners.push(fn) },
-    onDisconnect: { addListener: (fn: Listener) => disconnectListeners.push(fn) },
-    disconnect() {
-      fake.disconnectCalls++;
-    },
+  /** Every port the page connected, with its disconnect listeners. */
+  const ports: { port: unknown; messages: Listener[]; listeners: Listener[]; gone: boolean }[] = [];
+  /** A port of its own for each connection: what the page posts is recorded, what the test emits reaches its listeners. */
+  const newPort = () => {
+    const listeners = { message: [] as Listener[], disconnect: [] as Listener[] };
+    const port = {
+      name: 'pedelec-sdk-external',
+      postMessage(message: Posted) {
+        if (fake.throwOnPost !== undefined) throw fake.throwOnPost;
+        const handshake = message?.type === 'sdk_hello' || message?.type === 'page_activity';
+        (handshake ? fake.handshake : fake.posted).push(message);
+        if (handshake && opts.legacy) {
+          const refusal = { code: 'SDK_PROTOCOL_ERROR', message: 'requestId is required' };
+          setTimeout(() => fake.emit({ channelId: '', type: 'response', requestId: '', ok: false, error: refusal }), 0);
+        }
+        if (!handshake) [...waiting].forEach((check) => check());
+      },
+      onMessage: { addListener: (fn: Listener) => listeners.message.push(fn) },
+      onDisconnect: { addListener: (fn: Listener) => listeners.disconnect.push(fn) },
+      disconnect() {
+        fake.disconnectCalls++;
+      },
+    };
+    ports.push({ port, messages: listeners.message, listeners: listeners.disconnect, gone: false });
+    return port;
   };
   if (!opts.noConnect) {
     runtime.connect = (...args: unknown[]) => {
       fake.connectArgs = args;
-      if (opts.connectThrows) throw new Error('Could not establish connection.');
-      return port;
+      if (fake.connectThrows) throw new Error('Could not establish connection.');
+      fake.connectCount++;
+      return newPort();
     };
   }
   (globalThis as any).chrome = { runtime };

@@ -3,7 +3,7 @@
  * next — not what went wrong. Plain functions, tested without a DOM. The line is plain text (no
  * Markdown), and names only commands a user has: the kit is not on a package registry, so no `npx`.
  */
-import type { PedelecAvailability, ProviderInfo } from '../../core/index.js';
+import type { PedelecAvailability, PedelecError, ProviderInfo } from '../../core/index.js';
 
 /** What to tell the user, per state. */
 export const ADVICE = {
@@ -15,7 +15,27 @@ export const ADVICE = {
   dev: "The development Core is not reachable: start it (npm start in the kit's repository, or pedelec-dev), then send your message again.",
   fileOrigin:
     "The development Core does not accept pages opened from a file: serve the page's folder over http (pedelec-dev --serve FOLDER does), then open the page from there.",
+  modelNotApplied:
+    'Your Pedelec cannot use the model this page asks for: update the Pedelec extension and Desktop app, then send your message again.',
+  workspace:
+    'Pedelec could not open the folder this page works in: check it in the Pedelec Desktop app (or update Pedelec), then send your message again.',
+  denoModule:
+    "This page's tools for Pedelec are not set up correctly, so the agent cannot start: tell the site's owner.",
 } as const;
+
+/**
+ * What the person chatting should do about a failure the page cannot fix by itself, in plain words;
+ * '' when the error's own message is the best there is. For the failures of today's Pedelec that
+ * read as jargon: a model Pedelec did not apply, a workspace it refused, a Deno module not prepared.
+ */
+export function errorAdvice(error: PedelecError): string {
+  const { code, details } = error;
+  if ((details as { feature?: unknown } | undefined)?.feature === 'explicitModelConfig') return ADVICE.modelNotApplied;
+  if (code.startsWith('WORKSPACE_')) return ADVICE.workspace;
+  if (code.startsWith('DENO_') || (code === 'INVALID_INPUT' && /Deno module/i.test(error.message)))
+    return ADVICE.denoModule;
+  return '';
+}
 
 /**
  * A development Core that refuses this page's origin (it is running: starting another one would only

@@ -13,7 +13,7 @@ import { PedelecToolResultEvent } from '../../events/tool-result.event.js';
 import { PedelecToolStartEvent } from '../../events/tool-start.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
-import { ADVICE, adviceFor, providerAdvice } from './advice.js';
+import { ADVICE, adviceFor, errorAdvice, providerAdvice } from './advice.js';
 import { Transcript } from './transcript.js';
 
 const BUSY = ['starting', 'running', 'waiting_tool_result'];
@@ -154,7 +154,9 @@ export class Conversation {
         const { detail, element } = event as PedelecErrorEvent;
         if (element) return;
         this.#showError(detail.error);
-        if (/^DEFAULT_PROVIDER_|^PROVIDER_NOT_FOUND/.test(detail.error.code)) this.#note = ADVICE.provider;
+        const advice = errorAdvice(detail.error);
+        if (advice) this.#note = advice;
+        else if (/^DEFAULT_PROVIDER_|^PROVIDER_NOT_FOUND/.test(detail.error.code)) this.#note = ADVICE.provider;
         else if (!this.session()?.session || /^(EXTENSION|BRIDGE|NATIVE)_/.test(detail.error.code)) void this.check();
       }
     }
@@ -195,6 +197,6 @@ export class Conversation {
 
   #showError(error: PedelecError): void {
     this.#shown = error;
-    this.transcript.error(`${error.message} (${error.code})`);
+    this.transcript.error(`${errorAdvice(error) || error.message} (${error.code})`);
   }
 }

@@ -22,7 +22,9 @@ import { SESSION_TAG } from '../tags.js';
  * @summary Owns the bridge and one agent session; gives the agent the tools declared inside it.
  * @tag pedelec-session
  * @attr {string} provider - Provider code (`codex`, `claude`, `ollama`…); empty: the user's default.
- * @attr {string} model - Model for the provider; empty: the provider's default. Needs `provider`.
+ * @attr {string} model - An explicit model (explicit model mode); empty: Pedelec's effort profile for the provider chooses one (profile mode). Without `provider`, the user's default provider.
+ * @attr {string} effort-level - Profile mode (no `model`): `default`, `low` or `high` (empty: `default`), how hard the provider's effort profile works (property `effortLevel`).
+ * @attr {string} effort - With `model`: the provider's own effort, `low`, `medium`, `high`, `xhigh` or `max` (empty: the provider's default).
  * @attr {string} guidance - Guidance for the agent (or a `<pedelec-guidance>` child, not both).
  * @attr {string} bridge - Empty: the Pedelec extension. `ws://localhost:…`, `ws://127.0.0.1:…` or `ws://[::1]:…`: a development Core. Other hosts only through the `bridge` property, so injected markup cannot send the tools elsewhere.
  * @attr {string} extension-id - Another build of the Pedelec extension.
@@ -48,7 +50,7 @@ import { SESSION_TAG } from '../tags.js';
  * @prop {string | boolean | null} webmcp - WebMCP, the browser's own agent, as a token list: `expose` (empty means `expose`) offers the tools to the browser's agent, with no bridge or `start()`; `import` offers the page's other WebMCP tools (`<form toolname>`, other scripts') to the Pedelec agent. As a property: `true` sets `expose`, `false` or `null` removes the attribute.
  * @prop {readonly string[] | undefined} exposedTo - Other origins the WebMCP tools are shown to (property only: markup cannot expose tools to another origin).
  * @prop {string[]} webmcpTools - Read-only: the tool names registered with the browser's agent now.
- * @prop {boolean} toolsStale - Read-only: tools, `provider`, `model`, `guidance`, `bridge` (or `extension-id`) or `novalidate` changed since the session was created (also while it was being created); `restart()` applies them. The running session keeps its connection until then.
+ * @prop {boolean} toolsStale - Read-only: tools, `provider`, `model`, `effort-level`, `effort`, `guidance`, `bridge` (or `extension-id`) or `novalidate` changed since the session was created (also while it was being created); `restart()` applies them. The running session keeps its connection until then.
  * @fires {PedelecToolCallEvent} pedelec-tool-call - From a `<pedelec-tool>` inside it (the event bubbles): a listener here can answer the calls of every tool.
  * @fires {PedelecToolStartEvent} pedelec-tool-start - Every tool call, before it is answered.
  * @fires {PedelecToolResultEvent} pedelec-tool-result - Every tool call's answer, with `ok` and `durationMs`.
@@ -56,9 +58,9 @@ import { SESSION_TAG } from '../tags.js';
  * @fires {PedelecReadyEvent} pedelec-ready - The agent session exists (created or resumed).
  * @fires {PedelecStatusEvent} pedelec-status - `status` changed.
  * @fires {PedelecChatDeltaEvent} pedelec-chat-delta - A piece of the agent's reply: every character of it once, in order.
- * @fires {PedelecChatMessageEvent} pedelec-chat-message - A whole assistant message, once complete (current Pedelec).
+ * @fires {PedelecChatMessageEvent} pedelec-chat-message - A whole assistant message, once complete.
  * @fires {PedelecUsageEvent} pedelec-usage - Core reported the session's token usage.
- * @fires {PedelecArtifactEvent} pedelec-artifact - The provider produced a file in the session's sandbox.
+ * @fires {PedelecArtifactEvent} pedelec-artifact - The provider produced a file in the session's assets during a turn.
  * @fires {PedelecErrorEvent} pedelec-error - A failure the page can act on (stable `code`).
  * @fires {PedelecEndedEvent} pedelec-ended - The agent session ended.
  * @fires {PedelecToolsChangedEvent} pedelec-tools-changed - Tools or configuration changed after start.
@@ -90,6 +92,8 @@ export class PedelecSessionElement extends ReactiveElement {
   static override properties = {
     provider: { type: String },
     model: { type: String },
+    effortLevel: { type: String, attribute: 'effort-level' },
+    effort: { type: String },
     guidance: { type: String },
     bridgeTimeoutMs: { type: Number, attribute: 'bridge-timeout-ms' },
     extensionId: { type: String, attribute: 'extension-id' },
@@ -114,6 +118,8 @@ export class PedelecSessionElement extends ReactiveElement {
 
   declare provider: string | null;
   declare model: string | null;
+  declare effortLevel: string | null;
+  declare effort: string | null;
   declare guidance: string | null;
   declare bridgeTimeoutMs: number | undefined;
   declare extensionId: string | null;
@@ -139,7 +145,8 @@ export class PedelecSessionElement extends ReactiveElement {
 
   constructor() {
     super();
-    this.provider = this.model = this.guidance = this.extensionId = this.resumeId = null;
+    this.provider = this.model = this.effortLevel = this.effort = null;
+    this.guidance = this.extensionId = this.resumeId = null;
     this.autostart = this.persist = this.noValidate = this.debug = false;
     this.tools = [];
   }

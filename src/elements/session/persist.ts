@@ -2,7 +2,13 @@
  * `persist`: the session survives reloads of this tab. The record lives in `sessionStorage` (per tab)
  * and names the manifest it was created with, so a page whose tools changed starts fresh.
  */
-export type PersistRecord = { sessionId: string; provider: string; model?: string; manifestHash: string };
+export type PersistRecord = {
+  sessionId: string;
+  provider: string;
+  model?: string;
+  effortLevel?: string;
+  manifestHash: string;
+};
 
 export function persistKey(bridgeOrExtension: string, scope: string): string {
   return `pedelec-elements:v1:${bridgeOrExtension}:${scope}`;
@@ -20,12 +26,10 @@ function storage(): Storage | null {
 export function readRecord(key: string): PersistRecord | null {
   try {
     const record = JSON.parse(storage()?.getItem(key) ?? 'null') as PersistRecord | null;
-    const { sessionId, provider, model, manifestHash } = record ?? ({} as PersistRecord);
+    const { sessionId, provider, model, effortLevel, manifestHash } = record ?? ({} as PersistRecord);
     const text = (value: unknown) => typeof value === 'string';
-    return text(sessionId) &&
-      text(manifestHash) &&
-      (provider === undefined || text(provider)) &&
-      (model === undefined || text(model))
+    const optional = (value: unknown) => value === undefined || text(value);
+    return text(sessionId) && text(manifestHash) && optional(provider) && optional(model) && optional(effortLevel)
       ? record
       : null;
   } catch {

@@ -4,6 +4,7 @@
  * element's attributes and properties.
  */
 import {
+  type EffortLevel,
   type PedelecError,
   type PedelecSession,
   type SerializableSkillsManifest,
@@ -24,6 +25,8 @@ export type StartPlan = {
   bridgeTimeoutMs: number | undefined;
   provider: string;
   model: string;
+  effortLevel: string;
+  effort: string;
   skills: SkillsInput | undefined;
   /** The declared tools, normalized: what the toolbox answers once the session exists. */
   tools: NormalizedTool[];
@@ -48,6 +51,8 @@ export const BUILD_INPUTS: ReadonlySet<PropertyKey> = new Set([
   'extensionId',
   'provider',
   'model',
+  'effortLevel',
+  'effort',
   'guidance',
   'bridge',
   'noValidate',
@@ -58,6 +63,8 @@ export interface SessionInputs {
   id: string;
   readonly provider: string | null;
   readonly model: string | null;
+  readonly effortLevel: string | null;
+  readonly effort: string | null;
   readonly bridge: string | undefined;
   readonly extensionId: string | null;
   readonly bridgeTimeoutMs: number | undefined;
@@ -71,9 +78,16 @@ export function localSession(inputs: SessionInputs, session: PedelecSession | nu
   return {
     sessionId: session?.sessionId ?? '',
     provider: session?.provider ?? inputs.provider ?? '',
+    effortLevel: session ? session.effortLevel : effortLevelOf(inputs),
     model: session?.model ?? inputs.model ?? undefined,
     sessionCreatedAt: session?.sessionCreatedAt ?? Date.now(),
   };
+}
+
+/** The effort level a session of these inputs has: the given one in profile mode (no model), or none. */
+function effortLevelOf(inputs: SessionInputs): EffortLevel | undefined {
+  if (inputs.model) return undefined;
+  return (inputs.effortLevel || 'default') as EffortLevel;
 }
 
 /** The bridge as configured; `scripted`: the `bridge` property was set from script (any host allowed). */
@@ -90,6 +104,8 @@ export function configOf(
   return {
     provider: inputs.provider ?? '',
     model: inputs.model ?? '',
+    'effort-level': inputs.effortLevel ?? '',
+    effort: inputs.effort ?? '',
     guidance: manifest?.guidance ?? '',
     // The bridge as it is used: parsed (a blank attribute is the extension, whose id then counts).
     bridge: 'code' in bridge ? (inputs.bridge ?? '') : bridgeKey(bridge),
@@ -129,6 +145,8 @@ export function planOf(
     bridgeTimeoutMs: inputs.bridgeTimeoutMs,
     provider: inputs.provider ?? '',
     model: inputs.model ?? '',
+    effortLevel: inputs.effortLevel ?? '',
+    effort: inputs.effort ?? '',
     skills: manifest && { guidance: manifest.guidance, tools: built.tools.map((t) => ({ ...t.tool.manifest })) },
     tools: built.tools.map((t) => t.tool),
     toolbox,

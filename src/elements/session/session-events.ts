@@ -41,13 +41,28 @@ export function sessionEvents(
     on.ended();
     emit(new PedelecEndedEvent({ context }));
   });
+  // `pedelec-chat-delta` gives every character of each assistant message once: the fragments as they
+  // come, then whatever of the whole message they did not deliver (all of it when the provider does
+  // not stream; nothing more when fragments and message disagree — the message event has it whole).
+  let delivered = '';
   const stops = [
     session.onStatus((status, context) => on.status(status, context)),
-    session.onChat((text, context) => emit(new PedelecChatDeltaEvent({ text, context }))),
-    session.onChatMessage((text, context) => emit(new PedelecChatMessageEvent({ text, context }))),
+    session.onChatDelta((text, context) => {
+      delivered += text;
+      emit(new PedelecChatDeltaEvent({ text, context }));
+    }),
+    session.onChat((text, context) => {
+      const rest = text.startsWith(delivered) ? text.slice(delivered.length) : '';
+      delivered = '';
+      if (rest) emit(new PedelecChatDeltaEvent({ text: rest, context: { ...context, type: 'chat_delta' } }));
+      emit(new PedelecChatMessageEvent({ text, context }));
+    }),
     session.onUsage((usage, context) => emit(new PedelecUsageEvent({ usage, context }))),
     session.onArtifact((artifact, context) => emit(new PedelecArtifactEvent({ artifact, context }))),
-    session.onTurn((turn) => emit(new PedelecTurnEvent(turn))),
+    session.onTurn((turn) => {
+      delivered = '';
+      emit(new PedelecTurnEvent(turn));
+    }),
   ];
   return () => stops.forEach((stop) => stop());
 }

@@ -91,8 +91,8 @@ async function createOrResume(step: CreateOrResume): Promise<{ session: PedelecS
   plan.toolbox.setTools(plan.tools);
   const created = await reachBridge(step);
   const { session } = created;
-  const { sessionId, provider, model } = session;
-  step.records.hold(plan.persistKey, { sessionId, provider, model, manifestHash: plan.manifestHash });
+  const { sessionId, provider, model, effortLevel } = session;
+  step.records.hold(plan.persistKey, { sessionId, provider, model, effortLevel, manifestHash: plan.manifestHash });
   if (signal.aborted) {
     const ended = sessionEnded(sessionId);
     if (plan.persistKey) session.detach(ended);
@@ -127,6 +127,23 @@ async function reachBridge(step: CreateOrResume): Promise<{ session: PedelecSess
   }
 }
 
+/**
+ * What `createSession` gets from a start's plan: no provider is the user's default; a model makes the
+ * explicit model mode (with `effort`), no model the profile mode (with `effort-level`). Empty values
+ * are not given; a contradiction (both effort settings) is left for the core to refuse.
+ */
+function createInput(plan: StartPlan, autoEndOnDisconnect: boolean): CreateSessionInput {
+  const { provider, model, effortLevel, effort, skills } = plan;
+  return {
+    provider: provider || undefined,
+    ...(model && { model }),
+    ...(effortLevel && { effortLevel }),
+    ...(effort && { effort }),
+    skills,
+    autoEndOnDisconnect,
+  } as CreateSessionInput;
+}
+
 async function resumeElseCreate(
   { client, plan, fresh, signal, endRecorded }: CreateOrResume,
   wiring: { toolbox: StartPlan['toolbox']; requestTimeoutMs: number | undefined },
@@ -156,9 +173,6 @@ async function resumeElseCreate(
     deleteRecord(persistKey!);
   }
   if (session) return { session, resumed: true };
-  // No provider: the user's default; a model only makes sense with a provider.
-  const input = { provider: provider || undefined, model: (provider && model) || undefined, skills };
-  const autoEndOnDisconnect = !persistKey;
-  const created = await client.createWiredSession({ ...input, autoEndOnDisconnect } as CreateSessionInput, wiring);
+  const created = await client.createWiredSession(createInput(plan, !persistKey), wiring);
   return { session: created, resumed: false };
 }

@@ -28,27 +28,33 @@ describe('Pedelec client: connection', () => {
     expect(fake.connectArgs).to.deep.equal(['abcdefghijklmnopabcdefghijklmnop', { name: 'pedelec-sdk-external' }]);
   });
 
-  it('reads chrome.runtime.connect at construction time, not at request time', async () => {
+  it('a client that could not connect tries again on its next request (a failed connection stays retryable)', async () => {
     uninstallFakeChrome();
     const early = client();
-    fake = installFakeChrome();
     expect(await rejection(early.request('get_settings'))).to.deep.equal(UNAVAILABLE);
-    expect(fake.connectArgs).to.equal(null);
-    expect(fake.posted).to.have.length(0);
-    const late = client();
-    expect(fake.connectArgs).to.not.equal(null);
-    const p = track(late.request('get_settings'));
-    expect(fake.posted).to.have.length(1);
-    fake.respond({ ok: 1 });
+    fake = installFakeChrome();
+    const p = track(early.request('get_settings'));
+    expect(fake.connectCount, 'connected by the request').to.equal(1);
+    expect(
+      fake.handshake.map((m) => m.type),
+      'the handshake first',
+    ).to.deep.equal(['sdk_hello', 'page_activity']);
+    expect(fake.posted.map((m) => m.type)).to.deep.equal(['get_settings']);
+    fake.respond({ defaultProvider: null });
     await settled(p.promise);
     expect(p.state).to.equal('fulfilled');
   });
 
-  for (const [label, opts] of [
-    ['missing', { noConnect: true }],
-    ['throwing', { connectThrows: true }],
+  for (const [label, opts, unavailable] of [
+    ['missing', { noConnect: true }, UNAVAILABLE],
+    // What connect threw, under the code: an Error keeps its message.
+    [
+      'throwing',
+      { connectThrows: true },
+      { code: 'EXTENSION_UNAVAILABLE', message: 'Could not establish connection.' },
+    ],
   ] as const) {
-    it(`chrome.runtime.connect ${label} → every request rejects EXTENSION_UNAVAILABLE "Pedelec extension is unavailable."`, async () => {
+    it(`chrome.runtime.connect ${label} → every request rejects EXTENSION_UNAVAILABLE (${unavailable.message})`, async () => {
       uninstallFakeChrome();
       fake = installFakeChrome(opts);
       let c!: Pedelec;
@@ -68,7 +74,7 @@ describe('Pedelec client: connection', () => {
         const t = track(p);
         await nextTask();
         expect(t.state, `${name} rejects at once`).to.equal('rejected');
-        expect(t.error, name).to.deep.equal(UNAVAILABLE);
+        expect(t.error, name).to.deep.equal(unavailable);
       }
       expect(fake.posted).to.have.length(0);
     });

@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import { expect } from '../../support/expect.js';
 import { PEDELEC_PROTOCOL_VERSION } from '../../../src/core/index.js';
-import { fake, client, openSession, startTurn, types, clientHooks } from './harness.js';
+import { fake, client, legacyClient, openSession, startTurn, types, clientHooks } from './harness.js';
 import { rejection, settled, track } from '../../support/promises.js';
 import { nextTask } from '../../support/waits.js';
 
@@ -46,17 +46,24 @@ describe('Pedelec client: createSession', () => {
     expect(e.message).to.equal('skills must be an object');
   });
 
-  it('model without provider → INVALID_INPUT "model cannot be provided without provider" (rejected, not thrown, nothing posted)', async () => {
+  it('model without provider → the default provider with that model (trimmed), no effort level', async () => {
     const c = client();
-    let p!: Promise<unknown>;
-    expect(() => (p = c.createSession({ model: 'gpt-5' } as any))).to.not.throw();
-    const e = await rejection(p);
-    expect(e.code).to.equal('INVALID_INPUT');
-    expect(e.message).to.equal('model cannot be provided without provider');
-    expect(fake.posted).to.have.length(0);
+    const p = c.createSession({ model: '  gpt-5  ' });
+    await fake.answer('get_settings', { defaultProvider: 'codex' });
+    await fake.answer('list_providers', [{ name: 'Codex', code: 'codex', available: true, error: null }]);
+    const create = await fake.request('create_session');
+    expect(create.input).to.deep.include({
+      provider: 'codex',
+      model: 'gpt-5',
+      effort: undefined,
+      effortLevel: undefined,
+    });
+    fake.respond({ sessionId: 'm1' }, create);
+    const session = await p;
+    expect([session.provider, session.model, session.effortLevel]).to.deep.equal(['codex', 'gpt-5', undefined]);
   });
 
-  it('provider and model → create_session posted at once with the four input keys; returns the session', async () => {
+  it('provider and model → create_session posted at once with the six input keys; returns the session', async () => {
     const c = client();
     const p = c.createSession({ provider: 'codex', model: 'gpt-5' });
     expect(types()).to.deep.equal(['create_session']);
@@ -65,10 +72,24 @@ describe('Pedelec client: createSession', () => {
       channelId: msg.channelId,
       type: 'create_session',
       requestId: msg.requestId,
-      input: { provider: 'codex', model: 'gpt-5', skills: undefined, autoEndOnDisconnect: true },
+      input: {
+        provider: 'codex',
+        model: 'gpt-5',
+        effort: undefined,
+        effortLevel: undefined,
+        skills: undefined,
+        autoEndOnDisconnect: true,
+      },
       callerSdkVersion: PEDELEC_PROTOCOL_VERSION,
     });
-    expect(Object.keys(msg.input).sort()).to.deep.equal(['autoEndOnDisconnect', 'model', 'provider', 'skills']);
+    expect(Object.keys(msg.input)).to.deep.equal([
+      'provider',
+      'model',
+      'effort',
+      'effortLevel',
+      'skills',
+      'autoEndOnDisconnect',
+    ]);
     expect('skills' in msg.input).to.equal(true);
     fake.respond({ sessionId: 'sess-1' });
     const session = await p;
@@ -77,8 +98,18 @@ describe('Pedelec client: createSession', () => {
     expect(session.model).to.equal('gpt-5');
   });
 
-  it('provider only → get_settings, then create_session with defaultModels[provider]', async () => {
+  it('provider only → create_session at once in profile mode: no model, effortLevel "default"', async () => {
     const c = client();
+    const p = c.createSession({ provider: 'claude' });
+    expect(types()).to.deep.equal(['create_session']);
+    expect(fake.last().input).to.deep.include({ provider: 'claude', model: undefined, effortLevel: 'default' });
+    fake.respond({ sessionId: 's2' });
+    const session = await p;
+    expect([session.provider, session.model, session.effortLevel]).to.deep.equal(['claude', undefined, 'default']);
+  });
+
+  it('0.1.x extension: provider only → get_settings, then create_session with defaultModels[provider]', async () => {
+    const c = await legacyClient();
     const p = c.createSession({ provider: 'claude' });
     expect(types()).to.deep.equal(['get_settings']);
     fake.respond({ defaultProvider: 'codex', defaultModels: { codex: 'gpt-5', claude: 'sonnet' } });
@@ -95,8 +126,8 @@ describe('Pedelec client: createSession', () => {
     expect([session.sessionId, session.provider, session.model]).to.deep.equal(['s2', 'claude', 'sonnet']);
   });
 
-  it('provider only without a default model for it → model stays undefined, still an own key', async () => {
-    const c = client();
+  it('0.1.x extension: provider only without a default model for it → model stays undefined, still an own key', async () => {
+    const c = await legacyClient();
     const p = c.createSession({ provider: 'brand-new-provider' });
     fake.respond({ defaultProvider: null, defaultModels: { codex: 'gpt-5' } });
     await fake.request('create_session');
@@ -112,9 +143,9 @@ describe('Pedelec client: createSession', () => {
     expect(session.model).to.equal(undefined);
   });
 
-  it('a provider code that Object.prototype has (constructor, toString) finds no default model through it', async () => {
+  it('0.1.x extension: a provider code that Object.prototype has (constructor, toString) finds no default model through it', async () => {
     for (const provider of ['constructor', 'toString', '__proto__']) {
-      const c = client();
+      const c = await legacyClient();
       const p = c.createSession({ provider });
       fake.respond({ defaultProvider: null, defaultModels: { codex: 'gpt-5' } });
       await fake.request('create_session', (m) => m.channelId === c.channelId);
@@ -124,8 +155,22 @@ describe('Pedelec client: createSession', () => {
     }
   });
 
-  it('neither → get_settings, list_providers, then create_session with the default provider and its model', async () => {
+  it('neither → get_settings, list_providers, then create_session with the default provider, profile mode', async () => {
     const c = client();
+    const p = c.createSession();
+    fake.respond({ defaultProvider: 'ollama' });
+    await fake.request('list_providers');
+    fake.respond([{ name: 'Ollama', code: 'ollama', available: true, error: null }]);
+    await fake.request('create_session');
+    expect(types()).to.deep.equal(['get_settings', 'list_providers', 'create_session']);
+    expect(fake.last().input).to.deep.include({ provider: 'ollama', model: undefined, effortLevel: 'default' });
+    fake.respond({ sessionId: 's4' });
+    const session = await p;
+    expect([session.sessionId, session.provider, session.effortLevel]).to.deep.equal(['s4', 'ollama', 'default']);
+  });
+
+  it('0.1.x extension: neither → get_settings, list_providers, then create_session with the default provider and its model', async () => {
+    const c = await legacyClient();
     const p = c.createSession();
     expect(types()).to.deep.equal(['get_settings']);
     fake.respond({ defaultProvider: 'ollama', defaultModels: { ollama: 'llama3', codex: 'gpt-5' } });

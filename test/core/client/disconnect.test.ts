@@ -36,9 +36,10 @@ describe('Pedelec client: postMessage throwing', () => {
 
   it('a createSession follow-up whose post throws rejects createSession', async () => {
     const c = client();
-    const t = track(c.createSession({ provider: 'codex' }));
+    const t = track(c.createSession());
+    const settings = await fake.request('get_settings');
     fake.throwOnPost = new Error('gone');
-    fake.respond({ defaultProvider: null, defaultModels: {} });
+    fake.respond({ defaultProvider: 'codex' }, settings);
     await settled(t.promise);
     expect(t.state).to.equal('rejected');
     expect(t.error.code).to.equal('EXTENSION_DISCONNECTED');
@@ -72,11 +73,7 @@ describe('Pedelec client: disconnect', () => {
       message: 'Native host is gone',
       details: { exit: 1 },
     });
-    expect(await rejection(c.request('b'))).to.deep.equal({
-      code: 'NATIVE_HOST_UNAVAILABLE',
-      message: 'Native host is gone',
-      details: { exit: 1 },
-    });
+    expect(c.unavailableReason, 'why, until a request connects again').to.deep.equal(t.error);
   });
 
   it('keeps any other chrome.runtime.lastError as details of EXTENSION_DISCONNECTED', async () => {
@@ -88,25 +85,57 @@ describe('Pedelec client: disconnect', () => {
     expect(t.error).to.deep.equal({ ...DISCONNECTED, details: lastError });
   });
 
-  it('rejects every later request at once with the same error, posting nothing', async () => {
+  it('the next request opens a new port (handshake first) and goes out on it; nothing pending is replayed', async () => {
     const c = client();
-    fake.disconnect({ message: 'Extension context invalidated.' });
-    const expected = { ...DISCONNECTED, details: { message: 'Extension context invalidated.' } };
-    const calls: Array<[string, () => Promise<unknown>]> = [
-      ['request', () => c.request('get_settings')],
-      ['listProviders', () => c.listProviders()],
-      ['getSettings', () => c.getSettings()],
-      ['createSession()', () => c.createSession()],
-      ['createSession(provider, model)', () => c.createSession({ provider: 'codex', model: 'm' })],
-      ['resumeSession', () => c.resumeSession('s1')],
-    ];
-    for (const [name, call] of calls) {
-      const t = track(call());
-      await nextTask();
-      expect(t.state, name).to.equal('rejected');
-      expect(t.error, name).to.deep.equal(expected);
-    }
-    expect(fake.posted).to.have.length(0);
+    const old = track(c.request('get_settings'));
+    fake.disconnect();
+    await settled(old.promise);
+    expect(old.error).to.deep.equal(DISCONNECTED);
+    expect(fake.connectCount).to.equal(1);
+    const sentBefore = fake.posted.length;
+    const handshakeBefore = fake.handshake.length;
+    const next = track(c.getSettings());
+    expect(fake.connectCount, 'connected again by the request').to.equal(2);
+    expect(fake.handshake.slice(handshakeBefore).map((m) => m.type)).to.deep.equal(['sdk_hello', 'page_activity']);
+    const posted = fake.posted.slice(sentBefore);
+    expect(
+      posted.map((m) => m.type),
+      'the new request only',
+    ).to.deep.equal(['get_settings']);
+    expect(posted[0]!.requestId).to.not.equal(fake.posted[0]!.requestId);
+    fake.respond({ defaultProvider: null }, posted[0]);
+    expect(await next.promise).to.deep.equal({ defaultProvider: null });
+  });
+
+  it('requests made at once after a drop share one new port', async () => {
+    const c = client();
+    fake.disconnect();
+    const both = [track(c.getSettings()), track(c.listProviders())];
+    expect(fake.connectCount).to.equal(2);
+    fake.respond({ defaultProvider: null }, fake.last('get_settings'));
+    fake.respond([], fake.last('list_providers'));
+    await Promise.all(both.map((t) => t.promise));
+  });
+
+  it('a failed reconnection rejects that request EXTENSION_UNAVAILABLE; the next one tries again', async () => {
+    const c = client();
+    fake.disconnect();
+    fake.connectThrows = true;
+    expect((await rejection(c.getSettings())).code).to.equal('EXTENSION_UNAVAILABLE');
+    fake.connectThrows = false;
+    const next = track(c.getSettings());
+    fake.respond({ defaultProvider: 'codex' }, fake.last('get_settings'));
+    expect(await next.promise).to.deep.equal({ defaultProvider: 'codex' });
+  });
+
+  it("an old port's disconnect, heard after a new port opened, changes nothing", async () => {
+    const c = client();
+    fake.disconnect();
+    const next = track(c.getSettings());
+    fake.disconnectPort(0);
+    expect(c.unavailableReason, 'still connected on the new port').to.equal(null);
+    fake.respond({ defaultProvider: null }, fake.last('get_settings'));
+    expect(await next.promise).to.deep.equal({ defaultProvider: null });
   });
 
   it('gives every live session an SDK-sourced error: status error, sdk_error, active turn rejected', async () => {

@@ -8,6 +8,7 @@ import { afterEach, beforeEach } from 'node:test';
 import { Pedelec, type PedelecOptions, type PedelecSession } from '../../../src/core/index.js';
 import { installFakeChrome, uninstallFakeChrome, type FakePort } from '../../support/fake-chrome.js';
 import { track, type Tracked } from '../../support/promises.js';
+import { until } from '../../support/waits.js';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -54,6 +55,18 @@ export const NOT_HELD = ['get_approval_status', 'send_text', 'submit_tool_result
 
 export let fake: FakePort;
 export let clients: Pedelec[] = [];
+
+/**
+ * Replaces this test's fake with one playing a 0.1.x extension (it refuses the current handshake), and
+ * returns a client that has heard the refusal: it knows it talks to a 0.1.x extension.
+ */
+export async function legacyClient(options?: PedelecOptions): Promise<Pedelec> {
+  uninstallFakeChrome();
+  fake = installFakeChrome({ legacy: true });
+  const c = client(options);
+  await until(() => c.legacyExtension, 'the 0.1.x refusal of the handshake');
+  return c;
+}
 
 export function client(options?: PedelecOptions): Pedelec {
   const c = new Pedelec(options);

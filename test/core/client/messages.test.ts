@@ -75,7 +75,7 @@ describe('Pedelec client: channel and request ids', () => {
     const c = client();
     const p = track(c.getSettings());
     const req = fake.last();
-    const result = { defaultProvider: 'codex', defaultModels: {} };
+    const result = { defaultProvider: 'codex' };
     fake.emit({ channelId: 'pedelec_1_other', type: 'response', requestId: req.requestId, ok: true, result });
     fake.emit({
       channelId: 'pedelec_1_other',
@@ -138,13 +138,35 @@ describe('Pedelec client: posted messages', () => {
     ['getApprovalStatus()', (c) => c.getApprovalStatus(), { type: 'get_approval_status' }],
     ['checkAvailability()', (c) => c.checkAvailability(), { type: 'get_approval_status' }],
     ['createSession()', (c) => c.createSession(), { type: 'get_settings' }],
-    ['createSession({provider})', (c) => c.createSession({ provider: 'codex' }), { type: 'get_settings' }],
+    [
+      'createSession({provider})',
+      (c) => c.createSession({ provider: 'codex' }),
+      {
+        type: 'create_session',
+        input: {
+          provider: 'codex',
+          model: undefined,
+          effort: undefined,
+          effortLevel: 'default',
+          skills: undefined,
+          autoEndOnDisconnect: true,
+        },
+        callerSdkVersion: PEDELEC_PROTOCOL_VERSION,
+      },
+    ],
     [
       'createSession({provider, model})',
       (c) => c.createSession({ provider: 'codex', model: 'gpt-5' }),
       {
         type: 'create_session',
-        input: { provider: 'codex', model: 'gpt-5', skills: undefined, autoEndOnDisconnect: true },
+        input: {
+          provider: 'codex',
+          model: 'gpt-5',
+          effort: undefined,
+          effortLevel: undefined,
+          skills: undefined,
+          autoEndOnDisconnect: true,
+        },
         callerSdkVersion: PEDELEC_PROTOCOL_VERSION,
       },
     ],

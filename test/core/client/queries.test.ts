@@ -16,14 +16,51 @@ describe('Pedelec client: listProviders', () => {
     const c = client();
     const p = c.listProviders();
     fake.respond([
-      { name: 'Codex', code: 'codex', available: true, error: null, path: '/usr/bin/codex', version: '1.2' },
-      { name: 'Future', code: 'future-provider', available: false, error: 'Not installed', secret: 'x' },
+      { name: 'Codex', code: 'codex', available: true, isDefault: true, error: null, path: '/usr/bin/codex' },
+      { name: 'Future', code: 'future-provider', available: false, isDefault: false, error: 'Not installed', x: 1 },
     ]);
     const providers = await p;
     expect(providers).to.deep.equal([
-      { name: 'Codex', code: 'codex', available: true, error: null },
-      { name: 'Future', code: 'future-provider', available: false, error: 'Not installed' },
+      { name: 'Codex', code: 'codex', available: true, isDefault: true, error: null },
+      { name: 'Future', code: 'future-provider', available: false, isDefault: false, error: 'Not installed' },
     ]);
+    expect(types(), 'isDefault given: no settings asked').to.deep.equal(['list_providers']);
+  });
+
+  it('an older extension without isDefault: the settings say which provider is the default', async () => {
+    const c = client();
+    const p = c.listProviders();
+    await fake.answer('list_providers', [
+      { name: 'Codex', code: 'codex', available: true, error: null },
+      { name: 'Claude', code: 'claude', available: true, error: null },
+    ]);
+    await fake.answer('get_settings', { defaultProvider: 'claude' });
+    expect((await p).map((i) => [i.code, i.isDefault])).to.deep.equal([
+      ['codex', false],
+      ['claude', true],
+    ]);
+  });
+
+  it('isDefault on some providers only: recomputed for all from the settings', async () => {
+    const c = client();
+    const p = c.listProviders();
+    await fake.answer('list_providers', [
+      { name: 'Codex', code: 'codex', available: true, isDefault: true, error: null },
+      { name: 'Claude', code: 'claude', available: true, error: null },
+    ]);
+    await fake.answer('get_settings', { defaultProvider: 'claude' });
+    expect((await p).map((i) => i.isDefault)).to.deep.equal([false, true]);
+  });
+
+  it('an isDefault that is not a boolean → SDK_PROTOCOL_ERROR, and no settings asked', async () => {
+    const c = client();
+    const p = c.listProviders();
+    fake.respond([{ name: 'Codex', code: 'codex', available: true, isDefault: 'yes', error: null }]);
+    expect(await rejection(p)).to.deep.include({
+      code: 'SDK_PROTOCOL_ERROR',
+      message: 'list_providers response had invalid provider data',
+    });
+    expect(types()).to.deep.equal(['list_providers']);
   });
 
   it('an empty array is an empty list', async () => {
@@ -76,7 +113,7 @@ describe('Pedelec client: listProviders', () => {
 });
 
 describe('Pedelec client: getSettings', () => {
-  it('returns only defaultProvider and defaultModels (credentials and other fields dropped)', async () => {
+  it('returns only defaultProvider (default models, credentials and other fields dropped)', async () => {
     const c = client();
     const p = c.getSettings();
     fake.respond({
@@ -86,20 +123,17 @@ describe('Pedelec client: getSettings', () => {
       credentials: { claude: { token: 'secret' } },
     });
     const settings = await p;
-    expect(settings).to.deep.equal({
-      defaultProvider: 'codex',
-      defaultModels: { codex: 'gpt-5', 'future-provider': 'f1' },
-    });
+    expect(settings).to.deep.equal({ defaultProvider: 'codex' });
   });
 
   it('accepts defaultProvider null and an unknown provider code', async () => {
     const c = client();
     const p1 = c.getSettings();
-    fake.respond({ defaultProvider: null, defaultModels: {} });
-    expect(await p1).to.deep.equal({ defaultProvider: null, defaultModels: {} });
+    fake.respond({ defaultProvider: null });
+    expect(await p1).to.deep.equal({ defaultProvider: null });
     const p2 = c.getSettings();
     fake.respond({ defaultProvider: 'brand-new', defaultModels: { 'brand-new': 'x1' } });
-    expect(await p2).to.deep.equal({ defaultProvider: 'brand-new', defaultModels: { 'brand-new': 'x1' } });
+    expect(await p2).to.deep.equal({ defaultProvider: 'brand-new' });
   });
 
   for (const [label, result] of [
@@ -110,14 +144,6 @@ describe('Pedelec client: getSettings', () => {
     ['missing defaultProvider', { defaultModels: {} }],
     ['a numeric defaultProvider', { defaultProvider: 1, defaultModels: {} }],
     ['an empty defaultProvider', { defaultProvider: '', defaultModels: {} }],
-    ['defaultModels null', { defaultProvider: 'codex', defaultModels: null }],
-    ['defaultModels an array', { defaultProvider: 'codex', defaultModels: ['gpt-5'] }],
-    ['a non-string model', { defaultProvider: 'codex', defaultModels: { codex: 5 } }],
-    // Codes are non-empty strings (bridge-protocol.md §2), as keys of defaultModels too.
-    [
-      'an empty provider code in defaultModels',
-      { defaultProvider: 'codex', defaultModels: { codex: 'gpt-5', '': 'x' } },
-    ],
   ] as const) {
     it(`a result with ${label} → SDK_PROTOCOL_ERROR "get_settings response had invalid shape"`, async () => {
       const c = client();
@@ -157,12 +183,18 @@ describe('Pedelec client: getApprovalStatus', () => {
     });
   }
 
-  it('resolves the fallback when the port disconnects while it is pending, and after that', async () => {
+  it('resolves the fallback when the port disconnects while it is pending; the next call asks on a new port', async () => {
     const c = client();
     const p = c.getApprovalStatus();
     fake.disconnect();
     expect(await p).to.deep.equal(fallback());
-    expect(await c.getApprovalStatus()).to.deep.equal(fallback());
+    const next = c.getApprovalStatus();
+    expect(fake.connectCount).to.equal(2);
+    fake.respond(
+      { installed: true, approved: true, origin: 'o', appConnected: true },
+      fake.last('get_approval_status'),
+    );
+    expect((await next).approved).to.equal(true);
   });
 
   it('rejects on any other error (a refusal, a timeout)', async () => {
@@ -222,6 +254,7 @@ describe('Pedelec client: checkAvailability', () => {
     expect(result).to.not.have.property('error');
     const after = client();
     fake.disconnect();
+    fake.connectThrows = true; // and cannot be reached again
     expect(await after.checkAvailability()).to.deep.equal(result);
   });
 

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { expect } from '../../support/expect.js';
+import type { AssetPath } from '../../../src/core/index.js';
 import { rejection, track } from '../../support/promises.js';
 import { fake, MiB, open, sessionHooks } from '../session/harness.js';
 
@@ -42,7 +43,7 @@ describe('SDK compatibility: assets', () => {
     const bad = { notAFile: 'notes.txt' as unknown as File, tooBig: new File(['x'], 'big.bin'), path: 'no-slash' };
     Object.defineProperty(bad.tooBig, 'size', { value: 100 * MiB + 1 });
     const codeOf = async (file: File, targetPath?: string) =>
-      (await rejection(session.uploadAsset(file, targetPath))).code;
+      (await rejection(session.uploadAsset(file, targetPath as AssetPath))).code;
 
     // Nothing running: the file first, then its size, then the path.
     expect(await codeOf(bad.notAFile, bad.path)).to.equal('INVALID_INPUT');

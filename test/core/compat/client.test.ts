@@ -9,7 +9,7 @@ import { expect } from '../../support/expect.js';
 import { rejection, track } from '../../support/promises.js';
 import { nextTask } from '../../support/waits.js';
 import type { CreateSessionInput } from '../../../src/core/index.js';
-import { fake, client, openSession, types, clientHooks } from '../client/harness.js';
+import { fake, client, legacyClient, openSession, types, clientHooks } from '../client/harness.js';
 
 clientHooks();
 
@@ -41,53 +41,42 @@ describe('SDK compatibility: the Pedelec client', () => {
     for (const provider of ['', '   ', null, 7]) {
       const c = client();
       const created = track(c.createSession(asPageWrote({ provider })));
-      await fake.answer('get_settings', SETTINGS_01);
+      await fake.answer('get_settings', SETTINGS_TODAY);
       await fake.answer('list_providers', PROVIDERS);
-      expect(await createInput(), JSON.stringify(provider)).to.include({ provider: 'codex', model: 'gpt-5' });
+      const input = await createInput();
+      expect(input, JSON.stringify(provider)).to.include({ provider: 'codex', effortLevel: 'default' });
+      expect(input.model).to.equal(undefined);
       await created.promise;
     }
   });
 
-  it('createSession: any model but undefined (even null or "") without a provider → INVALID_INPUT', async () => {
+  it('createSession: a model that is not a non-blank string (null, "", "   ", 42) → INVALID_INPUT, nothing posted', async () => {
     const c = client();
-    for (const input of [
-      { model: null },
-      { model: '' },
-      { provider: null, model: 'gpt-5' },
-      { provider: ' ', model: 'x' },
-    ]) {
+    for (const input of [{ model: null }, { model: '' }, { provider: 'codex', model: '   ' }, { model: 42 }]) {
       const error = await rejection(c.createSession(asPageWrote(input)));
       expect(error, JSON.stringify(input)).to.deep.include({
         code: 'INVALID_INPUT',
-        message: 'model cannot be provided without provider',
+        message: 'model must be a non-empty string when provided',
       });
     }
     expect(fake.posted).to.deep.equal([]);
   });
 
-  it('createSession with a provider sends a string model as is, even ""', async () => {
+  it('createSession sends the model trimmed, in explicit model mode (no effort level)', async () => {
     const c = client();
-    const created = c.createSession({ provider: 'codex', model: '' });
+    const created = c.createSession({ provider: 'codex', model: '  gpt-5  ' });
     expect(types()).to.deep.equal(['create_session']);
-    expect(await createInput()).to.include({ provider: 'codex', model: '' });
-    expect((await created).model).to.equal('');
+    expect(await createInput()).to.include({ provider: 'codex', model: 'gpt-5', effortLevel: undefined });
+    expect((await created).model).to.equal('gpt-5');
   });
 
-  it("createSession with a provider and a non-string model (null) uses the provider's default model (get_settings)", async () => {
-    // A 0.1.x extension names each provider's default model.
-    const c = client();
-    const created = c.createSession(asPageWrote({ provider: 'claude', model: null }));
+  it("0.1.x extension: createSession with a provider and no model sends the provider's default model (get_settings)", async () => {
+    const c = await legacyClient();
+    const created = c.createSession({ provider: 'claude' });
     await fake.answer('get_settings', SETTINGS_01);
     expect(await createInput()).to.include({ provider: 'claude', model: 'sonnet' });
     expect((await created).model).to.equal('sonnet');
-    // Today's extension names none: no model is sent, and Desktop's profile chooses.
-    const today = c.createSession(asPageWrote({ provider: 'claude', model: null }));
-    await fake.answer('get_settings', SETTINGS_TODAY);
-    const input = await createInput();
-    expect(input).to.have.property('model', undefined);
-    expect(input.provider).to.equal('claude');
-    await today;
-    expect(types()).to.deep.equal(['get_settings', 'create_session', 'get_settings', 'create_session']);
+    expect(types()).to.deep.equal(['get_settings', 'create_session']);
   });
 
   it('resumeSession rejects SDK_PROTOCOL_ERROR when the response has no sessionId', async () => {
@@ -106,7 +95,7 @@ describe('SDK compatibility: the Pedelec client', () => {
     const c = client();
     const session = await openSession(c, 's1');
     const chat: string[] = [];
-    session.onChat((text) => chat.push(text));
+    session.onChatDelta((text) => chat.push(text));
     const sent = track(session.sendText('hello'));
     fake.respond({}, fake.last('send_text'));
     fake.event('s1', 'chat_delta', { text: 'a' });

@@ -35,8 +35,8 @@ describe('SDK compatibility: session events', () => {
     ]);
     sdkMade.forEach((ctx) => expect(ctx).not.to.have.property('eventReceivedAt'));
     // Chat and tool contexts: Core's, received now.
-    expect(rec.chat[0].ctx).to.include({ type: 'chat_delta', source: 'core' });
-    expect(rec.chat[0].ctx.eventReceivedAt).to.be.within(before, Date.now());
+    expect(rec.deltas[0].ctx).to.include({ type: 'chat_delta', source: 'core' });
+    expect(rec.deltas[0].ctx.eventReceivedAt).to.be.within(before, Date.now());
     expect(plain(toolCtx)).to.include({ type: 'tool_call', source: 'core', toolRequestId: 'r1', tool: 'look' });
     expect(toolCtx.eventReceivedAt).to.be.within(before, Date.now());
     expect(toolCtx.deadline).to.equal(toolCtx.eventReceivedAt + 60_000);
@@ -53,7 +53,7 @@ describe('SDK compatibility: session events', () => {
     session.handleEvent({ type: 'tool_call', sessionId: 's1', toolRequestId: 'r1', tool: 'look', args: {} }, meta);
     session.handleEvent({ type: 'done', sessionId: 's1' }, meta);
 
-    expect(rec.chat[0].ctx).to.include({ type: 'chat_delta', source: 'core', eventReceivedAt: meta.eventReceivedAt });
+    expect(rec.deltas[0].ctx).to.include({ type: 'chat_delta', source: 'core', eventReceivedAt: meta.eventReceivedAt });
     expect(plain(toolCtx)).to.include({ source: 'core', eventReceivedAt: meta.eventReceivedAt });
     expect(toolCtx.deadline).to.equal(meta.eventReceivedAt + 60_000);
     expect(rec.status.slice(1).map((s) => [s.status, s.ctx.type, s.ctx.eventReceivedAt])).to.deep.equal([

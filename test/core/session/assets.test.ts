@@ -5,7 +5,7 @@
  */
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import { expect } from '../../support/expect.js';
-import { PedelecSession } from '../../../src/core/index.js';
+import { PedelecSession, type AssetPath } from '../../../src/core/index.js';
 import { isAssetPath } from '../../../src/core/session-assets.js';
 import type {} from '../../../src/core/errors.js';
 import { fake, MiB, track, expectPedelecError, open, openAnother, postedOf, sessionHooks } from './harness.js';
@@ -180,7 +180,7 @@ describe('PedelecSession.uploadAsset', () => {
     const { session } = await open();
     const count = fake.posted.length;
     for (const target of ['notes.txt', '/', '/a//b', '/a/../b', '/a/./b', '/a\\b', '/a/', '', '/a\u0001b']) {
-      expectPedelecError(await rejectionOf(session.uploadAsset(textFile(), target)), 'ASSET_PATH_INVALID');
+      expectPedelecError(await rejectionOf(session.uploadAsset(textFile(), target as AssetPath)), 'ASSET_PATH_INVALID');
     }
     expect(fake.posted.length).to.equal(count);
   });
@@ -250,7 +250,7 @@ describe('PedelecSession.uploadAsset', () => {
     it(`rejects SDK_PROTOCOL_ERROR when the upload response has ${label}`, async () => {
       const { session } = await open();
       fetchImpl = async () => body();
-      const uploaded = session.uploadAsset(textFile(), target);
+      const uploaded = session.uploadAsset(textFile(), target as AssetPath);
       fake.respond(ticket, fake.last('create_asset_upload'));
       expectPedelecError(await rejectionOf(uploaded), 'SDK_PROTOCOL_ERROR');
     });

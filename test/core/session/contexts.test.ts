@@ -23,26 +23,31 @@ import { settled } from '../../support/promises.js';
 sessionHooks();
 
 describe('PedelecSession: event contexts', () => {
-  it('chat context: exact keys, values, core-sourced with eventReceivedAt and the turn', async () => {
-    const { session } = await open();
-    const rec = record(session);
-    const turn = startTurn(session, rec);
-    const t0 = Date.now();
-    fake.event('s1', 'chat_delta', { seq: 12, text: 'hi' });
-    const t1 = Date.now();
-    const ctx = rec.chat[0].ctx;
-    expectKeys(ctx, ['eventReceivedAt', ...TURN_KEYS]);
-    expectBase(ctx, session, t0, t1);
-    expect(ctx).to.include({
-      type: 'chat_delta',
-      source: 'core',
-      turnId: turn.turnId,
-      turnStartedAt: turn.turnStartedAt,
-      turnKind: 'user',
+  for (const [type, kind] of [
+    ['chat_message', 'chat'],
+    ['chat_delta', 'deltas'],
+  ] as const) {
+    it(`${type} context: exact keys, values, core-sourced with eventReceivedAt and the turn`, async () => {
+      const { session } = await open();
+      const rec = record(session);
+      const turn = startTurn(session, rec);
+      const t0 = Date.now();
+      fake.event('s1', type, { seq: 12, text: 'hi' });
+      const t1 = Date.now();
+      const ctx = rec[kind][0]!.ctx;
+      expectKeys(ctx, ['eventReceivedAt', ...TURN_KEYS]);
+      expectBase(ctx, session, t0, t1);
+      expect(ctx).to.include({
+        type,
+        source: 'core',
+        turnId: turn.turnId,
+        turnStartedAt: turn.turnStartedAt,
+        turnKind: 'user',
+      });
+      expect(ctx.eventReceivedAt).to.be.within(t0, t1);
+      expect(ctx.eventEmittedAt).to.be.at.least(ctx.eventReceivedAt);
     });
-    expect(ctx.eventReceivedAt).to.be.within(t0, t1);
-    expect(ctx.eventEmittedAt).to.be.at.least(ctx.eventReceivedAt);
-  });
+  }
 
   it('sdk_status_changed context: exact keys, no eventReceivedAt', async () => {
     const { session } = await open();
@@ -189,7 +194,7 @@ describe('PedelecSession: context types (checked by tsc)', () => {
       seen.push(id, receivedAt, deadline, ctx.seq);
     });
     track(session.sendText('x'));
-    fake.event('s1', 'chat_delta', { seq: 1, text: 'a' });
+    fake.event('s1', 'chat_message', { seq: 1, text: 'a' });
     expect(chatSeen).to.have.length(4);
     expect(chatSeen[0]).to.be.a('string');
     expect(chatSeen[3], 'no seq at run time either').to.equal(undefined);

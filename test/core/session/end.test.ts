@@ -124,7 +124,7 @@ describe('PedelecSession.end', () => {
     track(session.sendText('still here'));
     expect(fake.last()).to.include({ type: 'send_text', text: 'still here' });
     fake.event('s1', 'chat_delta', { text: 'yes' });
-    expect(rec.chat.map((c) => c.text)).to.deep.equal(['yes']);
+    expect(rec.deltas.map((c) => c.text)).to.deep.equal(['yes']);
     const second = track(session.end());
     expect(postedOf('end_session')).to.have.length(2);
     fake.respond({}, fake.last('end_session'));

@@ -24,13 +24,13 @@ import { nextTask } from '../../support/waits.js';
 sessionHooks();
 
 describe('PedelecSession: incoming events', () => {
-  it('chat_delta during a user turn reaches onChat with its text', async () => {
+  it('chat_delta during a user turn reaches onChatDelta with its text, as it came', async () => {
     const { session } = await open();
     const rec = record(session);
     track(session.sendText('x'));
     fake.event('s1', 'chat_delta', { text: 'Hel' });
     fake.event('s1', 'chat_delta', { text: 'lo' });
-    expect(rec.chat.map((c) => c.text)).to.deep.equal(['Hel', 'lo']);
+    expect(rec.deltas.map((c) => c.text)).to.deep.equal(['Hel', 'lo']);
   });
 
   it('chat_delta outside a turn → sdk_error SDK_PROTOCOL_ERROR keeping eventReceivedAt; the delta is dropped', async () => {
@@ -39,7 +39,7 @@ describe('PedelecSession: incoming events', () => {
     const t0 = Date.now();
     fake.event('s1', 'chat_delta', { seq: 3, text: 'stray' });
     const t1 = Date.now();
-    expect(rec.chat).to.deep.equal([]);
+    expect(rec.deltas).to.deep.equal([]);
     expect(rec.errors).to.have.length(1);
     expectPedelecError(rec.errors[0].error, 'SDK_PROTOCOL_ERROR');
     const ctx = rec.errors[0].ctx;
@@ -221,7 +221,7 @@ describe('PedelecSession: incoming events', () => {
     const rec = record(session);
     track(session.sendText('x'));
     fake.event('s1', 'chat_delta', { text: 'a', source: 'pedelec-sdk-extension' });
-    expect(rec.chat.map((c) => c.text)).to.deep.equal(['a']);
+    expect(rec.deltas.map((c) => c.text)).to.deep.equal(['a']);
   });
 });
 
@@ -232,7 +232,7 @@ describe('PedelecSession: seq de-duplication', () => {
     track(session.sendText('x'));
     const chat = (text: string, seq?: unknown) =>
       fake.event('s1', 'chat_delta', seq === undefined ? { text } : { text, seq });
-    return { session, client, rec, chat, texts: () => rec.chat.map((c) => c.text) };
+    return { session, client, rec, chat, texts: () => rec.deltas.map((c) => c.text) };
   }
 
   it('drops an event whose seq is ≤ the last seen seq', async () => {
@@ -304,8 +304,8 @@ describe('PedelecSession: seq de-duplication', () => {
     fake.event('s2', 'chat_delta', { seq: 2, text: 's2-2' });
     fake.event('s1', 'chat_delta', { seq: 3, text: 's1-3' });
     fake.event('s2', 'chat_delta', { seq: 2, text: 's2-2 dup' });
-    expect(rec1.chat.map((c) => c.text)).to.deep.equal(['s1-10']);
-    expect(rec2.chat.map((c) => c.text)).to.deep.equal(['s2-1', 's2-2']);
+    expect(rec1.deltas.map((c) => c.text)).to.deep.equal(['s1-10']);
+    expect(rec2.deltas.map((c) => c.text)).to.deep.equal(['s2-1', 's2-2']);
     expect(s1).to.not.equal(s2);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import { expect } from '../../support/expect.js';
-import { PedelecSession } from '../../../src/core/index.js';
+import { PedelecSession, PedelecWorkspace } from '../../../src/core/index.js';
 import { Toolbox } from '../../../src/core/tools.js';
 import type { SessionBridge } from '../../../src/core/session.js';
 import {
@@ -34,6 +34,7 @@ describe('PedelecSession: fallback codes of failed requests', () => {
   function stubSession() {
     const calls: { type: string; payload: unknown; reject(e: unknown): void; resolve(v: unknown): void }[] = [];
     const bridge: SessionBridge = {
+      register: () => {},
       request: <T>(type: string, payload?: Record<string, unknown>) =>
         new Promise<T>((resolve, reject) =>
           calls.push({ type, payload, resolve: resolve as (v: unknown) => void, reject }),
@@ -45,7 +46,10 @@ describe('PedelecSession: fallback codes of failed requests', () => {
       sessionId: 'x1',
       provider: PROVIDER,
       model: MODEL,
+      effortLevel: undefined,
       toolbox: new Toolbox(true),
+      workspace: new PedelecWorkspace({ createSession: () => Promise.reject(new Error('unused')) }, 'w1', null),
+      autoEndOnDisconnect: true,
     });
     return { session, calls, rec: record(session) };
   }

@@ -9,6 +9,7 @@ import { expect } from '../../support/expect.js';
 import { Pedelec, type PedelecSession } from '../../../src/core/index.js';
 import type { PedelecError } from '../../../src/core/errors.js';
 import type {
+  ChatDeltaEventContext,
   ChatEventContext,
   EndedEventContext,
   ErrorEventContext,
@@ -73,13 +74,16 @@ export async function openAnother(client: Pedelec, sessionId: string): Promise<P
 
 export type Rec = {
   status: { status: PedelecSessionStatus; ctx: StatusEventContext }[];
+  /** Whole messages (`onChat`). */
   chat: { text: string; ctx: ChatEventContext }[];
+  /** Fragments (`onChatDelta`). */
+  deltas: { text: string; ctx: ChatDeltaEventContext }[];
   errors: { error: PedelecError; ctx: ErrorEventContext }[];
   ended: EndedEventContext[];
   log: string[];
 };
 export function record(session: PedelecSession): Rec {
-  const rec: Rec = { status: [], chat: [], errors: [], ended: [], log: [] };
+  const rec: Rec = { status: [], chat: [], deltas: [], errors: [], ended: [], log: [] };
   session.onStatus((status, ctx) => {
     rec.status.push({ status, ctx });
     rec.log.push(`status:${status}`);
@@ -87,6 +91,10 @@ export function record(session: PedelecSession): Rec {
   session.onChat((text, ctx) => {
     rec.chat.push({ text, ctx });
     rec.log.push(`chat:${text}`);
+  });
+  session.onChatDelta((text, ctx) => {
+    rec.deltas.push({ text, ctx });
+    rec.log.push(`delta:${text}`);
   });
   session.onError((error, ctx) => {
     rec.errors.push({ error, ctx });

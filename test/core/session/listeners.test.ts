@@ -42,11 +42,12 @@ describe('PedelecSession listeners', () => {
     offs.forEach((off) => off()); // a second call is harmless
 
     track(session.sendText('x'));
-    fake.event('s1', 'chat_delta', { text: 'a' });
+    fake.event('s1', 'chat_message', { text: 'a' });
     fake.event('s1', 'error', { error: { code: 'E', message: 'e' } });
     fake.event('s1', 'ended');
     expect(dropped).to.deep.equal([]);
-    expect(kept).to.deep.equal(['status:running', 'chat:a', 'status:error', 'error:E', 'status:ended', 'ended']);
+    // An error event is reported, then the status says it (as the public SDK 0.4.6 orders them).
+    expect(kept).to.deep.equal(['status:running', 'chat:a', 'error:E', 'status:error', 'status:ended', 'ended']);
   });
 
   it('onTool returns a working unsubscribe function', async () => {
@@ -169,8 +170,8 @@ describe('PedelecSession: a listener that throws', () => {
     session.onChat((t) => other.push(t));
     const sent = track(session.sendText('x'));
     fake.respond({}, fake.last('send_text'));
-    fake.event('s1', 'chat_delta', { text: 'a' });
-    fake.event('s1', 'chat_delta', { text: 'b' });
+    fake.event('s1', 'chat_message', { text: 'a' });
+    fake.event('s1', 'chat_message', { text: 'b' });
     expect(other).to.deep.equal(['a', 'b']);
     expect(warnings).to.have.length(2);
     expectPedelecError(warnings[0], 'LISTENER_ERROR');

@@ -101,12 +101,13 @@ describe('PedelecSession.prepare', () => {
     fake.event('s1', 'chat_delta', { text: 'warming up' });
     fake.event('s1', 'done');
     await prepared;
-    expect(rec.chat).to.deep.equal([]);
+    expect(rec.deltas).to.deep.equal([]);
+    expect(rec.chat, 'nor the message they built').to.deep.equal([]);
     expect(rec.errors, 'not a protocol error either').to.deep.equal([]);
 
     track(session.sendText('x'));
     fake.event('s1', 'chat_delta', { text: 'answer' });
-    expect(rec.chat.map((c) => c.text)).to.deep.equal(['answer']);
+    expect(rec.deltas.map((c) => c.text)).to.deep.equal(['answer']);
   });
 
   it('handles tool calls of the prepare turn with ctx.turnKind "prepare"', async () => {
@@ -131,7 +132,7 @@ describe('PedelecSession.prepare', () => {
     expect(prepared.settled).to.equal(false);
   });
 
-  it('on failure: sdk_error carrying the prepare turn, rejects, status unchanged, usable and retryable after', async () => {
+  it('on failure: sdk_error carrying the prepare turn, rejects, status back to what it was, usable and retryable after', async () => {
     const { session } = await open();
     const rec = record(session);
     const prepared = track(session.prepare());
@@ -146,8 +147,8 @@ describe('PedelecSession.prepare', () => {
       details: undefined,
     });
     expect(rec.errors[0].ctx).to.include({ type: 'sdk_error', source: 'sdk', turnId, turnKind: 'prepare' });
-    expect(session.getStatus()).to.equal('running');
-    expect(rec.status.map((s) => s.status)).to.deep.equal(['running']);
+    expect(session.getStatus()).to.equal('idle');
+    expect(rec.status.map((s) => s.status)).to.deep.equal(['running', 'idle']);
 
     // No longer in flight, not prepared: a new prepare() posts again, with a new promise.
     const retry = session.prepare();

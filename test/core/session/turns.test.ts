@@ -80,7 +80,14 @@ describe('PedelecSession.sendText', () => {
       'type',
     ]);
     expect(msg).to.include({ channelId: client.channelId, type: 'send_text', sessionId: 's1', text: 'Hi there' });
-    expect(msg.operationId).to.match(/^op_\d+_/);
+    expect(msg.operationId).to.match(/^turn_\d+_/);
+  });
+
+  it("the turn's id is its operationId on the wire: every context of the turn names it", async () => {
+    const { session } = await open();
+    const rec = record(session);
+    const turn = startTurn(session, rec);
+    expect(turn.turnId).to.equal(turn.request.operationId);
   });
 
   it('sets status running synchronously: sdk_status_changed, source sdk, no eventReceivedAt', async () => {
@@ -139,7 +146,7 @@ describe('PedelecSession.sendText', () => {
     expect(session.getStatus()).to.equal('idle');
   });
 
-  it('rejects when the request fails: emits it as sdk_error carrying the turn, leaves status, clears the turn', async () => {
+  it('rejects when the request fails: emits it as sdk_error carrying the turn, status error, clears the turn', async () => {
     const { session } = await open();
     const rec = record(session);
     const turn = startTurn(session, rec);
@@ -161,8 +168,8 @@ describe('PedelecSession.sendText', () => {
     });
     expect(ctx).to.not.have.property('eventReceivedAt');
 
-    expect(session.getStatus(), 'status not changed by a failed send_text').to.equal('running');
-    expect(rec.status.map((s) => s.status)).to.deep.equal(['running']);
+    expect(session.getStatus(), 'a turn that failed to start leaves the session in error').to.equal('error');
+    expect(rec.status.map((s) => s.status)).to.deep.equal(['running', 'error']);
 
     const again = track(session.sendText('again'));
     await nextTask();
@@ -170,6 +177,17 @@ describe('PedelecSession.sendText', () => {
     expect(fake.last().type).to.equal('send_text');
     expect(fake.last().text).to.equal('again');
   });
+
+  for (const code of ['THREAD_BUSY', 'THREAD_ENDED', 'THREAD_ACCESS_DENIED', 'THREAD_NOT_FOUND', 'INVALID_INPUT']) {
+    it(`a send_text Core refuses before the turn starts (${code}) leaves the status where it was`, async () => {
+      const { session } = await open();
+      const rec = record(session);
+      const turn = startTurn(session, rec);
+      fake.fail({ code, message: 'refused' }, turn.request);
+      await settled(turn.sent.promise);
+      expect(rec.status.map((s) => s.status)).to.deep.equal(['running', 'idle']);
+    });
+  }
 
   it('a request that fails after the turn finished (done first) still rejects and is emitted as sdk_error', async () => {
     const { session } = await open();

@@ -87,38 +87,35 @@ describe('delivery failure → SUBMIT_TOOL_RESULT_FAILED', () => {
     expect(unhandled.events).to.deep.equal([]);
   });
 
-  it('when postMessage throws: cause EXTENSION_DISCONNECTED (or the thrown {code,message})', async () => {
-    const { session } = await open();
-    const errors = collectErrors(session);
-    session.onTool('a_tool', () => 'result');
-    session.onTool('b_tool', () => 'result');
-    startTurn(session);
-    fake.throwOnPost = new Error('Attempting to use a disconnected port object');
-    expect(() => toolCall('r1', 'a_tool')).not.to.throw();
-    fake.throwOnPost = { code: 'PORT_CLOSED', message: 'The port is closed.' };
-    expect(() => toolCall('r2', 'b_tool')).not.to.throw();
-    fake.throwOnPost = undefined;
-    await nextTask();
-    const failures = errors.filter((e) => e.error.code === 'SUBMIT_TOOL_RESULT_FAILED').map((e) => e.error);
-    expect(failures).to.have.length(2);
-    const [first, second] = failures as [PedelecError, PedelecError];
-    const d1 = first.details as any;
-    expect(d1.tool).to.equal('a_tool');
-    expect(d1.toolRequestId).to.equal('r1');
-    expect(d1.cause.code).to.equal('EXTENSION_DISCONNECTED');
-    expect(first.message).to.equal(d1.cause.message);
-    expect(second).to.deep.equal({
-      code: 'SUBMIT_TOOL_RESULT_FAILED',
-      message: 'The port is closed.',
-      details: {
-        tool: 'b_tool',
-        toolRequestId: 'r2',
-        cause: { code: 'PORT_CLOSED', message: 'The port is closed.', details: undefined },
-      },
+  for (const [label, thrown, cause] of [
+    ['an Error', new Error('Attempting to use a disconnected port object'), { code: 'EXTENSION_DISCONNECTED' }],
+    [
+      'a {code, message}',
+      { code: 'PORT_CLOSED', message: 'The port is closed.' },
+      { code: 'PORT_CLOSED', message: 'The port is closed.', details: undefined },
+    ],
+  ] as const) {
+    it(`when postMessage throws (${label}): the failure reported with its cause, and the port taken as gone`, async () => {
+      const { session } = await open();
+      const errors = collectErrors(session);
+      session.onTool('a_tool', () => 'result');
+      startTurn(session);
+      fake.throwOnPost = thrown;
+      expect(() => toolCall('r1', 'a_tool')).not.to.throw();
+      fake.throwOnPost = undefined;
+      await nextTask();
+      const failures = errors.filter((e) => e.error.code === 'SUBMIT_TOOL_RESULT_FAILED').map((e) => e.error);
+      expect(failures).to.have.length(1);
+      const details = failures[0]!.details as { tool: string; toolRequestId: string; cause: PedelecError };
+      expect(details).to.deep.include({ tool: 'a_tool', toolRequestId: 'r1' });
+      expect(details.cause).to.deep.include(cause);
+      expect(failures[0]!.message).to.equal(details.cause.message);
+      // A port that cannot take a message is gone: the session is detached with that error.
+      expect(session.getStatus()).to.equal('error');
+      expect(submits(), 'never retried').to.have.length(0);
+      expect(unhandled.events).to.deep.equal([]);
     });
-    expect(submits(), 'never retried').to.have.length(0);
-    expect(unhandled.events).to.deep.equal([]);
-  });
+  }
 });
 
 describe('exactly one submit per toolRequestId', () => {

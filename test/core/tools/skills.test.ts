@@ -264,7 +264,14 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
     it('sends skills: undefined (an own key) when skills are absent', async () => {
       await open();
       const input = fake.last('create_session').input;
-      expect(Object.keys(input).sort()).to.deep.equal(['autoEndOnDisconnect', 'model', 'provider', 'skills']);
+      expect(Object.keys(input).sort()).to.deep.equal([
+        'autoEndOnDisconnect',
+        'effort',
+        'effortLevel',
+        'model',
+        'provider',
+        'skills',
+      ]);
       expect('skills' in input).to.equal(true);
       expect(input.skills).to.equal(undefined);
     });
@@ -320,6 +327,8 @@ describe('createSession skills normalization (tools-api.md steps 1–6)', () => 
       expect(input).to.deep.equal({
         provider: 'codex',
         model: 'gpt-test',
+        effort: undefined,
+        effortLevel: undefined,
         autoEndOnDisconnect: true,
         skills: {
           guidance: 'Read current state before making changes.',

@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import type { PedelecAvailability } from '../../../src/core/index.js';
-import { ADVICE, adviceFor, originAdvice, providerAdvice } from '../../../src/elements/chat/advice.js';
+import { ADVICE, adviceFor, errorAdvice, originAdvice, providerAdvice } from '../../../src/elements/chat/advice.js';
 import { expect } from '../../support/expect.js';
 
 const origin = 'http://localhost:8000';
@@ -85,10 +85,39 @@ describe('chat advice', () => {
   });
 
   it('a default provider that is not set or not available: choose one', () => {
-    const codex = { name: 'Codex', code: 'codex', available: true, error: null };
+    const codex = { name: 'Codex', code: 'codex', available: true, isDefault: true, error: null };
     expect(providerAdvice('codex', [codex])).to.equal('');
     expect(providerAdvice(null, [codex])).to.equal(ADVICE.provider);
     expect(providerAdvice('codex', [{ ...codex, available: false }])).to.equal(ADVICE.provider);
     expect(providerAdvice('claude', [codex])).to.equal(ADVICE.provider);
+  });
+});
+
+describe("the chat's words for today's Pedelec failures", () => {
+  it('a model Pedelec did not apply: update Pedelec', () => {
+    const error = {
+      code: 'SDK_PROTOCOL_ERROR',
+      message: 'The connected Pedelec Extension/Desktop does not support explicit model configuration.',
+      details: { feature: 'explicitModelConfig' },
+    };
+    expect(errorAdvice(error)).to.equal(ADVICE.modelNotApplied);
+  });
+
+  it('a workspace Pedelec refused or cannot open: check the folder', () => {
+    for (const code of ['WORKSPACE_OPEN_FAILED', 'WORKSPACE_UNAVAILABLE', 'WORKSPACE_PATH_INVALID'])
+      expect(errorAdvice({ code, message: 'x' }), code).to.equal(ADVICE.workspace);
+  });
+
+  it("a Deno module that was not prepared, or failed to set up: the site's owner", () => {
+    const unprepared = { code: 'INVALID_INPUT', message: 'Deno module "sprites" was not prepared: attach its sources' };
+    expect(errorAdvice(unprepared)).to.equal(ADVICE.denoModule);
+    expect(errorAdvice({ code: 'DENO_MODULE_SETUP_FAILED', message: 'x' })).to.equal(ADVICE.denoModule);
+  });
+
+  it('other failures keep their own message', () => {
+    expect(
+      errorAdvice({ code: 'SDK_PROTOCOL_ERROR', message: 'create_session response had an invalid shape' }),
+    ).to.equal('');
+    expect(errorAdvice({ code: 'INVALID_INPUT', message: 'effort requires model' })).to.equal('');
   });
 });

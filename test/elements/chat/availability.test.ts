@@ -103,7 +103,7 @@ describe('<pedelec-chat>', () => {
       await update(other.chat);
       expect(note(other.chat).textContent).to.equal(say);
       expect(transcript(other.chat)).to.deep.equal([
-        'error: No default provider is set in Pedelec. (DEFAULT_PROVIDER_NOT_SET)',
+        'error: Default provider is not set. Open the Pedelec desktop app Settings page and choose a default provider. (DEFAULT_PROVIDER_NOT_SET)',
       ]);
     });
 

@@ -175,7 +175,7 @@ describe('<pedelec-chat>', () => {
     describe('in a <div> of its session', () => {
       const mountChat = mountChatInDivs;
 
-      it('after a send_text request fails (the SDK leaves the status at running, as sdk-api.md says), the user can send again', async () => {
+      it('after a send_text request fails (the session is then in error, as SDK 0.4.6 leaves it), the user can send again', async () => {
         const { session, chat } = await mountChat();
         await available();
         await start(session);
@@ -188,9 +188,8 @@ describe('<pedelec-chat>', () => {
           'user: first',
           'error: Core does not know this session. (SESSION_NOT_FOUND)',
         ]);
-        // The turn is over (the SDK cleared it; sendText() from page code would be accepted now), but the
-        // status stays "running", which is all the chat looks at: aria-disabled, and Enter does nothing, for good.
-        expect(session.status, 'what the chat gates on').to.equal('running');
+        // The turn is over and the session in error: the chat lets the user try again.
+        expect(session.status, 'what the chat gates on').to.equal('error');
         expect(sendButton(chat).getAttribute('aria-disabled'), 'send button').to.equal('false');
         field.value = 'second';
         enter(field);

@@ -11,7 +11,7 @@ import {
   PedelecToolResultEvent,
   PedelecToolStartEvent,
   PedelecTurnEvent,
-  type ChatEventContext,
+  type ChatDeltaEventContext,
   type PedelecChatElement,
   type PedelecSessionElement,
   type ToolCallContext,
@@ -48,7 +48,7 @@ export function toolCall(session: PedelecSessionElement): void {
 /** One turn: four rows — the question, the reply, a tool call, the reply going on. */
 export function turn(session: PedelecSessionElement, i: number): void {
   const delta = (text: string) =>
-    session.dispatchEvent(new PedelecChatDeltaEvent({ text, context: {} as ChatEventContext }));
+    session.dispatchEvent(new PedelecChatDeltaEvent({ text, context: {} as ChatDeltaEventContext }));
   session.dispatchEvent(new PedelecTurnEvent({ turnId: `turn_${i}`, kind: 'user', text: `question ${i}` }));
   delta(`Looking at item ${i}.`);
   toolCall(session);

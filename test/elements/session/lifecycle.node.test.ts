@@ -131,12 +131,22 @@ function fakeElement(options: { persistKey?: string | null; resumeId?: string | 
     sent: () => false,
     emit: (event) => element.events.push(event.type),
   });
-  const config = { provider: 'codex', model: 'm', guidance: '', bridge: 'ext:', novalidate: 'false' };
+  const config = {
+    provider: 'codex',
+    model: 'm',
+    'effort-level': '',
+    effort: '',
+    guidance: '',
+    bridge: 'ext:',
+    novalidate: 'false',
+  };
   const plan = (): StartPlan => ({
     bridge: { kind: 'extension' },
     bridgeTimeoutMs: undefined,
     provider: 'codex',
     model: 'm',
+    effortLevel: '',
+    effort: '',
     skills: undefined,
     tools: [],
     toolbox,

@@ -123,7 +123,9 @@ describe('<pedelec-session>', () => {
       expect(create.channelId).to.equal(approval.channelId);
       expect(el.sessionId).to.equal('s2');
       expect(el.status).to.equal('idle');
-      expect(errors.length, 'the failed end of the old session is reported').to.be.greaterThan(0);
+      // The old session went with its connection (Core ends a dropped page's sessions itself): restart()
+      // has nothing more to end there, and nothing to report.
+      expect(errors.map((e) => e.detail.error.code)).to.deep.equal([]);
       const { outcome: turn } = await openTurn(el, 's2');
       coreEvent('s2', 'done');
       expect(await turn).to.equal('done');

@@ -32,7 +32,15 @@ import { approvedStatus, endSession, mount, record, startSession } from '../help
 import { nextTask } from '../../support/waits.js';
 
 describe('Staleness', () => {
-  const config: SessionConfig = { provider: 'codex', model: 'm', guidance: 'g', bridge: '', novalidate: 'false' };
+  const config: SessionConfig = {
+    provider: 'codex',
+    model: 'm',
+    'effort-level': '',
+    effort: '',
+    guidance: 'g',
+    bridge: '',
+    novalidate: 'false',
+  };
 
   const tool = (name: string, description = 'd') => ({
     name,
