@@ -15,7 +15,7 @@ import {
   PedelecToolResultEvent,
   PedelecToolStartEvent,
   PedelecTurnEvent,
-  type ChatEventContext,
+  type ChatDeltaEventContext,
   type PedelecChatElement,
   type PedelecSessionElement,
   type ToolCallContext,
@@ -46,7 +46,7 @@ let turns = 0;
 function turn(session: PedelecSessionElement): void {
   const context = { toolRequestId: `call_${++turns}` } as ToolCallContext;
   const delta = (text: string) =>
-    session.dispatchEvent(new PedelecChatDeltaEvent({ text, context: {} as ChatEventContext }));
+    session.dispatchEvent(new PedelecChatDeltaEvent({ text, context: {} as ChatDeltaEventContext }));
   session.dispatchEvent(new PedelecTurnEvent({ turnId: `turn_${turns}`, kind: 'user', text: 'Go on.' }));
   delta('# Findings\n\nThe page has **three** parts:\n\n');
   delta('- one\n- two\n- three\n\nChecking the last one.');
