@@ -2,7 +2,9 @@
 // benchmark) and by the size budget in `npm test` (test/node/size-budget.test.mjs).
 //
 // - cdn: the CDN main file as built (`npm run build`); lazily loaded chunks are not counted.
-// - core: the core entry bundled alone, as `esbuild dist/core/index.js --bundle --minify --format=esm`.
+// - core: the core entry bundled alone, as `esbuild dist/core/index.js --bundle --minify --format=esm
+//   --splitting`: what a page that imports the core loads at once; the parts it loads on first use
+//   (asset transfers, Deno module checks) are reported beside it, not counted.
 // - lit: bare Lit (LitElement + html + css) bundled the same way: the yardstick — twice, since "the
 //   same way" differs: with esbuild for the core entry (`lit`), and through the CDN build's own rollup
 //   plugins (node-resolve, terser) for the CDN main file (`litCdn`).
@@ -54,6 +56,32 @@ async function minifiedBundle(entry, root) {
   return result.outputFiles[0].contents;
 }
 
+/**
+ * The core entry as a bundler splits it (`--splitting`), in memory: the entry itself, and the chunks it
+ * imports on first use.
+ */
+async function splitCoreBundle(root) {
+  const result = await build({
+    entryPoints: [join(root, CORE_ENTRY)],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    splitting: true,
+    outdir: join(root, '.core-size'),
+    write: false,
+    logLevel: 'silent',
+    absWorkingDir: root,
+  });
+  // What the entry imports statically (the code it shares with its lazy chunks) loads with it.
+  const byName = new Map(result.outputFiles.map((file) => [file.path.slice(file.path.lastIndexOf('/') + 1), file]));
+  const eager = new Set([byName.get('index.js')]);
+  for (const file of eager) {
+    for (const imported of staticImports(file.text)) eager.add(byName.get(imported.slice(imported.lastIndexOf('/') + 1)));
+  }
+  const lazy = result.outputFiles.filter((file) => !eager.has(file));
+  return { entry: Buffer.concat([...eager].map((file) => file.contents)), chunks: lazy.map((file) => file.contents) };
+}
+
 /** `contents` built as the CDN main file is: rollup with rollup.config.mjs's plugins, in memory. */
 async function cdnPipelineBundle(contents, root) {
   const { default: config } = await import(pathToFileURL(join(root, 'rollup.config.mjs')).href);
@@ -92,9 +120,11 @@ export async function measureSizes({ root = ROOT, lit = true } = {}) {
   const corePath = join(root, CORE_ENTRY);
   if (!existsSync(cdnPath)) throw missing('the CDN main file', CDN_FILE);
   if (!existsSync(corePath)) throw missing('the core entry', CORE_ENTRY);
+  const core = await splitCoreBundle(root);
   const sizes = {
     cdn: compressedSizes(readFileSync(cdnPath)),
-    core: compressedSizes(await minifiedBundle(CORE_ENTRY, root)),
+    core: compressedSizes(core.entry),
+    coreChunks: core.chunks.map((chunk) => compressedSizes(chunk)),
   };
   sizes.cdn.staticImports = staticImports(readFileSync(cdnPath, 'utf8'));
   if (lit) {
@@ -122,7 +152,7 @@ export function staticImports(code) {
 
 const LABELS = {
   cdn: `${CDN_FILE} (CDN main file)`,
-  core: `core entry (esbuild ${CORE_ENTRY} --bundle --minify --format=esm)`,
+  core: `core entry (esbuild ${CORE_ENTRY} --bundle --minify --format=esm --splitting)`,
 };
 
 /**

@@ -13,6 +13,7 @@ import {
   type PedelecError,
 } from './errors.js';
 import { hasOwn, isObject } from './json.js';
+import { lazyModule } from './lazy-module.js';
 import { watchPageActivity, type PageActivity } from './page-activity.js';
 import { PendingRequests } from './pending-requests.js';
 import { APPROVAL_HELD_REQUESTS, PEDELEC_PROTOCOL_VERSION, randomId, type BridgePort } from './protocol.js';
@@ -48,6 +49,7 @@ import type {
 import { PedelecWorkspace, type WorkspaceBridge } from './workspace.js';
 
 const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
+const loadDenoModuleCheck = lazyModule(() => import('./deno-module-check.js'), "the kit's Deno module code");
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const DISCONNECTED = (details?: unknown) =>
   pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
@@ -316,10 +318,14 @@ export class Pedelec {
     const read = readCreateInput(input);
     const { skills, effortLevel } = read;
     skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
-    if (skills?.denoModules.length)
+    if (skills?.denoModules.length) {
+      // Checked in the public SDK's order and words before anything is sent; then refused, as long as
+      // the kit cannot upload them (they are never dropped).
+      const modules = (await loadDenoModuleCheck()).readDenoModules(skills.denoModules);
       throw invalidInput('Deno modules in skills are not supported by this version of pedelec-elements yet', {
-        moduleName: skills.denoModules[0]!.name,
+        moduleName: modules[0]!.name,
       });
+    }
     // Posted at once when nothing needs asking first, as the public SDK posts it.
     const { provider, model } =
       this.#givenProviderAndModel(read) ?? (await this.#resolveProviderAndModel(read, wiring.requestTimeoutMs));

@@ -13,7 +13,7 @@ import type { EventMeta } from './call-context.js';
 import { normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import { isObject, isText } from './json.js';
 import { randomId } from './protocol.js';
-import { isAssetPath } from './session-assets.js';
+import { isAssetPath } from './asset-path.js';
 import type { SessionToolCalls } from './session-tool-calls.js';
 import type { Toolbox } from './tools.js';
 import type { PedelecSessionStatus, ProviderArtifact, TurnKind } from './types.js';

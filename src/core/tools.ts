@@ -10,7 +10,7 @@ import type { ToolArgsSchema } from './schema/types.js';
 import { toolTimeout, type RunningCallContext } from './call-context.js';
 import { MAX_TIMER_MS } from './protocol.js';
 import type { ToolCallContext, ToolCallVia } from './types.js';
-import { readDenoModules, type AgentDenoModuleDefinition, type PreparedDenoModule } from './deno-modules.js';
+import type { AgentDenoModuleDefinition, PreparedDenoModule } from './deno-modules.js';
 
 /**
  * A tool's handler. Declared through a method-style signature so a handler for specific args is still
@@ -175,11 +175,14 @@ export function normalizeTool(entry: unknown, index: number, owned?: boolean): N
   }
 }
 
-/** The result of normalizing `createSession({ skills })`. */
+/**
+ * The result of normalizing `createSession({ skills })`. Its Deno modules are as the page gave them:
+ * their checks load with the code that sets them up (deno-module-check.ts), when there are some.
+ */
 export type NormalizedSkills = {
   manifest: SerializableSkillsManifest;
   tools: NormalizedTool[];
-  denoModules: PreparedDenoModule[];
+  denoModules: readonly unknown[];
 };
 
 /**
@@ -205,10 +208,8 @@ export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
     names.add(tool.name);
     return compileTool(tool);
   });
-  const denoModules = readDenoModules(skills.denoModules);
   const manifest: SerializableSkillsManifest = { guidance, tools: tools.map((t) => t.manifest) };
-  if (denoModules.length > 0) manifest.denoModules = denoModules.map((m) => m.manifest);
-  return { manifest, tools, denoModules };
+  return { manifest, tools, denoModules: (skills.denoModules as unknown[] | undefined) ?? [] };
 }
 
 /** What a call produced: the wire result, and whether the kit answered with an error of its own. */

@@ -6,7 +6,7 @@
 import { describe, it, beforeEach, afterEach } from 'node:test';
 import { expect } from '../../support/expect.js';
 import { PedelecSession, type AssetPath } from '../../../src/core/index.js';
-import { isAssetPath } from '../../../src/core/session-assets.js';
+import { isAssetPath } from '../../../src/core/asset-path.js';
 import type {} from '../../../src/core/errors.js';
 import { fake, MiB, track, expectPedelecError, open, openAnother, postedOf, sessionHooks } from './harness.js';
 import { rejection as rejectionOf, settled } from '../../support/promises.js';
