@@ -12,15 +12,21 @@ const PAGE = 'docs/sdk-compatibility.md';
 
 /** The first cell of each row, as the page names the difference. */
 const DIFFERENCES = [
-  // Where a call can fail differently
+  // Where a call can behave differently
   'Args validation',
   'Lossy results',
   'Failed result delivery',
   'Unknown providers',
   'Repeated tool calls',
-  "`onEnded` for Core's end",
+  'Overlapping tool calls',
+  '`onEnded` on every end',
   'Events after `ended`',
+  "A snapshot that does not know the page's turn",
+  "A create that names an ended session's id",
   'Listener exceptions',
+  '0.1.x extensions',
+  'Deno modules',
+  'Workspace files and runs',
   // Kept as they are
   'Messages and details',
   '`createSession(null)`',
@@ -30,10 +36,11 @@ const DIFFERENCES = [
   'Unsubscribe functions',
   'A listener added during an emit',
   'A download ticket without `modifiedAt`',
-  '`end()` after Core ended the session',
+  'Snapshots and the seq cursor',
   'The `PedelecSession` constructor',
-  '`PedelecSettings.defaultModels`',
+  '`session.model` and `ctx.model`',
   '`provider` and `model` on a session',
+  '`resumeSession(sessionId, options?)`',
   'Extra core exports',
   // Additions
   '`validateArgs`',
@@ -42,6 +49,8 @@ const DIFFERENCES = [
   '`extensionId`',
   '`approvalTimeoutMs`',
   '`debug`',
+  '`disconnect()`, `unavailableReason`, `legacyExtension`',
+  '`onUsage`, `onTurn`',
   '`ctx.signal` and `ctx.deadline`',
   '`ctx.via`',
   '`title`, `readOnly`, `untrustedContent`, `private` on JS-defined tools',
