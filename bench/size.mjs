@@ -77,7 +77,8 @@ async function splitCoreBundle(root) {
   const byName = new Map(result.outputFiles.map((file) => [file.path.slice(file.path.lastIndexOf('/') + 1), file]));
   const eager = new Set([byName.get('index.js')]);
   for (const file of eager) {
-    for (const imported of staticImports(file.text)) eager.add(byName.get(imported.slice(imported.lastIndexOf('/') + 1)));
+    for (const imported of staticImports(file.text))
+      eager.add(byName.get(imported.slice(imported.lastIndexOf('/') + 1)));
   }
   const lazy = result.outputFiles.filter((file) => !eager.has(file));
   return { entry: Buffer.concat([...eager].map((file) => file.contents)), chunks: lazy.map((file) => file.contents) };
