@@ -45,9 +45,11 @@ describe('<pedelec-chat> over a long conversation', () => {
       costs.large.push(await toolCallCost(large.session, large.chat, 25));
     }
     const [at100, at10000] = [Math.min(...costs.small), Math.min(...costs.large)];
-    // Before: about 2 ms at 100 rows and 31 ms at 10 000 (every row rendered on every event).
+    // Before: about 2 ms at 100 rows and 31 ms at 10 000 (every row rendered on every event). Now,
+    // on an idle machine, 0.2–0.4 ms and 0.5–0.8 ms; under the full perf tier's load the large chat
+    // has been seen at 2.4 ms (its heap is larger, so a collection costs more): 2 ms of slack.
     expect(at10000, `${at10000.toFixed(2)} ms at 10 000 rows, ${at100.toFixed(2)} ms at 100`).to.be.below(
-      2 * at100 + 1,
+      2 * at100 + 2,
     );
   });
 });

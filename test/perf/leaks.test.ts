@@ -15,7 +15,8 @@
  * `#calls`) are not readable from outside, so they are measured by what they make the client do:
  *
  * - `#sessions`: an event addressed to an ended session reaches `PedelecSession#handleEvent` only if
- *   the client still holds that session (the client routes by `#sessions.get(id)`);
+ *   the client still holds that session (the client routes by `#sessions.get(id)`). Sessions the page
+ *   ended must be gone; the tenth that Core ended stay, as the public SDK keeps them for a resume;
  * - `#pending`: read through the client's `@internal` debug counter `pendingCount` (the requests share
  *   one timer, so timer counts cannot tell how many are pending), and confirmed at disconnect, which
  *   rejects every entry;
@@ -103,11 +104,16 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
     await until(() => core.unanswered() === 0, 'the control turn to be accepted');
 
     const handleEvent = countCalls(PedelecSession.prototype, 'handleEvent');
-    const ended: string[] = [];
+    // The page's `end()` forgets a session; one Core ended stays known, as in the public SDK 0.4.6
+    // (`resumeSession` returns the same handle): those, and only those, are still routed.
+    const ended = { byPage: [] as string[], byCore: [] as string[] };
     const probeSessions = () => {
-      const before = handleEvent.calls;
-      for (const id of ended) core.event(id, 'probe');
-      return handleEvent.calls - before;
+      const routed = (ids: string[]) => {
+        const before = handleEvent.calls;
+        for (const id of ids) core.event(id, 'probe');
+        return handleEvent.calls - before;
+      };
+      return { byPage: routed(ended.byPage), byCore: routed(ended.byCore) };
     };
 
     let seq = 0;
@@ -119,10 +125,11 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
       core.event(session.sessionId, 'status_changed', { seq: 2, status: 'idle' });
       await turn;
       // Most end from the page; every 10th is ended by Core.
-      if (i % 10 === 0) core.event(session.sessionId, 'ended', { seq: 3 });
+      const byCore = i % 10 === 0;
+      if (byCore) core.event(session.sessionId, 'ended', { seq: 3 });
       else await session.end();
       expect(session.getStatus()).to.equal('ended');
-      ended.push(session.sessionId);
+      (byCore ? ended.byCore : ended.byPage).push(session.sessionId);
     };
 
     await cycle(-1); // warm-up
@@ -151,11 +158,17 @@ describe('leaks: 1 000 cycles return everything to its baseline', () => {
       await cycle(i);
       if (i + 1 === MIDWAY) {
         expect(await measure(), `after ${MIDWAY} cycles`).to.deep.equal(baseline);
-        expect(probeSessions(), `ended sessions still routed after ${MIDWAY} cycles`).to.equal(0);
+        expect(probeSessions(), `ended sessions still routed after ${MIDWAY} cycles`).to.deep.equal({
+          byPage: 0,
+          byCore: ended.byCore.length,
+        });
       }
     }
     expect(await measure(), `after ${CYCLES} cycles`).to.deep.equal(baseline);
-    expect(probeSessions(), `ended sessions still routed after ${CYCLES} cycles`).to.equal(0);
+    expect(probeSessions(), `ended sessions still routed after ${CYCLES} cycles`).to.deep.equal({
+      byPage: 0,
+      byCore: ended.byCore.length,
+    });
     const before = handleEvent.calls;
     core.event(control.sessionId, 'probe');
     expect(handleEvent.calls - before, 'control: the live session is routed').to.equal(1);
