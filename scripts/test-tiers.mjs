@@ -7,7 +7,8 @@
 // - quick: unit, then the element and end-to-end tests (test/elements/, test/e2e/) in Chromium, on the
 //   sources. The inner loop.
 // - full (`npm test`): every file but the perf ones — also what needs the build (test/node/,
-//   test/cdn/), the frameworks (test/interop/), the reliability suite, pedelec-dev's browser tests — in
+//   test/cdn/), the frameworks (test/interop/), the reliability suite, pedelec-dev's command as a child
+//   process (packages/pedelec-dev/test/process/) and its browser tests — in
 //   Chromium and Firefox. No test here compares elapsed time with a number.
 // - perf: wall-clock bounds, leak and growth cycles, exhaustive runs (test/perf/,
 //   packages/pedelec-dev/test/perf/), in Node and in both browsers.
@@ -46,6 +47,7 @@ export const tiers = {
     node: [
       ...unitNode(),
       ...filesIn('test/node', /\.test\.mjs$/),
+      ...filesIn('packages/pedelec-dev/test/process', /\.test\.ts$/),
       ...filesIn('packages/pedelec-dev/test/browser', /\.test\.ts$/),
     ],
     browser: BROWSER_FOLDERS.flatMap((folder) => filesIn(`test/${folder}`, BROWSER_TS)),

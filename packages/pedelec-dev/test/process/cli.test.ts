@@ -8,9 +8,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { until } from '../../../test/support/waits.js';
-import { DevCoreError, parseCli, startDevCore } from '../src/index.js';
-import { BridgeClient, CLI_SOURCE, createSession, delay, nodeTs } from './helpers.js';
+import { until } from '../../../../test/support/waits.js';
+import { DevCoreError, parseCli, startDevCore } from '../../src/index.js';
+import { BridgeClient, CLI_SOURCE, createSession, delay, nodeTs } from '../helpers.js';
 
 /** Bounds every wait on the command; generous, since each start compiles the sources first (tsx). */
 const LIMIT_MS = 10_000;
@@ -328,50 +328,6 @@ test('the banner names the protocol; --protocol 0.1 speaks 0.1 and --no-fragment
     cli.child.kill('SIGTERM');
     assert.equal((await cli.exit()).code, 0);
   }
-});
-
-test('flags parse into options; --allow-origin takes several URLs, repeated or comma-separated', async () => {
-  const command = parseCli([
-    '--port',
-    '8000',
-    '--allow-origin',
-    'http://a.test:1',
-    'https://b.test:*',
-    '--allow-origin',
-    'http://c.test,http://d.test:2',
-    '--approval',
-    'prompt',
-    '--strict-providers',
-    '--agent',
-    'operator',
-  ]);
-  assert.ok(command.kind === 'start');
-  assert.deepEqual(command.options, {
-    port: 8000,
-    allowOrigins: ['http://a.test:1', 'https://b.test:*', 'http://c.test', 'http://d.test:2'],
-    approval: 'prompt',
-    strictProviders: true,
-    agent: 'operator',
-  });
-  assert.deepEqual(parseCli([]), { kind: 'start', options: {} });
-  assert.deepEqual(parseCli(['--protocol', '0.1']), { kind: 'start', options: { protocol: '0.1' } });
-  assert.deepEqual(parseCli(['--protocol', 'current', '--no-fragments']), {
-    kind: 'start',
-    options: { protocol: 'current', fragments: false },
-  });
-  assert.deepEqual(parseCli(['--no-fragments']), { kind: 'start', options: { fragments: false } });
-  assert.deepEqual(parseCli(['--core-statuses']), { kind: 'start', options: { coreStatuses: true } });
-  assert.deepEqual(parseCli(['--max-sessions', '50', '--session-idle-ms', '60000', '--asset-quota-mb', '2']), {
-    kind: 'start',
-    options: { maxSessions: 50, sessionIdleMs: 60_000, assetQuotaBytes: 2 * 1024 * 1024 },
-  });
-  assert.throws(
-    () => parseCli(['--protocol', 'latest']),
-    (error) =>
-      error instanceof DevCoreError && error.code === 'INVALID_OPTION' && /--protocol latest/.test(error.message),
-  );
-  assert.throws(() => parseCli(['--allow-origin']), /argument missing/);
-  assert.throws(() => parseCli(['stray']), /Unexpected argument/);
 });
 
 // dev-core.md Running: a non-loopback --host is refused unless --allow-remote "is also given".
