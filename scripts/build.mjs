@@ -29,7 +29,7 @@ run('tsc → dist/', bin('tsc'), ['-p', 'tsconfig.json']);
 // Its inspector page is plain HTML/JS/CSS served as files, so it is copied beside the compiled
 // server; cli.js keeps its shebang and must be executable for the package's `bin`.
 run('tsc (pedelec-dev) → packages/pedelec-dev/dist/', bin('tsc'), ['-p', `${dev}tsconfig.json`]);
-cpSync(`${dev}src/inspector-page`, `${dev}dist/inspector-page`, { recursive: true });
+cpSync(`${dev}src/inspector/page`, `${dev}dist/inspector/page`, { recursive: true });
 chmodSync(`${dev}dist/cli.js`, 0o755);
 run('rollup → cdn/', bin('rollup'), ['-c', 'rollup.config.mjs', '--silent']);
 // What the analyzer reads, and how, is in custom-elements-manifest.config.mjs (shared with `npm run docs`).

@@ -193,7 +193,7 @@ test('npm pack of each package, installed offline into a fresh project', { timeo
   });
 
   await t.test('pedelec-dev ships its command, its build and the inspector, not its sources or tests', () => {
-    for (const file of ['bin/pedelec-dev.js', 'dist/cli.js', 'dist/index.js', 'dist/inspector-page/index.html']) {
+    for (const file of ['bin/pedelec-dev.js', 'dist/cli.js', 'dist/index.js', 'dist/inspector/page/index.html']) {
       assert.ok(dev.files.includes(file), file);
     }
     assert.deepEqual(

@@ -4,11 +4,11 @@
  * Ctrl+C / SIGTERM (sessions ended, sockets closed, exit code 0). Start-up mistakes — a bad flag, a
  * bad script file, a port in use — print one clear line and exit 1.
  */
-import { HELP, parseCli } from './args.js';
+import { HELP, parseCli } from './cli-flags.js';
 import { DevCoreError } from './errors.js';
 import { cliCommand, cliPath, packageVersion } from './package-files.js';
-import { MAX_LISTED_PAGES, pagesIn } from './pages.js';
-import { isLoopbackHost } from './security.js';
+import { MAX_LISTED_PAGES, pagesIn } from './http/pages.js';
+import { isLoopbackHost } from './http/security.js';
 import { DEFAULT_PORT, startDevCore, type DevCore, type DevCoreOptions } from './server.js';
 import { runStdio } from './mcp/stdio.js';
 import { defaultTokenFile } from './mcp/token-file.js';

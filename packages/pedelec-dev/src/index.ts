@@ -3,10 +3,10 @@
  * The `pedelec-dev` command (cli.ts) is a thin wrapper around the same function.
  */
 export { startDevCore, DEFAULT_PORT, MAX_FRAME_BYTES, type DevCore, type DevCoreOptions } from './server.js';
-export { RESERVED_PREFIX } from './http-routes.js';
-export { parseCli, USAGE } from './args.js';
+export { RESERVED_PREFIX } from './http/http-routes.js';
+export { parseCli, USAGE } from './cli-flags.js';
 export { DevCoreError } from './errors.js';
-export { PROTOCOL_NAMES, type ProtocolName } from './protocol.js';
+export { PROTOCOL_NAMES, type ProtocolName } from './bridge/protocol-profile.js';
 export { loadScriptFile, parseScript, type ScriptRules } from './agents/script.js';
 export { AgentError, DEV_AGENT_CODES, OperatorDesk } from './agents/index.js';
 export type {

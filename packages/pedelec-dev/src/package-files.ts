@@ -22,7 +22,7 @@ const moduleExtension = runsFromSource ? '.ts' : '.js';
 /** pedelec-dev's root folder, with a trailing slash. */
 export const packageRoot = fileURLToPath(new URL('../', import.meta.url));
 /** The inspector's static files (HTML, script, styles), copied beside the compiled server by the build. */
-export const inspectorPageDir = fileURLToPath(new URL('./inspector-page/', import.meta.url));
+export const inspectorPageDir = fileURLToPath(new URL('./inspector/page/', import.meta.url));
 /** The command itself, as `node` runs it: `node <cliPath> …` starts pedelec-dev from any folder. */
 export const cliPath = fileURLToPath(new URL(`./cli${moduleExtension}`, import.meta.url));
 

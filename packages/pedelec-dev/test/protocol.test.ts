@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocket } from 'ws';
-import { artifactKind } from '../src/artifacts.js';
+import { artifactKind } from '../src/assets/artifacts.js';
 import { DevCoreError, startDevCore, type DevCore, type DevCoreOptions, type ProtocolName } from '../src/index.js';
 import {
   BridgeClient,

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket, type RawData } from 'ws';
 import { DevCoreError, startDevCore, type DevCore } from '../src/index.js';
-import { FrameTracker } from '../src/partial-frames.js';
-import { checkOrigin, DEFAULT_ORIGINS, OriginAllowList, type OriginDecision } from '../src/security.js';
+import { FrameTracker } from '../src/http/partial-frames.js';
+import { checkOrigin, DEFAULT_ORIGINS, OriginAllowList, type OriginDecision } from '../src/http/security.js';
 import {
   BridgeClient,
   PAGE_ORIGIN,

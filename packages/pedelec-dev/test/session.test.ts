@@ -5,11 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { until } from '../../../test/support/waits.js';
 import { AgentError, DevCoreError, type AgentSession, type DevAgent } from '../src/index.js';
-import { checkSkills } from '../src/manifest.js';
-import { PatternChecks } from '../src/pattern-check.js';
-import { protocolProfile, type ProtocolProfile } from '../src/protocol.js';
-import type { EventSink } from '../src/session-routes.js';
-import { DevSession } from '../src/session.js';
+import { checkSkills } from '../src/bridge/manifest.js';
+import { PatternChecks } from '../src/bridge/pattern-check.js';
+import { protocolProfile, type ProtocolProfile } from '../src/bridge/protocol-profile.js';
+import type { EventSink } from '../src/bridge/session-routes.js';
+import { DevSession } from '../src/bridge/session.js';
 import { skills, type Message } from './helpers.js';
 
 /** The args checks of `checkSkills`: no tool here has a pattern, so it never starts its worker. */

@@ -5,7 +5,7 @@
  * short note naming the page's tools and how to call them. Every reply streams as several `chat_delta`s.
  */
 import type { JsonValue } from 'pedelec-elements/core';
-import type { ToolManifest } from '../manifest.js';
+import type { ToolManifest } from '../bridge/manifest.js';
 import { fillArgs, fillText, type ScriptRules, type TemplateScope } from './script.js';
 import { streamText } from './stream.js';
 import type { AgentSession, AgentSessionInfo, DevAgent, TurnContext } from './types.js';

@@ -7,9 +7,9 @@
  * line in `agents/index.ts`.
  */
 import type { JsonValue } from 'pedelec-elements/core';
-import type { SkillsManifest } from '../manifest.js';
+import type { SkillsManifest } from '../bridge/manifest.js';
 
-export type { SkillsManifest, ToolManifest } from '../manifest.js';
+export type { SkillsManifest, ToolManifest } from '../bridge/manifest.js';
 
 /** What an agent knows about the session it serves. Fixed for the session's lifetime. */
 export interface AgentSessionInfo {

@@ -27,7 +27,7 @@ import { callToolResult as pageCallToolResult } from 'pedelec-elements/protocol'
 import type { JsonValue } from 'pedelec-elements/core';
 import type { PedelecError } from 'pedelec-elements/core';
 import { toWireError } from '../errors.js';
-import { checkOrigin, type OriginRules } from '../security.js';
+import { checkOrigin, type OriginRules } from '../http/security.js';
 import { PAGES_TOOL, type PageDirectory, type PageSummary } from './page-directory.js';
 import type { CallAnswer } from './page-link.js';
 

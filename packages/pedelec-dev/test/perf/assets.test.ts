@@ -3,7 +3,7 @@
 // in the same run, so that neither the machine's speed nor its load decides the result.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AssetStore } from '../../src/assets.js';
+import { AssetStore } from '../../src/assets/asset-store.js';
 
 /** CPU time (ms) to create `count` upload tickets in one session of a fresh store. */
 async function floodCpuMs(count: number): Promise<number> {

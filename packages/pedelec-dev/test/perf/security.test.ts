@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { until } from '../../../../test/support/waits.js';
 import type { ToolManifest } from '../../src/agents/types.js';
-import { MessageLog } from '../../src/message-log.js';
+import { MessageLog } from '../../src/inspector/message-log.js';
 import { BridgeClient, clientFrame, closeOf, createSession, netSocketOf, skills, startCore } from '../helpers.js';
 
 /** The partial-frame timeout configured below. */

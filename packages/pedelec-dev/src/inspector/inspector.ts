@@ -9,11 +9,11 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { WebSocket, type RawData } from 'ws';
 import type { PedelecError } from 'pedelec-elements/core';
-import type { OperatorDesk } from './agents/operator.js';
+import type { OperatorDesk } from '../agents/operator.js';
 import type { Approvals } from './approval.js';
-import { DevCoreError, frameText, toWireError } from './errors.js';
+import { DevCoreError, frameText, toWireError } from '../errors.js';
 import type { MessageLog } from './message-log.js';
-import type { SessionRegistry } from './registry.js';
+import type { SessionRegistry } from '../bridge/registry.js';
 
 export type InspectorDeps = {
   token: string;

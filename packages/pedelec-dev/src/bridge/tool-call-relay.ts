@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonValue } from 'pedelec-elements/core';
 import { MAX_TIMER_MS, isPlainObject, pedelecError, type ArgsError } from 'pedelec-elements/protocol';
-import { DevCoreError } from './errors.js';
+import { DevCoreError } from '../errors.js';
 import type { CheckedTool } from './manifest.js';
 
 /** A tool call as the page gets it (`tool_call`). */

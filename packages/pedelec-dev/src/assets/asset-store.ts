@@ -21,7 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { DevCoreError } from './errors.js';
+import { DevCoreError } from '../errors.js';
 
 export const MAX_ASSET_BYTES = 100 * 1024 * 1024;
 /** Where the asset URLs live: `/_pedelec/assets/(upload|download)/<id>` (under the server's reserved prefix). */

@@ -9,11 +9,11 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ORIGIN_REFUSED_CLOSE_CODE } from 'pedelec-elements/protocol';
-import { BridgeConnection, type BridgeDeps } from './bridge.js';
+import { BridgeConnection, type BridgeDeps } from '../bridge/bridge.js';
 import { RESERVED_PREFIX } from './http-routes.js';
-import type { InspectorHub } from './inspector.js';
+import type { InspectorHub } from '../inspector/inspector.js';
 import { watchPartialFrames } from './partial-frames.js';
-import { LINK_REFUSED_CLOSE_CODE, PageLink, type PageLinkEvents } from './mcp/page-link.js';
+import { LINK_REFUSED_CLOSE_CODE, PageLink, type PageLinkEvents } from '../mcp/page-link.js';
 import { checkOrigin, originRefusedReason, type HostAllowList, type OriginRules } from './security.js';
 
 export type WebSocketRouteDeps = {

@@ -19,7 +19,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { ToolArgsSchema } from 'pedelec-elements/core';
 import { isPlainObject, MAX_SCHEMA_DEPTH, type ArgsError } from 'pedelec-elements/protocol';
-import { startWorker } from './package-files.js';
+import { startWorker } from '../package-files.js';
 import type { PatternAnswer, PatternJob } from './pattern-worker.js';
 
 /** The longest string a schema's pattern is run on, in UTF-16 code units. */
@@ -111,7 +111,9 @@ export class PatternChecks {
 
   private workerFor(): Worker {
     if (this.worker) return this.worker;
-    const worker = startWorker('./pattern-worker', { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    const worker = startWorker('./bridge/pattern-worker', {
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
     worker.unref(); // an idle checker never keeps the process alive
     worker.on('message', (answer: PatternAnswer) => {
       if (this.running?.job.id === answer.id) this.finish(answer.errors);

@@ -4,7 +4,7 @@
  * stale event from a new one. Apart from session.ts, which decides what is sent and when: this only
  * numbers events and hands each to every route, whatever they say.
  */
-import { DevCoreError } from './errors.js';
+import { DevCoreError } from '../errors.js';
 
 /** Where a session's events go: a page connection. `sendEvent` must never throw. */
 export interface EventSink {

@@ -8,7 +8,7 @@
  */
 import type { ToolArgsSchema } from 'pedelec-elements/core';
 import { analyzeArgsSchema, isPlainObject, type ArgsError } from 'pedelec-elements/protocol';
-import { DevCoreError } from './errors.js';
+import { DevCoreError } from '../errors.js';
 import { hasPattern, type PatternChecks } from './pattern-check.js';
 
 export type ToolManifest = { name: string; description: string; argsSchema: ToolArgsSchema; timeoutMs?: number };

@@ -11,14 +11,14 @@
 import { randomUUID } from 'node:crypto';
 import { WebSocket, type RawData } from 'ws';
 import { APPROVAL_HELD_REQUESTS, isPlainObject } from 'pedelec-elements/protocol';
-import type { AgentDirectory } from './agents/index.js';
-import type { Approvals } from './approval.js';
-import type { AssetStore } from './assets.js';
+import type { AgentDirectory } from '../agents/index.js';
+import type { Approvals } from '../inspector/approval.js';
+import type { AssetStore } from '../assets/asset-store.js';
 import { handlerFor, type Handler, type Request } from './bridge-requests.js';
-import { DevCoreError, frameText, toWireError } from './errors.js';
-import type { MessageLog } from './message-log.js';
+import { DevCoreError, frameText, toWireError } from '../errors.js';
+import type { MessageLog } from '../inspector/message-log.js';
 import type { PatternChecks } from './pattern-check.js';
-import { HANDSHAKE_TYPES, LEGACY_HANDSHAKE_REFUSAL, type ProtocolProfile } from './protocol.js';
+import { HANDSHAKE_TYPES, LEGACY_HANDSHAKE_REFUSAL, type ProtocolProfile } from './protocol-profile.js';
 import type { SessionRegistry } from './registry.js';
 import type { EventSink } from './session-routes.js';
 
@@ -32,7 +32,7 @@ export type BridgeDeps = {
   patterns: PatternChecks;
   strictProviders: boolean;
   defaultToolTimeoutMs: number;
-  /** What the protocol mode changes (protocol.ts). */
+  /** What the protocol mode changes (protocol-profile.ts). */
   protocol: ProtocolProfile;
   /** Unexpected exceptions (bugs) go here; pages only see `INTERNAL_ERROR`. */
   reportBug(error: unknown): void;

@@ -8,9 +8,9 @@
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import type { AssetStore } from './assets.js';
-import type { McpEndpoint } from './mcp/mcp-endpoint.js';
-import { inspectorPageDir, packageVersion } from './package-files.js';
+import type { AssetStore } from '../assets/asset-store.js';
+import type { McpEndpoint } from '../mcp/mcp-endpoint.js';
+import { inspectorPageDir, packageVersion } from '../package-files.js';
 import type { HostAllowList } from './security.js';
 import { staticHandler, type StaticHandler } from './static.js';
 

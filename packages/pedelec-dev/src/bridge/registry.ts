@@ -14,7 +14,7 @@
  * `abort_session_setup` see ended sessions; to every other request they do not exist
  * (`THREAD_NOT_FOUND`), as before.
  */
-import { DevCoreError } from './errors.js';
+import { DevCoreError } from '../errors.js';
 import { MAX_TIMER_MS } from 'pedelec-elements/protocol';
 import type { EventSink } from './session-routes.js';
 import { DevSession, type SessionParams, type SessionSummary } from './session.js';

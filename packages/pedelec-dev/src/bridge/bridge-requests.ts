@@ -6,9 +6,9 @@
  */
 import { isPlainObject } from 'pedelec-elements/protocol';
 import type { BridgeConnection } from './bridge.js';
-import { DevCoreError } from './errors.js';
+import { DevCoreError } from '../errors.js';
 import { checkSkills } from './manifest.js';
-import { operationIdFor, type ProtocolProfile } from './protocol.js';
+import { operationIdFor, type ProtocolProfile } from './protocol-profile.js';
 import type { DevSession } from './session.js';
 
 export type Request = { channelId: string; requestId: string; type: string } & Record<string, unknown>;

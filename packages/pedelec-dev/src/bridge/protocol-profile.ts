@@ -5,7 +5,7 @@
  * {@link ProtocolProfile}; the bridge and the sessions read these fields and never the mode's name.
  */
 import { randomUUID } from 'node:crypto';
-import { DevCoreError } from './errors.js';
+import { DevCoreError } from '../errors.js';
 
 export const PROTOCOL_NAMES = ['current', '0.1'] as const;
 export type ProtocolName = (typeof PROTOCOL_NAMES)[number];

@@ -11,9 +11,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
-import type { ArtifactKind, PublishedArtifact } from './agents/types.js';
-import type { AssetEntry } from './assets.js';
-import { DevCoreError } from './errors.js';
+import type { ArtifactKind, PublishedArtifact } from '../agents/types.js';
+import type { AssetEntry } from './asset-store.js';
+import { DevCoreError } from '../errors.js';
 
 /** Stores a file in a session's asset folder (the Core's asset store). */
 export type AssetWriter = (sessionId: string, path: string, content: Buffer, mimeType: string) => Promise<AssetEntry>;

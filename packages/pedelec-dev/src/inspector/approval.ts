@@ -6,7 +6,7 @@
  * and an answer holds for that call only.
  */
 import { randomUUID } from 'node:crypto';
-import { DevCoreError } from './errors.js';
+import { DevCoreError } from '../errors.js';
 
 export type ApprovalMode = 'auto' | 'prompt' | 'deny';
 export const APPROVAL_MODES: readonly ApprovalMode[] = ['auto', 'prompt', 'deny'];

@@ -9,7 +9,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { isLoopbackHost } from 'pedelec-elements/protocol';
-import { DevCoreError } from './errors.js';
+import { DevCoreError } from '../errors.js';
 
 export { isLoopbackHost };
 

@@ -8,10 +8,10 @@ import { parseArgs } from 'node:util';
 import { MAX_TIMER_MS } from 'pedelec-elements/protocol';
 import { DEV_AGENT_CODES } from './agents/index.js';
 import { loadScriptFile } from './agents/script.js';
-import { APPROVAL_MODES, type ApprovalMode } from './approval.js';
+import { APPROVAL_MODES, type ApprovalMode } from './inspector/approval.js';
 import { DevCoreError } from './errors.js';
-import { PROTOCOL_NAMES, type ProtocolName } from './protocol.js';
-import { parseOriginPattern } from './security.js';
+import { PROTOCOL_NAMES, type ProtocolName } from './bridge/protocol-profile.js';
+import { parseOriginPattern } from './http/security.js';
 import type { DevCoreOptions } from './server.js';
 
 export const USAGE =

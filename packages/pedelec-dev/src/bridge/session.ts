@@ -22,11 +22,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { JsonValue, PedelecError } from 'pedelec-elements/core';
-import type { AgentSession, AgentSessionInfo, DevAgent, PublishedArtifact, TurnContext } from './agents/types.js';
-import { storeArtifact, type AssetWriter } from './artifacts.js';
-import { DevCoreError, toWireError } from './errors.js';
+import type { AgentSession, AgentSessionInfo, DevAgent, PublishedArtifact, TurnContext } from '../agents/types.js';
+import { storeArtifact, type AssetWriter } from '../assets/artifacts.js';
+import { DevCoreError, toWireError } from '../errors.js';
 import type { CheckedTool, SkillsManifest } from './manifest.js';
-import { protocolProfile, type ProtocolProfile } from './protocol.js';
+import { protocolProfile, type ProtocolProfile } from './protocol-profile.js';
 import { SessionRoutes, type EventSink } from './session-routes.js';
 import { ToolCallRelay } from './tool-call-relay.js';
 
