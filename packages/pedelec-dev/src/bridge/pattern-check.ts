@@ -18,7 +18,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { ToolArgsSchema } from 'pedelec-elements/core';
-import { isPlainObject, MAX_SCHEMA_DEPTH, type ArgsError } from 'pedelec-elements/protocol';
+import { appendKey, isPlainObject, MAX_SCHEMA_DEPTH, type ArgsError } from 'pedelec-elements/protocol';
 import { startWorker } from '../package-files.js';
 import type { PatternAnswer, PatternJob } from './pattern-worker.js';
 
@@ -51,7 +51,9 @@ const unchecked = (why: string): ArgsError[] => [{ path: '', message: `args: ${w
 export class PatternChecks {
   private worker: Worker | null = null;
   private readonly queue: Job[] = [];
-  private running: { job: Job; timer: NodeJS.Timeout } | null = null;
+  /** The job the worker has; its budget's timer starts once the worker is ready. */
+  private running: { job: Job; timer: NodeJS.Timeout | null } | null = null;
+  private workerReady = false;
   private nextId = 1;
   private closed = false;
 
@@ -60,8 +62,15 @@ export class PatternChecks {
   /** The args' errors (`null`: valid), from the worker; never rejects. */
   check(schema: ToolArgsSchema, args: unknown): Promise<ArgsError[] | null> {
     if (this.closed) return Promise.resolve(unchecked('could not be checked: pedelec-dev is stopping'));
+    // Linear in the args and run before any pattern, so it needs neither the worker nor its budget.
+    const overlong = overlongPatternInput(schema, args, '', MAX_PATTERN_INPUT);
+    if (overlong !== null) {
+      const where = overlong || 'args';
+      const message = `${where}: is longer than ${MAX_PATTERN_INPUT} characters, too long for pedelec-dev to check against the schema's pattern`;
+      return Promise.resolve([{ path: overlong, message }]);
+    }
     return new Promise((resolve) => {
-      this.queue.push({ id: this.nextId++, schema, args, maxInput: MAX_PATTERN_INPUT, resolve });
+      this.queue.push({ id: this.nextId++, schema, args, resolve });
       this.next();
     });
   }
@@ -80,7 +89,22 @@ export class PatternChecks {
     if (this.running || this.closed) return;
     const job = this.queue.shift();
     if (!job) return;
-    const timer = setTimeout(() => {
+    this.running = { job, timer: null };
+    const { id, schema, args } = job;
+    try {
+      this.workerFor().postMessage({ id, schema, args } satisfies PatternJob);
+    } catch (error) {
+      // Args the structured clone refuses (nested too deep for it): they cannot be checked.
+      this.finish(unchecked(`could not be checked (${(error as Error)?.message ?? String(error)})`));
+      return;
+    }
+    if (this.workerReady) this.startBudget();
+  }
+
+  /** Starts the running job's time budget: from when a ready worker has it, not from its start-up. */
+  private startBudget(): void {
+    if (!this.running || this.running.timer) return;
+    this.running.timer = setTimeout(() => {
       // The worker may be deep inside a regex: only terminating it stops that. The next job gets a new one.
       this.dropWorker();
       this.finish(
@@ -89,14 +113,6 @@ export class PatternChecks {
         ),
       );
     }, this.budgetMs);
-    this.running = { job, timer };
-    const { id, schema, args, maxInput } = job;
-    try {
-      this.workerFor().postMessage({ id, schema, args, maxInput } satisfies PatternJob);
-    } catch (error) {
-      // Args the structured clone refuses (nested too deep for it): they cannot be checked.
-      this.finish(unchecked(`could not be checked (${(error as Error)?.message ?? String(error)})`));
-    }
   }
 
   /** Answers the running job (if any) and starts the next. */
@@ -104,7 +120,7 @@ export class PatternChecks {
     const running = this.running;
     if (!running) return;
     this.running = null;
-    clearTimeout(running.timer);
+    if (running.timer) clearTimeout(running.timer);
     running.job.resolve(errors);
     this.next();
   }
@@ -116,12 +132,17 @@ export class PatternChecks {
     });
     worker.unref(); // an idle checker never keeps the process alive
     worker.on('message', (answer: PatternAnswer) => {
-      if (this.running?.job.id === answer.id) this.finish(answer.errors);
+      if (this.worker !== worker) return;
+      if (answer === 'ready') {
+        this.workerReady = true;
+        this.startBudget();
+      } else if (this.running?.job.id === answer.id) this.finish(answer.errors);
     });
     // Out of memory, or any other death: the running check fails, the next job gets a new worker.
     const died = (why: string) => {
       if (this.worker !== worker) return;
       this.worker = null;
+      this.workerReady = false;
       this.finish(unchecked(`could not be checked (${why})`));
     };
     worker.on('error', (error) => died(error.message));
@@ -133,6 +154,47 @@ export class PatternChecks {
   private dropWorker(): void {
     const worker = this.worker;
     this.worker = null;
+    this.workerReady = false;
     void worker?.terminate();
   }
+}
+
+/**
+ * The path of the first string longer than `limit` that a `pattern` of the schema would be run on, or
+ * null. It follows the schema as deep as the validator reads it (`MAX_SCHEMA_DEPTH` levels, which
+ * bounds its recursion), and looks into every `oneOf` alternative: a long string any alternative's
+ * pattern would see is refused.
+ */
+export function overlongPatternInput(
+  node: unknown,
+  value: unknown,
+  path: string,
+  limit: number,
+  level = 1,
+): string | null {
+  if (!isPlainObject(node) || level > MAX_SCHEMA_DEPTH) return null;
+  if (Array.isArray(node.oneOf)) {
+    for (const alternative of node.oneOf) {
+      const found = overlongPatternInput(alternative, value, path, limit, level + 1);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (typeof value === 'string')
+    return node.type === 'string' && typeof node.pattern === 'string' && value.length > limit ? path : null;
+  if (Array.isArray(value) && node.type === 'array' && Object.hasOwn(node, 'items')) {
+    for (let i = 0; i < value.length; i++) {
+      const found = overlongPatternInput(node.items, value[i], `${path}[${i}]`, limit, level + 1);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (isPlainObject(value) && node.type === 'object' && isPlainObject(node.properties)) {
+    for (const name of Object.keys(node.properties)) {
+      if (!Object.hasOwn(value, name)) continue;
+      const found = overlongPatternInput(node.properties[name], value[name], appendKey(path, name), limit, level + 1);
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }
