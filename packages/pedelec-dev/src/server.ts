@@ -1,33 +1,35 @@
 /**
- * `startDevCore(options)`: the development Core's HTTP + WebSocket server. It wires the pieces
- * together — bridge connections, sessions, agents, approvals, assets, the inspector and static files —
- * sets up the checks every request passes first (Host allow-list; the Origin rules of security.ts),
- * listens, and stops it all again in order. Where each request goes is http-routes.ts's (plain HTTP)
- * and websocket-routes.ts's (upgrades).
+ * `startDevCore(options)`: the development Core's HTTP + WebSocket server, composed of its features —
+ * the bridge, MCP, the inspector and assets (each in its folder, each handing over its routes, its
+ * sockets and `close()`) — over what they share: sessions, agents, approvals and the message log. It
+ * listens first, so every feature is built with the URL, origins and token it needs as plain values;
+ * the checks every request passes first are the Host allow-list and the Origin rules of security.ts.
+ * Where each request goes is http-routes.ts's (plain HTTP) and websocket-routes.ts's (upgrades).
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DEFAULT_TOOL_TIMEOUT_MS } from 'pedelec-elements/protocol';
 import { AgentDirectory, OperatorDesk } from './agents/index.js';
 import type { ScriptRules } from './agents/script.js';
-import { Approvals, type ApprovalMode } from './inspector/approval.js';
+import { assetsFeature } from './assets/assets-feature.js';
 import { AssetStore, DEFAULT_ASSET_QUOTA_BYTES, MAX_ASSET_BYTES } from './assets/asset-store.js';
-import { DevCoreError } from './errors.js';
-import { httpRoutes, plain, RESERVED_PREFIX } from './http/http-routes.js';
-import { InspectorHub } from './inspector/inspector.js';
-import { McpEndpoint } from './mcp/mcp-endpoint.js';
-import { PageDirectory } from './mcp/page-directory.js';
-import { tokenFromFile } from './mcp/token-file.js';
-import { MessageLog } from './inspector/message-log.js';
-import { kitRoot, packageVersion } from './package-files.js';
-import { DEFAULT_PARTIAL_FRAME_TIMEOUT_MS } from './http/partial-frames.js';
-import { DEFAULT_PATTERN_BUDGET_MS, PatternChecks } from './bridge/pattern-check.js';
+import { bridgeFeature } from './bridge/bridge-feature.js';
+import { DEFAULT_PATTERN_BUDGET_MS } from './bridge/pattern-check.js';
 import { protocolProfile, type ProtocolName } from './bridge/protocol-profile.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionRegistry } from './bridge/registry.js';
-import { DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList } from './http/security.js';
+import { DevCoreError } from './errors.js';
+import type { DevFeature } from './http/feature.js';
+import { httpRoutes, plain, RESERVED_PREFIX } from './http/http-routes.js';
+import { listen, type Listener } from './http/listener.js';
+import { DEFAULT_PARTIAL_FRAME_TIMEOUT_MS } from './http/partial-frames.js';
+import { DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList, type OriginRules } from './http/security.js';
 import { WebSocketRoutes } from './http/websocket-routes.js';
-import type { PageLink } from './mcp/page-link.js';
+import { Approvals } from './inspector/approval.js';
+import type { ApprovalMode } from './inspector/approval.js';
+import { inspectorFeature } from './inspector/inspector-feature.js';
+import { MessageLog } from './inspector/message-log.js';
+import { mcpFeature } from './mcp/mcp-feature.js';
+import { tokenFromFile } from './mcp/token-file.js';
+import { kitRoot, packageVersion } from './package-files.js';
 
 export type DevCoreOptions = {
   /** 7717 by default; 0 picks a free port. */
@@ -133,69 +135,163 @@ export const DEFAULT_PORT = 7717;
 /** A frame above this closes the connection with 1009 (dev-core.md). */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
-/** `::1` → `[::1]`; the wildcard addresses are reached through loopback. */
-function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
+/** What the features share: the sessions, the agents serving them, approvals and the message log. */
+type Shared = {
+  agents: AgentDirectory;
+  desk: OperatorDesk;
+  approvals: Approvals;
+  log: MessageLog;
+  registry: SessionRegistry;
+  reportBug(error: unknown): void;
+};
 
-function listenError(error: NodeJS.ErrnoException, host: string, port: number): DevCoreError {
-  if (error.code === 'EADDRINUSE') {
-    return new DevCoreError(
-      'PORT_IN_USE',
-      `Port ${port} on ${host} is already in use. Stop what is using it, or choose another with --port (--port 0 picks a free one).`,
-    );
-  }
-  if (error.code === 'EACCES')
-    return new DevCoreError(
-      'PORT_NOT_ALLOWED',
-      `Not allowed to listen on port ${port} of ${host}; choose another with --port.`,
-    );
-  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
-    return new DevCoreError('HOST_UNAVAILABLE', `Cannot listen on ${host}: no such address on this machine.`);
-  return new DevCoreError('LISTEN_FAILED', `Cannot listen on ${host}:${port}: ${error.message}`);
-}
-
-export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCore> {
+/** Where to listen, refused before anything starts when it is not a port or not this machine. */
+function checkedAddress(options: DevCoreOptions): { host: string; port: number } {
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? DEFAULT_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new DevCoreError('INVALID_OPTION', `--port ${port}: expected 0…65535`);
-  const remote = !isLoopbackHost(host);
-  if (remote && !options.allowRemote) {
+  if (!isLoopbackHost(host) && !options.allowRemote) {
     throw new DevCoreError(
       'REMOTE_HOST_REFUSED',
       `--host ${host} would expose pedelec-dev beyond this machine. It is a development tool with no authentication on the bridge; add --allow-remote if you really mean it.`,
     );
   }
-  const kitDir = kitRoot(); // before anything is set up: a kit that cannot be found leaves nothing running
-  const origins = new OriginAllowList([...DEFAULT_ORIGINS, ...(options.allowOrigins ?? [])]);
-  const originRules = { origins, allowNoOrigin: options.allowNoOrigin ?? false };
-  const partialFrameTimeoutMs = options.partialFrameTimeoutMs ?? DEFAULT_PARTIAL_FRAME_TIMEOUT_MS;
-  const hosts = new HostAllowList(remote ? [host] : []);
-  const approval = options.approval ?? 'auto';
-  const strictProviders = options.strictProviders ?? false;
-  const protocol = protocolProfile(options.protocol ?? 'current', {
-    fragments: options.fragments,
-    coreStatuses: options.coreStatuses,
-  });
-  const reportBug = options.onBug ?? ((error: unknown) => console.error('pedelec-dev: internal error:', error));
+  return { host, port };
+}
 
+function sharedState(options: DevCoreOptions): Shared {
   const desk = new OperatorDesk();
+  // Before listening: an agent that cannot run (no API key for `openai`) leaves nothing running.
   const agents = new AgentDirectory(options.agent ?? 'scripted', {
     script: options.script,
     desk,
     env: options.env ?? process.env,
   });
-  const approvals = new Approvals(approval, options.approvalTimeoutMs ?? 60_000);
-  const log = new MessageLog();
-  let baseUrl = '';
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-  const registry = new SessionRegistry((sessionId) => void assets.dropSession(sessionId), {
-    maxSessions,
-    maxSessionsPerOrigin: options.maxSessionsPerOrigin ?? Math.max(1, Math.ceil(maxSessions / 10)),
-    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+  return {
+    agents,
+    desk,
+    approvals: new Approvals(options.approval ?? 'auto', options.approvalTimeoutMs ?? 60_000),
+    log: new MessageLog(),
+    registry: new SessionRegistry({
+      maxSessions,
+      maxSessionsPerOrigin: options.maxSessionsPerOrigin ?? Math.max(1, Math.ceil(maxSessions / 10)),
+      idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    }),
+    reportBug: options.onBug ?? ((error: unknown) => console.error('pedelec-dev: internal error:', error)),
+  };
+}
+
+/** The token `/mcp` requires when MCP is on: given, kept in its file, or random (128 bits) per start. */
+function mcpTokenOf(options: DevCoreOptions, port: number): { token: string | null; file: string | null } {
+  if (!options.mcp) return { token: null, file: null };
+  if (options.mcpToken) return { token: options.mcpToken, file: null };
+  const named = options.mcpTokenFile;
+  const file = (typeof named === 'function' ? named(port) : named) ?? null;
+  return { token: file ? tokenFromFile(file) : randomBytes(16).toString('hex'), file };
+}
+
+export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCore> {
+  const { host, port } = checkedAddress(options);
+  const kitDir = kitRoot(); // before anything is set up: a kit that cannot be found leaves nothing running
+  const shared = sharedState(options);
+  let listener: Listener;
+  try {
+    listener = await listen(host, port, shared.reportBug);
+  } catch (error) {
+    await shared.agents.close();
+    throw error;
+  }
+  try {
+    // In the same turn as the listen completed: no request arrives before the features are in place.
+    return compose(options, shared, listener, { host, kitDir });
+  } catch (error) {
+    await listener.close();
+    await shared.agents.close();
+    throw error;
+  }
+}
+
+/** What the features are given besides the shared state, all known once the Core listens. */
+type FeatureInputs = {
+  assets: AssetStore;
+  originRules: OriginRules;
+  mcpToken: string | null;
+  inspectorToken: string;
+  ownOrigins: ReadonlySet<string>;
+  baseUrl: string;
+};
+
+/** The features, in the order they stop: MCP, the bridge, the inspector, assets. */
+function composeFeatures(options: DevCoreOptions, shared: Shared, inputs: FeatureInputs): DevFeature[] {
+  const { agents, approvals, log, registry, desk, reportBug } = shared;
+  const strictProviders = options.strictProviders ?? false;
+  const approval = options.approval ?? 'auto';
+  const protocol = protocolProfile(options.protocol ?? 'current', {
+    fragments: options.fragments,
+    coreStatuses: options.coreStatuses,
   });
+  const maxFrameBytes = options.maxFrameBytes ?? MAX_FRAME_BYTES;
+  return [
+    mcpFeature({
+      token: inputs.mcpToken,
+      originRules: inputs.originRules,
+      version: packageVersion(),
+      approval: options.mcpApproval ?? 'auto',
+      approvals,
+      log,
+      maxFrameBytes,
+      reportBug,
+    }),
+    bridgeFeature({
+      registry,
+      agents,
+      approvals,
+      assets: inputs.assets,
+      log,
+      strictProviders,
+      protocol,
+      defaultToolTimeoutMs: options.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      reportBug,
+      maxFrameBytes,
+      patternBudgetMs: options.patternBudgetMs ?? DEFAULT_PATTERN_BUDGET_MS,
+    }),
+    inspectorFeature({
+      token: inputs.inspectorToken,
+      ownOrigins: inputs.ownOrigins,
+      registry,
+      approvals,
+      desk,
+      log,
+      info: {
+        version: packageVersion(),
+        agent: agents.selectedCode,
+        approval,
+        strictProviders,
+        protocol: protocol.name,
+        fragments: protocol.chatFragments,
+        coreStatuses: protocol.coreStatuses,
+        bridgeUrl: `${inputs.baseUrl.replace(/^http/, 'ws')}/bridge`,
+      },
+    }),
+    assetsFeature(inputs.assets),
+  ];
+}
+
+/** The features over what they share, served by `listener`. */
+function compose(
+  options: DevCoreOptions,
+  shared: Shared,
+  listener: Listener,
+  at: { host: string; kitDir: string },
+): DevCore {
+  const { baseUrl, ownOrigins } = listener;
+  const origins = new OriginAllowList([...DEFAULT_ORIGINS, ...(options.allowOrigins ?? []), ...ownOrigins]);
+  const originRules: OriginRules = { origins, allowNoOrigin: options.allowNoOrigin ?? false };
+  const hosts = new HostAllowList(isLoopbackHost(at.host) ? [] : [at.host]);
+  const mcp = mcpTokenOf(options, listener.port);
+  const { registry } = shared;
   const assets = new AssetStore({
     ttlMs: options.assetTokenTtlMs ?? 60_000,
     maxBytes: options.maxAssetBytes ?? MAX_ASSET_BYTES,
@@ -204,174 +300,59 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
     originAllowed: (origin) => origins.allows(origin),
     sessionAlive: (sessionId) => registry.get(sessionId) !== undefined,
   });
-  const inspectorToken = options.inspectorToken ?? randomBytes(16).toString('hex');
-  const ownOrigins = new Set<string>();
-  const patterns = new PatternChecks(options.patternBudgetMs ?? DEFAULT_PATTERN_BUDGET_MS);
-  const bridgeDeps = {
-    registry,
-    agents,
-    approvals,
-    assets,
-    log,
-    patterns,
-    strictProviders,
-    protocol,
-    defaultToolTimeoutMs: options.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-    reportBug,
-    // Two of the largest frames a page may send: room for any one reply, not for a page that stopped reading.
-    maxBufferedBytes: 2 * (options.maxFrameBytes ?? MAX_FRAME_BYTES),
-  };
-  const hub = new InspectorHub({
-    token: inspectorToken,
-    ownOrigins: () => ownOrigins,
-    registry,
-    approvals,
-    desk,
-    log,
-    info: () => ({
-      version: packageVersion(),
-      agent: agents.selectedCode,
-      approval,
-      strictProviders,
-      protocol: protocol.name,
-      fragments: protocol.chatFragments,
-      coreStatuses: protocol.coreStatuses,
-      bridgeUrl: `${baseUrl.replace(/^http/, 'ws')}/bridge`,
-    }),
+  registry.subscribe((event) => {
+    if (event.type === 'session_ended') void assets.dropSession(event.sessionId);
   });
-
-  const directory = options.mcp ? new PageDirectory() : null;
-  let mcpToken: string | null = null;
-  let mcpTokenFile: string | null = null;
-  const mcp =
-    directory &&
-    new McpEndpoint({
-      token: () => mcpToken!,
-      originRules,
-      directory,
-      version: packageVersion(),
-      approve:
-        options.mcpApproval === 'prompt'
-          ? ({ client, tool, page }) =>
-              approvals.askCall(page?.origin ?? null, {
-                client,
-                tool,
-                page: page ? `${page.title || page.url} (${page.label})` : '?',
-              })
-          : undefined,
-      onCall: ({ client, tool, ok, ms }) =>
-        log.record('info', 'mcp', null, `MCP call ${tool} by ${client}: ${ok ? 'answered' : 'error'} in ${ms} ms`),
-      reportBug,
-    });
-  const pageLinks = directory && {
-    joined(link: PageLink) {
-      const { title, url } = link.identity!;
-      log.record('info', link.id, link.identity!.origin, `MCP page link from ${url}${title ? ` (${title})` : ''}`);
-      directory.joined(link);
-    },
-    toolsChanged: (link: PageLink) => directory.toolsChanged(link),
-    left(link: PageLink) {
-      if (link.identity) log.record('info', link.id, link.identity.origin, 'MCP page link closed');
-      directory.left(link);
-    },
-  };
-
+  const inspectorToken = options.inspectorToken ?? randomBytes(16).toString('hex');
+  const features = composeFeatures(options, shared, {
+    assets,
+    originRules,
+    mcpToken: mcp.token,
+    inspectorToken,
+    ownOrigins,
+    baseUrl,
+  });
   const sockets = new WebSocketRoutes({
     hosts,
     originRules,
-    maxFrameBytes: options.maxFrameBytes ?? MAX_FRAME_BYTES,
-    partialFrameTimeoutMs,
-    bridgeDeps,
-    hub,
-    pageLinks,
+    partialFrameTimeoutMs: options.partialFrameTimeoutMs ?? DEFAULT_PARTIAL_FRAME_TIMEOUT_MS,
+    routes: features.flatMap((feature) => feature.sockets),
   });
-  const onRequest = httpRoutes({ hosts, assets, kitDir, serveDir: options.serveDir, baseUrl: () => baseUrl, mcp });
-
-  const server = createServer((req, res) => {
-    onRequest(req, res).catch((error) => {
-      reportBug(error);
-      if (!res.headersSent) plain(res, 500, 'Internal error');
-      else res.destroy();
-    });
-  });
-  server.on('clientError', (_error, socket) => socket.destroy());
-  server.on('upgrade', (req, socket, head) => sockets.handle(req, socket, head));
-
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    await agents.close();
-    throw listenError(error as NodeJS.ErrnoException, host, port);
-  }
-  server.on('error', reportBug);
-
-  const actualPort = (server.address() as AddressInfo).port;
-  baseUrl = `http://${urlHost(host)}:${actualPort}`;
-  for (const name of remote ? [urlHost(host)] : ['127.0.0.1', 'localhost', '[::1]', urlHost(host)]) {
-    ownOrigins.add(`http://${name}:${actualPort}`);
-  }
-  for (const own of ownOrigins) origins.add(own);
-  if (options.mcp) {
-    const named = options.mcpTokenFile;
-    mcpTokenFile = options.mcpToken ? null : ((typeof named === 'function' ? named(actualPort) : named) ?? null);
-    try {
-      mcpToken = options.mcpToken ?? (mcpTokenFile ? tokenFromFile(mcpTokenFile) : randomBytes(16).toString('hex'));
-    } catch (error) {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await agents.close();
-      throw error;
-    }
-  }
+  const routes = features.flatMap((feature) => feature.routes);
+  const onRequest = httpRoutes({ hosts, routes, kitDir: at.kitDir, serveDir: options.serveDir, baseUrl });
+  listener.serve(
+    (req, res) =>
+      void onRequest(req, res).catch((error) => {
+        shared.reportBug(error);
+        if (!res.headersSent) plain(res, 500, 'Internal error');
+        else res.destroy();
+      }),
+    (req, socket, head) => sockets.handle(req, socket, head),
+  );
 
   let closed: Promise<void> | null = null;
-  const close = (): Promise<void> => {
-    closed ??= (async () => {
+  const close = (): Promise<void> =>
+    (closed ??= (async () => {
       sockets.refuseNew();
-      approvals.dispose();
-      await mcp?.close();
-      registry.endAll(); // pages get `ended` before their socket closes
-      for (const ws of sockets.bridgeSockets.clients) ws.close(1001, 'pedelec-dev is stopping');
-      hub.closeAll(1001, 'pedelec-dev is stopping');
-      // Give close handshakes a moment, then cut whatever is left.
-      const open = sockets.openSockets();
-      await Promise.race([
-        Promise.all(
-          open.map(
-            (ws) => new Promise((resolve) => (ws.readyState === ws.CLOSED ? resolve(null) : ws.once('close', resolve))),
-          ),
-        ),
-        new Promise((resolve) => setTimeout(resolve, 1000).unref()),
-      ]);
-      for (const ws of open) ws.terminate();
-      sockets.closeServers();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await agents.close();
-      await patterns.close();
-      await assets.dispose();
-    })();
-    return closed;
-  };
-
+      shared.approvals.dispose();
+      // MCP, the bridge (sessions end before their pages' sockets close), the inspector, then assets.
+      for (const feature of features) await feature.close();
+      await sockets.close();
+      await listener.close();
+      await shared.agents.close();
+    })());
+  const wsUrl = baseUrl.replace(/^http/, 'ws');
   return {
     url: baseUrl,
-    port: actualPort,
-    host,
-    bridgeUrl: `${baseUrl.replace(/^http/, 'ws')}/bridge`,
+    port: listener.port,
+    host: at.host,
+    bridgeUrl: `${wsUrl}/bridge`,
     inspectorUrl: `${baseUrl}${RESERVED_PREFIX}inspector#token=${inspectorToken}`,
     inspectorToken,
-    mcpUrl: mcp ? `${baseUrl}/mcp` : null,
-    mcpToken,
-    mcpTokenFile,
-    toolsUrl: mcp ? `${baseUrl.replace(/^http/, 'ws')}/tools` : null,
+    mcpUrl: mcp.token ? `${baseUrl}/mcp` : null,
+    mcpToken: mcp.token,
+    mcpTokenFile: mcp.file,
+    toolsUrl: mcp.token ? `${wsUrl}/tools` : null,
     close,
   };
 }

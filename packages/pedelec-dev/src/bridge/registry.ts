@@ -56,10 +56,7 @@ export class SessionRegistry {
   /** The session `abortSetup` is ending: it is released, never kept. */
   private discarding: DevSession | null = null;
 
-  constructor(
-    private readonly onEnded: (sessionId: string) => void = () => {},
-    private readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
-  ) {}
+  constructor(private readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS) {}
 
   subscribe(listener: (event: SessionEvent) => void): () => void {
     this.listeners.add(listener);
@@ -89,7 +86,6 @@ export class SessionRegistry {
         const left = (this.perOrigin.get(s.origin) ?? 1) - 1;
         if (left > 0) this.perOrigin.set(s.origin, left);
         else this.perOrigin.delete(s.origin);
-        this.onEnded(s.id);
         this.notify({ type: 'session_ended', sessionId: s.id });
         this.keepEnded(s);
       },

@@ -1,16 +1,15 @@
 /**
- * Where a plain HTTP request goes: the Host check first, then the three endpoints (which answer only
- * WebSocket upgrades), what pedelec-dev serves itself under {@link RESERVED_PREFIX} (assets, the
- * inspector, the kit's files), and the developer's own site (`--serve DIR`) for every other path.
- * Apart from server.ts, which starts and stops the Core: the URL layout changes here without touching
- * how the Core listens or shuts down. WebSocket upgrades are websocket-routes.ts's.
+ * Where a plain HTTP request goes: the Host check first, then the paths the features declared (`/mcp`,
+ * the assets and the inspector under {@link RESERVED_PREFIX}), the WebSocket-only endpoints, the kit's
+ * files, and the developer's own site (`--serve DIR`) for every other path. Apart from server.ts,
+ * which composes the features: the URL layout changes here without touching how the Core listens or
+ * shuts down. WebSocket upgrades are websocket-routes.ts's.
  */
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import type { AssetStore } from '../assets/asset-store.js';
-import type { McpEndpoint } from '../mcp/mcp-endpoint.js';
 import { inspectorPageDir, packageVersion } from '../package-files.js';
+import { routeFor, type HttpRoute } from './feature.js';
 import type { HostAllowList } from './security.js';
 import { staticHandler, type StaticHandler } from './static.js';
 
@@ -23,15 +22,14 @@ export const RESERVED_PREFIX = '/_pedelec/';
 
 export type HttpRouteDeps = {
   hosts: HostAllowList;
-  assets: AssetStore;
+  /** Every feature's routes. */
+  routes: readonly HttpRoute[];
   /** The kit's root folder, with a trailing slash: its `cdn/` and `dist/` are served. */
   kitDir: string;
   /** The developer's folder served at `/` (`--serve DIR`), if any. */
   serveDir: string | undefined;
-  /** `http://host:port` once the Core listens (for the text at `/`). */
-  baseUrl: () => string;
-  /** `/mcp`, when MCP is on (`--mcp`). */
-  mcp: McpEndpoint | null;
+  /** `http://host:port` (for the text at `/`). */
+  baseUrl: string;
 };
 
 export function plain(res: ServerResponse, status: number, text: string): void {
@@ -45,17 +43,15 @@ export function plain(res: ServerResponse, status: number, text: string): void {
 
 /** The handler of every plain HTTP request; it rejects only on a bug (the server answers 500). */
 export function httpRoutes(deps: HttpRouteDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const { hosts, assets, kitDir, baseUrl } = deps;
+  const { hosts, routes, kitDir, baseUrl } = deps;
   // The kit's own files, under the reserved prefix; the developer's site (--serve DIR) gets every other path.
   const kitMounts: Array<[prefix: string, handler: StaticHandler]> = [
     ['/cdn/', staticHandler(`${kitDir}cdn`)],
     ['/dist/', staticHandler(`${kitDir}dist`)],
   ];
   const site = deps.serveDir === undefined ? null : staticHandler(deps.serveDir);
-  const inspectorFiles = staticHandler(inspectorPageDir, {
-    'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
-  });
+  // The inspector's icon, for the favicon fallback below; the inspector's pages are its feature's.
+  const icon = staticHandler(inspectorPageDir, { 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' });
 
   /** Whether the developer's folder (`--serve DIR`) has a file `name` directly in it. */
   async function siteHas(name: string): Promise<boolean> {
@@ -72,48 +68,32 @@ export function httpRoutes(deps: HttpRouteDeps): (req: IncomingMessage, res: Ser
     const path = q < 0 ? raw : raw.slice(0, q);
     const query = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
 
-    // The three endpoints (dev-core.md): /bridge and /tools answer only WebSocket upgrades.
-    if (path === '/bridge' || path === '/tools') return plain(res, 426, 'This is a WebSocket endpoint.');
-    if (path === '/mcp')
-      return deps.mcp ? deps.mcp.handle(req, res) : plain(res, 404, 'MCP is off: start pedelec-dev with --mcp.');
-    if (path === '/_pedelec' || path.startsWith(RESERVED_PREFIX)) return onReserved(req, res, path, query);
+    // The endpoints /bridge and /tools (dev-core.md), and the inspector's socket, answer only WebSocket upgrades.
+    if (path === '/bridge' || path === '/tools' || path === `${RESERVED_PREFIX}inspector/socket`)
+      return plain(res, 426, 'This is a WebSocket endpoint.');
+    const route = routeFor(routes, path);
+    if (route) return route.handle(req, res, path, query);
+    if (path === '/_pedelec' || path.startsWith(RESERVED_PREFIX)) return onKit(req, res, path);
     // Browsers ask every site for /favicon.ico; a folder without one would see a 404 in the page's
     // console for nothing the page did. The folder's own icon, when it has one, wins.
     if (path === '/favicon.ico' && !(await siteHas('favicon.ico')))
-      return inspectorFiles(req, res, '/favicon.svg', `${RESERVED_PREFIX}inspector/`);
+      return icon(req, res, '/favicon.svg', `${RESERVED_PREFIX}inspector/`);
     if (site) return site(req, res, path, '/');
     if (path === '/') {
       return plain(
         res,
         200,
-        `pedelec-dev ${packageVersion()} is running.\nBridge: ${baseUrl().replace(/^http/, 'ws')}/bridge\n` +
-          `Kit: ${baseUrl()}${RESERVED_PREFIX}cdn/pedelec-elements.js\n` +
+        `pedelec-dev ${packageVersion()} is running.\nBridge: ${baseUrl.replace(/^http/, 'ws')}/bridge\n` +
+          `Kit: ${baseUrl}${RESERVED_PREFIX}cdn/pedelec-elements.js\n` +
           'Open the inspector through the URL printed in the terminal. Pass --serve DIR to serve your pages here.\n',
       );
     }
     return plain(res, 404, 'Not found');
   }
 
-  /** What pedelec-dev serves itself, under `/_pedelec/`: assets, the inspector, the kit's files. */
-  async function onReserved(
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: string,
-    query: URLSearchParams,
-  ): Promise<void> {
+  /** The kit's files, under `/_pedelec/cdn/` and `/_pedelec/dist/`. */
+  async function onKit(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const sub = path.slice(RESERVED_PREFIX.length - 1); // `/_pedelec/cdn/x.js` → `/cdn/x.js`
-    if (sub.startsWith('/assets/')) return assets.handle(req, res, path, query);
-    if (sub === '/inspector/socket') return plain(res, 426, 'This is a WebSocket endpoint.');
-    if (sub === '/inspector' || sub.startsWith('/inspector/')) {
-      // The page and its script come from this origin only; the socket goes back to the same host.
-      res.setHeader(
-        'Content-Security-Policy',
-        `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self' ws://${req.headers.host}; ` +
-          `base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-      );
-      const file = sub === '/inspector' || sub === '/inspector/' ? '/index.html' : sub.slice('/inspector'.length);
-      return inspectorFiles(req, res, file, `${RESERVED_PREFIX}inspector/`);
-    }
     for (const [prefix, handler] of kitMounts) {
       if (!sub.startsWith(prefix)) continue;
       // Any origin may read the kit, so a page served elsewhere (a Vite dev server on localhost:5173)

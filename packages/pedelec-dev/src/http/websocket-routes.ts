@@ -1,31 +1,30 @@
 /**
- * Where a WebSocket upgrade goes: `/bridge` to a {@link BridgeConnection}, the inspector's socket to
- * its hub, a page of a refused origin to a socket closed at once, anything else an HTTP refusal. It
- * owns the socket servers of those endpoints, so stopping the Core closes their sockets through it.
- * Apart from server.ts, which starts and stops the Core, and from http-routes.ts, since an upgrade
- * is checked and refused in its own ways (an Origin rule; no HTTP response a browser could read).
+ * Where a WebSocket upgrade goes: to the endpoint of the feature that declared its path (the bridge's
+ * `/bridge`, MCP's `/tools`, the inspector's socket), a page of a refused origin to a socket closed at
+ * once, anything else an HTTP refusal. Apart from server.ts, which composes the features and stops
+ * them, and from http-routes.ts, since an upgrade is checked and refused in its own ways (an Origin
+ * rule; no HTTP response a browser could read).
  */
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ORIGIN_REFUSED_CLOSE_CODE } from 'pedelec-elements/protocol';
-import { BridgeConnection, type BridgeDeps } from '../bridge/bridge.js';
-import { RESERVED_PREFIX } from './http-routes.js';
-import type { InspectorHub } from '../inspector/inspector.js';
+import { closeSockets, type SocketRoute } from './feature.js';
 import { watchPartialFrames } from './partial-frames.js';
-import { LINK_REFUSED_CLOSE_CODE, PageLink, type PageLinkEvents } from '../mcp/page-link.js';
-import { checkOrigin, originRefusedReason, type HostAllowList, type OriginRules } from './security.js';
+import {
+  checkOrigin,
+  originRefusedReason,
+  type EndpointPath,
+  type HostAllowList,
+  type OriginRules,
+} from './security.js';
 
 export type WebSocketRouteDeps = {
   hosts: HostAllowList;
   originRules: OriginRules;
-  /** The largest frame a page may send on `/bridge`. */
-  maxFrameBytes: number;
   partialFrameTimeoutMs: number;
-  bridgeDeps: BridgeDeps;
-  hub: InspectorHub;
-  /** Where pages linked on `/tools` go; `null` when MCP is off (`--mcp` not given). */
-  pageLinks: PageLinkEvents | null;
+  /** Every feature's endpoints. */
+  routes: readonly SocketRoute[];
 };
 
 /**
@@ -55,50 +54,37 @@ function batchWrites(socket: Duplex): void {
 }
 
 export class WebSocketRoutes {
-  readonly bridgeSockets: WebSocketServer;
   // Sockets of refused origins: closed as soon as they open, and no frame they send is bigger than a close frame.
   private readonly refusedSockets = new WebSocketServer({ noServer: true, maxPayload: 125 });
-  private readonly inspectorSockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   /** Set once the Core is stopping: a new upgrade is refused. */
   private closing = false;
 
-  constructor(private readonly deps: WebSocketRouteDeps) {
-    this.bridgeSockets = new WebSocketServer({ noServer: true, maxPayload: deps.maxFrameBytes });
-  }
+  constructor(private readonly deps: WebSocketRouteDeps) {}
 
   /** The server's `upgrade` listener. */
   handle(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const { hosts, originRules, partialFrameTimeoutMs, bridgeDeps, hub } = this.deps;
+    const { hosts, originRules, partialFrameTimeoutMs } = this.deps;
     socket.on('error', () => {});
     if (this.closing) return refuseUpgrade(socket, 503, 'pedelec-dev is stopping');
     if (!hosts.allows(req.headers.host)) return refuseUpgrade(socket, 403, 'Host not allowed');
     const path = (req.url ?? '').split('?')[0];
-    if (path === '/bridge' || path === '/tools') {
-      const decision = checkOrigin(path, req.headers, originRules);
+    const route = this.deps.routes.find((candidate) => candidate.path === path);
+    if (!route) return refuseUpgrade(socket, 404, 'No WebSocket endpoint here');
+    let origin: string | null = null;
+    if (route.forPages) {
+      const decision = checkOrigin(path as EndpointPath, req.headers, originRules);
       if (!decision.allowed) {
         // A browser cannot read an HTTP refusal of an upgrade: it would tell the user "not running".
         if (req.headers.origin !== undefined) return this.refuseOrigin(req, socket, head, req.headers.origin);
         return refuseUpgrade(socket, 403, decision.reason);
       }
-      this.bridgeSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-        watchPartialFrames(ws, socket, partialFrameTimeoutMs);
-        batchWrites(socket);
-        if (path === '/bridge') return void new BridgeConnection(ws, decision.origin, bridgeDeps);
-        const { pageLinks } = this.deps;
-        if (!pageLinks)
-          return ws.close(LINK_REFUSED_CLOSE_CODE, 'pedelec-dev: start it with --mcp to link pages on /tools');
-        void new PageLink(ws, decision.origin, pageLinks);
-      });
-      return;
+      origin = decision.origin;
     }
-    if (path === `${RESERVED_PREFIX}inspector/socket`) {
-      this.inspectorSockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-        watchPartialFrames(ws, socket, partialFrameTimeoutMs);
-        hub.accept(ws, req);
-      });
-      return;
-    }
-    refuseUpgrade(socket, 404, 'No WebSocket endpoint here');
+    route.sockets.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      watchPartialFrames(ws, socket, partialFrameTimeoutMs);
+      if (route.forPages) batchWrites(socket);
+      route.accept(ws, req, origin);
+    });
   }
 
   /**
@@ -122,14 +108,8 @@ export class WebSocketRoutes {
     this.closing = true;
   }
 
-  /** Every socket still open on any of the endpoints. */
-  openSockets(): WebSocket[] {
-    return [...this.bridgeSockets.clients, ...this.inspectorSockets.clients, ...this.refusedSockets.clients];
-  }
-
-  closeServers(): void {
-    this.bridgeSockets.close();
-    this.inspectorSockets.close();
-    this.refusedSockets.close();
+  /** Cuts the refused origins' sockets still open (each feature closes its own endpoints' sockets). */
+  close(): Promise<void> {
+    return closeSockets([this.refusedSockets]);
   }
 }

@@ -18,12 +18,12 @@ import type { SessionRegistry } from '../bridge/registry.js';
 export type InspectorDeps = {
   token: string;
   /** Exact origins the inspector page can be loaded from (this server's). */
-  ownOrigins(): Set<string>;
+  ownOrigins: ReadonlySet<string>;
   registry: SessionRegistry;
   approvals: Approvals;
   desk: OperatorDesk;
   log: MessageLog;
-  info(): Record<string, unknown>;
+  info: Record<string, unknown>;
 };
 
 /** Past this much unsent data an inspector is too slow for the live log; it skips entries meanwhile. */
@@ -56,7 +56,7 @@ export class InspectorHub {
   accept(socket: WebSocket, req: IncomingMessage): void {
     const origin = req.headers.origin;
     const token = new URL(req.url ?? '/', 'http://inspector.invalid').searchParams.get('token');
-    if (origin === undefined || !this.deps.ownOrigins().has(origin)) {
+    if (origin === undefined || !this.deps.ownOrigins.has(origin)) {
       socket.close(1008, 'inspector: wrong origin');
       return;
     }
@@ -70,7 +70,7 @@ export class InspectorHub {
     socket.on('message', (data, isBinary) => this.onMessage(socket, data, isBinary));
     this.send(socket, {
       type: 'hello',
-      server: this.deps.info(),
+      server: this.deps.info,
       sessions: this.deps.registry.list(),
       turns: this.deps.desk.list(),
       approvals: this.deps.approvals.pending(),

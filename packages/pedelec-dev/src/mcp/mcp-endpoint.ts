@@ -39,8 +39,8 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 export type McpCallRecord = { client: string; tool: string; ok: boolean; ms: number };
 
 export type McpEndpointDeps = {
-  /** The bearer token (known once the server listens: the token file may be named by the port). */
-  token: () => string;
+  /** The bearer token. */
+  token: string;
   originRules: OriginRules;
   directory: PageDirectory;
   version: string;
@@ -129,7 +129,7 @@ export class McpEndpoint {
 
   #authorized(header: string | undefined): boolean {
     const given = Buffer.from(/^Bearer (.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '');
-    const token = Buffer.from(this.deps.token());
+    const token = Buffer.from(this.deps.token);
     return given.length === token.length && timingSafeEqual(given, token);
   }
 

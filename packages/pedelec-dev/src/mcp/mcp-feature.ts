@@ -1,0 +1,99 @@
+/**
+ * MCP as a feature of the Core (`--mcp`): pages link their tools on `/tools`, the
+ * {@link PageDirectory} names them across pages, and MCP clients call them at `/mcp` with the bearer
+ * token. Off, `/mcp` answers 404 and a page's link on `/tools` is closed with
+ * {@link LINK_REFUSED_CLOSE_CODE}, naming the flag — so the page can say why.
+ */
+import { WebSocketServer } from 'ws';
+import { closeSockets, type DevFeature } from '../http/feature.js';
+import { plain } from '../http/http-routes.js';
+import type { OriginRules } from '../http/security.js';
+import type { Approvals } from '../inspector/approval.js';
+import type { MessageLog } from '../inspector/message-log.js';
+import { McpEndpoint } from './mcp-endpoint.js';
+import { PageDirectory } from './page-directory.js';
+import { LINK_REFUSED_CLOSE_CODE, PageLink, type PageLinkEvents } from './page-link.js';
+
+export type McpFeatureInputs = {
+  /** The bearer token `/mcp` requires; `null` when MCP is off. */
+  token: string | null;
+  originRules: OriginRules;
+  version: string;
+  /** `prompt`: every call waits for the operator's approval in the inspector. */
+  approval: 'auto' | 'prompt';
+  approvals: Approvals;
+  log: MessageLog;
+  /** The largest frame a page may send on `/tools`. */
+  maxFrameBytes: number;
+  reportBug(error: unknown): void;
+};
+
+export function mcpFeature(inputs: McpFeatureInputs): DevFeature {
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: inputs.maxFrameBytes });
+  const { token } = inputs;
+  if (token === null) {
+    return {
+      routes: [{ path: '/mcp', handle: (_req, res) => plain(res, 404, 'MCP is off: start pedelec-dev with --mcp.') }],
+      sockets: [
+        {
+          path: '/tools',
+          forPages: true,
+          sockets,
+          accept: (ws) => ws.close(LINK_REFUSED_CLOSE_CODE, 'pedelec-dev: start it with --mcp to link pages on /tools'),
+        },
+      ],
+      close: () => closeSockets([sockets]),
+    };
+  }
+  const directory = new PageDirectory();
+  const endpoint = mcpEndpoint(inputs, token, directory);
+  const links = pageLinkEvents(inputs.log, directory);
+  return {
+    routes: [{ path: '/mcp', handle: (req, res) => endpoint.handle(req, res) }],
+    sockets: [
+      { path: '/tools', forPages: true, sockets, accept: (ws, _req, origin) => void new PageLink(ws, origin, links) },
+    ],
+    async close() {
+      await endpoint.close();
+      await closeSockets([sockets]);
+    },
+  };
+}
+
+function mcpEndpoint(inputs: McpFeatureInputs, token: string, directory: PageDirectory): McpEndpoint {
+  const { approvals, log } = inputs;
+  return new McpEndpoint({
+    token,
+    originRules: inputs.originRules,
+    directory,
+    version: inputs.version,
+    approve:
+      inputs.approval === 'prompt'
+        ? ({ client, tool, page }) =>
+            approvals.askCall(page?.origin ?? null, {
+              client,
+              tool,
+              page: page ? `${page.title || page.url} (${page.label})` : '?',
+            })
+        : undefined,
+    onCall: ({ client, tool, ok, ms }) =>
+      log.record('info', 'mcp', null, `MCP call ${tool} by ${client}: ${ok ? 'answered' : 'error'} in ${ms} ms`),
+    reportBug: inputs.reportBug,
+  });
+}
+
+/** What a page's link tells the directory, and the inspector's log. */
+function pageLinkEvents(log: MessageLog, directory: PageDirectory): PageLinkEvents {
+  return {
+    joined(link: PageLink) {
+      const { title, url, origin } = link.identity!;
+      log.record('info', link.id, origin, `MCP page link from ${url}${title ? ` (${title})` : ''}`);
+      directory.joined(link);
+    },
+    toolsChanged: (link: PageLink) => directory.toolsChanged(link),
+    left(link: PageLink) {
+      if (link.identity) log.record('info', link.id, link.identity.origin, 'MCP page link closed');
+      directory.left(link);
+    },
+  };
+}
