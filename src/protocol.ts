@@ -10,7 +10,7 @@ export { analyzeArgsSchema, compileArgsValidator, MAX_SCHEMA_DEPTH } from './cor
 export type { ArgsError, ArgsValidator, SchemaProblem } from './core/schema/compile.js';
 export { appendKey, isPlainObject } from './core/json.js';
 export { pedelecError } from './core/errors.js';
-export { APPROVAL_HELD_REQUESTS, DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS } from './core/protocol.js';
+export { APPROVAL_HELD_REQUESTS, DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS } from './core/bridge-port.js';
 export { ORIGIN_REFUSED_CLOSE_CODE } from './core/transports/websocket.js';
 export { callToolResult } from './core/call-tool-result.js';
 export type { CallAnswer, CallToolResult } from './core/call-tool-result.js';

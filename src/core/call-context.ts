@@ -4,7 +4,7 @@
  * when whoever runs the call aborts it. The same for every way a tool is called.
  */
 import { pedelecError, type PedelecError } from './errors.js';
-import { MAX_TIMER_MS } from './protocol.js';
+import { MAX_TIMER_MS } from './bridge-port.js';
 import type { EffortLevel, PedelecEventContext, ToolCallContext, ToolCallVia, TurnKind } from './types.js';
 
 /**

@@ -16,7 +16,7 @@ import { hasOwn, isObject } from './json.js';
 import { lazyModule } from './lazy-module.js';
 import { watchPageActivity, type PageActivity } from './page-activity.js';
 import { PendingRequests } from './pending-requests.js';
-import { APPROVAL_HELD_REQUESTS, PEDELEC_PROTOCOL_VERSION, randomId, type BridgePort } from './protocol.js';
+import { APPROVAL_HELD_REQUESTS, PEDELEC_PROTOCOL_VERSION, randomId, type BridgePort } from './bridge-port.js';
 import {
   availability,
   isLinkDown,

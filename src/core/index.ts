@@ -19,8 +19,8 @@ export type {
   ToolNameOf,
   ToolSpecificHandler,
 } from './tools.js';
-export { PEDELEC_EXTENSION_ID, PEDELEC_PROTOCOL_VERSION } from './protocol.js';
-export type { BridgePort, PortEvent, PortFactory } from './protocol.js';
+export { PEDELEC_EXTENSION_ID, PEDELEC_PROTOCOL_VERSION } from './bridge-port.js';
+export type { BridgePort, PortEvent, PortFactory } from './bridge-port.js';
 export { extensionTransport } from './transports/extension.js';
 export { isPedelecError, normalizeError } from './errors.js';
 export type { PedelecError, PedelecErrorCode } from './errors.js';

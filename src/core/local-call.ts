@@ -7,7 +7,7 @@
 import { toolCallContext } from './call-context.js';
 import { normalizeError, type PedelecError } from './errors.js';
 import type { JsonValue } from './json.js';
-import { DEFAULT_TOOL_TIMEOUT_MS } from './protocol.js';
+import { DEFAULT_TOOL_TIMEOUT_MS } from './bridge-port.js';
 import type { NormalizedTool, Toolbox } from './tools.js';
 import type { PedelecEventContext, ToolCallVia } from './types.js';
 

@@ -4,7 +4,7 @@
  * deadline: a request costs no timer of its own, and the timer goes as soon as nothing is pending.
  */
 import { pedelecError } from './errors.js';
-import { MAX_TIMER_MS, monotonic } from './protocol.js';
+import { MAX_TIMER_MS, monotonic } from './bridge-port.js';
 
 type PendingRequest = {
   resolve(value: unknown): void;

@@ -12,7 +12,7 @@
 import type { EventMeta } from './call-context.js';
 import { normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import { isObject, isText } from './json.js';
-import { randomId } from './protocol.js';
+import { randomId } from './bridge-port.js';
 import { isAssetPath } from './asset-path.js';
 import type { SessionToolCalls } from './session-tool-calls.js';
 import type { Toolbox } from './tools.js';

@@ -7,7 +7,7 @@ import { invalidInput, normalizeError, sessionBusy, sessionEnded, type PedelecEr
 import { eventContext, fromCore, type EventMeta } from './call-context.js';
 import type { JsonValue } from './json.js';
 import { Listeners } from './listeners.js';
-import { inOrder, randomId } from './protocol.js';
+import { inOrder, randomId } from './bridge-port.js';
 import { protocolError } from './errors.js';
 import { SessionAssets } from './session-assets.js';
 import { SessionProtocol, type Turn } from './session-protocol.js';

@@ -8,7 +8,7 @@ import { isPlainObject, toBridgeJson, type JsonValue } from './json.js';
 import { analyzeArgsSchema, type ArgsValidator } from './schema/compile.js';
 import type { ToolArgsSchema } from './schema/types.js';
 import { toolTimeout, type RunningCallContext } from './call-context.js';
-import { MAX_TIMER_MS } from './protocol.js';
+import { MAX_TIMER_MS } from './bridge-port.js';
 import type { ToolCallContext, ToolCallVia } from './types.js';
 import type { AgentDenoModuleDefinition, PreparedDenoModule } from './deno-modules.js';
 

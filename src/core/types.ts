@@ -1,6 +1,6 @@
 /** Public types shared by the client, the session and the tools (names as in spec/sdk-api.md). */
 import type { PedelecError } from './errors.js';
-import type { PortFactory } from './protocol.js';
+import type { PortFactory } from './bridge-port.js';
 
 /** Known provider codes, widened so codes added by newer Desktop releases still type-check. */
 export type ProviderCode = 'codex' | 'antigravity' | 'opencode' | 'cursor' | 'claude' | 'ollama' | (string & {});

@@ -1,5 +1,5 @@
 import { pedelecError } from '../errors.js';
-import { PEDELEC_EXTENSION_ID, PORT_NAME, type BridgePort, type PortFactory } from '../protocol.js';
+import { PEDELEC_EXTENSION_ID, PORT_NAME, type BridgePort, type PortFactory } from '../bridge-port.js';
 
 type ChromeRuntime = { connect?: (extensionId: string, info: { name: string }) => BridgePort; lastError?: unknown };
 

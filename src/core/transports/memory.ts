@@ -1,4 +1,4 @@
-import { portEvent, type BridgePort, type PortFactory } from '../protocol.js';
+import { portEvent, type BridgePort, type PortFactory } from '../bridge-port.js';
 
 type Listener<T> = (value: T) => void;
 

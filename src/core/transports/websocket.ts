@@ -1,5 +1,5 @@
 import { pedelecError } from '../errors.js';
-import { portEvent, type BridgePort, type PortFactory } from '../protocol.js';
+import { portEvent, type BridgePort, type PortFactory } from '../bridge-port.js';
 
 type SocketLike = {
   readyState: number;

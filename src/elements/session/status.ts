@@ -1,5 +1,5 @@
 import type { PedelecEventContext, PedelecSessionStatus } from '../../core/index.js';
-import { inOrder } from '../../core/protocol.js';
+import { inOrder } from '../../core/bridge-port.js';
 import { PedelecStatusEvent } from '../../events/status.event.js';
 
 /**

@@ -19,7 +19,7 @@
 import { pedelecError, type PedelecError } from '../../core/errors.js';
 import type { ToolCallContext, ToolSpecificHandler } from '../../core/index.js';
 import { isPlainObject } from '../../core/json.js';
-import { MAX_TIMER_MS } from '../../core/protocol.js';
+import { MAX_TIMER_MS } from '../../core/bridge-port.js';
 import { controlsOf, formOf, type Control } from './form-schema.js';
 import type { PedelecToolElement } from './pedelec-tool.element.js';
 
