@@ -296,7 +296,7 @@ function compose(
     ttlMs: options.assetTokenTtlMs ?? 60_000,
     maxBytes: options.maxAssetBytes ?? MAX_ASSET_BYTES,
     quotaBytes: options.assetQuotaBytes ?? DEFAULT_ASSET_QUOTA_BYTES,
-    baseUrl: () => baseUrl,
+    baseUrl,
     originAllowed: (origin) => origins.allows(origin),
     sessionAlive: (sessionId) => registry.get(sessionId) !== undefined,
   });
