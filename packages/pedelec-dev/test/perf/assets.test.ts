@@ -13,7 +13,7 @@ async function floodCpuMs(count: number): Promise<number> {
     maxBytes: 1024,
     quotaBytes: Infinity,
     maxTicketsPerSession: Infinity,
-    baseUrl: () => 'http://127.0.0.1:1',
+    baseUrl: 'http://127.0.0.1:1',
     originAllowed: () => true,
     sessionAlive: () => true,
   });
