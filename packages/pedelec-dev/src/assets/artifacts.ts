@@ -1,8 +1,8 @@
 /**
  * The files an agent publishes during a turn (`TurnContext.publishArtifact`): what it gave is checked
  * (a plain file name, text content), given a Content-Type, and written to the session's asset folder,
- * where the page lists and downloads it like any asset. Apart from session.ts, which only keeps the
- * turn's order around a write and tells the page (`provider_artifact`).
+ * where the page lists and downloads it like any asset. Apart from the bridge's turn-runner.ts, which
+ * keeps the turn's order around a write, and session-events.ts, which tells the page (`provider_artifact`).
  *
  * The artifact is described the way today's Core describes one, so that SDK 0.4.6's strict check of
  * `provider_artifact` takes it: `kind` from the Content-Type, and `source: "provider_artifact"` — the

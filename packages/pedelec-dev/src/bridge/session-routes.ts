@@ -1,8 +1,8 @@
 /**
  * Where a session's events go: its routes (each a page connection and channel that created or resumed
  * the session) and the `seq` every event carries, one count for all routes, so each page can tell a
- * stale event from a new one. Apart from session.ts, which decides what is sent and when: this only
- * numbers events and hands each to every route, whatever they say.
+ * stale event from a new one. Apart from session-events.ts and turn-runner.ts, which decide what is
+ * sent and when: this only numbers events and hands each to every route, whatever they say.
  */
 import { DevCoreError } from '../errors.js';
 

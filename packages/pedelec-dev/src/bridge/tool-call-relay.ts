@@ -2,8 +2,8 @@
  * A session's tool calls on their way to the page and back: each checked against the manifest (an
  * unknown tool or args that do not match are refused here, and the page never sees the call), given
  * its deadline, and settled exactly once — by the page's answer or by the timeout; a late or repeated
- * answer is refused with the reason. Apart from session.ts, which runs the turn around the calls and
- * decides what the page is shown of them, through the {@link RelayHooks}.
+ * answer is refused with the reason. Apart from turn-runner.ts, which runs the turn around the calls,
+ * and session-events.ts, which decides what the page is shown of them, through the {@link RelayHooks}.
  */
 import { randomUUID } from 'node:crypto';
 import type { JsonValue } from 'pedelec-elements/core';
