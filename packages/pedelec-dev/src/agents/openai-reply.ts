@@ -70,6 +70,74 @@ class CallAssembler {
   }
 }
 
+/** One streamed answer as its events arrive: the text so far, its tool calls, and how far it got. */
+class StreamedAnswer {
+  text = '';
+  readonly calls: CallAssembler;
+  /** A choice said finish_reason. */
+  finished = false;
+  /** The stream's end marker came: `data: [DONE]`. */
+  done = false;
+
+  constructor(
+    names: ToolNameMap,
+    private readonly errors: EndpointErrors,
+    private readonly say: (text: string) => void,
+  ) {
+    this.calls = new CallAssembler(names);
+  }
+
+  /** An event's data lines as one payload; lines that only parse one by one come from a server that left out the blank line. */
+  event(lines: string[]): void {
+    if (lines.length > 1) {
+      const joined = lines.join('\n');
+      let whole = true;
+      try {
+        JSON.parse(joined);
+      } catch {
+        whole = false;
+      }
+      if (!whole) {
+        for (const line of lines) if (!this.done) this.data(line);
+        return;
+      }
+      this.data(joined);
+      return;
+    }
+    this.data(lines[0]);
+  }
+
+  /** One payload: the end marker, or a chunk whose first choice carries text, call pieces or the finish. */
+  private data(data: string): void {
+    if (data.trim() === '[DONE]') {
+      this.done = true;
+      return;
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      throw this.errors.protocolError('a stream event is not JSON');
+    }
+    if (!isObject(chunk)) throw this.errors.protocolError('a stream event is not a JSON object');
+    if (chunk.error !== undefined && chunk.error !== null) throw this.errors.embeddedFailure(chunk.error);
+    if (!Array.isArray(chunk.choices)) return; // e.g. a usage-only chunk
+    const choice =
+      chunk.choices.find((c) => isObject(c) && (c.index === undefined || c.index === 0)) ?? chunk.choices[0];
+    if (!isObject(choice)) return;
+    const delta = isObject(choice.delta) ? choice.delta : undefined;
+    if (delta) {
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        this.text += delta.content;
+        this.say(delta.content);
+      }
+      if (Array.isArray(delta.tool_calls))
+        delta.tool_calls.forEach((piece, position) => this.calls.add(piece, position));
+    }
+    if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') this.finished = true;
+  }
+}
+
 /** Reads a body up to `limit` bytes; `progress` runs as each piece arrives (the silence timer). */
 export async function readLimited(
   body: ReadableStream<Uint8Array> | null,
@@ -136,6 +204,7 @@ export class ReplyReader {
     return { text, calls: calls.finish(round) };
   }
 
+  /** A Server-Sent Events stream of chunks: its text goes to `say` as it arrives. */
   async streamed(
     response: Response,
     ctx: TurnContext,
@@ -148,66 +217,17 @@ export class ReplyReader {
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     const parser = new SseParser();
-    const calls = new CallAssembler(this.names);
-    let text = '';
-    let finished = false; // a choice said finish_reason
-    let done = false; // data: [DONE]
-
-    const handle = (data: string): void => {
-      if (data.trim() === '[DONE]') {
-        done = true;
-        return;
-      }
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(data);
-      } catch {
-        throw this.errors.protocolError('a stream event is not JSON');
-      }
-      if (!isObject(chunk)) throw this.errors.protocolError('a stream event is not a JSON object');
-      if (chunk.error !== undefined && chunk.error !== null) throw this.errors.embeddedFailure(chunk.error);
-      if (!Array.isArray(chunk.choices)) return; // e.g. a usage-only chunk
-      const choice =
-        chunk.choices.find((c) => isObject(c) && (c.index === undefined || c.index === 0)) ?? chunk.choices[0];
-      if (!isObject(choice)) return;
-      const delta = isObject(choice.delta) ? choice.delta : undefined;
-      if (delta) {
-        if (typeof delta.content === 'string' && delta.content !== '') {
-          text += delta.content;
-          say(delta.content);
-        }
-        if (Array.isArray(delta.tool_calls)) delta.tool_calls.forEach((piece, position) => calls.add(piece, position));
-      }
-      if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') finished = true;
-    };
-    /** An event's data lines as one payload; lines that only parse one by one come from a server that left out the blank line. */
-    const handleEvent = (lines: string[]): void => {
-      if (lines.length > 1) {
-        const joined = lines.join('\n');
-        let whole = true;
-        try {
-          JSON.parse(joined);
-        } catch {
-          whole = false;
-        }
-        if (!whole) {
-          for (const line of lines) if (!done) handle(line);
-          return;
-        }
-        handle(joined);
-        return;
-      }
-      handle(lines[0]);
-    };
-
+    const answer = new StreamedAnswer(this.names, this.errors, say);
     try {
-      while (!done) {
+      while (!answer.done) {
         let chunk: Awaited<ReturnType<typeof reader.read>>;
         try {
           chunk = await reader.read();
         } catch {
           throw interrupted(() =>
-            this.errors.protocolError(`the stream broke off${finished ? '' : ' before the answer was complete'}`),
+            this.errors.protocolError(
+              `the stream broke off${answer.finished ? '' : ' before the answer was complete'}`,
+            ),
           );
         }
         if (ctx.signal.aborted) throw ctx.signal.reason;
@@ -220,16 +240,17 @@ export class ReplyReader {
           throw this.errors.protocolError((error as Error).message);
         }
         for (const event of events) {
-          if (done) break;
-          handleEvent(event.lines);
+          if (answer.done) break;
+          answer.event(event.lines);
         }
         if (chunk.done) break;
         arm();
       }
     } finally {
-      if (!done) await reader.cancel().catch(() => {});
+      if (!answer.done) await reader.cancel().catch(() => {});
     }
-    if (!done && !finished) throw this.errors.protocolError('the stream ended before its end marker (data: [DONE])');
-    return { text, calls: calls.finish(round) };
+    if (!answer.done && !answer.finished)
+      throw this.errors.protocolError('the stream ended before its end marker (data: [DONE])');
+    return { text: answer.text, calls: answer.calls.finish(round) };
   }
 }

@@ -53,33 +53,39 @@ export class ChatCompletions {
     say: (text: string) => void,
   ): Promise<Reply> {
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, this.config.timeoutMs);
-    };
-    // Why a read or fetch failed: the session ended, the endpoint went silent, or something else.
-    const interrupted = (otherwise: () => AgentError): unknown => {
-      if (ctx.signal.aborted) return ctx.signal.reason;
-      if (timedOut) {
-        return this.errors.fail(
-          'PROVIDER_UNAVAILABLE',
-          `The endpoint did not answer within ${Number((this.config.timeoutMs / 1000).toFixed(1))} s.`,
-          {
-            timeoutMs: this.config.timeoutMs,
-          },
-        );
+    const watch = new RequestWatch(ctx.signal, this.config.timeoutMs, this.errors);
+    const { payload, headers } = this.request(history);
+    watch.arm();
+    try {
+      let response: Response;
+      try {
+        response = await fetch(this.config.endpoint, {
+          method: 'POST',
+          headers,
+          body: payload,
+          signal: watch.signal,
+          redirect: 'error',
+        });
+      } catch (error) {
+        throw watch.interrupted(() => this.unreachable(error));
       }
-      return otherwise();
-    };
 
+      if (!response.ok) throw await this.statusFailure(response, watch);
+
+      const type = response.headers.get('content-type') ?? '';
+      if (/json/i.test(type) && !/event-stream/i.test(type))
+        return await this.replies.whole(response, say, round, watch.interrupted, watch.arm);
+      return await this.replies.streamed(response, ctx, say, round, watch.arm, watch.interrupted);
+    } finally {
+      watch.finish();
+    }
+  }
+
+  /**
+   * What is sent: the body as JSON (the model, the session's guidance as the system message, `history`,
+   * the page's tools) and the headers. A conversation too large to serialize fails here.
+   */
+  private request(history: readonly ChatMessage[]): { payload: string; headers: Record<string, string> } {
     const messages: ChatMessage[] = [];
     const guidance = this.info.skills?.guidance ?? '';
     if (guidance.trim() !== '') messages.push({ role: 'system', content: guidance });
@@ -102,52 +108,93 @@ export class ChatCompletions {
         `The conversation is too large to send (${(error as Error).message}); restart the session.`,
       );
     }
-    arm();
+    return { payload, headers };
+  }
+
+  /** A fetch that failed without an answer: the endpoint cannot be reached, and why as the error says. */
+  private unreachable(error: unknown): AgentError {
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    const why =
+      typeof cause?.code === 'string'
+        ? cause.code
+        : typeof cause?.message === 'string'
+          ? cause.message
+          : (error as Error).message;
+    return this.errors.fail(
+      'PROVIDER_UNAVAILABLE',
+      `Cannot reach the endpoint at ${this.config.endpoint.origin} (${why}).`,
+    );
+  }
+
+  /** The failure an HTTP error answer stands for, with what its body says (read up to a limit). */
+  private async statusFailure(response: Response, watch: RequestWatch): Promise<AgentError> {
+    let detail = '';
     try {
-      let response: Response;
-      try {
-        response = await fetch(this.config.endpoint, {
-          method: 'POST',
-          headers,
-          body: payload,
-          signal: controller.signal,
-          redirect: 'error',
-        });
-      } catch (error) {
-        throw interrupted(() => {
-          const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-          const why =
-            typeof cause?.code === 'string'
-              ? cause.code
-              : typeof cause?.message === 'string'
-                ? cause.message
-                : (error as Error).message;
-          return this.errors.fail(
-            'PROVIDER_UNAVAILABLE',
-            `Cannot reach the endpoint at ${this.config.endpoint.origin} (${why}).`,
-          );
-        });
-      }
-
-      if (!response.ok) {
-        let detail = '';
-        try {
-          detail = upstreamMessage((await readLimited(response.body, MAX_ERROR_BODY)).text);
-        } catch (error) {
-          if (ctx.signal.aborted || timedOut) throw interrupted(() => error as AgentError);
-        }
-        throw this.errors.statusFailure(response, detail);
-      }
-
-      const type = response.headers.get('content-type') ?? '';
-      if (/json/i.test(type) && !/event-stream/i.test(type))
-        return await this.replies.whole(response, say, round, interrupted, arm);
-      return await this.replies.streamed(response, ctx, say, round, arm, interrupted);
-    } finally {
-      clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', onAbort);
-      // Closes the connection if the body was left unread (an error, [DONE] before the end, …).
-      controller.abort();
+      detail = upstreamMessage((await readLimited(response.body, MAX_ERROR_BODY)).text);
+    } catch (error) {
+      if (watch.stopped) throw watch.interrupted(() => error as AgentError);
     }
+    return this.errors.statusFailure(response, detail);
+  }
+}
+
+/**
+ * What watches one request: the session's abort and the silence timer (re-armed by each piece of the
+ * answer), either of which aborts the fetch and the read, and why a read or fetch failed.
+ */
+class RequestWatch {
+  private readonly controller = new AbortController();
+  private readonly onAbort = () => this.controller.abort();
+  private timedOut = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly session: AbortSignal,
+    private readonly timeoutMs: number,
+    private readonly errors: EndpointErrors,
+  ) {
+    session.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** The fetch's signal. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Whether the session ended or the endpoint went silent. */
+  get stopped(): boolean {
+    return this.session.aborted || this.timedOut;
+  }
+
+  /** Starts the silence timer again. */
+  readonly arm = (): void => {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort();
+    }, this.timeoutMs);
+  };
+
+  /** Why a read or fetch failed: the session ended, the endpoint went silent, or something else. */
+  readonly interrupted = (otherwise: () => AgentError): unknown => {
+    if (this.session.aborted) return this.session.reason;
+    if (this.timedOut) {
+      return this.errors.fail(
+        'PROVIDER_UNAVAILABLE',
+        `The endpoint did not answer within ${Number((this.timeoutMs / 1000).toFixed(1))} s.`,
+        {
+          timeoutMs: this.timeoutMs,
+        },
+      );
+    }
+    return otherwise();
+  };
+
+  /** The request is over: the timer and the session's listener go. */
+  finish(): void {
+    clearTimeout(this.timer);
+    this.session.removeEventListener('abort', this.onAbort);
+    // Closes the connection if the body was left unread (an error, [DONE] before the end, …).
+    this.controller.abort();
   }
 }
