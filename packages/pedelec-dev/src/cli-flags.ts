@@ -1,24 +1,290 @@
 /**
- * `pedelec-dev` command-line flags → {@link DevCoreOptions}. Every mistake is a `DevCoreError` with a
- * message fit to print as is, so the CLI can fail at start instead of misbehaving later.
+ * `pedelec-dev` command-line flags → {@link DevCoreOptions}. Each flag is described once, in
+ * {@link CLI_FLAGS}: the parser, the usage line and `--help` are all made from that table, so no flag
+ * can be accepted without being documented or documented without being accepted. Node's
+ * `util.parseArgs` splits the arguments (its messages for an unknown flag or a missing value are the
+ * CLI's); the table's value kinds check what each flag is given. Every mistake is a `DevCoreError`
+ * with a message fit to print as is, so the CLI can fail at start instead of misbehaving later.
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { MAX_TIMER_MS } from 'pedelec-elements/protocol';
 import { DEV_AGENT_CODES } from './agents/index.js';
 import { loadScriptFile } from './agents/script.js';
-import { APPROVAL_MODES, type ApprovalMode } from './inspector/approval.js';
+import { DEFAULT_ASSET_QUOTA_BYTES } from './assets/quota.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from './bridge/registry.js';
+import { APPROVAL_MODES } from './inspector/approval.js';
 import { DevCoreError } from './errors.js';
-import { PROTOCOL_NAMES, type ProtocolName } from './bridge/protocol-profile.js';
-import { parseOriginPattern } from './http/security.js';
-import type { DevCoreOptions } from './server.js';
+import { PROTOCOL_NAMES } from './bridge/protocol-profile.js';
+import { DEFAULT_ORIGINS, parseOriginPattern } from './http/security.js';
+import { DEFAULT_PORT, type DevCoreOptions } from './server.js';
+
+/** The {@link DevCoreOptions} fields a value of type `T` can be written to as it is. */
+type Fields<T> = {
+  [K in keyof DevCoreOptions]-?: [T] extends [NonNullable<DevCoreOptions[K]>] ? K : never;
+}[keyof DevCoreOptions];
+/** The fields whose values are strings of some kind (a choice's values are checked, then written). */
+type StringFields = {
+  [K in keyof DevCoreOptions]-?: NonNullable<DevCoreOptions[K]> extends string ? K : never;
+}[keyof DevCoreOptions];
+
+/** Where a flag's checked value goes: a field as it is, or a conversion that may also refuse it. */
+type Target<T, F extends keyof DevCoreOptions> =
+  { field: F; set?: undefined } | { set: (options: DevCoreOptions, value: T) => void; field?: undefined };
+
+/** A flag that takes a value; `arg` names it in the usage line and in `--help` (`--port N`). */
+type ValuedFlag =
+  | ({ kind: 'string'; arg: string } & Target<string, Fields<string>>)
+  | ({
+      kind: 'integer';
+      arg: string;
+      min: number;
+      max: number;
+      /** What a bad number is told it should have been; by default "a whole number from min to max". */
+      expected?: string;
+    } & Target<number, Fields<number>>)
+  /** Several values: repeated, comma-separated, or following the flag (`--allow-origin A B`). */
+  | ({ kind: 'list'; arg: string } & Target<string[], Fields<string[]>>)
+  | ({
+      kind: 'choice';
+      arg: string;
+      values: readonly string[];
+      /** What a bad choice is told it should have been; by default the values, "a, b or c". */
+      expected?: string;
+    } & Target<string, StringFields>);
+
+export type CliFlag = {
+  /** `port` for `--port`. */
+  name: string;
+  /** A one-letter alias, `-h`. */
+  short?: string;
+  /** Its line in `--help`, which adds the default and what it needs. */
+  help: string;
+  /** Shown in `--help`; the parser leaves the option out, and the Core applies its own default. */
+  default?: string;
+  /**
+   * A flag it only makes sense with (given, or given this value — its default counts): otherwise
+   * "--X needs --Y [value]: why". The flag named must come earlier in the table, so that a bad value
+   * of it is reported as such rather than as this flag's missing prerequisite.
+   */
+  needs?: { flag: string; value?: string; why?: string };
+  /** Also accepted by `pedelec-dev mcp`, which ignores `needs` (it has no --mcp to need). */
+  stdio?: boolean;
+} & (
+  | { kind: 'boolean'; command: 'help' | 'version' }
+  | ({ kind: 'boolean'; command?: undefined } & Target<true, Fields<true>>)
+  | (ValuedFlag & { command?: undefined })
+);
+
+/** Values MCP calls may be approved with (`DevCoreOptions['mcpApproval']`). */
+const MCP_APPROVAL_MODES: readonly NonNullable<DevCoreOptions['mcpApproval']>[] = ['auto', 'prompt'];
+
+/** Every flag, in the order `--help` lists them and the parser checks them. */
+export const CLI_FLAGS: readonly CliFlag[] = [
+  {
+    name: 'port',
+    kind: 'integer',
+    arg: 'N',
+    min: 0,
+    max: 65535,
+    expected: 'a number from 0 to 65535',
+    field: 'port',
+    default: String(DEFAULT_PORT),
+    stdio: true,
+    help: 'port to listen on; 0 picks a free one',
+  },
+  {
+    name: 'host',
+    kind: 'string',
+    arg: 'H',
+    set: (options, host) => (options.host = nonBlank(host, '--host needs an address')),
+    default: '127.0.0.1',
+    help: 'address to bind; a non-loopback one needs --allow-remote',
+  },
+  {
+    name: 'allow-remote',
+    kind: 'boolean',
+    field: 'allowRemote',
+    help: 'allow a non-loopback --host (and accept it as a Host header)',
+  },
+  {
+    name: 'allow-origin',
+    kind: 'list',
+    arg: 'URL',
+    set: (options, origins) => {
+      for (const origin of origins) parseOriginPattern(origin); // a typo fails now, not at the first connection
+      options.allowOrigins = origins;
+    },
+    help:
+      'also accept WebSocket clients from this origin (repeatable or comma-separated; the port may be *). ' +
+      `Always allowed: ${DEFAULT_ORIGINS.join(', ')}`,
+  },
+  {
+    name: 'allow-no-origin',
+    kind: 'boolean',
+    field: 'allowNoOrigin',
+    help:
+      'also accept /bridge clients that send no Origin: local scripts (the core SDK in Node with ws), never ' +
+      'browsers, which always send one',
+  },
+  {
+    name: 'agent',
+    kind: 'choice',
+    arg: 'NAME',
+    values: DEV_AGENT_CODES,
+    expected: `one of ${DEV_AGENT_CODES.join(', ')}`,
+    field: 'agent',
+    default: 'scripted',
+    help: 'who answers: scripted, operator (you, in the inspector), openai',
+  },
+  {
+    name: 'base-url',
+    kind: 'string',
+    arg: 'URL',
+    set: (options, url) => setAgentEnv(options, 'PEDELEC_DEV_BASE_URL', baseUrlOf(url)),
+    help:
+      "the openai agent's OpenAI-compatible API base (sets PEDELEC_DEV_BASE_URL), e.g. " +
+      'http://127.0.0.1:11434/v1 for Ollama',
+  },
+  {
+    name: 'model',
+    kind: 'string',
+    arg: 'NAME',
+    set: (options, model) => setAgentEnv(options, 'PEDELEC_DEV_MODEL', nonBlank(model, '--model needs a model name')),
+    help: "the openai agent's model (sets PEDELEC_DEV_MODEL)",
+  },
+  {
+    name: 'script',
+    kind: 'string',
+    arg: 'FILE',
+    set: (options, file) => (options.script = loadScriptFile(resolve(file))),
+    help: 'JSON rules for the scripted agent ({"rules":[{"match":{"regex":…},"steps":[…]}]})',
+  },
+  {
+    name: 'serve',
+    kind: 'string',
+    arg: 'DIR',
+    set: (options, dir) => (options.serveDir = folderOf('--serve', dir)),
+    help:
+      'serve DIR at /: every path but /bridge, /tools, /mcp and /_pedelec/… (where pedelec-dev serves the kit ' +
+      'and the inspector); npm start serves demo/',
+  },
+  {
+    name: 'approval',
+    kind: 'choice',
+    arg: 'MODE',
+    values: APPROVAL_MODES,
+    field: 'approval',
+    default: 'auto',
+    help: 'auto: allowed origins are approved; prompt: the inspector asks; deny: refused',
+  },
+  {
+    name: 'strict-providers',
+    kind: 'boolean',
+    field: 'strictProviders',
+    help: `refuse provider codes other than ${DEV_AGENT_CODES.join(', ')}`,
+  },
+  {
+    name: 'protocol',
+    kind: 'choice',
+    arg: 'P',
+    values: PROTOCOL_NAMES,
+    field: 'protocol',
+    default: 'current',
+    help:
+      "current: today's Pedelec protocol (session_snapshot, chat_message, operation_completed, operationId on " +
+      'turn events); 0.1: the SDK 0.1 protocol',
+  },
+  {
+    name: 'no-fragments',
+    kind: 'boolean',
+    set: (options) => (options.fragments = false),
+    needs: { flag: 'protocol', value: 'current', why: 'a 0.1 page sees a reply only through its chat_delta fragments' },
+    help: 'replies come as whole chat_message events only, no chat_delta, as from a provider that does not stream',
+  },
+  {
+    name: 'core-statuses',
+    kind: 'boolean',
+    field: 'coreStatuses',
+    needs: { flag: 'protocol', value: 'current', why: '0.1 sends no session_snapshot' },
+    help:
+      "session_snapshot in today's Core's spelling: status waitingToolResult, and pendingToolRequest as " +
+      '{ requestId, threadId, operationId, toolName, args, createdAt, timeoutMs }; without it, ' +
+      'waiting_tool_result and { toolRequestId, tool, args, operationId }',
+  },
+  {
+    name: 'max-sessions',
+    kind: 'integer',
+    arg: 'N',
+    min: 1,
+    max: 100_000,
+    field: 'maxSessions',
+    default: String(DEFAULT_MAX_SESSIONS),
+    help: 'at most N live sessions in all, and a tenth of that (rounded up) per origin',
+  },
+  {
+    name: 'session-idle-ms',
+    kind: 'integer',
+    arg: 'N',
+    min: 1,
+    max: MAX_TIMER_MS,
+    field: 'sessionIdleMs',
+    default: String(DEFAULT_SESSION_IDLE_MS),
+    help: 'end a session left with no page for N ms; it can be resumed until then',
+  },
+  {
+    name: 'asset-quota-mb',
+    kind: 'integer',
+    arg: 'N',
+    min: 1,
+    max: 1_048_576,
+    set: (options, mib) => (options.assetQuotaBytes = mib * 1024 * 1024),
+    default: String(DEFAULT_ASSET_QUOTA_BYTES / (1024 * 1024)),
+    help: "all sessions' assets together, at most N MiB on disk",
+  },
+  {
+    name: 'mcp',
+    kind: 'boolean',
+    field: 'mcp',
+    help:
+      'MCP on: pages link their tools at /tools (<pedelec-session mcp="ws://…/tools">) and MCP clients call them ' +
+      'at /mcp with the bearer token printed at start',
+  },
+  {
+    name: 'mcp-approval',
+    kind: 'choice',
+    arg: 'M',
+    values: MCP_APPROVAL_MODES,
+    field: 'mcpApproval',
+    default: 'auto',
+    needs: { flag: 'mcp' },
+    help: 'auto: MCP calls run at once; prompt: each waits for your click in the inspector',
+  },
+  {
+    name: 'mcp-token-file',
+    kind: 'string',
+    arg: 'F',
+    set: (options, file) => (options.mcpTokenFile = resolve(file)),
+    default: '~/.pedelec-dev/<port>.token',
+    needs: { flag: 'mcp' },
+    stdio: true,
+    help: 'where the MCP token is kept, readable by you only, and reused at the next start',
+  },
+  { name: 'help', short: 'h', kind: 'boolean', command: 'help', stdio: true, help: 'show this help' },
+  { name: 'version', short: 'v', kind: 'boolean', command: 'version', help: 'print the version' },
+];
+
+/** Widest line of `--help`'s flag list, as the prose around it. */
+const HELP_WIDTH = 100;
+
+/** The flags `pedelec-dev mcp` takes. */
+const STDIO_FLAGS = CLI_FLAGS.filter((flag) => flag.stdio);
 
 export const USAGE =
-  'Usage: pedelec-dev [--port N] [--host 127.0.0.1] [--allow-remote] [--allow-origin URL…] [--allow-no-origin] ' +
-  '[--agent scripted|operator|openai] [--base-url URL] [--model NAME] [--script FILE] [--serve DIR] [--approval auto|prompt|deny] ' +
-  '[--strict-providers] [--protocol current|0.1] [--no-fragments] [--core-statuses] [--max-sessions N] [--session-idle-ms N] [--asset-quota-mb N] [--mcp] [--mcp-token-file F] [--mcp-approval auto|prompt]\n' +
-  '       pedelec-dev mcp [--port N] [--mcp-token-file F]';
+  `Usage: pedelec-dev ${usageOf(CLI_FLAGS)}\n` +
+  // Lined up under the first command's name.
+  `       pedelec-dev mcp ${usageOf(STDIO_FLAGS)}`;
 
 export const HELP = `${USAGE}
 
@@ -26,44 +292,10 @@ The development Core for pedelec-elements: speaks the Pedelec bridge protocol ov
 /bridge, so <pedelec-session bridge="ws://127.0.0.1:7717/bridge"> works without the extension. It
 speaks today's protocol (as the current extension and Desktop do) unless --protocol 0.1 is given.
 
-  --port N            port to listen on (default 7717; 0 picks a free one)
-  --host H            address to bind (default 127.0.0.1; non-loopback needs --allow-remote)
-  --allow-remote      allow a non-loopback --host (and accept it as a Host header)
-  --allow-origin URL  also accept WebSocket clients from this origin (repeatable or comma-separated;
-                      the port may be *). Always allowed: http://localhost:*, http://127.0.0.1:*
-  --allow-no-origin   also accept /bridge clients that send no Origin: local scripts (the core SDK
-                      in Node with ws), never browsers, which always send one
-  --agent NAME        who answers: scripted (default), operator (you, in the inspector), openai
-  --base-url URL      the openai agent's OpenAI-compatible API base (sets PEDELEC_DEV_BASE_URL),
-                      e.g. http://127.0.0.1:11434/v1 for Ollama
-  --model NAME        the openai agent's model (sets PEDELEC_DEV_MODEL)
-  --script FILE       JSON rules for the scripted agent ({"rules":[{"match":{"regex":…},"steps":[…]}]})
-  --serve DIR         serve DIR at /: every path but /bridge, /tools, /mcp and /_pedelec/… (where
-                      pedelec-dev serves the kit and the inspector); npm start serves demo/
-  --approval MODE     auto (default): allowed origins are approved; prompt: the inspector asks; deny
-  --strict-providers  refuse provider codes other than scripted, operator, openai
-  --protocol P        current (default): today's Pedelec protocol (session_snapshot, chat_message,
-                      operation_completed, operationId on turn events); 0.1: the SDK 0.1 protocol
-  --no-fragments      replies come as whole chat_message events only, no chat_delta (a provider that
-                      does not stream); needs --protocol current
-  --core-statuses     session_snapshot in today's Core's spelling: status waitingToolResult, and
-                      pendingToolRequest as { requestId, threadId, operationId, toolName, args,
-                      createdAt, timeoutMs }; without it, waiting_tool_result and { toolRequestId,
-                      tool, args, operationId }; needs --protocol current
-  --max-sessions N    at most N live sessions in all (default 200), a tenth of that per origin (20)
-  --session-idle-ms N end a session left with no page for N ms (default 600000; resumable until then)
-  --asset-quota-mb N  all sessions' assets together, at most N MiB on disk (default 1024)
-  --mcp               MCP on: pages link their tools at /tools (<pedelec-session mcp="ws://…/tools">)
-                      and MCP clients call them at /mcp with the bearer token printed at start
-  --mcp-token-file F  where that token is kept, readable by you only, and reused at the next start
-                      (default ~/.pedelec-dev/<port>.token)
-  --mcp-approval M    auto (default): MCP calls run at once; prompt: each waits for your click in
-                      the inspector
-  -h, --help          show this help
-  -v, --version       print the version
+${helpLines(CLI_FLAGS).join('\n')}
 
-pedelec-dev mcp [--port N] [--mcp-token-file F] speaks MCP over stdio, for clients that start a
-command: it relays to the pedelec-dev --mcp running on port N (default 7717), with the token from
+pedelec-dev mcp ${usageOf(STDIO_FLAGS)} speaks MCP over stdio, for clients that start a
+command: it relays to the pedelec-dev --mcp running on port N (default ${DEFAULT_PORT}), with the token from
 its token file.
 
 The kit is served at /_pedelec/cdn/pedelec-elements.js (its chunks beside it) and /_pedelec/dist/…
@@ -81,194 +313,224 @@ export type CliCommand =
   | { kind: 'start'; options: DevCoreOptions }
   | { kind: 'stdio'; port: number; tokenFile?: string };
 
-function fail(message: string): never {
-  throw new DevCoreError('INVALID_OPTION', `${message}\n${USAGE}`);
+export function parseCli(argv: readonly string[]): CliCommand {
+  if (argv[0] === 'mcp') return parseStdio(argv.slice(1));
+  const values = tokenize(expandLists(argv), CLI_FLAGS);
+  return commandIn(values, CLI_FLAGS) ?? { kind: 'start', options: optionsOf(values, CLI_FLAGS, true) };
 }
 
-/** A whole number from 1 to `max`, or a clear error naming the flag. */
-function positiveInteger(flag: string, text: string, max: number): number {
+/** `pedelec-dev mcp [--port N] [--mcp-token-file F]`. */
+function parseStdio(argv: readonly string[]): CliCommand {
+  const values = tokenize(argv, STDIO_FLAGS);
+  const command = commandIn(values, STDIO_FLAGS);
+  if (command) return command;
+  const { port = DEFAULT_PORT, mcpTokenFile } = optionsOf(values, STDIO_FLAGS, false);
+  if (port === 0) fail('pedelec-dev mcp --port: the port of the running pedelec-dev --mcp, not 0');
+  return typeof mcpTokenFile === 'string' ? { kind: 'stdio', port, tokenFile: mcpTokenFile } : { kind: 'stdio', port };
+}
+
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** The flags given, split by `util.parseArgs` as the table declares them. */
+function tokenize(argv: readonly string[], flags: readonly CliFlag[]): Values {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const flag of flags) {
+    options[flag.name] = {
+      type: flag.kind === 'boolean' ? 'boolean' : 'string',
+      multiple: flag.kind === 'list',
+      // parseArgs refuses a `short` that is present but undefined.
+      ...(flag.short === undefined ? {} : { short: flag.short }),
+    };
+  }
+  try {
+    return parseArgs({ args: [...argv], strict: true, allowPositionals: false, options }).values;
+  } catch (error) {
+    fail((error as Error).message);
+  }
+}
+
+/** `--help` or `--version` if given (the first in the table wins), before any value is checked. */
+function commandIn(values: Values, flags: readonly CliFlag[]): CliCommand | null {
+  for (const flag of flags) if (flag.command && values[flag.name]) return { kind: flag.command };
+  return null;
+}
+
+/** The options the given flags set, checked in table order: the first mistake is the one reported. */
+function optionsOf(values: Values, flags: readonly CliFlag[], checkNeeds: boolean): DevCoreOptions {
+  const options: DevCoreOptions = {};
+  for (const flag of flags) {
+    const raw = values[flag.name];
+    if (raw === undefined || flag.command) continue;
+    if (checkNeeds && flag.needs && !hasNeeded(flag.needs, values))
+      fail(`--${flag.name} needs ${neededText(flag.needs)}${flag.needs.why ? `: ${flag.needs.why}` : ''}`);
+    applyFlag(flag, raw, options);
+  }
+  return options;
+}
+
+function hasNeeded(needs: NonNullable<CliFlag['needs']>, values: Values): boolean {
+  const given = values[needs.flag] ?? CLI_FLAGS.find((flag) => flag.name === needs.flag)?.default;
+  return needs.value === undefined ? given !== undefined : given === needs.value;
+}
+
+/** `--mcp`, `--protocol current`. */
+function neededText(needs: NonNullable<CliFlag['needs']>): string {
+  return needs.value === undefined ? `--${needs.flag}` : `--${needs.flag} ${needs.value}`;
+}
+
+/** Checks a given flag's value by its kind, and writes it into `options`. */
+function applyFlag(flag: CliFlag, raw: NonNullable<Values[string]>, options: DevCoreOptions): void {
+  // parseArgs gives each flag the type `tokenize` declared for its kind.
+  switch (flag.kind) {
+    case 'boolean':
+      if (!flag.command) write(flag, options, true);
+      return;
+    case 'string':
+      return write(flag, options, raw as string);
+    case 'integer':
+      return write(flag, options, integerOf(flag, raw as string));
+    case 'list':
+      return write(flag, options, listOf(raw as string[]));
+    case 'choice':
+      return write(flag, options, choiceOf(flag, raw as string));
+  }
+}
+
+function write<T>(target: Target<T, keyof DevCoreOptions>, options: DevCoreOptions, value: T): void {
+  if (target.set) target.set(options, value);
+  else (options as Record<string, unknown>)[target.field] = value;
+}
+
+/** A whole number within the flag's bounds, or a clear error naming the flag. */
+function integerOf(flag: Extract<CliFlag, { kind: 'integer' }>, text: string): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < 1 || value > max)
-    fail(`${flag} ${text}: expected a whole number from 1 to ${max}`);
+  if (!/^\d+$/.test(text) || value < flag.min || value > flag.max)
+    fail(`--${flag.name} ${text}: expected ${flag.expected ?? `a whole number from ${flag.min} to ${flag.max}`}`);
   return value;
 }
 
-/** `--allow-origin A B` (the documented `URL…` form) → `--allow-origin A --allow-origin B`. */
-function expandOrigins(argv: readonly string[]): string[] {
+/** Every value given, the comma-separated ones apart, blanks dropped. */
+function listOf(given: readonly string[]): string[] {
+  return given
+    .flatMap((item) => item.split(','))
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function choiceOf(flag: Extract<CliFlag, { kind: 'choice' }>, text: string): string {
+  if (!flag.values.includes(text)) fail(`--${flag.name} ${text}: expected ${flag.expected ?? eitherOf(flag.values)}`);
+  return text;
+}
+
+/** `a, b or c`. */
+function eitherOf(values: readonly string[]): string {
+  return values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
+}
+
+/** The documented `--allow-origin A B` form → `--allow-origin A --allow-origin B`, for each list flag. */
+function expandLists(argv: readonly string[]): string[] {
+  const lists = new Set(CLI_FLAGS.filter((flag) => flag.kind === 'list').map((flag) => `--${flag.name}`));
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    out.push(argv[i]);
-    if (argv[i] !== '--allow-origin') continue;
-    let first = true;
-    while (i + 1 < argv.length && !argv[i + 1].startsWith('-')) {
-      if (!first) out.push('--allow-origin');
+    const arg = argv[i];
+    out.push(arg);
+    if (!lists.has(arg)) continue;
+    for (let n = 0; i + 1 < argv.length && !argv[i + 1].startsWith('-'); n++) {
+      if (n > 0) out.push(arg);
       out.push(argv[++i]);
-      first = false;
     }
   }
   return out;
 }
 
-/** `--port N`: 0…65535, or a clear error. */
-function portOf(text: string): number {
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) fail(`--port ${text}: expected a number from 0 to 65535`);
-  return Number(text);
+function nonBlank(text: string, message: string): string {
+  if (text.trim() === '') fail(message);
+  return text;
 }
 
-/** `pedelec-dev mcp [--port N] [--mcp-token-file F]`. */
-function parseStdio(argv: readonly string[]): CliCommand {
-  let values;
+function baseUrlOf(text: string): string {
+  let url: URL | null = null;
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        'mcp-token-file': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    fail((error as Error).message);
+    url = new URL(text);
+  } catch {
+    // reported below
   }
-  if (values.help) return { kind: 'help' };
-  const port = values.port === undefined ? 7717 : portOf(values.port);
-  if (port === 0) fail('pedelec-dev mcp --port: the port of the running pedelec-dev --mcp, not 0');
-  const tokenFile = values['mcp-token-file'];
-  return tokenFile === undefined ? { kind: 'stdio', port } : { kind: 'stdio', port, tokenFile: resolve(tokenFile) };
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    fail('--base-url: expected an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1');
+  if (url.username !== '' || url.password !== '')
+    fail('--base-url: must not contain a user name or password; put the key in PEDELEC_DEV_API_KEY');
+  return text;
 }
 
-export function parseCli(argv: readonly string[]): CliCommand {
-  if (argv[0] === 'mcp') return parseStdio(argv.slice(1));
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: expandOrigins(argv),
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'allow-remote': { type: 'boolean' },
-        'allow-origin': { type: 'string', multiple: true },
-        agent: { type: 'string' },
-        'base-url': { type: 'string' },
-        model: { type: 'string' },
-        script: { type: 'string' },
-        serve: { type: 'string' },
-        approval: { type: 'string' },
-        'strict-providers': { type: 'boolean' },
-        protocol: { type: 'string' },
-        'no-fragments': { type: 'boolean' },
-        'core-statuses': { type: 'boolean' },
-        'allow-no-origin': { type: 'boolean' },
-        'max-sessions': { type: 'string' },
-        'session-idle-ms': { type: 'string' },
-        'asset-quota-mb': { type: 'string' },
-        mcp: { type: 'boolean' },
-        'mcp-token-file': { type: 'string' },
-        'mcp-approval': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  const v = parsed.values;
-  if (v.help) return { kind: 'help' };
-  if (v.version) return { kind: 'version' };
+/** The openai agent reads its configuration from the environment: the flags override those variables. */
+function setAgentEnv(options: DevCoreOptions, name: string, value: string): void {
+  // For this process's Core only: process.env itself is left alone.
+  options.env = { ...(options.env ?? process.env), [name]: value };
+}
 
-  const options: DevCoreOptions = {};
-  if (v.port !== undefined) options.port = portOf(v.port);
-  if (v.host !== undefined) {
-    if (v.host.trim() === '') fail('--host needs an address');
-    options.host = v.host;
+function folderOf(flag: string, text: string): string {
+  const dir = resolve(text);
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    // reported below
   }
-  if (v['allow-remote']) options.allowRemote = true;
-  if (v['allow-no-origin']) options.allowNoOrigin = true;
-  if (v['allow-origin']) {
-    const list = v['allow-origin']
-      .flatMap((item) => item.split(','))
-      .map((item) => item.trim())
-      .filter(Boolean);
-    for (const item of list) parseOriginPattern(item); // a typo fails now, not at the first connection
-    options.allowOrigins = list;
+  if (!isDir) fail(`${flag} ${text}: not a folder`);
+  return dir;
+}
+
+function fail(message: string): never {
+  throw new DevCoreError('INVALID_OPTION', `${message}\n${USAGE}`);
+}
+
+/** `[--port N] [--agent scripted|operator|openai] [--allow-origin URL…] [--mcp]`, commands left out. */
+function usageOf(flags: readonly CliFlag[]): string {
+  return flags
+    .filter((flag) => !flag.command)
+    .map((flag) => {
+      if (flag.kind === 'boolean') return `[--${flag.name}]`;
+      const arg = flag.kind === 'choice' ? flag.values.join('|') : flag.kind === 'list' ? `${flag.arg}…` : flag.arg;
+      return `[--${flag.name} ${arg}]`;
+    })
+    .join(' ');
+}
+
+/** How `--help` names a flag: `--port N`, `--allow-origin URL…`, `-h, --help`. */
+function helpLabel(flag: CliFlag): string {
+  const name = flag.short === undefined ? `--${flag.name}` : `-${flag.short}, --${flag.name}`;
+  if (flag.kind === 'boolean') return name;
+  return `${name} ${flag.arg}${flag.kind === 'list' ? '…' : ''}`;
+}
+
+/** The text `--help` gives a flag: its help, then its default and what it needs. */
+function helpText(flag: CliFlag): string {
+  const notes = [
+    ...(flag.default === undefined ? [] : [`default ${flag.default}`]),
+    ...(flag.needs ? [`needs ${neededText(flag.needs)}`] : []),
+  ];
+  return notes.length > 0 ? `${flag.help} (${notes.join('; ')})` : flag.help;
+}
+
+/** One flag a line (or several, wrapped), its text in a column after the widest label. */
+function helpLines(flags: readonly CliFlag[]): string[] {
+  const column = Math.max(...flags.map((flag) => helpLabel(flag).length)) + 1;
+  return flags.flatMap((flag) =>
+    wrap(helpText(flag), HELP_WIDTH - 2 - column).map(
+      (line, i) => `  ${(i === 0 ? helpLabel(flag) : '').padEnd(column)}${line}`,
+    ),
+  );
+}
+
+/** Words into lines of at most `width` characters (a longer word keeps a line of its own). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
   }
-  if (v.agent !== undefined) {
-    if (!DEV_AGENT_CODES.includes(v.agent)) fail(`--agent ${v.agent}: expected one of ${DEV_AGENT_CODES.join(', ')}`);
-    options.agent = v.agent;
-  }
-  // The openai agent reads its configuration from the environment; the flags override those variables
-  // (only for this process's Core, process.env itself is left alone).
-  const agentEnv: Record<string, string> = {};
-  if (v['base-url'] !== undefined) {
-    let url: URL | null = null;
-    try {
-      url = new URL(v['base-url']);
-    } catch {
-      // reported below
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-      fail('--base-url: expected an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1');
-    if (url.username !== '' || url.password !== '')
-      fail('--base-url: must not contain a user name or password; put the key in PEDELEC_DEV_API_KEY');
-    agentEnv.PEDELEC_DEV_BASE_URL = v['base-url'];
-  }
-  if (v.model !== undefined) {
-    if (v.model.trim() === '') fail('--model needs a model name');
-    agentEnv.PEDELEC_DEV_MODEL = v.model;
-  }
-  if (Object.keys(agentEnv).length > 0) options.env = { ...process.env, ...agentEnv };
-  if (v.script !== undefined) options.script = loadScriptFile(resolve(v.script));
-  if (v.serve !== undefined) {
-    const dir = resolve(v.serve);
-    let isDir = false;
-    try {
-      isDir = statSync(dir).isDirectory();
-    } catch {
-      // reported below
-    }
-    if (!isDir) fail(`--serve ${v.serve}: not a folder`);
-    options.serveDir = dir;
-  }
-  if (v.approval !== undefined) {
-    if (!(APPROVAL_MODES as readonly string[]).includes(v.approval))
-      fail(`--approval ${v.approval}: expected auto, prompt or deny`);
-    options.approval = v.approval as ApprovalMode;
-  }
-  if (v['strict-providers']) options.strictProviders = true;
-  if (v.protocol !== undefined) {
-    if (!(PROTOCOL_NAMES as readonly string[]).includes(v.protocol))
-      fail(`--protocol ${v.protocol}: expected ${PROTOCOL_NAMES.join(' or ')}`);
-    options.protocol = v.protocol as ProtocolName;
-  }
-  if (v['no-fragments']) {
-    if (options.protocol === '0.1')
-      fail('--no-fragments needs --protocol current: a 0.1 page sees a reply only through its chat_delta fragments');
-    options.fragments = false;
-  }
-  if (v['core-statuses']) {
-    if (options.protocol === '0.1') fail('--core-statuses needs --protocol current: 0.1 sends no session_snapshot');
-    options.coreStatuses = true;
-  }
-  if (v['max-sessions'] !== undefined)
-    options.maxSessions = positiveInteger('--max-sessions', v['max-sessions'], 100_000);
-  if (v['session-idle-ms'] !== undefined)
-    options.sessionIdleMs = positiveInteger('--session-idle-ms', v['session-idle-ms'], MAX_TIMER_MS);
-  if (v['asset-quota-mb'] !== undefined)
-    options.assetQuotaBytes = positiveInteger('--asset-quota-mb', v['asset-quota-mb'], 1_048_576) * 1024 * 1024;
-  if (v.mcp) options.mcp = true;
-  if (v['mcp-approval'] !== undefined) {
-    if (!v.mcp) fail('--mcp-approval needs --mcp');
-    if (v['mcp-approval'] !== 'auto' && v['mcp-approval'] !== 'prompt')
-      fail(`--mcp-approval ${v['mcp-approval']}: expected auto or prompt`);
-    options.mcpApproval = v['mcp-approval'];
-  }
-  if (v['mcp-token-file'] !== undefined) {
-    if (!v.mcp) fail('--mcp-token-file needs --mcp');
-    options.mcpTokenFile = resolve(v['mcp-token-file']);
-  }
-  return { kind: 'start', options };
+  return [...lines, line];
 }

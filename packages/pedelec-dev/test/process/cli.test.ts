@@ -256,13 +256,13 @@ test('--help prints the usage line and exits 0', async (t) => {
   assert.match(cli.out.stdout, /^Usage: pedelec-dev \[--port N\]/);
   assert.match(
     cli.out.stdout,
-    /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\] \[--core-statuses\] \[--max-sessions N\] \[--session-idle-ms N\] \[--asset-quota-mb N\] \[--mcp\] \[--mcp-token-file F\] \[--mcp-approval auto\|prompt\]$/m,
+    /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\] \[--core-statuses\] \[--max-sessions N\] \[--session-idle-ms N\] \[--asset-quota-mb N\] \[--mcp\] \[--mcp-approval auto\|prompt\] \[--mcp-token-file F\]$/m,
   );
   assert.match(
     cli.out.stdout,
-    /^ {2}--max-sessions N {4}at most N live sessions in all \(default 200\), a tenth of that per origin/m,
+    /^ {2}--max-sessions N {4}at most N live sessions in all, and a tenth of that \(rounded up\) per origin\s+\(default 200\)/m,
   );
-  assert.match(cli.out.stdout, /^ {2}--protocol P {8}current \(default\)/m);
+  assert.match(cli.out.stdout, /^ {2}--protocol P {8}current: today's Pedelec protocol/m);
   assert.match(cli.out.stdout, /^ {2}--no-fragments {6}replies come as whole chat_message events only/m);
   assert.match(
     cli.out.stdout,
