@@ -25,7 +25,7 @@ import {
 } from './session-config.js';
 import type { PedelecElementStatus } from './status.js';
 import { lazyPart, type LazyPart } from './lazy-part.js';
-import type { ForeignAgents } from './foreign-agents.js';
+import type { ForeignAgents } from '../foreign-agents/foreign-agents.js';
 
 /** The session element, as its parts see it. */
 export interface SessionElementPort extends SessionInputs, ReactiveControllerHost, Element {
@@ -163,7 +163,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     element,
     () => parts,
     () => element.hasAttribute('webmcp') || !!element.mcp,
-    () => import('./foreign-agents.js'),
+    () => import('../foreign-agents/foreign-agents.js'),
   );
   const left = () => {
     // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and

@@ -1,5 +1,5 @@
 /**
- * The schemas of imported WebMCP tools (src/elements/session/imported-schema.ts), in Node: what
+ * The schemas of imported WebMCP tools (src/elements/foreign-agents/webmcp/imported-schema.ts), in Node: what
  * browsers synthesize for forms is brought into the args subset — `number` with `multipleOf: 1` →
  * `integer`, an `anyOf` of `const`s → `enum` with the titles in the description, `format: "date"` (and
  * Chromium's regular expressions in `format`) → `pattern` — at any depth, as a copy; the rest is left
@@ -7,7 +7,7 @@
  */
 import { describe, it } from 'node:test';
 import { analyzeArgsSchema } from '../../../src/core/schema/compile.js';
-import { importedArgsSchema } from '../../../src/elements/session/imported-schema.js';
+import { importedArgsSchema } from '../../../src/elements/foreign-agents/webmcp/imported-schema.js';
 import { expect } from '../../support/expect.js';
 
 describe('importedArgsSchema', () => {

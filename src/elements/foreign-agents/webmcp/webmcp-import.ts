@@ -17,10 +17,10 @@
  * - A browser without `getTools`, `executeTool` or the `toolchange` event (Firefox's older API) imports
  *   nothing, with one `WEBMCP_UNAVAILABLE` warning.
  */
-import { pedelecError, type PedelecError } from '../../core/errors.js';
-import type { ToolCallContext, ToolDefinition } from '../../core/index.js';
-import { canonicalJson } from '../../core/json.js';
-import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
+import { pedelecError, type PedelecError } from '../../../core/errors.js';
+import type { ToolCallContext, ToolDefinition } from '../../../core/index.js';
+import { canonicalJson } from '../../../core/json.js';
+import { PedelecToolElement } from '../../tool/pedelec-tool.element.js';
 import { importedArgsSchema } from './imported-schema.js';
 import { boundForm, exposes, imports } from './webmcp-tokens.js';
 

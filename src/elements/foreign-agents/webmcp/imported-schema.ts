@@ -11,7 +11,7 @@
  * is reported by the core's one `SCHEMA_NOT_VALIDATED` warning, never refused. Nothing is modified in
  * place: the result is a copy.
  */
-import { isPlainObject } from '../../core/json.js';
+import { isPlainObject } from '../../../core/json.js';
 
 /** A date control's value, `YYYY-MM-DD` (the form binding synthesizes the same). */
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';

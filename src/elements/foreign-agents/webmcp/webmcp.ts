@@ -4,8 +4,8 @@
  * the page's (webmcp-import.ts) — over the element's parts. A lazy chunk, loaded by the foreign agents'
  * entry (foreign-agents.ts): a page that never sets `webmcp` downloads none of it.
  */
-import { foreignHost } from './foreign-agents.js';
-import type { SessionElementPort, SessionParts } from './session-parts.js';
+import { foreignHost } from '../foreign-agents.js';
+import type { SessionElementPort, SessionParts } from '../../session/session-parts.js';
 import { exposedTools, registeredByKit, WebmcpExposure } from './webmcp-exposure.js';
 import { WebmcpImport } from './webmcp-import.js';
 import { modelContext } from './webmcp-tokens.js';

@@ -16,13 +16,13 @@
  * from the page (webmcp-import.ts), and `<pedelec-tool form>` tools whose form has `toolname` (the
  * browser registers those forms itself), are not registered again.
  */
-import { normalizeError, pedelecError, type PedelecError } from '../../core/errors.js';
-import { callToolResult, type CallToolResult } from '../../core/call-tool-result.js';
-import { canonicalJson } from '../../core/json.js';
-import { foreignFields, foreignTool, type ForeignHost } from './foreign-agents.js';
+import { normalizeError, pedelecError, type PedelecError } from '../../../core/errors.js';
+import { callToolResult, type CallToolResult } from '../../../core/call-tool-result.js';
+import { canonicalJson } from '../../../core/json.js';
+import { foreignFields, foreignTool, type ForeignHost } from '../foreign-agents.js';
 import { importedDefinitions } from './webmcp-import.js';
 import { boundForm, exposes, modelContext } from './webmcp-tokens.js';
-import type { BuiltTool, ToolBuild } from './tool-registry.js';
+import type { BuiltTool, ToolBuild } from '../../session/tool-registry.js';
 
 /** Chromium refuses longer names ("Invalid tool name"): they are skipped in every browser. */
 const MAX_NAME_LENGTH = 128;

@@ -15,12 +15,12 @@
  * version it does not speak, MCP off, the page's origin not allowed) is one `MCP_LINK_REFUSED`
  * warning, and no retry until `mcp` changes.
  */
-import { normalizeError, pedelecError } from '../../core/errors.js';
-import { canonicalJson } from '../../core/json.js';
-import type { LocalCallResult } from '../../core/local-call.js';
-import { parseBridge } from './bridge.js';
-import type { SessionElementPort, SessionParts } from './session-parts.js';
-import { foreignHost, foreignTool, foreignTools, type ForeignHost } from './foreign-agents.js';
+import { normalizeError, pedelecError } from '../../../core/errors.js';
+import { canonicalJson } from '../../../core/json.js';
+import type { LocalCallResult } from '../../../core/local-call.js';
+import { parseBridge } from '../../session/bridge.js';
+import type { SessionElementPort, SessionParts } from '../../session/session-parts.js';
+import { foreignHost, foreignTool, foreignTools, type ForeignHost } from '../foreign-agents.js';
 
 /** The link version this page speaks; pedelec-dev closes a link of another with a reason. */
 export const PAGE_LINK_VERSION = 1;

@@ -12,9 +12,9 @@
 import type { PedelecError } from '../../core/errors.js';
 import type { LocalCallResult } from '../../core/local-call.js';
 import type { ToolDefinition } from '../../core/tools.js';
-import { lazyPart } from './lazy-part.js';
-import type { SessionElementPort, SessionParts } from './session-parts.js';
-import type { BuiltTool, ToolBuild } from './tool-registry.js';
+import { lazyPart } from '../session/lazy-part.js';
+import type { SessionElementPort, SessionParts } from '../session/session-parts.js';
+import type { BuiltTool, ToolBuild } from '../session/tool-registry.js';
 
 /** The foreign agents' parts of one session element. */
 export type ForeignAgents = {
@@ -30,13 +30,13 @@ export function partOf(element: SessionElementPort, parts: SessionParts): Foreig
     element,
     () => parts,
     () => element.hasAttribute('webmcp'),
-    () => import('./webmcp.js'),
+    () => import('./webmcp/webmcp.js'),
   );
   const mcp = lazyPart(
     element,
     () => parts,
     () => !!element.mcp,
-    () => import('./mcp-page-link.js'),
+    () => import('./mcp/mcp-page-link.js'),
   );
   return {
     sync() {
