@@ -11,6 +11,7 @@ import { PedelecErrorEvent } from '../../events/error.event.js';
 import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
 import { anyMemberConnected, flushChanges, type Registrable, type SessionOwner } from '../registration.js';
 import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
+import type { ToolSource } from '../foreign-agents/host.js';
 import { ToolRegistry, type ToolBuild } from './tool-registry.js';
 
 /** What the declarations need from their session element, and tell it. */
@@ -47,13 +48,18 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
   #warned = new Set<string>();
 
   /**
-   * Set by `webmcp="import"` (a lazy chunk): the JS tools plus the page's WebMCP tools that no declared
-   * tool shadows. The JS tools alone while unset.
+   * Sources of tools besides the declared ones, each given the definitions so far (`webmcp="import"`
+   * adds the page's WebMCP tools that no declared tool shadows).
    */
-  extend?: (elements: PedelecToolElement[], definitions: ToolDefinition[]) => ToolDefinition[];
+  readonly #sources: ToolSource[] = [];
 
   constructor(private readonly host: DeclarationsHost) {
     host.element.addController(this);
+  }
+
+  /** Adds a source of tools to the builds from the next one on; it asks for a build when its tools change. */
+  addToolSource(source: ToolSource): void {
+    this.#sources.push(source);
   }
 
   /** The tools as built by the last build (see {@link upToDate}). */
@@ -144,7 +150,8 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
     const toolElements = members.filter((member) => member instanceof PedelecToolElement);
     let definitions = this.host.tools();
     definitions = Array.isArray(definitions) ? definitions : [];
-    const built = this.#registry.build(toolElements, this.extend?.(toolElements, definitions) ?? definitions);
+    for (const source of this.#sources) definitions = source(toolElements, definitions);
+    const built = this.#registry.build(toolElements, definitions);
     this.#built = built;
 
     const key = (problem: ToolBuild['invalid'][number]) => problem.element ?? `js:${problem.name}`;

@@ -24,7 +24,7 @@ import {
   type SessionInputs,
 } from './session-config.js';
 import type { PedelecElementStatus } from './status.js';
-import { lazyPart, type LazyPart } from './lazy-part.js';
+import { lazyPart, type LazyPart } from '../lazy-part.js';
 import type { ForeignAgents } from '../foreign-agents/foreign-agents.js';
 
 /** The session element, as its parts see it. */
@@ -48,6 +48,8 @@ export type SessionElementHooks = {
 export type InvokeResult = LocalCallResult;
 
 export type SessionParts = {
+  /** The element itself, as its parts see it. */
+  element: SessionElementPort;
   declarations: SessionDeclarations;
   toolbox: ElementToolbox;
   lifecycle: SessionLifecycle;
@@ -160,10 +162,10 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
   };
   // The foreign agents' entry: a lazy chunk, which loads each agent's part as its attribute asks.
   const foreign = lazyPart(
-    element,
+    () => element.isConnected,
     () => parts,
     () => element.hasAttribute('webmcp') || !!element.mcp,
-    () => import('../foreign-agents/foreign-agents.js'),
+    () => import('./foreign-agents-host.js'),
   );
   const left = () => {
     // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and
@@ -181,6 +183,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
   // Members announce themselves with a composed event; the nearest session answers and stops it.
   ownMembers(element, declarations);
   const parts: SessionParts = {
+    element,
     declarations,
     toolbox,
     lifecycle,

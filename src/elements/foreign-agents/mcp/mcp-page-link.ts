@@ -19,20 +19,18 @@ import { normalizeError, pedelecError } from '../../../core/errors.js';
 import { canonicalJson } from '../../../core/json.js';
 import type { LocalCallResult } from '../../../core/local-call.js';
 import { parseBridge } from '../../session/bridge.js';
-import type { SessionElementPort, SessionParts } from '../../session/session-parts.js';
-import { foreignHost, foreignTool, foreignTools, type ForeignHost } from '../foreign-agents.js';
+import { agentSide, foreignTool, type AgentSide, type ForeignAgentHost } from '../host.js';
 
 /** The link version this page speaks; pedelec-dev closes a link of another with a reason. */
 export const PAGE_LINK_VERSION = 1;
 const RETRY_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 
 /** What the link needs from its session element besides what every foreign agent's part does. */
-export interface PageLinkHost extends ForeignHost {
+export interface PageLinkHost extends AgentSide {
   /** The `mcp` value, and whether it was set from script (then any host is allowed). */
   mcp(): { url: string | undefined; scripted: boolean };
   /** What the page calls itself on the link: `mcp-label`, else the element's `id`, else none. */
   label(): string | null;
-  upToDate(): void;
 }
 
 export class McpPageLink {
@@ -140,8 +138,7 @@ export class McpPageLink {
   /** Sends the tools offered now, if they changed since the last time. */
   #publish(): void {
     if (this.#socket?.readyState !== WebSocket.OPEN) return;
-    this.host.upToDate();
-    const tools = [...foreignTools(this.host.built()).values()].map(foreignTool);
+    const tools = this.host.offered().map(foreignTool);
     const key = canonicalJson(tools);
     if (key === this.#published) return;
     this.#published = key;
@@ -189,12 +186,11 @@ export class McpPageLink {
   }
 }
 
-/** The chunk's entry (lazy-part.ts): the link of a session element. */
-export function partOf(element: SessionElementPort, parts: SessionParts): McpPageLink {
+/** The chunk's entry (lazy-part.ts): the link of a session element, through its host. */
+export function partOf(host: ForeignAgentHost): McpPageLink {
   return new McpPageLink({
-    ...foreignHost(element, parts, 'mcp', foreignTools),
-    mcp: () => ({ url: element.mcp, scripted: parts.scripted('mcp') }),
-    label: () => element.getAttribute('mcp-label') || element.id || null,
-    upToDate: () => parts.declarations.upToDate(),
+    ...agentSide(host, 'mcp', (tools) => tools),
+    mcp: () => host.inputs().mcp,
+    label: () => host.inputs().label,
   });
 }

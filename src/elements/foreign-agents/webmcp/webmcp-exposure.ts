@@ -19,10 +19,9 @@
 import { normalizeError, pedelecError, type PedelecError } from '../../../core/errors.js';
 import { callToolResult, type CallToolResult } from '../../../core/call-tool-result.js';
 import { canonicalJson } from '../../../core/json.js';
-import { foreignFields, foreignTool, type ForeignHost } from '../foreign-agents.js';
+import { foreignFields, foreignTool, type AgentSide, type DeclaredTool } from '../host.js';
 import { importedDefinitions } from './webmcp-import.js';
 import { boundForm, exposes, modelContext } from './webmcp-tokens.js';
-import type { BuiltTool, ToolBuild } from '../../session/tool-registry.js';
 
 /** Chromium refuses longer names ("Invalid tool name"): they are skipped in every browser. */
 const MAX_NAME_LENGTH = 128;
@@ -44,7 +43,7 @@ type ModelContext = {
 };
 
 /** What the exposure needs from its session element besides what every foreign agent's part does. */
-export interface ExposureHost extends ForeignHost {
+export interface ExposureHost extends AgentSide {
   /** Its `webmcp` attribute. */
   webmcp(): string | null;
   /** Origins the tools are shown to (the `exposedTo` property). */
@@ -71,17 +70,16 @@ export const registeredByKit = (name: string): boolean => [...registered].some((
  * Whether foreign agents are offered a tool: not `private`, not imported from the page's WebMCP tools,
  * and not a `<pedelec-tool form>` whose form has `toolname` (the browser registered that form itself).
  */
-const offered = (built: BuiltTool): boolean =>
+const offered = (built: DeclaredTool): boolean =>
   !foreignFields(built).private &&
   !(built.definition && importedDefinitions.has(built.definition)) &&
   !(built.element && boundForm(built.element)?.hasAttribute('toolname'));
 
-/** The tools offered to foreign agents. */
-export const exposedTools = (built: ToolBuild): Map<string, BuiltTool> =>
-  new Map(built.tools.filter(offered).map((t) => [t.tool.name, t]));
+/** The tools offered to the browser's agent. */
+export const exposedTools = (tools: readonly DeclaredTool[]): DeclaredTool[] => tools.filter(offered);
 
 /** What is registered for one tool (without `execute`): the foreign agents' fields, the hints as annotations. */
-function describe(built: BuiltTool): Omit<WebmcpTool, 'execute'> {
+function describe(built: DeclaredTool): Omit<WebmcpTool, 'execute'> {
   const { readOnly, untrustedContent, ...described } = foreignTool(built);
   if (!readOnly && !untrustedContent) return described;
   const annotations = {
@@ -131,7 +129,8 @@ export class WebmcpExposure {
     }
     const exposedTo = this.host.exposedTo();
     const offered = new Map<string, { key: string; tool: Omit<WebmcpTool, 'execute'> }>();
-    for (const [name, built] of exposedTools(this.host.built())) {
+    for (const built of this.host.offered()) {
+      const name = built.tool.name;
       if (name.length > MAX_NAME_LENGTH) {
         const message = `WebMCP: the tool ${name} is not registered (browsers refuse names over ${MAX_NAME_LENGTH} characters)`;
         this.#warn(pedelecError('WEBMCP_UNAVAILABLE', message, { tool: name, reason: 'name too long' }));

@@ -207,7 +207,7 @@ export class WebmcpImport {
    * in each build). A name registered by a session of the page, or a form a `<pedelec-tool form>`
    * binds, is not imported.
    */
-  extend(elements: PedelecToolElement[], definitions: ToolDefinition[]): ToolDefinition[] {
+  extend(elements: readonly PedelecToolElement[], definitions: ToolDefinition[]): ToolDefinition[] {
     const document = this.host.window()?.document;
     if (this.#listed.length === 0 || !document) return definitions;
     const declared = new Set<unknown>(elements.map((element) => element.name));

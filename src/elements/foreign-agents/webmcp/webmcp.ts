@@ -1,11 +1,10 @@
 /**
  * The WebMCP chunk's entry (spec every-agent.md §2–3): what a `<pedelec-session webmcp>` does with
  * the browser's agent API once its `webmcp` is set — expose its tools (webmcp-exposure.ts) and import
- * the page's (webmcp-import.ts) — over the element's parts. A lazy chunk, loaded by the foreign agents'
+ * the page's (webmcp-import.ts) — through its host (host.ts). A lazy chunk, loaded by the foreign agents'
  * entry (foreign-agents.ts): a page that never sets `webmcp` downloads none of it.
  */
-import { foreignHost } from '../foreign-agents.js';
-import type { SessionElementPort, SessionParts } from '../../session/session-parts.js';
+import { agentSide, type ForeignAgentHost } from '../host.js';
 import { exposedTools, registeredByKit, WebmcpExposure } from './webmcp-exposure.js';
 import { WebmcpImport } from './webmcp-import.js';
 import { modelContext } from './webmcp-tokens.js';
@@ -21,23 +20,22 @@ export type Webmcp = {
   readonly names: string[];
 };
 
-/** The chunk's entry (lazy-part.ts): the WebMCP side of a session element, over its parts. */
-export function partOf(element: SessionElementPort, parts: SessionParts): Webmcp {
-  const { declarations } = parts;
-  const webmcp = () => element.getAttribute('webmcp');
+/** The chunk's entry (lazy-part.ts): the WebMCP side of a session element, through its host. */
+export function partOf(host: ForeignAgentHost): Webmcp {
+  const webmcp = () => host.inputs().webmcp;
   // The browser's agent calls the tools offered now (not those sent to Core at start()).
-  const host = foreignHost(element, parts, 'webmcp', exposedTools);
-  const exposure = new WebmcpExposure({ ...host, webmcp, exposedTo: () => element.exposedTo });
+  const side = agentSide(host, 'webmcp', exposedTools);
+  const exposure = new WebmcpExposure({ ...side, webmcp, exposedTo: () => host.inputs().exposedTo });
   const imported = new WebmcpImport({
-    connected: host.connected,
+    connected: side.connected,
     webmcp,
-    window: () => element.ownerDocument.defaultView,
+    window: () => host.inputs().window,
     context: modelContext,
     registeredByKit,
-    rebuild: () => declarations.queue(),
-    warn: host.warn,
+    rebuild: () => host.rebuild(),
+    warn: side.warn,
   });
-  declarations.extend = (elements, definitions) => imported.extend(elements, definitions);
+  host.addToolSource((elements, definitions) => imported.extend(elements, definitions));
   let queued: Promise<unknown> | undefined;
   return {
     sync() {

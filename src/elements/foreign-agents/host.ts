@@ -1,0 +1,136 @@
+/**
+ * What a session's foreign agents — the browser's agent through WebMCP, MCP clients through the page
+ * link — reach of their `<pedelec-session>`: this host and nothing else. It reads the element's inputs
+ * that concern them, offers the tools the session built, runs their calls on the session's one path
+ * (`via` naming the agent), and takes an extra source of tools (the page's own WebMCP tools). The
+ * session implements it (session/foreign-host.ts); nothing here imports the session's internals, so
+ * an agent is one folder beside this file, and the session knows none of them.
+ */
+import type { PedelecError } from '../../core/errors.js';
+import type { LocalCallResult } from '../../core/local-call.js';
+import type { NormalizedTool, ToolDefinition } from '../../core/tools.js';
+import type { PedelecToolElement } from '../tool/pedelec-tool.element.js';
+
+/** One tool the session built, and where it was declared (an element, or a JS definition). */
+export type DeclaredTool = {
+  readonly tool: NormalizedTool;
+  readonly element: PedelecToolElement | null;
+  readonly definition: ToolDefinition | null;
+};
+
+/** The session element's inputs that concern foreign agents, read when asked. */
+export type ForeignAgentInputs = {
+  /** The `webmcp` attribute. */
+  webmcp: string | null;
+  /** Origins WebMCP tools are shown to (the `exposedTo` property). */
+  exposedTo: readonly string[] | undefined;
+  /** The `mcp` link URL, and whether it was set from script (then any host is allowed). */
+  mcp: { url: string | undefined; scripted: boolean };
+  /** What the page calls itself on the MCP link: `mcp-label`, else the element's `id`, else none. */
+  label: string | null;
+  /** The element's window (its document's), if any. */
+  window: Window | null;
+};
+
+/**
+ * A source of tools besides the declared ones: given the tool elements and the JS definitions, the
+ * definitions to build (the JS ones plus any it adds).
+ */
+export type ToolSource = (elements: readonly PedelecToolElement[], definitions: ToolDefinition[]) => ToolDefinition[];
+
+export type ForeignAgent = 'webmcp' | 'mcp';
+
+export interface ForeignAgentHost {
+  /** Whether the session element is in the page. */
+  connected(): boolean;
+  inputs(): ForeignAgentInputs;
+  /** The tools foreign agents may be offered — every built tool but the private ones — as built now. */
+  tools(): readonly DeclaredTool[];
+  /**
+   * Runs one call of agent `via` on the session's path, answered from the tools that agent is offered
+   * now (`offered` of the tools as built once changes are in, not those sent to Core at start()); its
+   * context names the running session, or none.
+   */
+  call(
+    via: ForeignAgent,
+    offered: (tools: readonly DeclaredTool[]) => readonly DeclaredTool[],
+    tool: string,
+    args: unknown,
+    signal?: AbortSignal,
+  ): Promise<LocalCallResult>;
+  /** Adds a source of tools to every build from now on. */
+  addToolSource(source: ToolSource): void;
+  /** A source's tools changed: build again (once for a batch). */
+  rebuild(): void;
+  /** A `pedelec-warning`. */
+  warn(warning: PedelecError): void;
+}
+
+/**
+ * What foreign agents read besides the manifest entry: a `<pedelec-tool>`'s properties, or the JS
+ * definition's optional fields.
+ */
+export const foreignFields = ({
+  element,
+  definition,
+}: DeclaredTool): Pick<ToolDefinition, 'title' | 'readOnly' | 'untrustedContent' | 'private'> =>
+  element ?? definition ?? {};
+
+/**
+ * The tools foreign agents may be offered: every built tool but the private ones. MCP clients are
+ * offered all of them, imported and form tools included; the WebMCP exposure leaves out those the
+ * browser's agent already has.
+ */
+export const foreignTools = (tools: readonly DeclaredTool[]): DeclaredTool[] =>
+  tools.filter((t) => !foreignFields(t).private);
+
+/** A tool as foreign agents are told of it. */
+export type ForeignTool = {
+  name: string;
+  description: string;
+  inputSchema: object;
+  title?: string;
+  readOnly?: true;
+  untrustedContent?: true;
+};
+
+/**
+ * A built tool as foreign agents are told of it: its manifest entry (the args schema as `inputSchema`)
+ * and, where set, what they read besides. The MCP link publishes it as it is; WebMCP's registration
+ * turns the two hints into annotations.
+ */
+export function foreignTool(declared: DeclaredTool): ForeignTool {
+  const { name, description, argsSchema } = declared.tool.manifest;
+  const { title, readOnly, untrustedContent } = foreignFields(declared);
+  return {
+    name,
+    description,
+    inputSchema: argsSchema,
+    ...(typeof title === 'string' && title && { title }),
+    ...(readOnly === true && { readOnly }),
+    ...(untrustedContent === true && { untrustedContent }),
+  };
+}
+
+/** The host as one agent sees it: the tools it is offered, and its calls made as that agent. */
+export interface AgentSide {
+  connected(): boolean;
+  /** The tools this agent is offered now. */
+  offered(): readonly DeclaredTool[];
+  call(tool: string, args: unknown, signal?: AbortSignal): Promise<LocalCallResult>;
+  warn(warning: PedelecError): void;
+}
+
+/** `host` as agent `via` sees it, which is offered `offered(tools)`. */
+export function agentSide(
+  host: ForeignAgentHost,
+  via: ForeignAgent,
+  offered: (tools: readonly DeclaredTool[]) => readonly DeclaredTool[],
+): AgentSide {
+  return {
+    connected: () => host.connected(),
+    offered: () => offered(host.tools()),
+    call: (tool, args, signal) => host.call(via, offered, tool, args, signal),
+    warn: (warning) => host.warn(warning),
+  };
+}
