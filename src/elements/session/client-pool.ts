@@ -6,7 +6,7 @@ import {
   type PedelecOptions,
 } from '../../core/index.js';
 import { websocketTransport } from '../../core/transports/websocket.js';
-import { bridgeKey, type BridgeConfig } from './bridge.js';
+import { bridgeKey, type BridgeConfig } from '../bridge-url.js';
 
 type Entry = { client: Pedelec; holders: Set<object> };
 

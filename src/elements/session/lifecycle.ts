@@ -16,7 +16,7 @@ import {
   type PedelecSession,
 } from '../../core/index.js';
 import { sessionEnded } from '../../core/errors.js';
-import type { BridgeConfig } from './bridge.js';
+import type { BridgeConfig } from '../bridge-url.js';
 import { ClientLease } from './client-pool.js';
 import { startAttempt } from './start-attempt.js';
 import type { ElementToolbox } from './element-toolbox.js';

@@ -13,7 +13,7 @@ import {
 import { pedelecError } from '../../core/errors.js';
 import { type NormalizedTool } from '../../core/tools.js';
 import { canonicalJson } from '../../core/json.js';
-import { bridgeKey, parseBridge, type BridgeConfig } from './bridge.js';
+import { bridgeKey, parseBridge, type BridgeConfig } from '../bridge-url.js';
 import type { SessionDeclarations } from './declarations.js';
 import type { ElementToolbox } from './element-toolbox.js';
 import { hashText, persistKey } from './persist.js';

@@ -14,7 +14,7 @@ import {
 import { sessionEnded } from '../../core/errors.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import { arriving } from '../arriving.js';
-import type { BridgeConfig } from './bridge.js';
+import type { BridgeConfig } from '../bridge-url.js';
 import type { LifecycleHost } from './lifecycle.js';
 import { deleteRecord, readRecord, type SessionRecords } from './persist.js';
 import type { StartPlan } from './session-config.js';

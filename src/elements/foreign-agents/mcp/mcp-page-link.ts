@@ -18,7 +18,7 @@
 import { normalizeError, pedelecError } from '../../../core/errors.js';
 import { canonicalJson } from '../../../core/json.js';
 import type { LocalCallResult } from '../../../core/local-call.js';
-import { parseBridge } from '../../session/bridge.js';
+import { parseBridge } from '../../bridge-url.js';
 import { agentSide, foreignTool, type AgentSide, type ForeignAgentHost } from '../host.js';
 
 /** The link version this page speaks; pedelec-dev closes a link of another with a reason. */

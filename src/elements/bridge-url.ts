@@ -1,6 +1,6 @@
-import { type PedelecError } from '../../core/index.js';
-import { pedelecError } from '../../core/errors.js';
-import { isLoopbackHost } from '../../core/loopback.js';
+import { type PedelecError } from '../core/index.js';
+import { pedelecError } from '../core/errors.js';
+import { isLoopbackHost } from '../core/loopback.js';
 
 /** Where a session element's client connects. */
 export type BridgeConfig = { kind: 'extension'; extensionId?: string } | { kind: 'websocket'; url: string };
