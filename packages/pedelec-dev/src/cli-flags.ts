@@ -142,7 +142,7 @@ export const CLI_FLAGS: readonly CliFlag[] = [
     name: 'base-url',
     kind: 'string',
     arg: 'URL',
-    set: (options, url) => setAgentEnv(options, 'PEDELEC_DEV_BASE_URL', baseUrlOf(url)),
+    set: (options, url) => setAgentEnv(options, { PEDELEC_DEV_BASE_URL: baseUrlOf(url) }),
     help:
       "the openai agent's OpenAI-compatible API base (sets PEDELEC_DEV_BASE_URL), e.g. " +
       'http://127.0.0.1:11434/v1 for Ollama',
@@ -151,7 +151,7 @@ export const CLI_FLAGS: readonly CliFlag[] = [
     name: 'model',
     kind: 'string',
     arg: 'NAME',
-    set: (options, model) => setAgentEnv(options, 'PEDELEC_DEV_MODEL', nonBlank(model, '--model needs a model name')),
+    set: (options, model) => setAgentEnv(options, { PEDELEC_DEV_MODEL: nonBlank(model, '--model needs a model name') }),
     help: "the openai agent's model (sets PEDELEC_DEV_MODEL)",
   },
   {
@@ -463,9 +463,9 @@ function baseUrlOf(text: string): string {
 }
 
 /** The openai agent reads its configuration from the environment: the flags override those variables. */
-function setAgentEnv(options: DevCoreOptions, name: string, value: string): void {
+function setAgentEnv(options: DevCoreOptions, variables: Record<string, string>): void {
   // For this process's Core only: process.env itself is left alone.
-  options.env = { ...(options.env ?? process.env), [name]: value };
+  options.env = { ...(options.env ?? process.env), ...variables };
 }
 
 function folderOf(flag: string, text: string): string {
