@@ -1,6 +1,7 @@
 /**
  * The page ⇄ extension wire contract (spec/bridge-protocol.md): names, ids and the shape of a port.
  */
+import type { BridgeRequestType } from './bridge-messages.js';
 import type { PedelecError } from './errors.js';
 
 /** The production Pedelec extension. Dev builds of the extension have other ids. */
@@ -16,7 +17,7 @@ export const PORT_NAME = 'pedelec-sdk-external';
 export const PEDELEC_PROTOCOL_VERSION = '0.4.6';
 
 /** Requests the extension may hold while its popup asks the user to approve the origin. */
-export const APPROVAL_HELD_REQUESTS: ReadonlySet<string> = new Set([
+export const APPROVAL_HELD_REQUESTS: ReadonlySet<string> = new Set<BridgeRequestType>([
   'get_settings',
   'list_providers',
   'create_session',

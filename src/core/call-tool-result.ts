@@ -4,15 +4,13 @@
  * One definition for both (pedelec-elements/protocol); no DOM.
  */
 import { isPlainObject, type JsonValue } from './json.js';
+import type { CallAnswer } from './page-link-contract.js';
 
 export type CallToolResult = {
   content: { type: 'text'; text: string }[];
   structuredContent?: { [key: string]: JsonValue };
   isError?: true;
 };
-
-/** A call's answer: its result, or the error it failed with. */
-export type CallAnswer = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string } };
 
 /**
  * The result as JSON text (and as structured content when it is a plain object), or the error as

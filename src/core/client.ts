@@ -17,6 +17,7 @@ import { lazyModule } from './lazy-module.js';
 import { watchPageActivity, type PageActivity } from './page-activity.js';
 import { PendingRequests } from './pending-requests.js';
 import { APPROVAL_HELD_REQUESTS, PEDELEC_PROTOCOL_VERSION, randomId, type BridgePort } from './bridge-port.js';
+import type { BridgeInboundType, BridgeNotificationType, BridgeRequestType } from './bridge-messages.js';
 import {
   availability,
   isLinkDown,
@@ -66,6 +67,12 @@ const MODEL_NOT_APPLIED = () =>
  * answer to any later request; today's extension takes the handshake silently.
  */
 type Era = 'unknown' | '0.1' | 'current';
+
+/**
+ * A message from the bridge, read defensively where it is used; its `type` typed so that comparing it
+ * with a name the protocol does not have fails the type check.
+ */
+type InboundMessage = { type?: BridgeInboundType; [key: string]: any };
 
 /** Where a session is created: its toolbox and approval wait (elements), its workspace (`workspace.createSession`). */
 type CreateWiring = SessionWiring & { workspace?: PedelecWorkspace };
@@ -168,7 +175,7 @@ export class Pedelec {
   }
 
   /** Posts a message that is not a request (no answer expected), on the open port only. */
-  #post(message: Record<string, unknown>): void {
+  #post(message: { type: BridgeNotificationType; [key: string]: unknown }): void {
     try {
       this.#port?.postMessage(message);
     } catch {
@@ -193,11 +200,15 @@ export class Pedelec {
    * failure, on timeout (`SDK_BRIDGE_TIMEOUT`) or when the bridge goes away.
    */
   request<T = unknown>(type: string, payload: Record<string, unknown> = {}): Promise<T> {
-    return this.#request<T>(type, payload);
+    // Any type goes out as it is (a newer Pedelec may know more); the kit's own requests are typed below.
+    return this.#request<T>(type as BridgeRequestType, payload);
   }
 
-  /** A request that may wait longer than the bridge timeout (`waitMs`): one held for the user's approval. */
-  #request<T>(type: string, payload: Record<string, unknown> = {}, waitMs?: number): Promise<T> {
+  /**
+   * A request of a type the protocol names (a misspelled one fails the type check), which may wait
+   * longer than the bridge timeout (`waitMs`): one held for the user's approval.
+   */
+  #request<T>(type: BridgeRequestType, payload: Record<string, unknown> = {}, waitMs?: number): Promise<T> {
     let port: BridgePort;
     try {
       port = this.#connect();
@@ -230,7 +241,7 @@ export class Pedelec {
     if (!isObject(message)) return;
     // Every message routed from the bridge is Core's.
     const meta: EventMeta = { source: 'core', eventReceivedAt: Date.now() };
-    const { channelId, type, sessionId, ok, error, requestId } = message;
+    const { channelId, type, sessionId, ok, error, requestId }: InboundMessage = message;
     // A 0.1.x extension refuses the handshake with a response addressed to nobody.
     if (type === 'response' && !requestId && ok === false) {
       if (this.#era === 'unknown') this.#era = '0.1';

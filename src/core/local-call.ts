@@ -5,14 +5,14 @@
  * deadline and the signal an agent's call gets. Nothing is sent over the bridge.
  */
 import { toolCallContext } from './call-context.js';
-import { normalizeError, type PedelecError } from './errors.js';
-import type { JsonValue } from './json.js';
+import { normalizeError } from './errors.js';
+import type { CallAnswer } from './page-link-contract.js';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './bridge-port.js';
 import type { NormalizedTool, Toolbox } from './tools.js';
 import type { PedelecEventContext, ToolCallVia } from './types.js';
 
 /** What a local call answers: exactly what the agent would have received. Never a rejection. */
-export type LocalCallResult = { ok: true; result: JsonValue } | { ok: false; error: PedelecError };
+export type LocalCallResult = CallAnswer;
 
 /** The session a local call is made in (`''` and the time of the call before a session exists). */
 export type LocalCallSession = {

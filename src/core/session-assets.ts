@@ -4,6 +4,7 @@
  * the code that handles the answer (file-transfers.ts) is loaded meanwhile, on first use.
  */
 import { isAssetPath } from './asset-path.js';
+import type { BridgeRequestType } from './bridge-messages.js';
 import { invalidInput, pedelecError, protocolError, type PedelecError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { lazyModule } from './lazy-module.js';
@@ -15,7 +16,7 @@ const loadTransfers = lazyModule(() => import('./file-transfers.js'), "the kit's
 /** What the assets need from their session. */
 export interface AssetsHost {
   /** A request about the session (its `sessionId` added). */
-  request<T = unknown>(type: string, payload?: object): Promise<T>;
+  request<T = unknown>(type: BridgeRequestType, payload?: object): Promise<T>;
   /** Throws `SESSION_ENDED` once the session ended or while its `end()` is in flight. */
   checkUsable(): void;
   /** `SESSION_BUSY` for this session. */

@@ -13,6 +13,7 @@ import type { EventMeta } from './call-context.js';
 import { normalizeError, pedelecError, protocolError, type PedelecError } from './errors.js';
 import { isObject, isText } from './json.js';
 import { randomId } from './bridge-port.js';
+import type { BridgeEventType } from './bridge-messages.js';
 import { isAssetPath } from './asset-path.js';
 import type { SessionToolCalls } from './session-tool-calls.js';
 import type { Toolbox } from './tools.js';
@@ -63,6 +64,13 @@ export interface ProtocolHost {
   /** The session's token usage (never going down). */
   readonly usage: { totalTokens?: number };
 }
+
+/**
+ * A message for a session, read defensively where it is used. Its `type` is typed so that `receive()`
+ * naming an event the protocol does not have fails the type check; at run time any type may arrive,
+ * and one `receive()` does not name is ignored.
+ */
+type SessionMessage = { type?: BridgeEventType; [key: string]: any };
 
 const STATUSES: readonly string[] = ['idle', 'running', 'waiting_tool_result', 'ended', 'error'];
 /** Core's spelling of the statuses a snapshot may carry, in the SDK's. */
@@ -117,7 +125,7 @@ export class SessionProtocol {
   }
 
   /** One session-addressed message from the bridge. */
-  receive(message: Record<string, any>, meta: EventMeta): void {
+  receive(message: SessionMessage, meta: EventMeta): void {
     const { host } = this;
     const { seq, type, status, text, toolRequestId, tool, operationId } = message;
     // An ended session takes nothing more — but the snapshot a `resume()` waits for.

@@ -8,6 +8,7 @@ import { eventContext, fromCore, type EventMeta } from './call-context.js';
 import type { JsonValue } from './json.js';
 import { Listeners } from './listeners.js';
 import { inOrder, randomId } from './bridge-port.js';
+import type { BridgeRequestType } from './bridge-messages.js';
 import { protocolError } from './errors.js';
 import { SessionAssets } from './session-assets.js';
 import { SessionProtocol, type Turn } from './session-protocol.js';
@@ -35,7 +36,7 @@ import type { PedelecWorkspace } from './workspace.js';
 
 /** @internal What a session needs from its client; keeps the session testable and the client private. */
 export interface SessionBridge {
-  request<T = unknown>(type: string, payload?: Record<string, unknown>): Promise<T>;
+  request<T = unknown>(type: BridgeRequestType, payload?: Record<string, unknown>): Promise<T>;
   /** What arrives for this session is no longer routed to it (the page ended it). */
   release(session: PedelecSession<string>): void;
   /** What arrives for this session is routed to it again (`resume()`). */
@@ -284,7 +285,12 @@ export class PedelecSession<TToolName extends string = string> {
    * A failed request is reported (fallback code `failCode`), finishes the turn and rejects; the
    * session goes back where it was when Core refused the turn, or to `error`.
    */
-  #runTurn(kind: TurnKind, type: string, payload: { text?: string }, failCode: string): Promise<void> {
+  #runTurn(
+    kind: TurnKind,
+    type: 'send_text' | 'prepare_session',
+    payload: { text?: string },
+    failCode: string,
+  ): Promise<void> {
     // One id for the turn, on the page and on the wire.
     const turnId = randomId('turn');
     const turn: Turn = {
@@ -529,7 +535,7 @@ export class PedelecSession<TToolName extends string = string> {
    * (a tool result finished after the connection went) fail with why it was detached: they never go
    * out on a later connection.
    */
-  #request<T = unknown>(type: string, payload?: object): Promise<T> {
+  #request<T = unknown>(type: BridgeRequestType, payload?: object): Promise<T> {
     if (this.#detachedBy) return Promise.reject(this.#detachedBy);
     return this.#bridge.request<T>(type, { sessionId: this.sessionId, ...payload });
   }

@@ -8,6 +8,7 @@
  */
 import type { PedelecError } from '../../core/errors.js';
 import type { LocalCallResult } from '../../core/local-call.js';
+import type { PageTool } from '../../core/page-link-contract.js';
 import type { NormalizedTool, ToolDefinition } from '../../core/tools.js';
 import type { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 
@@ -84,15 +85,8 @@ export const foreignFields = ({
 export const foreignTools = (tools: readonly DeclaredTool[]): DeclaredTool[] =>
   tools.filter((t) => !foreignFields(t).private);
 
-/** A tool as foreign agents are told of it. */
-export type ForeignTool = {
-  name: string;
-  description: string;
-  inputSchema: object;
-  title?: string;
-  readOnly?: true;
-  untrustedContent?: true;
-};
+/** A tool as foreign agents are told of it: as the MCP page link publishes it, a hint only when set. */
+export type ForeignTool = PageTool & { readOnly?: true; untrustedContent?: true };
 
 /**
  * A built tool as foreign agents are told of it: its manifest entry (the args schema as `inputSchema`)

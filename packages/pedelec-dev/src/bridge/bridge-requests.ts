@@ -4,7 +4,7 @@
  * Kept apart from bridge.ts, which owns the connection itself (frames in arrival order, fairness
  * between pages, responses and events going out): a new request type is a change here alone.
  */
-import { isPlainObject } from 'pedelec-elements/protocol';
+import { isPlainObject, type BridgeRequestType } from 'pedelec-elements/protocol';
 import type { BridgeConnection } from './bridge.js';
 import { DevCoreError } from '../errors.js';
 import { checkSkills } from './manifest.js';
@@ -84,7 +84,7 @@ function workspaceOf(session: DevSession): { workspace: { workspaceId: string; p
 }
 
 /** Request types only today's protocol knows; with 0.1 they are unknown, like any other. */
-const CURRENT_ONLY: ReadonlySet<string> = new Set(['reactivate_session', 'abort_session_setup']);
+const CURRENT_ONLY: ReadonlySet<string> = new Set<BridgeRequestType>(['reactivate_session', 'abort_session_setup']);
 
 /** The handler of a request type in `protocol`, or undefined (refused `UNKNOWN_REQUEST_TYPE`). */
 export function handlerFor(type: string, protocol: ProtocolProfile): Handler | undefined {
@@ -92,174 +92,132 @@ export function handlerFor(type: string, protocol: ProtocolProfile): Handler | u
   return REQUEST_HANDLERS.get(type);
 }
 
-/** The handler of each request type (see {@link handlerFor}); bridge.ts refuses any other type `UNKNOWN_REQUEST_TYPE`. */
-export const REQUEST_HANDLERS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
-  [
-    'get_approval_status',
-    function () {
-      return {
-        installed: true,
-        approved: this.deps.approvals.isApproved(this.origin),
+/**
+ * One handler per request type the protocol names (pedelec-elements/protocol): a handler for a name it
+ * does not know, or a name left without one, fails the type check.
+ */
+const HANDLERS = {
+  get_approval_status() {
+    return {
+      installed: true,
+      approved: this.deps.approvals.isApproved(this.origin),
+      origin: this.origin,
+      appConnected: true,
+    };
+  },
+  get_settings() {
+    const { defaultProvider, defaultModels } = this.deps.agents.settings();
+    return this.deps.protocol.settingsHaveDefaultModels ? { defaultProvider, defaultModels } : { defaultProvider };
+  },
+  list_providers() {
+    const providers = this.deps.agents.providers();
+    if (!this.deps.protocol.providersHaveIsDefault) return providers;
+    return providers.map((p) => ({ ...p, isDefault: p.code === this.deps.agents.selectedCode }));
+  },
+  create_session(req, after) {
+    const input = req.input;
+    if (!isPlainObject(input)) throw new DevCoreError('INVALID_INPUT', 'input must be an object');
+    // A top-level `callerSdkVersion` (today's SDK) is informational: nothing depends on it.
+    const { protocol } = this.deps;
+    // Today's Core serves a page that names no provider with the default one; 0.1 needs one.
+    const provider =
+      protocol.checksModelChoice && (input.provider === undefined || input.provider === null)
+        ? this.deps.agents.selectedCode
+        : input.provider;
+    if (typeof provider !== 'string' || provider === '')
+      throw new DevCoreError('INVALID_INPUT', 'input.provider must be a non-empty string');
+    const { model, effortLevel, effort } = protocol.checksModelChoice
+      ? modelChoice(input)
+      : {
+          model: optionalString(input, 'model'),
+          effortLevel: optionalString(input, 'effortLevel'),
+          effort: optionalString(input, 'effort'),
+        };
+    const skills = checkSkills(input.skills, this.deps.patterns);
+    const agent = this.deps.agents.resolve(provider, this.deps.strictProviders);
+    const session = this.deps.registry.create(
+      {
         origin: this.origin,
-        appConnected: true,
-      };
-    },
-  ],
-  [
-    'get_settings',
-    function () {
-      const { defaultProvider, defaultModels } = this.deps.agents.settings();
-      return this.deps.protocol.settingsHaveDefaultModels ? { defaultProvider, defaultModels } : { defaultProvider };
-    },
-  ],
-  [
-    'list_providers',
-    function () {
-      const providers = this.deps.agents.providers();
-      if (!this.deps.protocol.providersHaveIsDefault) return providers;
-      return providers.map((p) => ({ ...p, isDefault: p.code === this.deps.agents.selectedCode }));
-    },
-  ],
-  [
-    'create_session',
-    function (req, after) {
-      const input = req.input;
-      if (!isPlainObject(input)) throw new DevCoreError('INVALID_INPUT', 'input must be an object');
-      // A top-level `callerSdkVersion` (today's SDK) is informational: nothing depends on it.
-      const { protocol } = this.deps;
-      // Today's Core serves a page that names no provider with the default one; 0.1 needs one.
-      const provider =
-        protocol.checksModelChoice && (input.provider === undefined || input.provider === null)
-          ? this.deps.agents.selectedCode
-          : input.provider;
-      if (typeof provider !== 'string' || provider === '')
-        throw new DevCoreError('INVALID_INPUT', 'input.provider must be a non-empty string');
-      const { model, effortLevel, effort } = protocol.checksModelChoice
-        ? modelChoice(input)
-        : {
-            model: optionalString(input, 'model'),
-            effortLevel: optionalString(input, 'effortLevel'),
-            effort: optionalString(input, 'effort'),
-          };
-      const skills = checkSkills(input.skills, this.deps.patterns);
-      const agent = this.deps.agents.resolve(provider, this.deps.strictProviders);
-      const session = this.deps.registry.create(
-        {
-          origin: this.origin,
-          provider,
-          model: model ?? agent.defaultModel,
-          explicitModel: model !== undefined,
-          effortLevel,
-          effort,
-          agent,
-          autoEndOnDisconnect: input.autoEndOnDisconnect !== false,
-          skills,
-          defaultToolTimeoutMs: this.deps.defaultToolTimeoutMs,
-          protocol: this.deps.protocol,
-          writeAsset: (sessionId, path, content, mimeType) =>
-            this.deps.assets.writeFile(sessionId, path, content, mimeType),
-        },
-        this,
-        req.channelId,
-      );
-      after.push(() => session.sendSnapshot(this, req.channelId));
-      if (!protocol.sessionWorkspaces) return { sessionId: session.id };
-      // SDK 0.4.6 aborts the setup of an explicit-model session unless Core says the model was applied.
-      return {
-        sessionId: session.id,
-        ...workspaceOf(session),
-        ...(model !== undefined && { explicitModelConfigApplied: true }),
-      };
-    },
-  ],
-  [
-    'resume_session',
-    function (req, after) {
-      const session = this.deps.registry.resume(req.sessionId, this, req.channelId, this.origin);
-      after.push(() => session.sendSnapshot(this, req.channelId));
-      if (!this.deps.protocol.sessionWorkspaces) return { sessionId: session.id };
-      return { sessionId: session.id, ...workspaceOf(session), autoEndOnDisconnect: session.autoEndOnDisconnect };
-    },
-  ],
-  [
-    'reactivate_session',
-    function (req) {
-      const { autoEndOnDisconnect } = req;
-      if (autoEndOnDisconnect !== undefined && typeof autoEndOnDisconnect !== 'boolean')
-        throw new DevCoreError('INVALID_INPUT', 'autoEndOnDisconnect must be a boolean');
-      const session = this.deps.registry.reactivate(
-        req.sessionId,
-        this,
-        req.channelId,
-        this.origin,
-        autoEndOnDisconnect,
-      );
-      // Before the response, unlike create and resume: SDK 0.4.6 checks that the idle snapshot came first.
-      // A session that had not ended gets where it stands (the SDK sends this only for ended handles).
-      session.sendSnapshot(this, req.channelId);
-      return { sessionId: session.id };
-    },
-  ],
-  [
-    'abort_session_setup',
-    function (req) {
-      // Nothing to abort (unknown, or already forgotten) is still ok: the SDK sends this best-effort,
-      // awaits it and ignores the answer, and an abort repeated after a lost response must not fail.
-      this.deps.registry.abortSetup(req.sessionId, this, req.channelId, this.origin);
-      return {};
-    },
-  ],
-  [
-    'prepare_session',
-    function (req, after) {
-      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
-      after.push(session.reserveTurn('prepare', '', operationIdFor(this.deps.protocol, req.operationId)));
-      return {};
-    },
-  ],
-  [
-    'send_text',
-    function (req, after) {
-      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
-      if (typeof req.text !== 'string') throw new DevCoreError('INVALID_INPUT', 'text must be a string');
-      after.push(session.reserveTurn('user', req.text, operationIdFor(this.deps.protocol, req.operationId)));
-      return {};
-    },
-  ],
-  [
-    'submit_tool_result',
-    function (req) {
-      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
-      session.submitToolResult(requireString(req, 'toolRequestId'), req.result);
-      return {};
-    },
-  ],
-  [
-    'end_session',
-    function (req) {
-      this.deps.registry.forRoute(req.sessionId, this, req.channelId).end({ sink: this, channelId: req.channelId });
-      return {};
-    },
-  ],
-  [
-    'list_assets',
-    async function (req) {
-      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
-      return { assets: await this.deps.assets.list(session.id) };
-    },
-  ],
-  [
-    'create_asset_upload',
-    function (req) {
-      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
-      return this.deps.assets.createUpload(session.id, req);
-    },
-  ],
-  [
-    'create_asset_download',
-    function (req) {
-      const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
-      return this.deps.assets.createDownload(session.id, req.path);
-    },
-  ],
-]);
+        provider,
+        model: model ?? agent.defaultModel,
+        explicitModel: model !== undefined,
+        effortLevel,
+        effort,
+        agent,
+        autoEndOnDisconnect: input.autoEndOnDisconnect !== false,
+        skills,
+        defaultToolTimeoutMs: this.deps.defaultToolTimeoutMs,
+        protocol: this.deps.protocol,
+        writeAsset: (sessionId, path, content, mimeType) =>
+          this.deps.assets.writeFile(sessionId, path, content, mimeType),
+      },
+      this,
+      req.channelId,
+    );
+    after.push(() => session.sendSnapshot(this, req.channelId));
+    if (!protocol.sessionWorkspaces) return { sessionId: session.id };
+    // SDK 0.4.6 aborts the setup of an explicit-model session unless Core says the model was applied.
+    return {
+      sessionId: session.id,
+      ...workspaceOf(session),
+      ...(model !== undefined && { explicitModelConfigApplied: true }),
+    };
+  },
+  resume_session(req, after) {
+    const session = this.deps.registry.resume(req.sessionId, this, req.channelId, this.origin);
+    after.push(() => session.sendSnapshot(this, req.channelId));
+    if (!this.deps.protocol.sessionWorkspaces) return { sessionId: session.id };
+    return { sessionId: session.id, ...workspaceOf(session), autoEndOnDisconnect: session.autoEndOnDisconnect };
+  },
+  reactivate_session(req) {
+    const { autoEndOnDisconnect } = req;
+    if (autoEndOnDisconnect !== undefined && typeof autoEndOnDisconnect !== 'boolean')
+      throw new DevCoreError('INVALID_INPUT', 'autoEndOnDisconnect must be a boolean');
+    const session = this.deps.registry.reactivate(req.sessionId, this, req.channelId, this.origin, autoEndOnDisconnect);
+    // Before the response, unlike create and resume: SDK 0.4.6 checks that the idle snapshot came first.
+    // A session that had not ended gets where it stands (the SDK sends this only for ended handles).
+    session.sendSnapshot(this, req.channelId);
+    return { sessionId: session.id };
+  },
+  abort_session_setup(req) {
+    // Nothing to abort (unknown, or already forgotten) is still ok: the SDK sends this best-effort,
+    // awaits it and ignores the answer, and an abort repeated after a lost response must not fail.
+    this.deps.registry.abortSetup(req.sessionId, this, req.channelId, this.origin);
+    return {};
+  },
+  prepare_session(req, after) {
+    const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+    after.push(session.reserveTurn('prepare', '', operationIdFor(this.deps.protocol, req.operationId)));
+    return {};
+  },
+  send_text(req, after) {
+    const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+    if (typeof req.text !== 'string') throw new DevCoreError('INVALID_INPUT', 'text must be a string');
+    after.push(session.reserveTurn('user', req.text, operationIdFor(this.deps.protocol, req.operationId)));
+    return {};
+  },
+  submit_tool_result(req) {
+    const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+    session.submitToolResult(requireString(req, 'toolRequestId'), req.result);
+    return {};
+  },
+  end_session(req) {
+    this.deps.registry.forRoute(req.sessionId, this, req.channelId).end({ sink: this, channelId: req.channelId });
+    return {};
+  },
+  async list_assets(req) {
+    const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+    return { assets: await this.deps.assets.list(session.id) };
+  },
+  create_asset_upload(req) {
+    const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+    return this.deps.assets.createUpload(session.id, req);
+  },
+  create_asset_download(req) {
+    const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+    return this.deps.assets.createDownload(session.id, req.path);
+  },
+} satisfies Record<BridgeRequestType, Handler>;
+
+/** The handler of each request type (see {@link handlerFor}); bridge.ts refuses any other type `UNKNOWN_REQUEST_TYPE`. */
+export const REQUEST_HANDLERS: ReadonlyMap<string, Handler> = new Map(Object.entries(HANDLERS));

@@ -10,7 +10,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebSocket, type RawData } from 'ws';
-import { APPROVAL_HELD_REQUESTS, isPlainObject } from 'pedelec-elements/protocol';
+import {
+  APPROVAL_HELD_REQUESTS,
+  isPlainObject,
+  type BridgeNotificationType,
+  type BridgeRequestType,
+} from 'pedelec-elements/protocol';
 import type { AgentDirectory } from '../agents/index.js';
 import type { Approvals } from '../inspector/approval.js';
 import type { AssetStore } from '../assets/asset-store.js';
@@ -54,7 +59,10 @@ const INBOX_PAUSE_BYTES = 32 * 1024 * 1024;
  * Requests held while the origin waits for approval: the kit's list, and `reactivate_session`, which
  * brings a session back to life as `resume_session` does.
  */
-const HELD_FOR_APPROVAL: ReadonlySet<string> = new Set([...APPROVAL_HELD_REQUESTS, 'reactivate_session']);
+const HELD_FOR_APPROVAL: ReadonlySet<string> = new Set([
+  ...APPROVAL_HELD_REQUESTS,
+  'reactivate_session' satisfies BridgeRequestType,
+]);
 
 function frameSize(data: RawData): number {
   return Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
@@ -219,7 +227,7 @@ export class BridgeConnection implements EventSink {
    * refuses them as frames without a requestId, with a response nobody can match — which a page must
    * be able to live with, so the 0.1 mode sends exactly that.
    */
-  private onHandshake(message: Record<string, unknown>): void {
+  private onHandshake(message: { type?: BridgeNotificationType; [key: string]: unknown }): void {
     if (!this.deps.protocol.acceptsHandshake)
       return this.send({ ...LEGACY_HANDSHAKE_REFUSAL, error: { ...LEGACY_HANDSHAKE_REFUSAL.error } });
     if (message.type === 'sdk_hello' && typeof message.sdkVersion === 'string') {

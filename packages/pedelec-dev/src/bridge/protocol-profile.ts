@@ -5,6 +5,7 @@
  * {@link ProtocolProfile}; the bridge and the sessions read these fields and never the mode's name.
  */
 import { randomUUID } from 'node:crypto';
+import { BRIDGE_NOTIFICATION_TYPES } from 'pedelec-elements/protocol';
 import { DevCoreError } from '../errors.js';
 
 export const PROTOCOL_NAMES = ['current', '0.1'] as const;
@@ -64,7 +65,7 @@ export const LEGACY_HANDSHAKE_REFUSAL = Object.freeze({
 });
 
 /** The frames today's SDK sends unasked, without requestId or channelId. */
-export const HANDSHAKE_TYPES: ReadonlySet<string> = new Set(['sdk_hello', 'page_activity']);
+export const HANDSHAKE_TYPES: ReadonlySet<string> = new Set(BRIDGE_NOTIFICATION_TYPES);
 
 /**
  * The profile for a protocol. `fragments: false` simulates a provider that does not stream (only

@@ -7,6 +7,7 @@
  * header of session.ts describes it.
  */
 import type { JsonValue, PedelecError } from 'pedelec-elements/core';
+import type { BridgeEventType } from 'pedelec-elements/protocol';
 import type { PublishedArtifact } from '../agents/types.js';
 import { toWireError } from '../errors.js';
 import type { ProtocolProfile } from './protocol-profile.js';
@@ -80,13 +81,13 @@ export class SessionEvents {
     private readonly hooks: EventHooks,
   ) {}
 
-  private emit(type: string, fields: Record<string, unknown>): void {
+  private emit(type: BridgeEventType, fields: Record<string, unknown>): void {
     if (this.hooks.ended()) return;
     this.routes.send(type, fields);
   }
 
   /** An event of a turn: it carries the turn's operationId when the protocol has operations. */
-  turnEvent(turn: ReportedTurn, type: string, fields: Record<string, unknown>): void {
+  turnEvent(turn: ReportedTurn, type: BridgeEventType, fields: Record<string, unknown>): void {
     this.emit(type, turn.operationId === undefined ? fields : { operationId: turn.operationId, ...fields });
   }
 

@@ -4,6 +4,7 @@
  * stale event from a new one. Apart from session-events.ts and turn-runner.ts, which decide what is
  * sent and when: this only numbers events and hands each to every route, whatever they say.
  */
+import type { BridgeEventType } from 'pedelec-elements/protocol';
 import { DevCoreError } from '../errors.js';
 
 /** Where a session's events go: a page connection. `sendEvent` must never throw. */
@@ -70,7 +71,7 @@ export class SessionRoutes {
   }
 
   /** One event to every route, with the next seq. */
-  send(type: string, fields: Record<string, unknown>): void {
+  send(type: BridgeEventType, fields: Record<string, unknown>): void {
     const seq = ++this.seq;
     for (const { sink, channelId } of this.routes.values()) {
       sink.sendEvent({ channelId, type, sessionId: this.sessionId, seq, ...fields });
@@ -78,7 +79,7 @@ export class SessionRoutes {
   }
 
   /** One event to one route only, numbered like any other (see DevSession.sendSnapshot for why). */
-  sendTo(sink: EventSink, channelId: string, type: string, fields: Record<string, unknown>): void {
+  sendTo(sink: EventSink, channelId: string, type: BridgeEventType, fields: Record<string, unknown>): void {
     const seq = ++this.seq;
     sink.sendEvent({ channelId, type, sessionId: this.sessionId, seq, ...fields });
   }

@@ -23,13 +23,12 @@ import {
   McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callToolResult as pageCallToolResult } from 'pedelec-elements/protocol';
+import { callToolResult as pageCallToolResult, type CallAnswer } from 'pedelec-elements/protocol';
 import type { JsonValue } from 'pedelec-elements/core';
 import type { PedelecError } from 'pedelec-elements/core';
 import { toWireError } from '../errors.js';
 import { checkOrigin, type OriginRules } from '../http/security.js';
 import { PAGES_TOOL, type PageDirectory, type PageSummary } from './page-directory.js';
-import type { CallAnswer } from './page-link.js';
 
 /** Live MCP sessions at once; a client past that is refused until one ends (DELETE, or the server stops). */
 export const MAX_MCP_SESSIONS = 32;

@@ -5,6 +5,7 @@
  * {@link LINK_REFUSED_CLOSE_CODE}, naming the flag — so the page can say why.
  */
 import { WebSocketServer } from 'ws';
+import { LINK_REFUSED_CLOSE_CODE } from 'pedelec-elements/protocol';
 import { closeSockets, type DevFeature } from '../http/feature.js';
 import { plain } from '../http/http-routes.js';
 import type { OriginRules } from '../http/security.js';
@@ -12,7 +13,7 @@ import type { Approvals } from '../inspector/approval.js';
 import type { MessageLog } from '../inspector/message-log.js';
 import { McpEndpoint } from './mcp-endpoint.js';
 import { PageDirectory } from './page-directory.js';
-import { LINK_REFUSED_CLOSE_CODE, PageLink, type PageLinkEvents } from './page-link.js';
+import { PageLink, type PageLinkEvents } from './page-link.js';
 
 export type McpFeatureInputs = {
   /** The bearer token `/mcp` requires; `null` when MCP is off. */

@@ -7,7 +7,8 @@
  * One tool of pedelec-dev's own, {@link PAGES_TOOL}, lists the pages.
  */
 import { createHash } from 'node:crypto';
-import type { CallAnswer, PageLink, PageTool } from './page-link.js';
+import type { CallAnswer, PageTool } from 'pedelec-elements/protocol';
+import type { PageLink } from './page-link.js';
 
 /** The management tool: which pages are linked, and their tools. */
 export const PAGES_TOOL = 'pedelec_pages';

@@ -1,8 +1,9 @@
 /**
- * One page on `/tools`, the MCP page link (docs/mcp.md): the page says who it is (`hello`, whose
- * `version` must be {@link PAGE_LINK_VERSION}) and publishes its tools (`tools`, on every change);
- * pedelec-dev sends it `call`s and `cancel`s and gets each call's `result`. The page runs every call
- * on the path an agent's call takes (validation, deadline, result check), so this side only routes.
+ * One page on `/tools`, the MCP page link (docs/mcp.md; its contract, shared with the kit's side of it,
+ * in pedelec-elements/protocol): the page says who it is (`hello`, whose `version` must be
+ * {@link PAGE_LINK_VERSION}) and publishes its tools (`tools`, on every change); pedelec-dev sends it
+ * `call`s and `cancel`s and gets each call's `result`. The page runs every call on the path an agent's
+ * call takes (validation, deadline, result check), so this side only routes.
  *
  * A page that breaks the link's rules (a frame that is not JSON, a frame before `hello`, a tool list
  * that is not one) is closed with a reason it reports; a version this side does not speak is closed
@@ -10,35 +11,28 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
-import { isPlainObject } from 'pedelec-elements/protocol';
-import type { JsonValue } from 'pedelec-elements/core';
-import type { PedelecError } from 'pedelec-elements/core';
+import {
+  answerOf,
+  isPlainObject,
+  LINK_REFUSED_CLOSE_CODE,
+  PAGE_LINK_VERSION,
+  type CallAnswer,
+  type PageLinkFrame,
+  type PageTool,
+  type ServerLinkFrame,
+} from 'pedelec-elements/protocol';
 import { frameText } from '../errors.js';
 
-/** The link version this side speaks. */
-export const PAGE_LINK_VERSION = 1;
-/** Closes a link this side will not serve (a version it does not speak, MCP not enabled): not retried. */
-export const LINK_REFUSED_CLOSE_CODE = 4400;
 /** A page may have this many calls running at once; more are answered at once with an error. */
 export const MAX_RUNNING_CALLS = 64;
 /** At most this many tools per page. */
 export const MAX_PAGE_TOOLS = 512;
 
-/** A tool as the page publishes it. */
-export type PageTool = {
-  name: string;
-  description: string;
-  inputSchema: { [key: string]: JsonValue };
-  title?: string;
-  readOnly?: boolean;
-  untrustedContent?: boolean;
-};
+/** A frame from the page as read: a JSON object, whose `type` this side compares with the contract's. */
+type PageFrameFields = { type?: PageLinkFrame['type']; [key: string]: unknown };
 
 /** Who the page says it is (its `hello`), and its origin as the browser sent it. */
 export type PageIdentity = { label: string | null; title: string; url: string; origin: string | null };
-
-/** What a call answers: the page's result, or an error (the page's own, or why there is none). */
-export type CallAnswer = { ok: true; result: JsonValue } | { ok: false; error: PedelecError };
 
 export type PageLinkEvents = {
   /** The page said who it is: it counts as a page from now on. */
@@ -104,27 +98,29 @@ export class PageLink {
     this.socket.close(code, closeReason(reason));
   }
 
-  #send(message: Record<string, unknown>): void {
+  #send(message: ServerLinkFrame): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
     this.socket.send(frameText(message, () => ({ type: 'cancel', id: message.id })));
   }
 
   #receive(data: RawData, isBinary: boolean): void {
-    let frame: unknown;
+    let parsed: unknown;
     try {
-      frame = isBinary ? undefined : JSON.parse(data.toString());
+      parsed = isBinary ? undefined : JSON.parse(data.toString());
     } catch {
       // reported below
     }
-    if (!isPlainObject(frame))
+    if (!isPlainObject(parsed))
       return this.close(1007, 'pedelec-dev: a link frame must be a JSON object in a text frame');
+    // Typed by the contract, so that comparing with a frame type it does not name fails the type check.
+    const frame: PageFrameFields = parsed;
     if (this.identity === null) return this.#hello(frame);
     if (frame.type === 'tools') return this.#tools(frame.tools);
     if (frame.type === 'result') return this.#result(frame);
     this.close(1008, `pedelec-dev: unknown link frame type ${JSON.stringify(frame.type)}`);
   }
 
-  #hello(frame: Record<string, unknown>): void {
+  #hello(frame: PageFrameFields): void {
     if (frame.type !== 'hello') return this.close(1008, 'pedelec-dev: the first link frame must be hello');
     if (frame.version !== PAGE_LINK_VERSION) {
       const reason = `pedelec-dev speaks page link version ${PAGE_LINK_VERSION}, not ${JSON.stringify(frame.version)}`;
@@ -148,18 +144,16 @@ export class PageLink {
     this.events.toolsChanged(this);
   }
 
-  #result(frame: Record<string, unknown>): void {
+  #result(frame: PageFrameFields): void {
     const settle = typeof frame.id === 'string' ? this.#running.get(frame.id) : undefined;
     if (!settle) return; // cancelled meanwhile, or never asked
     this.#running.delete(frame.id as string);
-    if (frame.ok === true && 'result' in frame) return settle({ ok: true, result: frame.result as JsonValue });
-    const error = frame.error as Partial<PedelecError> | undefined;
-    if (frame.ok === false && typeof error?.code === 'string' && typeof error.message === 'string')
-      return settle({ ok: false, error: error as PedelecError });
-    settle({
-      ok: false,
-      error: { code: 'INTERNAL_ERROR', message: 'The page answered the call in a form pedelec-dev cannot read' },
-    });
+    settle(
+      answerOf(frame) ?? {
+        ok: false,
+        error: { code: 'INTERNAL_ERROR', message: 'The page answered the call in a form pedelec-dev cannot read' },
+      },
+    );
   }
 
   #left(why: string): void {
