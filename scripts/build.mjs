@@ -27,9 +27,13 @@ run('tsc → dist/', bin('tsc'), ['-p', 'tsconfig.json']);
 // The development Core, the workspace package pedelec-dev (Node only, its own tsconfig with Node
 // types). It imports the kit by name, so it compiles against the kit's declarations just written.
 // Its inspector page is plain HTML/JS/CSS served as files, so it is copied beside the compiled
-// server; cli.js keeps its shebang and must be executable for the package's `bin`.
+// server — but not the tsconfig.json that type-checks its script, which is no page file; cli.js
+// keeps its shebang and must be executable for the package's `bin`.
 run('tsc (pedelec-dev) → packages/pedelec-dev/dist/', bin('tsc'), ['-p', `${dev}tsconfig.json`]);
-cpSync(`${dev}src/inspector/page`, `${dev}dist/inspector/page`, { recursive: true });
+cpSync(`${dev}src/inspector/page`, `${dev}dist/inspector/page`, {
+  recursive: true,
+  filter: (path) => !path.endsWith('tsconfig.json'),
+});
 chmodSync(`${dev}dist/cli.js`, 0o755);
 run('rollup → cdn/', bin('rollup'), ['-c', 'rollup.config.mjs', '--silent']);
 // What the analyzer reads, and how, is in custom-elements-manifest.config.mjs (shared with `npm run docs`).

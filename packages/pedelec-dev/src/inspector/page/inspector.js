@@ -1,7 +1,101 @@
+// @ts-check
 // The pedelec-dev inspector: plain DOM, no framework, no innerHTML — everything shown here comes from
-// pages and agents, so it is only ever set as text.
-const $ = (id) => document.getElementById(id);
+// pages and agents, so it is only ever set as text. Served as written, with no build: its types are
+// JSDoc, checked by tsc (tsconfig.json here, part of `npm run typecheck`).
 
+// ───────────────────────────── types ─────────────────────────────
+
+// The inspector socket's messages, as this page reads and sends them. The server declares them in
+// ../inspector.ts, ../message-log.ts (LogEntry), ../approval.ts (ApprovalPrompt, ApprovalEvent),
+// ../../agents/operator.ts (OpenTurnInfo, DeskEvent) and ../../bridge/session.ts (SessionSummary);
+// they are restated here because importing them would bring Node's types into a browser script.
+
+/**
+ * @typedef {{ code: string, message: string, details?: unknown }} WireError
+ * @typedef {{
+ *   type?: string | string[], description?: string, enum?: unknown[], maxLength?: number, minimum?: number,
+ *   maximum?: number, properties?: Record<string, SchemaNode | undefined>, required?: string[]
+ * }} SchemaNode A tool's args schema or one of its nodes: any JSON Schema, of which the page reads these.
+ * @typedef {{ name: string, description: string, argsSchema: SchemaNode, timeoutMs?: number }} ToolManifest
+ * @typedef {{ guidance: string, tools: ToolManifest[] }} SkillsManifest
+ * @typedef {{
+ *   version: string, agent: string, approval: string, strictProviders: boolean, protocol?: string,
+ *   fragments?: boolean, coreStatuses?: boolean, bridgeUrl: string
+ * }} ServerInfo The Core's facts; one from before the protocol option sends no protocol, fragments, coreStatuses.
+ * @typedef {{
+ *   sessionId: string, origin: string | null, provider: string, agent: string, model?: string,
+ *   explicitModel?: boolean, effortLevel?: string, effort?: string, workspaceId?: string,
+ *   autoEndOnDisconnect: boolean, status: string, routes: number, createdAt: number, skills?: SkillsManifest
+ * }} SessionSummary Updates leave `skills` out; a Core from before explicitModel sends none.
+ * @typedef {{ sessionId: string, text: string, openedAt: number }} OpenTurn
+ * @typedef {{ client: string, tool: string, page: string }} CallInQuestion
+ * @typedef {{ id: string, origin: string | null, askedAt: number, call?: CallInQuestion }} ApprovalPrompt
+ * @typedef {{
+ *   id: number, at: number, dir: 'in' | 'out' | 'info', connectionId: string, origin: string | null,
+ *   type: string | null, sessionId: string | null, text: string, truncated: boolean
+ * }} LogEntry
+ * @typedef {{ ok: true, result: unknown, durationMs: number } | { ok: false, error: WireError }} CallOutcome
+ *   What an operator's tool call came to: `result` is whatever the agent got, the page's JSON or the Core's
+ *   error result `{ error }`.
+ */
+
+/**
+ * @typedef {(
+ *   | { type: 'hello', server: ServerInfo, sessions: SessionSummary[], turns: OpenTurn[],
+ *       approvals: ApprovalPrompt[], log: LogEntry[] }
+ *   | { type: 'session_created' | 'session_updated', session: SessionSummary }
+ *   | { type: 'session_ended', sessionId: string }
+ *   | { type: 'turn_opened', turn: OpenTurn }
+ *   | { type: 'turn_closed', sessionId: string }
+ *   | { type: 'approval_requested', prompt: ApprovalPrompt }
+ *   | { type: 'approval_resolved', id: string, origin: string | null, approved: boolean, reason: string }
+ *   | { type: 'log', entry: LogEntry }
+ *   | ({ type: 'operator_result', callId: unknown } & CallOutcome)
+ *   | { type: 'error', error: WireError, for?: unknown }
+ * )} InspectorMessage What the Core sends this page.
+ */
+
+/**
+ * @typedef {(
+ *   | { type: 'approve', id: string, approved: boolean }
+ *   | { type: 'operator_say', sessionId: string | null, text: string }
+ *   | { type: 'operator_end_turn', sessionId: string | null }
+ *   | { type: 'operator_call', callId: number, sessionId: string | null, tool: string, args: unknown }
+ * )} OperatorMessage What this page sends the Core: `sessionId` is the selected one's, null while none is.
+ */
+
+/**
+ * The elements of index.html this script uses, by id.
+ * @typedef {{
+ *   'server-info': HTMLParagraphElement, 'socket-state': HTMLOutputElement, 'no-token': HTMLParagraphElement,
+ *   approvals: HTMLElement, 'approval-list': HTMLUListElement, sessions: HTMLUListElement,
+ *   'no-sessions': HTMLParagraphElement, 'detail-empty': HTMLParagraphElement, 'detail-body': HTMLDivElement,
+ *   'detail-facts': HTMLDListElement, 'detail-guidance': HTMLPreElement, 'detail-tools': HTMLUListElement,
+ *   'operator-idle': HTMLParagraphElement, 'operator-turn': HTMLDivElement, 'operator-text': HTMLQuoteElement,
+ *   'say-form': HTMLFormElement, 'say-text': HTMLInputElement, 'call-form': HTMLFormElement,
+ *   'call-tool': HTMLSelectElement, 'call-fields': HTMLFieldSetElement, 'call-args': HTMLTextAreaElement,
+ *   'call-result': HTMLDivElement, 'end-turn': HTMLButtonElement, 'log-filter': HTMLFormElement,
+ *   'filter-text': HTMLInputElement, 'filter-dir': HTMLSelectElement, 'filter-session': HTMLInputElement,
+ *   'log-pause': HTMLInputElement, 'log-clear': HTMLButtonElement, log: HTMLTableSectionElement
+ * }} PageElements
+ */
+
+/**
+ * The element of index.html with this id (never null: the page has each one).
+ * @template {keyof PageElements} K
+ * @param {K} id
+ * @returns {PageElements[K]}
+ */
+const $ = (id) => /** @type {PageElements[K]} */ (document.getElementById(id));
+
+/**
+ * The session maps are keyed by session id, and looked up with `selected` too, which is null while no
+ * session is selected (and then finds nothing).
+ * @type {{
+ *   sessions: Map<string | null, SessionSummary>, turns: Map<string | null, OpenTurn>,
+ *   approvals: Map<string, ApprovalPrompt>, log: LogEntry[], selected: string | null, nextCallId: number
+ * }}
+ */
 const state = {
   sessions: new Map(), // sessionId → summary
   turns: new Map(), // sessionId → open operator turn
@@ -11,26 +105,38 @@ const state = {
   nextCallId: 1,
 };
 const MAX_LOG = 2000;
+/** @type {WebSocket | null} */
 let socket = null;
 
+/**
+ * A new element with `props` set on it (`class`, `dataset`, `on…` listeners, any other as a property)
+ * and `children` appended, null and undefined left out.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, any>} [props]
+ * @param {...(Node | string | null | undefined)} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (key === 'class') node.className = value;
     else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
     else if (key === 'dataset') Object.assign(node.dataset, value);
-    else node[key] = value;
+    else /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (node))[key] = value;
   }
   node.append(...children.filter((c) => c !== null && c !== undefined));
   return node;
 }
 
+/** @param {string | null | undefined} id */
 const short = (id) =>
   id
     ? String(id)
         .replace(/^session_/, '')
         .slice(0, 8)
     : '';
+/** @param {number} ms */
 const time = (ms) => {
   const d = new Date(ms);
   return `${d.toLocaleTimeString([], { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`;
@@ -83,10 +189,12 @@ function connect() {
   });
 }
 
+/** @param {OperatorMessage} message */
 function send(message) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
 }
 
+/** @param {InspectorMessage} message */
 function handle(message) {
   switch (message.type) {
     case 'hello': {
@@ -205,6 +313,7 @@ function renderSessions() {
   $('no-sessions').hidden = state.sessions.size > 0;
 }
 
+/** @param {string} sessionId */
 function select(sessionId) {
   // A reply typed for one session never goes to another (the next one may be a hostile page's).
   if (sessionId !== state.selected) $('say-text').value = '';
@@ -261,7 +370,10 @@ function renderDetail() {
 
 // ───────────────────────────── operator ─────────────────────────────
 
-/** The session whose tool form is built: rebuilt only on a change of session, so typing survives updates. */
+/**
+ * The session whose tool form is built: rebuilt only on a change of session, so typing survives updates.
+ * @type {string | null}
+ */
 let formFor = null;
 
 function renderOperator() {
@@ -286,6 +398,7 @@ function renderOperator() {
  * One input per top-level property of the tool's args schema, and the JSON box, which is what gets
  * sent. Each follows the other: a field's edit changes its property in the box (other properties typed
  * there stay), and a hand edit of the box that parses to an object sets every field from it.
+ * @type {Array<[string, Field]>}
  */
 let fields = []; // [name, { read, write }]
 
@@ -301,6 +414,7 @@ function buildArgsForm() {
   }
   const props = tool.argsSchema.properties || {};
   const required = new Set(tool.argsSchema.required || []);
+  /** @type {Record<string, unknown>} */
   const args = {};
   for (const [name, node] of Object.entries(props)) {
     const field = controlFor(node, required.has(name));
@@ -318,9 +432,16 @@ function buildArgsForm() {
   $('call-args').value = JSON.stringify(args, null, 2);
 }
 
+/**
+ * @param {unknown} value
+ * @returns {value is Record<string, unknown>}
+ */
 const isArgsObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The JSON box as an object, or null while it holds something else (being typed, say). */
+/**
+ * The JSON box as an object, or null while it holds something else (being typed, say).
+ * @returns {Record<string, unknown> | null}
+ */
 function argsInBox() {
   try {
     const args = JSON.parse($('call-args').value || '{}');
@@ -330,7 +451,11 @@ function argsInBox() {
   }
 }
 
-/** A field changed: its property in the box follows (the box is rebuilt from the fields if it does not parse). */
+/**
+ * A field changed: its property in the box follows (the box is rebuilt from the fields if it does not parse).
+ * @param {string} name
+ * @param {Field} field
+ */
 function fieldToJson(name, field) {
   let args = argsInBox();
   if (!args) {
@@ -350,18 +475,31 @@ function jsonToFields() {
   for (const [name, { write }] of fields) write(Object.hasOwn(args, name) ? args[name] : undefined);
 }
 
-/** The input for one property: `read()` gives its value (undefined: not set), `write(value)` shows one. */
+/**
+ * @typedef {{
+ *   control: HTMLInputElement | HTMLSelectElement, read: () => unknown, write: (value: unknown) => void
+ * }} Field
+ */
+
+/**
+ * The input for one property: `read()` gives its value (undefined: not set), `write(value)` shows one.
+ * @param {SchemaNode | undefined} node
+ * @param {boolean} required
+ * @returns {Field}
+ */
 function controlFor(node, required) {
   node = node || {};
-  const asText = (value) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+  const asText = (/** @type {unknown} */ value) =>
+    value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
   if (Array.isArray(node.enum)) {
+    const values = node.enum;
     const control = el('select', {}, required ? null : el('option', { value: '' }, '(not set)'));
-    node.enum.forEach((v, i) => control.append(el('option', { value: String(i) }, JSON.stringify(v))));
+    values.forEach((v, i) => control.append(el('option', { value: String(i) }, JSON.stringify(v))));
     return {
       control,
-      read: () => (control.value === '' ? undefined : node.enum[Number(control.value)]),
+      read: () => (control.value === '' ? undefined : values[Number(control.value)]),
       write: (value) => {
-        const i = node.enum.findIndex((v) => JSON.stringify(v) === JSON.stringify(value));
+        const i = values.findIndex((v) => JSON.stringify(v) === JSON.stringify(value));
         control.value = i < 0 ? '' : String(i);
       },
     };
@@ -421,10 +559,14 @@ function controlFor(node, required) {
   }
 }
 
+/** @param {CallOutcome} message */
 function showCallResult(message) {
   const box = $('call-result');
-  // The agent got a result, but an error result (denied, invalid args, timed out…) is a failure.
-  const failure = message.ok ? message.result?.error : message.error;
+  // The agent got a result, but an error result (denied, invalid args, timed out…) is a failure. A result
+  // is any JSON: only the Core's error result, `{ error: { code, message } }`, has an `error` with a code.
+  const failure = message.ok
+    ? /** @type {{ error?: { code?: unknown, message?: unknown } } | null} */ (message.result)?.error
+    : message.error;
   if (message.ok && typeof failure?.code === 'string') {
     box.replaceChildren(
       el(
@@ -452,7 +594,8 @@ $('call-form').addEventListener('submit', (event) => {
   try {
     args = JSON.parse($('call-args').value || '{}');
   } catch (error) {
-    showCallResult({ ok: false, error: { code: 'INVALID_JSON', message: error.message } });
+    // What JSON.parse throws: a SyntaxError.
+    showCallResult({ ok: false, error: { code: 'INVALID_JSON', message: /** @type {Error} */ (error).message } });
     return;
   }
   $('call-result').replaceChildren(el('p', { class: 'muted' }, 'Waiting for the page…'));
@@ -475,6 +618,7 @@ $('end-turn').addEventListener('click', () => send({ type: 'operator_end_turn', 
 
 // ───────────────────────────── log ─────────────────────────────
 
+/** @param {LogEntry} entry */
 function matches(entry) {
   const dir = $('filter-dir').value;
   if (dir && entry.dir !== dir) return false;
@@ -486,7 +630,10 @@ function matches(entry) {
   );
 }
 
-/** The frame without the fields that have their own column, shortened. */
+/**
+ * The frame without the fields that have their own column, shortened.
+ * @param {LogEntry} entry
+ */
 function previewOf(entry) {
   let text = entry.text;
   try {
@@ -499,6 +646,7 @@ function previewOf(entry) {
   return text.length > 160 ? `${text.slice(0, 160)}…` : text;
 }
 
+/** @param {LogEntry} entry */
 function logRow(entry) {
   const arrow = entry.dir === 'in' ? '→ Core' : entry.dir === 'out' ? '← Core' : '•';
   const preview = previewOf(entry);
@@ -531,10 +679,11 @@ function logRow(entry) {
   return row;
 }
 
+/** @param {LogEntry} entry */
 function prependLogRow(entry) {
   const body = $('log');
   body.prepend(logRow(entry));
-  while (body.childElementCount > 500) body.lastElementChild.remove();
+  while (body.childElementCount > 500) body.lastElementChild?.remove();
 }
 
 function renderLog() {
@@ -545,7 +694,7 @@ function renderLog() {
   $('log').replaceChildren(...rows);
 }
 
-for (const id of ['filter-text', 'filter-dir', 'filter-session', 'log-pause'])
+for (const id of /** @type {const} */ (['filter-text', 'filter-dir', 'filter-session', 'log-pause']))
   $(id).addEventListener('input', renderLog);
 $('log-filter').addEventListener('submit', (event) => event.preventDefault());
 $('log-clear').addEventListener('click', () => {
