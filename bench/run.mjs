@@ -1,4 +1,4 @@
-// `npm run bench`: every benchmark of spec/benchmarks.md — bundle, dispatch, validate, declare,
+// `npm run bench`: every benchmark of docs/design/benchmarks.md — bundle, dispatch, validate, declare,
 // roundtrip, stream, startup — in headless Chromium, with the peers (Ajv and @cfworker/json-schema, the chat's
 // bare stand-ins) measured in the same run.
 // Prints one table and writes bench/results/latest.json.

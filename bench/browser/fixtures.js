@@ -1,4 +1,4 @@
-// The schema and documents shared by `dispatch` and `validate` (spec/benchmarks.md): a 6-property
+// The schema and documents shared by `dispatch` and `validate` (docs/design/benchmarks.md): a 6-property
 // args schema with a nested object, an array of objects, an enum and patterns — standard JSON Schema
 // that our validator, Ajv and @cfworker/json-schema all read the same way.
 

@@ -1,4 +1,4 @@
-/** Paths in a session's assets (spec/sdk-api.md "Assets"), checked wherever one arrives or is given. */
+/** Paths in a session's assets (docs/design/sdk-api.md "Assets"), checked wherever one arrives or is given. */
 import type { AssetPath } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The names of the Pedelec bridge's messages (spec/bridge-protocol.md, current-pedelec.md), one list
+ * The names of the Pedelec bridge's messages (docs/design/bridge-protocol.md, current-pedelec.md), one list
  * for both ends: the core SDK types what it sends and reads with them, and a Core written beside the
  * kit (`pedelec-dev`) types its handler per request with them (pedelec-elements/protocol), so a name
  * misspelled on either side fails the type check instead of the wire. No wire string is made here:

@@ -1,5 +1,5 @@
 /**
- * The page ⇄ extension wire contract (spec/bridge-protocol.md): names, ids and the shape of a port.
+ * The page ⇄ extension wire contract (docs/design/bridge-protocol.md): names, ids and the shape of a port.
  */
 import type { BridgeRequestType } from './bridge-messages.js';
 import type { PedelecError } from './errors.js';

@@ -1,6 +1,6 @@
 /**
  * The contexts a session's listeners get (sdk-api.md), and the one a tool handler gets
- * (spec/tools-api.md): the event context's fields, `deadline`, `via`, and `signal`, which aborts at the deadline, when the session ends, when the bridge disconnects, or
+ * (docs/design/tools-api.md): the event context's fields, `deadline`, `via`, and `signal`, which aborts at the deadline, when the session ends, when the bridge disconnects, or
  * when whoever runs the call aborts it. The same for every way a tool is called.
  */
 import { pedelecError, type PedelecError } from './errors.js';

@@ -1,6 +1,6 @@
 /**
  * `Pedelec`: the connection to the bridge — requests and responses, event routing, sessions
- * (spec/sdk-api.md, sdk-0.4.md, bridge-protocol.md).
+ * (docs/design/sdk-api.md, sdk-0.4.md, bridge-protocol.md).
  */
 import type { EventMeta } from './call-context.js';
 import {

@@ -1,5 +1,5 @@
 /**
- * Deno modules (spec/sdk-0.4.md, "Deno modules"): TypeScript the agent, or a workspace run, may
+ * Deno modules (docs/design/sdk-0.4.md, "Deno modules"): TypeScript the agent, or a workspace run, may
  * import in Pedelec Desktop's Deno runtime. A module is defined in the page with `defineDenoModule`;
  * what Desktop runs is its prepared artifact — the module's compiled runtime source and its types
  * source — attached to the definition by a build step, or by {@link attachDenoModuleSources}.

@@ -1,5 +1,5 @@
 /**
- * A session's asset files (spec/sdk-api.md "Assets"): listing them, uploading a `File`, reading one
+ * A session's asset files (docs/design/sdk-api.md "Assets"): listing them, uploading a `File`, reading one
  * as text, JSON or a `File`. What is checked before a request, and the request itself, happen at once;
  * the code that handles the answer (file-transfers.ts) is loaded meanwhile, on first use.
  */

@@ -1,5 +1,5 @@
 /**
- * What `createSession` and `resumeSession` take, and how it is read (spec/sdk-0.4.md, "Creating
+ * What `createSession` and `resumeSession` take, and how it is read (docs/design/sdk-0.4.md, "Creating
  * sessions"): anything the page got wrong is an `INVALID_INPUT` with the reason, before a request is
  * made.
  */

@@ -1,5 +1,5 @@
 /**
- * What arrives for one session (spec/sdk-0.4.md, current-pedelec.md §2, bridge-protocol.md §3), read
+ * What arrives for one session (docs/design/sdk-0.4.md, current-pedelec.md §2, bridge-protocol.md §3), read
  * by the rules of both protocols:
  * - today's Pedelec (a session that has seen an operation-aware event: a snapshot, or any event
  *   carrying an `operationId`): events must carry the running turn's operation; a turn ends on its own

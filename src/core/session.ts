@@ -1,6 +1,6 @@
 /**
  * `PedelecSession`: one agent session — turns, statuses, listeners, tool calls, assets
- * (spec/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`. What
+ * (docs/design/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`. What
  * arrives for it is read by session-protocol.ts; its sandbox files are session-assets.ts's.
  */
 import { invalidInput, normalizeError, sessionBusy, sessionEnded, type PedelecError } from './errors.js';

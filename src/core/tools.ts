@@ -1,5 +1,5 @@
 /**
- * Tools: definitions, their normalization (spec/tools-api.md), and the {@link Toolbox} that runs
+ * Tools: definitions, their normalization (docs/design/tools-api.md), and the {@link Toolbox} that runs
  * one call — availability, argument validation, handler resolution, result check — for agent calls
  * and local `invoke()`s alike.
  */

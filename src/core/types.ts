@@ -1,4 +1,4 @@
-/** Public types shared by the client, the session and the tools (names as in spec/sdk-api.md). */
+/** Public types shared by the client, the session and the tools (names as in docs/design/sdk-api.md). */
 import type { PedelecError } from './errors.js';
 import type { PortFactory } from './bridge-port.js';
 

@@ -1,6 +1,6 @@
 /**
  * `PedelecWorkspace`: a folder on the user's machine that Pedelec Desktop shares with the agent
- * (spec/sdk-0.4.md, "Workspaces"). Every session has one — a folder the page opened, or one Desktop
+ * (docs/design/sdk-0.4.md, "Workspaces"). Every session has one — a folder the page opened, or one Desktop
  * manages for the session (`path` null). A 0.1.x extension has no workspaces: a session there has a
  * workspace whose `path` is null and whose methods reject `WORKSPACE_UNAVAILABLE`.
  */

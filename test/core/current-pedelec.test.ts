@@ -1,5 +1,5 @@
 /**
- * The current Pedelec protocol (spec/current-pedelec.md), one rule per test, against a fake port that
+ * The current Pedelec protocol (docs/design/current-pedelec.md), one rule per test, against a fake port that
  * answers the way today's extension and Desktop Core do: the handshake, settings without
  * `defaultModels`, `operationId` per turn, whole `chat_message`s, `operation_completed`,
  * `session_snapshot`, foreign operations, usage and artifacts. The 0.1.x behaviour stays covered by

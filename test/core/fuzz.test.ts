@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the bridge (spec/reliability.md "Bridge faults"): at least 10 000 random
+ * Property-based fuzzing of the bridge (docs/design/reliability.md "Bridge faults"): at least 10 000 random
  * and mutated bridge messages reach a client with two live sessions (one mid-turn); afterwards no
  * uncaught error or unhandled rejection occurred, no prototype was modified, and a normal turn still
  * works on a fresh session of the same client.

@@ -1,5 +1,5 @@
 /**
- * Transports (spec/bridge-protocol.md §5, elements.md "Bridge"): the in-memory pair and the
+ * Transports (docs/design/bridge-protocol.md §5, elements.md "Bridge"): the in-memory pair and the
  * WebSocket transport to the development Core, on their own and under a `Pedelec` client.
  */
 import { afterEach, beforeEach, describe, it } from 'node:test';

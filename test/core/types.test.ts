@@ -1,5 +1,5 @@
 /**
- * Type-level tests (spec/tools-api.md typing notes, sdk-api.md "createSession" typing and "Event
+ * Type-level tests (docs/design/tools-api.md typing notes, sdk-api.md "createSession" typing and "Event
  * contexts"). Checked by `tsc --noEmit -p test/tsconfig.json`: every `@ts-expect-error` line must be an
  * error and everything else must compile under `strict`. Also run by node:test (npm run test:node), so
  * the type checks live in functions that never run, plus a few real runtime assertions.

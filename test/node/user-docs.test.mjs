@@ -224,7 +224,7 @@ test('the checks find what they look for, and pass over what they should', () =>
     ['a', 'a-1', 'b-b', 'here'],
   );
 
-  // Links: checked from docs/x.md against the files on disk; code and URLs with a scheme are passed over.
+  // Links: checked from a page under docs/ against the files on disk; code and URLs with a scheme are passed over.
   const links = [
     '[a](nope.md) [b](../CHANGELOG.md#unreleased) [c](../CHANGELOG.md#no-such-heading)',
     '[d](https://example.com/a.md) ![e](../package.json "title") [f](../../outside.md) `[g](in-code.md)`',

@@ -1,5 +1,5 @@
 /**
- * Leak test of `<pedelec-chat>` with a conversation (spec/reliability.md "Lifecycle"; the chat's
+ * Leak test of `<pedelec-chat>` with a conversation (docs/design/reliability.md "Lifecycle"; the chat's
  * "memory is flat when the chat is removed"): 1 000 chats beside one session, each shown a turn —
  * a question, a streamed reply (every tenth in Markdown mode), a tool call — then removed. Measured
  * at cycle 500 and after cycle 1 000 against a baseline taken after a warm-up: live listeners (on the

@@ -1,5 +1,5 @@
 /**
- * Leak tests (spec/reliability.md "Lifecycle": 1 000 create/end cycles with listeners, timers and
+ * Leak tests (docs/design/reliability.md "Lifecycle": 1 000 create/end cycles with listeners, timers and
  * observers back to their baseline). Three loops of 1 000 cycles each, over the auto Core of
  * ./harness.ts (a fresh port per connect, every request answered in a microtask):
  *

@@ -1,5 +1,5 @@
 // A web-test-runner plugin that serves chosen test pages under a Content Security Policy
-// (TOOLCHAIN.md "Strict CSP inside the test runner"). wtr injects two inline module scripts into each
+// (docs/design/toolchain.md "Strict CSP inside the test runner"). wtr injects two inline module scripts into each
 // test page, so a bare `script-src 'self'` would break the page: this plugin's `transform` (listed
 // first) recognises the test file in the injected config, puts one fresh nonce on every <script>,
 // and sends the policy for that page only. No 'unsafe-inline', no 'unsafe-eval'.

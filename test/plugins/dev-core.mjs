@@ -1,5 +1,5 @@
 // A web-test-runner plugin that runs the development Core (`pedelec-dev`) beside the browser tests
-// (TOOLCHAIN.md: start it in serverStart, stop it in serverStop, serve a tiny module with the ports).
+// (docs/design/toolchain.md: start it in serverStart, stop it in serverStop, serve a tiny module with the ports).
 //
 // Five Cores, all in process on free loopback ports (port 0), all allowing the test server's origin:
 // - `main`: the default scripted agent, as `npx pedelec-dev` runs it (today's protocol);

@@ -2,7 +2,7 @@
 // its own name, `.tsx`, Vue, React 19 (CommonJS), and the CDN demo page under a CSP header. Spread
 // into `baseConfig.plugins` of web-test-runner.config.mjs (after the csp and esbuild plugins).
 //
-// Order matters (TOOLCHAIN.md): the Vue resolver comes before commonjs, or commonjs's resolver breaks
+// Order matters (docs/design/toolchain.md): the Vue resolver comes before commonjs, or commonjs's resolver breaks
 // Vue. Angular needs nothing here: its packages are ES modules that the test runner's node-resolve finds.
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
@@ -167,7 +167,7 @@ function reactEnv() {
   };
 }
 
-/** React's CommonJS → ES modules, limited to react, react-dom and scheduler (TOOLCHAIN.md's three fixes). */
+/** React's CommonJS → ES modules, limited to react, react-dom and scheduler (docs/design/toolchain.md's three fixes). */
 const commonjs = fromRollup(rollupCommonjs);
 
 /**

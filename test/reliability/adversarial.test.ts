@@ -1,5 +1,5 @@
 /**
- * spec/reliability.md clauses that the suites per module covered only in part (see test/RELIABILITY.md):
+ * docs/design/reliability.md clauses that the suites per module covered only in part (see test/RELIABILITY.md):
  * hostile arguments through a live session (not just the validator; how long they take to check is
  * timed in test/perf/validation-time.node.test.ts), bad results and a disconnect
  * during a call as the page sees them on `<pedelec-session>`, a handler that never settles leaving

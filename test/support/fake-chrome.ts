@@ -1,5 +1,5 @@
 /**
- * The fake Chrome runtime of spec/sdk-api.md "Testing": installs `globalThis.chrome.runtime.connect`
+ * The fake Chrome runtime of docs/design/sdk-api.md "Testing": installs `globalThis.chrome.runtime.connect`
  * returning a port that records what the page posts and lets the test emit responses and events.
  * It is the tests' one way to answer the page's requests: `request(type)` waits for a request to be
  * posted (the promise settles when the page posts it, not after a count of microtasks), and

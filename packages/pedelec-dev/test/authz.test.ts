@@ -1,4 +1,4 @@
-// spec/reliability.md "Security": context ids are not used for authorization anywhere. In pedelec-dev
+// docs/design/reliability.md "Security": context ids are not used for authorization anywhere. In pedelec-dev
 // a session id, a channel id or a tool request id learnt (or guessed) by another page grants nothing:
 // access follows the connection and channel that created or resumed the session.
 import { test } from 'node:test';

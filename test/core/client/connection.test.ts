@@ -1,5 +1,5 @@
 /**
- * How a Pedelec client connects (spec/sdk-api.md "new Pedelec()"): to the production extension id or
+ * How a Pedelec client connects (docs/design/sdk-api.md "new Pedelec()"): to the production extension id or
  * the given one, reading chrome.runtime.connect at construction; without it (missing, throwing, no
  * chrome at all) every request rejects EXTENSION_UNAVAILABLE while availability checks still answer.
  */

@@ -1,5 +1,5 @@
 /**
- * createSession and resumeSession (spec/sdk-api.md "createSession", "resumeSession"): skills checked
+ * createSession and resumeSession (docs/design/sdk-api.md "createSession", "resumeSession"): skills checked
  * first, provider and model from the input or the extension's settings, what create_session sends,
  * the handle it returns (the same one for the same id); resume_session and the low-level request().
  */

@@ -1,5 +1,5 @@
 /**
- * What a Pedelec client asks the extension about itself (spec/sdk-api.md): listProviders and
+ * What a Pedelec client asks the extension about itself (docs/design/sdk-api.md): listProviders and
  * getSettings, validated and stripped to their documented fields; getApprovalStatus with its
  * not-installed fallback; checkAvailability in every state, never rejecting.
  */

@@ -1,5 +1,5 @@
 /**
- * Request timeouts (spec/sdk-api.md "bridgeTimeoutMs", "approvalTimeoutMs"): SDK_BRIDGE_TIMEOUT after
+ * Request timeouts (docs/design/sdk-api.md "bridgeTimeoutMs", "approvalTimeoutMs"): SDK_BRIDGE_TIMEOUT after
  * bridgeTimeoutMs (30 000 by default, clamped to 1), late answers ignored; the requests the extension
  * may hold for approval wait approvalTimeoutMs, and createSession's approval wait covers every step.
  */

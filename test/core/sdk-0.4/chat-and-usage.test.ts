@@ -1,5 +1,5 @@
 /**
- * SDK 0.4.6, chat and usage (spec/sdk-0.4.md "Chat and usage"): `onChat` gets each whole assistant
+ * SDK 0.4.6, chat and usage (docs/design/sdk-0.4.md "Chat and usage"): `onChat` gets each whole assistant
  * message and `onChatDelta` the fragments exactly as they arrive, nothing synthesized on today's
  * protocol; with a 0.1.x extension the kit gives `onChat` the text the fragments built, once the turn
  * ends or a tool call starts; `onChatMessage` is a deprecated alias of `onChat`; the chat and delta

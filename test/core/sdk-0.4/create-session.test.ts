@@ -1,5 +1,5 @@
 /**
- * SDK 0.4.6, creating sessions (spec/sdk-0.4.md "Creating sessions"): profile mode (`effortLevel`,
+ * SDK 0.4.6, creating sessions (docs/design/sdk-0.4.md "Creating sessions"): profile mode (`effortLevel`,
  * posted at once), explicit model mode (`model`, `effort`), the input's checks and the
  * `create_session` request they make, the reply's checks (`explicitModelConfigApplied`, `workspace`),
  * `session.workspace`, `session.effortLevel` and `ctx.effortLevel` — and the kit's own rules for a

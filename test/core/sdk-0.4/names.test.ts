@@ -1,5 +1,5 @@
 /**
- * SDK 0.4.6, names (spec/sdk-0.4.md "Types and codes", "Deno modules"): every value and type 0.4.6
+ * SDK 0.4.6, names (docs/design/sdk-0.4.md "Types and codes", "Deno modules"): every value and type 0.4.6
  * exports is exported by `pedelec-elements/core` (the type names are checked by `tsc`, which compiles
  * this file: `npx tsc --noEmit -p test/tsconfig.json`); the members it added; the deprecated aliases;
  * the error codes it raises, named in `PedelecErrorCode` and docs/errors.md; Deno modules in

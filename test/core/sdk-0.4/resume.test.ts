@@ -1,5 +1,5 @@
 /**
- * SDK 0.4.6, bringing sessions back (spec/sdk-0.4.md "Sessions and connection"): `session.resume()`
+ * SDK 0.4.6, bringing sessions back (docs/design/sdk-0.4.md "Sessions and connection"): `session.resume()`
  * reactivates the same handle after an end (`reactivate_session`, resolved once Core's idle snapshot
  * came), keeping what the page set up; `pedelec.resumeSession(id)` only reattaches; after the port
  * drops, old handles are detached for good and `resumeSession` on the new port makes a new handle.

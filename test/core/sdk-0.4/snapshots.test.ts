@@ -1,5 +1,5 @@
 /**
- * SDK 0.4.6, session snapshots (spec/sdk-0.4.md "Sessions and connection"): Core-spelled statuses
+ * SDK 0.4.6, session snapshots (docs/design/sdk-0.4.md "Sessions and connection"): Core-spelled statuses
  * mapped to the SDK's, an unknown one read as `error`; a snapshot of another thread ignored; the
  * pending tool request of a snapshot (in Core's field names or the development Core's) run once a
  * handler is registered; a turn taken over from a snapshot — its id and start time, its live tool

@@ -1,5 +1,5 @@
 /**
- * SDK 0.4.6, turns on today's protocol (spec/sdk-0.4.md, current-pedelec.md §2): a turn is settled by
+ * SDK 0.4.6, turns on today's protocol (docs/design/sdk-0.4.md, current-pedelec.md §2): a turn is settled by
  * its own `operation_completed` (of the same kind), which also sets the status; a turn stays reserved
  * until both its request's answer and its completion came, and a completion that came first wins over
  * a failed answer; `status_changed` of another operation, or naming none while a turn runs, is

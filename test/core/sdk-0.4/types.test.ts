@@ -1,7 +1,7 @@
 /**
- * SDK 0.4.6, types (the rules of 0.4.6's own type test, /tmp/sdk046/type-tests.md): a program written
- * against 0.4.6 compiles against `pedelec-elements/core`, and what 0.4.6 refuses to compile the kit
- * refuses too. Checked by `npx tsc --noEmit -p test/tsconfig.json`: everything compiles under
+ * SDK 0.4.6, types (the rules of 0.4.6's own type tests, sdk/src/index.type-test.ts; see
+ * docs/design/sdk-0.4.md): a program written against 0.4.6 compiles against `pedelec-elements/core`,
+ * and what 0.4.6 refuses to compile the kit refuses too. Checked by `npx tsc --noEmit -p test/tsconfig.json`: everything compiles under
  * `strict`, and the line after each `// @ts-expect-error` must be an error (an unused directive is an
  * error itself). The snippets are functions that never run; the `it`s below run what can run
  * without a live session. Not here: `pedelec.openWorkspace()` (not in the kit yet), and `session.model`,
@@ -231,7 +231,7 @@ async function effortLevelAndEffort(pedelec: Pedelec) {
   // @ts-expect-error "medium" is an effort, not an effort level
   await pedelec.createSession({ effortLevel: 'medium' });
   // 0.4.6 refuses `session.model` here (`@ts-expect-error`); the kit keeps `session.model` as an
-  // addition (spec/sdk-0.4.md, docs/sdk-compatibility.md), so it compiles.
+  // addition (docs/design/sdk-0.4.md, docs/sdk-compatibility.md), so it compiles.
   const session = await pedelec.createSession({ provider: 'codex', model: 'gpt-5' });
   const model: string | undefined = session.model;
   return model;

@@ -1,5 +1,5 @@
 /**
- * Session assets (spec/sdk-api.md "Assets"): isAssetPath, listAssets, uploadAsset and readAsset — the
+ * Session assets (docs/design/sdk-api.md "Assets"): isAssetPath, listAssets, uploadAsset and readAsset — the
  * ticket requests, the HTTP transfer through a fake fetch, every failure — and all of them once the
  * session has ended.
  */

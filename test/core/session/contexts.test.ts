@@ -1,5 +1,5 @@
 /**
- * Event contexts (spec/sdk-api.md "Event contexts"): the exact keys and values of each context, core-
+ * Event contexts (docs/design/sdk-api.md "Event contexts"): the exact keys and values of each context, core-
  * or sdk-sourced, with or without the turn, never seq; and their types, checked by tsc.
  */
 import { describe, it } from 'node:test';

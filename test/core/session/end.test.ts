@@ -1,5 +1,5 @@
 /**
- * PedelecSession.end() (spec/sdk-api.md "end"): posts end_session at once, ends the session once (also
+ * PedelecSession.end() (docs/design/sdk-api.md "end"): posts end_session at once, ends the session once (also
  * mid-turn, also when Core ends it meanwhile), resolves without a request when already ending or
  * ended, and on failure reports, rejects and stays usable.
  */

@@ -1,5 +1,5 @@
 /**
- * How failures reach a PedelecSession (spec/sdk-api.md "Error shape", bridge-protocol.md §3): the
+ * How failures reach a PedelecSession (docs/design/sdk-api.md "Error shape", bridge-protocol.md §3): the
  * fallback codes of requests that fail with something other than a Pedelec error, transport-wide
  * errors, and a disconnect mid-turn.
  */

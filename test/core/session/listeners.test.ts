@@ -1,5 +1,5 @@
 /**
- * PedelecSession listeners (spec/sdk-api.md "Listeners"): onChat, onStatus, onError, onEnded and onTool
+ * PedelecSession listeners (docs/design/sdk-api.md "Listeners"): onChat, onStatus, onError, onEnded and onTool
  * unsubscribe; onStatus only on real changes, onEnded at most once; listeners added or removed during
  * an emit; and a listener that throws stops nothing (a LISTENER_ERROR warning).
  */

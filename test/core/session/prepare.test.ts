@@ -1,5 +1,5 @@
 /**
- * PedelecSession.prepare() (spec/sdk-api.md "prepare"): posts prepare_session at once, runs as a
+ * PedelecSession.prepare() (docs/design/sdk-api.md "prepare"): posts prepare_session at once, runs as a
  * turn of its own (no chat deltas, tool calls with turnKind "prepare"), one at a time, once; failures
  * reported and retryable; a prepare_session refused after status_changed: error is still reported, and
  * a prepare is in flight from its first callback.

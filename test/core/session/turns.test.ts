@@ -1,5 +1,5 @@
 /**
- * PedelecSession fields and user turns (spec/sdk-api.md "PedelecSession", "sendText"): sessionId,
+ * PedelecSession fields and user turns (docs/design/sdk-api.md "PedelecSession", "sendText"): sessionId,
  * provider, model and turn ids; sendText() posts at once, sets running, resolves when both the request
  * and the turn are done, rejects (and reports) what fails, refuses SESSION_BUSY / SESSION_ENDED, waits
  * for a prepare() in flight; a send_text refused after status_changed: error is still reported.

@@ -1,5 +1,5 @@
 /**
- * What a handler is called with, and when (spec/tools-api.md "ToolCallContext"): argument validation
+ * What a handler is called with, and when (docs/design/tools-api.md "ToolCallContext"): argument validation
  * first (on by default, off with validateArgs: false, declared tools only), a synchronous result
  * submitted in the same task, the AbortController made lazily, and the context of each call.
  */

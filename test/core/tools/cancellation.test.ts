@@ -1,5 +1,5 @@
 /**
- * Deadlines and cancellation (spec/tools-api.md "ctx.signal", reliability.md "Handler faults"):
+ * Deadlines and cancellation (docs/design/tools-api.md "ctx.signal", reliability.md "Handler faults"):
  * ctx.deadline, and ctx.signal aborted at the deadline, when the session ends (by Core, end() or a
  * status listener) or the bridge disconnects — a later result is not posted but reported — and not
  * by a transport-wide error nor by the timer of a handler that already answered.

@@ -1,5 +1,5 @@
 /**
- * Delivering a result (spec/tools-api.md, reliability.md "Handler faults"): a submit that fails is
+ * Delivering a result (docs/design/tools-api.md, reliability.md "Handler faults"): a submit that fails is
  * reported SUBMIT_TOOL_RESULT_FAILED through onError, never retried and never an unhandled rejection;
  * exactly one submit per toolRequestId, however often the agent repeats the call.
  */

@@ -1,5 +1,5 @@
 /**
- * Tool handlers (spec/tools-api.md "onTool", "Handler resolution"): onTool registers one named handler
+ * Tool handlers (docs/design/tools-api.md "onTool", "Handler resolution"): onTool registers one named handler
  * per name and one generic fallback; a call goes named → inline → generic → TOOL_HANDLER_NOT_FOUND and
  * its result is submitted; a handler that fails gives the agent an error result and the session goes on.
  */

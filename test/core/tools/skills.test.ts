@@ -1,5 +1,5 @@
 /**
- * The skills a page declares (spec/tools-api.md "defineTool", normalization steps 1–6): defineTool
+ * The skills a page declares (docs/design/tools-api.md "defineTool", normalization steps 1–6): defineTool
  * returns its argument; createSession checks the skills object and each entry in the spec's order,
  * sends a JSON clone of exactly the documented fields, and checks the clone against the subset without
  * ever rejecting it (what it cannot validate is named in one warning per tool; unknown keywords pass

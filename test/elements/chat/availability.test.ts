@@ -1,5 +1,5 @@
 /**
- * The <pedelec-chat> availability line (spec/elements.md, README): what it says in every state —
+ * The <pedelec-chat> availability line (docs/design/elements.md, README): what it says in every state —
  * nothing when ready, install, approve, open Desktop, choose a provider, start pedelec-dev, a refused
  * bridge — checked again when the bridge changes, and only what is still true (a late or stale check
  * never speaks, a working reply clears it).

@@ -1,5 +1,5 @@
 /**
- * Which session a <pedelec-chat> shows (spec/elements.md "<pedelec-chat>"): created by markup,
+ * Which session a <pedelec-chat> shows (docs/design/elements.md "<pedelec-chat>"): created by markup,
  * createElement or new; bound to its nearest session, to for="id" or to forElement; detached,
  * reattached, moved within its session or switched to another session, also mid-reply.
  */

@@ -1,5 +1,5 @@
 /**
- * Rebuilding the manifest in batches (spec/elements.md "Changes after start"; performance): 1 000 tools
+ * Rebuilding the manifest in batches (docs/design/elements.md "Changes after start"; performance): 1 000 tools
  * inserted in one task cost one build, one change costs one, and what is no tool change (a handler, a
  * class or data-* attribute, a tool's own invalid attribute) costs none.
  */

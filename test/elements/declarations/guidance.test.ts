@@ -1,5 +1,5 @@
 /**
- * <pedelec-guidance> (spec/elements.md): its text becomes manifest.guidance and follows changes; the
+ * <pedelec-guidance> (docs/design/elements.md): its text becomes manifest.guidance and follows changes; the
  * guidance attribute and a child at once are refused.
  */
 import { expect } from '@open-wc/testing';

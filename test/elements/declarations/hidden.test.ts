@@ -1,5 +1,5 @@
 /**
- * Declarations are never displayed (spec/elements.md: <pedelec-tool> "Renders nothing (`display:
+ * Declarations are never displayed (docs/design/elements.md: <pedelec-tool> "Renders nothing (`display:
  * none`)", <pedelec-guidance> "`display: none` from the first paint"): in the document, in shadow
  * roots, when moved, whatever the page's styles, and in another (iframe) document's shadow roots.
  */

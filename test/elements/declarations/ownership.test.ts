@@ -1,5 +1,5 @@
 /**
- * Which session a <pedelec-tool> belongs to (spec/elements.md "Ownership"): the nearest one, across
+ * Which session a <pedelec-tool> belongs to (docs/design/elements.md "Ownership"): the nearest one, across
  * shadow roots, whatever is defined first; properties set before the upgrade; tools created by markup,
  * createElement or new; added, removed, detached and reattached; always in tree order.
  */

@@ -1,5 +1,5 @@
 /**
- * The args schema a <pedelec-tool> declares (spec/elements.md, args-schema.md "Declaring it in HTML"):
+ * The args schema a <pedelec-tool> declares (docs/design/elements.md, args-schema.md "Declaring it in HTML"):
  * the schema attribute, an inline JSON script, <pedelec-arg> children and the argsSchema property give
  * the identical schema, as the equivalent JSON would be (kept and warned about alike); an unbound schema
  * property is no source; unknown keywords pass through with one pedelec-warning; a schema the kit cannot

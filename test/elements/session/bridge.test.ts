@@ -1,5 +1,5 @@
 /**
- * <pedelec-session> bridge rules (spec/elements.md "Bridge", reliability.md "Security"): the extension
+ * <pedelec-session> bridge rules (docs/design/elements.md "Bridge", reliability.md "Security"): the extension
  * by default or by extension-id, a loopback ws:// development Core, foreign and non-ws bridges refused
  * without any connection; and bridge-timeout-ms. WebSockets only ever reach a closed loopback port.
  */

@@ -1,5 +1,5 @@
 /**
- * `<pedelec-session>` and `<pedelec-chat>` with today's extension (spec/current-pedelec.md): the new
+ * `<pedelec-session>` and `<pedelec-chat>` with today's extension (docs/design/current-pedelec.md): the new
  * events (`pedelec-chat-message`, `pedelec-usage`, `pedelec-artifact`), a reply that arrives only as a
  * whole `chat_message`, and a `persist`ed session whose page reloads while Core waits for a tool call.
  * Driven through the fake Chrome port, answering as the current Core does.

@@ -1,5 +1,5 @@
 /**
- * The <pedelec-session> events (spec/elements.md "Events"): tool-start/tool-result details, pedelec-turn,
+ * The <pedelec-session> events (docs/design/elements.md "Events"): tool-start/tool-result details, pedelec-turn,
  * ready/status/chat-delta/error/ended in order, warnings, which events bubble or are composed; and a
  * status listener that starts again on "ended" neither swallows pedelec-ended nor reorders statuses.
  */

@@ -1,5 +1,5 @@
 /**
- * Handler resolution for element tools (spec/elements.md "Handler resolution"), through invoke() and
+ * Handler resolution for element tools (docs/design/elements.md "Handler resolution"), through invoke() and
  * through an agent call: a named JS handler, then pedelec-tool-call (respondWith/deny), then the
  * tool's handler, then the session fallback; argument validation first (and novalidate); disabled tools.
  */

@@ -1,5 +1,5 @@
 /**
- * <pedelec-session>.invoke() (spec/elements.md "invoke()"): a local call, before or after start, that
+ * <pedelec-session>.invoke() (docs/design/elements.md "invoke()"): a local call, before or after start, that
  * never rejects and answers exactly as an agent call would — its ctx and events, its signal, tools
  * that went away, args that throw when read, and handlers that never answer (TOOL_TIMEOUT).
  */

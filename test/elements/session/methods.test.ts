@@ -1,5 +1,5 @@
 /**
- * <pedelec-session> methods (spec/elements.md "Methods"): end() and what sendText()/prepare() do after
+ * <pedelec-session> methods (docs/design/elements.md "Methods"): end() and what sendText()/prepare() do after
  * it until start(), restart() (during a turn, twice at once, with resume-id, with a failed
  * end_session, overtaken by end()), and checkAvailability().
  */

@@ -1,5 +1,5 @@
 /**
- * <pedelec-session persist> (spec/elements.md "persist"): the record in sessionStorage and its key, a
+ * <pedelec-session persist> (docs/design/elements.md "persist"): the record in sessionStorage and its key, a
  * reload resuming the recorded session (or ending it and creating a fresh one), removal keeping it, one
  * key per session, and records or storage that cannot be trusted.
  */

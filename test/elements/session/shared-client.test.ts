@@ -1,5 +1,5 @@
 /**
- * <pedelec-session> clients (spec/elements.md "Bridge"): sessions on the same bridge share one client and
+ * <pedelec-session> clients (docs/design/elements.md "Bridge"): sessions on the same bridge share one client and
  * port, released by the last holder; another extension-id gets its own; a client whose connection is
  * gone is not joined, and restart() after a disconnect reconnects. Ends with the file-wide leak check.
  */

@@ -1,5 +1,5 @@
 /**
- * Changes after start (spec/elements.md "Changes after start"): each change to tools or configuration
+ * Changes after start (docs/design/elements.md "Changes after start"): each change to tools or configuration
  * sets toolsStale and fires one pedelec-tools-changed, calls to tools that went away get
  * TOOL_UNAVAILABLE, validation keeps the schema that was sent; and the comparison itself
  * (src/elements/session/staleness.ts) as plain data.

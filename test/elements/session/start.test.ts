@@ -1,5 +1,5 @@
 /**
- * Starting a <pedelec-session> (spec/elements.md "start()", "autostart", "resume-id"): lazily or on
+ * Starting a <pedelec-session> (docs/design/elements.md "start()", "autostart", "resume-id"): lazily or on
  * connection, one start at a time, what create_session sends, resuming resume-id; end() and start()
  * while starting; properties set before the elements upgrade; and a change made in the same task as
  * start(), invoke() or a read of manifest is what they use.

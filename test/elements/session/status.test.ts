@@ -1,5 +1,5 @@
 /**
- * <pedelec-session> status (spec/elements.md "Status"): inactive → starting → Core's statuses, reflected
+ * <pedelec-session> status (docs/design/elements.md "Status"): inactive → starting → Core's statuses, reflected
  * as the status attribute and as custom states; approval="pending" while the user decides (longer than
  * bridge-timeout-ms); a failed start.
  */

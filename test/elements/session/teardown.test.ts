@@ -1,5 +1,5 @@
 /**
- * What goes when a <pedelec-session> is removed or its session ends under running calls (spec/elements.md
+ * What goes when a <pedelec-session> is removed or its session ends under running calls (docs/design/elements.md
  * "Teardown", reliability.md "Lifecycle", "Handler faults"): removal mid-turn, while starting or during
  * restart(), synchronous moves, removed tools, persist; and handlers that never answer, which are not
  * kept as running once their session is gone (their late result is reported, not lost).
