@@ -28,6 +28,23 @@ export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
  */
 export const SIZE_RATCHET = Object.freeze({ cdn: 29_696, core: 15_872 });
 
+/**
+ * Each lazy chunk of the CDN build has its own ceiling, gzip -9, by the chunk's name (its file name
+ * without the `pedelec-elements-` prefix and the hash). A product decision (docs/performance.md):
+ * what a page downloads the first time it uses a feature. A new chunk needs its line here, or
+ * `npm test` fails; raising one is a commit of its own naming the user-visible feature.
+ */
+export const CHUNK_BUDGETS = Object.freeze({
+  'pedelec-chat': 10_240,
+  markdown: 28_672,
+  webmcp: 4_096,
+  'mcp-page-link': 2_048,
+  'foreign-agents-host': 1_024,
+  'form-binding': 3_072,
+  'file-transfers': 1_024,
+  'deno-module-check': 1_024,
+});
+
 export const CDN_FILE = 'cdn/pedelec-elements.js';
 export const CORE_ENTRY = 'dist/core/index.js';
 const BARE_LIT = "export { LitElement, html, css } from 'lit';";
@@ -114,8 +131,8 @@ function missing(what, path) {
 }
 
 /**
- * Measures the CDN main file, the core entry and (unless `lit: false`) bare Lit.
- * Also lists the CDN's other files (lazy chunks) for information; they are not budgeted.
+ * Measures the CDN main file, the core entry and (unless `lit: false`) bare Lit, and lists the CDN's
+ * other files (lazy chunks) with their sizes ({@link checkChunkBudgets} holds them to theirs).
  */
 export async function measureSizes({ root = ROOT, lit = true } = {}) {
   const cdnPath = join(root, CDN_FILE);
@@ -176,4 +193,37 @@ export function checkBudget(sizes, ceilings = SIZE_BUDGET) {
   const ok = failures.length === 0;
   const message = `${ok ? 'Size budget met' : 'Size budget exceeded'}:\n  ${lines.join('\n  ')}`;
   return { ok, lines, failures, message };
+}
+
+/** A CDN chunk's name: `cdn/pedelec-elements-webmcp-AbC123.js` → `webmcp`. */
+export function chunkName(file) {
+  return /^cdn\/pedelec-elements-(.+)-[\w-]{8}\.js$/.exec(file)?.[1] ?? file;
+}
+
+/**
+ * Compares each lazy chunk with its ceiling in `budgets` (by {@link chunkName}). A chunk without a
+ * budget fails too: a new chunk is a size decision to make, not to find out later.
+ */
+export function checkChunkBudgets(chunks, budgets = CHUNK_BUDGETS) {
+  const lines = [];
+  const failures = [];
+  for (const chunk of chunks) {
+    const name = chunkName(chunk.file);
+    const ceiling = budgets[name];
+    if (ceiling === undefined) {
+      failures.push({ name, measured: chunk.gzip, ceiling: null });
+      lines.push(`${name}: ${chunk.gzip} bytes gzip -9, no budget (add one to CHUNK_BUDGETS in bench/size.mjs)`);
+      continue;
+    }
+    const over = chunk.gzip > ceiling;
+    lines.push(`${name}: ${chunk.gzip} bytes gzip -9 ${over ? '>' : '≤'} ${ceiling}`);
+    if (over) failures.push({ name, measured: chunk.gzip, ceiling });
+  }
+  const ok = failures.length === 0;
+  return {
+    ok,
+    lines,
+    failures,
+    message: `${ok ? 'Chunk budgets met' : 'Chunk budget exceeded'}:\n  ${lines.join('\n  ')}`,
+  };
 }

@@ -5,7 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { checkBudget, measureSizes, SIZE_RATCHET, staticImports } from '../../bench/size.mjs';
+import {
+  CHUNK_BUDGETS,
+  checkBudget,
+  checkChunkBudgets,
+  chunkName,
+  measureSizes,
+  SIZE_RATCHET,
+  staticImports,
+} from '../../bench/size.mjs';
 
 const sizes = measureSizes({ lit: false });
 sizes.catch(() => {}); // each test awaits it and reports a failure (e.g. no build) itself
@@ -118,4 +126,29 @@ test('declare "ms per tool" has a median, a min and a max', async () => {
     JSON.stringify(row),
   );
   assert.equal(declare.results[0].msPerTool.min, 0.05);
+});
+
+test('each lazy chunk within its own budget, gzip -9 (CHUNK_BUDGETS)', async (t) => {
+  const { chunks } = await sizes;
+  const verdict = checkChunkBudgets(chunks);
+  t.diagnostic(verdict.lines.join('; '));
+  assert.ok(verdict.ok, verdict.message);
+  // Every budget names a chunk the build makes: a budget left behind by a removed chunk says nothing.
+  const made = new Set(chunks.map((chunk) => chunkName(chunk.file)));
+  assert.deepEqual(
+    Object.keys(CHUNK_BUDGETS).filter((name) => !made.has(name)),
+    [],
+  );
+});
+
+test('a chunk over its budget, or without one, fails the chunk check', () => {
+  const chunk = (name, gzip) => ({ file: `cdn/pedelec-elements-${name}-AbCd1234.js`, gzip });
+  assert.equal(chunkName('cdn/pedelec-elements-mcp-page-link-Bt_cOw-h.js'), 'mcp-page-link');
+  assert.equal(checkChunkBudgets([chunk('webmcp', 100)], { webmcp: 100 }).ok, true);
+  assert.deepEqual(checkChunkBudgets([chunk('webmcp', 101)], { webmcp: 100 }).failures, [
+    { name: 'webmcp', measured: 101, ceiling: 100 },
+  ]);
+  assert.deepEqual(checkChunkBudgets([chunk('new-feature', 1)], {}).failures, [
+    { name: 'new-feature', measured: 1, ceiling: null },
+  ]);
 });
