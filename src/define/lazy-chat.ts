@@ -2,9 +2,11 @@
  * The CDN file's `<pedelec-chat>`: defined when the tag is first used, so a page without a chat never
  * downloads it. The loader watches the document — and, through each connected `<pedelec-session>`,
  * that session's root, a shadow root included — for the tag; then imports the element (a chunk beside
- * the CDN file), whose definition upgrades every chat already in the page. A chat in another shadow
+ * the CDN file), whose definition upgrades every chat already in the page; sessions start once it is
+ * there, so a chat sees every event of a session resumed at once. A chat in another shadow
  * root, with no session there, needs `import 'pedelec-elements/define/pedelec-chat.js'`.
  */
+import { track } from '../elements/arriving.js';
 import { onSessionConnected } from '../elements/session-connected.js';
 import { CHAT_TAG } from '../elements/tags.js';
 
@@ -23,20 +25,25 @@ const holdsChat = (node: Node): boolean =>
 
 function load(): void {
   if (loading || defined()) return;
-  loading = import('./pedelec-chat.js').then(
-    () => {
-      observers.forEach((observer) => observer.disconnect());
-      observers.clear();
-    },
-    // A chunk that could not be fetched (offline, say): the next chat that appears tries again.
-    () => (loading = null),
+  // A session that started before its chat is defined would stream events no chat hears: starts wait.
+  track(
+    (loading = import('./pedelec-chat.js').then(
+      () => {
+        observers.forEach((observer) => observer.disconnect());
+        observers.clear();
+      },
+      // A chunk that could not be fetched (offline, say): the next chat that appears tries again.
+      () => (loading = null),
+    )),
   );
 }
 
 function watch(root: Node): void {
-  if (defined() || watched.has(root) || !(root instanceof Document || root instanceof ShadowRoot)) return;
-  watched.add(root);
+  if (defined() || !(root instanceof Document || root instanceof ShadowRoot)) return;
+  // Looked for again when a session connects: one added with its chat starts only once the chat is defined.
   if (root.querySelector(CHAT_TAG)) return load();
+  if (watched.has(root)) return;
+  watched.add(root);
   const observer = new MutationObserver((records) => {
     if (records.some((record) => [...record.addedNodes].some(holdsChat))) load();
   });

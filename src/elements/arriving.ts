@@ -1,7 +1,8 @@
 /**
- * What is still arriving that changes what sessions declare: a lazy chunk being fetched (the form
- * binding of `<pedelec-tool form>`, the WebMCP chunk), the page's WebMCP tools being read for
- * `webmcp="import"`. A start waits until nothing is (start-attempt.ts), so that what they add is sent.
+ * What is still arriving that changes what sessions declare or who hears them: a lazy chunk being
+ * fetched (the form binding of `<pedelec-tool form>`, the WebMCP chunk, the CDN file's chat), the
+ * page's WebMCP tools being read for `webmcp="import"`. A start waits until nothing is
+ * (start-attempt.ts), so that what they add is sent and a chat sees the session's first event.
  */
 export const arriving = new Set<Promise<unknown>>();
 

@@ -1,7 +1,7 @@
 /**
  * The CDN file defines `<pedelec-chat>` when the page first uses it: a page without a chat downloads
  * only the main file; a chat added after load, and a chat beside a session inside an open shadow root,
- * get a working chat; until then the chat keeps the place it will take; a chunk that cannot be
+ * get a working chat; a session started at once waits for its chat; until then the chat keeps the place it will take; a chunk that cannot be
  * fetched throws nothing at the page. Each page is a frame of its own (a fresh realm: nothing defined
  * yet), loading only the shipped files.
  */
@@ -74,6 +74,26 @@ describe('CDN file: <pedelec-chat> defined when first used', () => {
     );
     await until(() => chat.shadowRoot?.querySelector('[part~=user]'), 'the user row');
     expect(chat.shadowRoot!.querySelector('[part~=user]')!.textContent).to.equal('You: hi');
+    expect(page.errors).to.deep.equal([]);
+  });
+
+  it('a session started at once waits for its chat to be defined: the chat hears every event', async () => {
+    const page = await openPage();
+    frame = page.frame;
+    const { document: doc, customElements: elements } = page.win;
+    const session = doc.createElement('pedelec-session') as HTMLElement & { start(): Promise<unknown> };
+    session.setAttribute('provider', 'scripted');
+    session.append(doc.createElement('pedelec-chat'));
+    doc.body.append(session);
+    // Where the session stood when it began to reach its bridge: the chat defined, or not yet.
+    const chatDefinedAtStart = new Promise<boolean>((resolve) =>
+      session.addEventListener('pedelec-status', (event) => {
+        if ((event as CustomEvent).detail.status === 'starting') resolve(!!elements.get('pedelec-chat'));
+      }),
+    );
+    // A page resuming a persisted session starts in its first script, before the chat's chunk is in.
+    session.start().catch(() => {});
+    expect(await chatDefinedAtStart).to.equal(true);
     expect(page.errors).to.deep.equal([]);
   });
 
