@@ -6,7 +6,7 @@
 // new page (today's protocol: the resumed session's snapshot carries the call, in the development
 // Core's spelling or in Core's own; 0.1 has no snapshot).
 // A browser that is not installed is skipped, unless REQUIRE_BROWSERS (as .ci/run sets) names it.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,12 +35,41 @@ async function startCore(serveDir, options) {
   return startDevCore({ port: 0, serveDir, onBug: (error) => console.error('pedelec-dev bug:', error), ...options });
 }
 
-/** A page whose errors and warnings fail the test. */
-async function openPage(browser, url) {
-  const page = await browser.newPage();
+/**
+ * One browser per browser name for the whole file, launched on first use: a launch costs more than a
+ * test (Firefox's 3–4 s), and this file's fourteen tests must fit the runner's per-file time under load.
+ * Each test gets its own browser context (its own sessionStorage), closed with it.
+ */
+const browsers = new Map();
+const browserFor = (name) => {
+  if (!browsers.has(name)) browsers.set(name, launchBrowser(name));
+  return browsers.get(name);
+};
+after(async () => {
+  for (const launched of browsers.values()) await (await launched).close();
+});
+
+/** A page, in a context of its own, whose errors and warnings fail the test. */
+async function openPage(context, url) {
+  const page = await context.newPage();
   const problems = recordProblems(page);
   await page.goto(url, { waitUntil: 'load' });
   return { page, problems };
+}
+
+/**
+ * Waits (15 s) for `condition` on the reloaded page; on timeout, fails with what the page saw — its
+ * log (resumed or not, errors), the session's status and the chat — so a rare failure says why.
+ */
+async function waitOrExplain(page, condition) {
+  await page.waitForFunction(condition, { timeout: 15_000 }).catch(async (error) => {
+    const seen = await page.evaluate(() => ({
+      log: document.getElementById('log').textContent,
+      status: document.querySelector('pedelec-session').status,
+      chat: document.querySelector('pedelec-chat').shadowRoot.textContent.replace(/\s+/g, ' '),
+    }));
+    throw new Error(`${error.message}: ${condition} — the page saw ${JSON.stringify(seen)}`);
+  });
 }
 
 const chatText = () => document.querySelector('pedelec-chat').shadowRoot.textContent;
@@ -54,9 +83,9 @@ for (const browserName of ['chromium', 'firefox']) {
       { skip, timeout: 60_000 },
       async () => {
         const core = await startCore(`${root}demo`, options);
-        const browser = await launchBrowser(browserName);
+        const context = await (await browserFor(browserName)).createBrowserContext();
         try {
-          const { page, problems } = await openPage(browser, `${core.url}/`);
+          const { page, problems } = await openPage(context, `${core.url}/`);
           await sayInChat(page, '/call update_counter {"delta": 2}');
           await page.waitForFunction(() => document.getElementById('counter').value === '2', { timeout: 15_000 });
           // The turn completed (status idle), and the reply — which reports the handler's result — is whole.
@@ -73,7 +102,7 @@ for (const browserName of ['chromium', 'firefox']) {
           assert.equal(text.split('update_counter returned').length - 1, 1, text);
           assert.deepEqual(problems, []);
         } finally {
-          await browser.close();
+          await context.close();
           await core.close();
         }
       },
@@ -89,9 +118,9 @@ for (const browserName of ['chromium', 'firefox']) {
         writeFileSync(join(dir, 'index.html'), PERSIST_PAGE);
         writeFileSync(join(dir, 'page.js'), PERSIST_SCRIPT);
         const core = await startCore(dir, options);
-        const browser = await launchBrowser(browserName);
+        const context = await (await browserFor(browserName)).createBrowserContext();
         try {
-          const { page, problems } = await openPage(browser, `${core.url}/`);
+          const { page, problems } = await openPage(context, `${core.url}/`);
           await sayInChat(page, '/call slow_lookup {"key":"answer"}');
           // The first page received the call and leaves it unanswered…
           await page.waitForFunction(() => document.getElementById('log').textContent.includes('asked answer'), {
@@ -99,25 +128,21 @@ for (const browserName of ['chromium', 'firefox']) {
           });
           // …and reloads before answering.
           await page.reload({ waitUntil: 'load' });
-          await page.waitForFunction(() => document.getElementById('log').textContent.includes('answered answer'), {
-            timeout: 15_000,
-          });
+          await waitOrExplain(page, () => document.getElementById('log').textContent.includes('answered answer'));
           // The turn went on from the new page: its reply reports the result this page gave.
-          await page.waitForFunction(
-            (expected) => document.querySelector('pedelec-chat').shadowRoot.textContent.includes(expected),
-            { timeout: 15_000 },
-            'slow_lookup returned {"value":42}',
+          await waitOrExplain(page, () =>
+            document.querySelector('pedelec-chat').shadowRoot.textContent.includes('slow_lookup returned {"value":42}'),
           );
-          await page.waitForFunction(() => document.querySelector('pedelec-session').status === 'idle', {
-            timeout: 15_000,
-          });
+          await waitOrExplain(page, () => document.querySelector('pedelec-session').status === 'idle');
+          // Resumed, not replaced by a fresh session.
+          assert.match(await page.evaluate(() => document.getElementById('log').textContent), /ready, resumed: true/);
           assert.equal(
             await page.evaluate(() => document.querySelector('pedelec-session').sessionId.startsWith('session_')),
             true,
           );
           assert.deepEqual(problems, []);
         } finally {
-          await browser.close();
+          await context.close();
           await core.close();
           rmSync(dir, { recursive: true, force: true });
         }
@@ -153,6 +178,8 @@ const PERSIST_SCRIPT = `
 const session = document.querySelector('pedelec-session');
 session.bridge = 'ws://' + location.host + '/bridge';
 const log = (line) => (document.getElementById('log').textContent += line + '\\n');
+session.addEventListener('pedelec-ready', (e) => log('ready, resumed: ' + e.detail.resumed));
+session.addEventListener('pedelec-error', (e) => log('error ' + e.detail.error?.code + ': ' + e.detail.error?.message));
 const reloaded = sessionStorage.getItem('reloaded') === 'yes';
 sessionStorage.setItem('reloaded', 'yes');
 document.querySelector('pedelec-tool').handler = ({ key }) => {
