@@ -1,6 +1,6 @@
 // Lint for src/, test/, bench/, scripts/ and the workspace package pedelec-dev with its inspector
-// page's script (`npm run lint`, part of `npm test`). Formatting is Prettier's (`.prettierrc.json`);
-// nothing here overlaps it.
+// page's script (`npm run lint`, part of `npm test`), the two packages' sources with their types.
+// Formatting is Prettier's (`.prettierrc.json`); nothing here overlaps it.
 import js from '@eslint/js';
 import litA11y from 'eslint-plugin-lit-a11y';
 import lit from 'eslint-plugin-lit';
@@ -8,6 +8,35 @@ import noOnlyTests from 'eslint-plugin-no-only-tests';
 import wc from 'eslint-plugin-wc';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+// The two packages' sources are linted with their types, each file by its own project: src/ by
+// tsconfig.json, the development Core by packages/pedelec-dev/tsconfig.json — which compiles against
+// the kit's built declarations (dist/*.d.ts), so the kit is built first, as `npm test` does. Their
+// tests are linted without types.
+const TYPED_SOURCES = ['src/**/*.ts', 'packages/pedelec-dev/src/**/*.ts'];
+
+// What the kit throws and rejects with that is no `Error` (paths from the root's tsconfig): its
+// errors, plain `PedelecError` values as the public Pedelec SDK's are (src/core/errors.ts), and the
+// values a module throws to leave a walk early and catches itself. The development Core throws
+// `DevCoreError`s.
+const THROWN_VALUES = [
+  { from: 'file', name: 'PedelecError', path: 'src/core/errors.ts' },
+  { from: 'file', name: 'NotJson', path: 'src/core/json.ts' },
+  { from: 'file', name: 'Unvalidated', path: 'src/core/schema/compile.ts' },
+  { from: 'file', name: 'StartFailure', path: 'src/elements/session/start-attempt.ts' },
+  { from: 'file', name: 'Unreadable', path: 'src/elements/tool/declaration.ts' },
+];
+
+// A class reads top down: its statics (the elements' `define()`, `styles`, `properties`), its
+// fields, the constructor, then its accessors and methods, in the order that tells its story.
+const CLASS_ORDER = [
+  'signature',
+  ['static-field', 'static-get', 'static-set', 'static-method'],
+  'static-initialization',
+  'field',
+  'constructor',
+  ['get', 'set', 'accessor', 'method'],
+];
 
 export default tseslint.config(
   {
@@ -36,14 +65,41 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', caughtErrors: 'none', varsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
-      // Messages from the bridge are untyped JSON, read defensively at run time (isObject, isText…):
-      // `any` there is checked where it is used, not trusted.
+      // Tests, scripts and benchmarks build odd values and reach into internals; the sources turn this
+      // back on (TYPED_SOURCES below).
       '@typescript-eslint/no-explicit-any': 'off',
       // `interface A extends B {}` names a type (the event maps extend each other this way).
       '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
       // `declare module 'react' { namespace JSX … }` is how React's JSX types are extended.
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
     },
+  },
+  // The sources, with their types (see TYPED_SOURCES).
+  ...tseslint.configs.recommendedTypeChecked.map((config) => ({ ...config, files: TYPED_SOURCES })),
+  {
+    files: TYPED_SOURCES,
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // What arrives from the bridge, a page or an agent is `unknown`, and narrowed where it is read.
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/only-throw-error': ['error', { allow: THROWN_VALUES }],
+      // A caught value passed on as it is, as `throw` may rethrow it.
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allow: THROWN_VALUES, allowThrowingUnknown: true },
+      ],
+      // Interfaces and object types keep their own order: an API grouped by purpose.
+      '@typescript-eslint/member-ordering': [
+        'error',
+        { default: 'never', classes: CLASS_ORDER, classExpressions: CLASS_ORDER },
+      ],
+    },
+  },
+  // `String(value)` of whatever a page sets, as the DOM itself converts a value it reflects to an
+  // attribute or puts in a form control.
+  {
+    files: ['src/elements/arg/pedelec-arg.element.ts', 'src/elements/tool/form-binding.ts'],
+    rules: { '@typescript-eslint/no-base-to-string': 'off' },
   },
   // The elements: Lit and custom-element conventions, and accessible templates.
   {

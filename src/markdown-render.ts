@@ -155,7 +155,8 @@ export const sanitizing = policy !== null;
  * text (each is its own complete HTML), so a text can be rendered block by block.
  */
 export function renderTokens(tokens: Token[]): DocumentFragment {
-  marked.walkTokens(tokens, marked.defaults.walkTokens!);
+  // The walkTokens set above is synchronous: the walk is done when this returns.
+  void marked.walkTokens(tokens, marked.defaults.walkTokens!);
   const template = document.createElement('template');
   template.innerHTML = policy!.createHTML(marked.parser(tokens));
   for (const a of template.content.querySelectorAll('a[href]')) {

@@ -46,7 +46,7 @@ function finished(text: string, tokens: Token[]): { count: number; length: numbe
   let offset = 0;
   let last: Token | undefined; // the last block that is not blank lines
   for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
+    const token = tokens[i];
     if (token.type !== 'space' && last) {
       const lineComplete = text.indexOf('\n', offset) >= 0;
       const closed = closedByItself(last) || blankLineBefore(text, offset);
@@ -63,7 +63,7 @@ function sameLinks(a: Links, b: Links): boolean {
   const labels = Object.keys(a);
   return (
     labels.length === Object.keys(b).length &&
-    labels.every((label) => b[label]?.href === a[label]!.href && b[label]?.title === a[label]!.title)
+    labels.every((label) => b[label]?.href === a[label].href && b[label]?.title === a[label].title)
   );
 }
 
@@ -77,10 +77,10 @@ export class MarkdownStream {
   /** The text of the finished blocks, rendered into `element` before the open ones. */
   #done = '';
   /** The link definitions among the finished blocks (the first of a label wins, as in the whole text). */
-  #links: Links = Object.create(null);
+  #links = Object.create(null) as Links;
   /** Whether a finished block could use a link definition, and the definitions it was rendered with. */
   #referencing = false;
-  #renderedWith: Links = Object.create(null);
+  #renderedWith = Object.create(null) as Links;
   /** The group that finished blocks go into now. */
   #group: HTMLElement | null = null;
   /** The nodes of the open blocks, rendered again on every update. */
@@ -142,7 +142,7 @@ export class MarkdownStream {
     this.#group = null;
     this.#open = [];
     this.#done = '';
-    this.#links = Object.create(null);
+    this.#links = Object.create(null) as Links;
     this.#referencing = false;
   }
 }

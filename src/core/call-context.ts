@@ -79,7 +79,7 @@ export function toolCallContext(
   base: PedelecEventContext,
   { toolRequestId, tool, via }: { toolRequestId: string; tool: string; via: ToolCallVia },
   deadline: number,
-): { ctx: RunningCallContext; abort(reason: PedelecError): void; settle(): PedelecError | undefined } {
+): { ctx: RunningCallContext; abort: (reason: PedelecError) => void; settle: () => PedelecError | undefined } {
   let controller: AbortController | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let abortedWith: PedelecError | undefined;

@@ -21,5 +21,5 @@ export function callToolResult(answer: CallAnswer): CallToolResult {
     return { isError: true, content: [{ type: 'text', text: `${answer.error.code}: ${answer.error.message}` }] };
   const { result } = answer;
   const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
-  return isPlainObject(result) ? { content, structuredContent: result as { [key: string]: JsonValue } } : { content };
+  return isPlainObject(result) ? { content, structuredContent: result } : { content };
 }

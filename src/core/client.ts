@@ -72,7 +72,7 @@ type Era = 'unknown' | '0.1' | 'current';
  * A message from the bridge, read defensively where it is used; its `type` typed so that comparing it
  * with a name the protocol does not have fails the type check.
  */
-type InboundMessage = { type?: BridgeInboundType; [key: string]: any };
+type InboundMessage = { type?: BridgeInboundType; [key: string]: unknown };
 
 /** Where a session is created: its toolbox and approval wait (elements), its workspace (`workspace.createSession`). */
 type CreateWiring = SessionWiring & { workspace?: PedelecWorkspace };
@@ -334,7 +334,7 @@ export class Pedelec {
       // the kit cannot upload them (they are never dropped).
       const modules = (await loadDenoModuleCheck()).readDenoModules(skills.denoModules);
       throw invalidInput('Deno modules in skills are not supported by this version of pedelec-elements yet', {
-        moduleName: modules[0]!.name,
+        moduleName: modules[0].name,
       });
     }
     // Posted at once when nothing needs asking first, as the public SDK posts it.
@@ -450,7 +450,8 @@ export class Pedelec {
     sessionId: string,
     options: ResumeSessionOptions<TTools> = {},
   ): Promise<PedelecSession<ToolNameOf<TTools>>> {
-    return this.resumeWiredSession(sessionId, options, {});
+    // Typed by the names of the tools `options.skills` re-attaches, as createSession's handle is by its tools'.
+    return this.resumeWiredSession(sessionId, options, {}) as Promise<PedelecSession<ToolNameOf<TTools>>>;
   }
 
   /** @internal `resumeSession` for a `<pedelec-session>`: its toolbox, its approval wait. */
@@ -458,7 +459,7 @@ export class Pedelec {
     sessionId: string,
     options: ResumeSessionOptions,
     wiring: SessionWiring,
-  ): Promise<PedelecSession<any>> {
+  ): Promise<PedelecSession> {
     const skills = readResumeSkills(sessionId, options);
     skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
     const resumed = this.#request('resume_session', { sessionId }, wiring.requestTimeoutMs);
@@ -505,7 +506,7 @@ export class Pedelec {
       /** Made by `createSession` (not a resume). */
       created: boolean;
     },
-  ): PedelecSession<any> {
+  ): PedelecSession {
     const { skills, wiring, replaceHandlers } = init;
     let session = this.#sessions.get(sessionId);
     // A create that names an ended session's id starts a session of its own (a resume reattaches to it).

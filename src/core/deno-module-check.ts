@@ -13,7 +13,7 @@ const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 function isModuleName(name: unknown): name is string {
   if (typeof name !== 'string' || name !== name.trim()) return false;
   const scoped = /^@([^/]+)\/([^/]+)$/.exec(name);
-  return scoped ? SEGMENT.test(scoped[1]!) && SEGMENT.test(scoped[2]!) : SEGMENT.test(name);
+  return scoped ? SEGMENT.test(scoped[1]) && SEGMENT.test(scoped[2]) : SEGMENT.test(name);
 }
 
 /** A module's prepared artifact, when it carries one. */
@@ -51,6 +51,6 @@ export function readDenoModules(entries: unknown): PreparedDenoModule[] {
           '(or prepare it with a build plugin that does)',
       );
     const manifest = { name, description, usage, ...(preferStdinExecution === true && { preferStdinExecution }) };
-    return { name, manifest, sources } as PreparedDenoModule;
+    return { name, manifest, sources };
   });
 }

@@ -25,7 +25,7 @@ export function readAssetList(answer: unknown): Asset[] {
     // The path being valid and ending in `name` also makes `name` a valid file name.
     const named = isAssetPath(path) && path.slice(path.lastIndexOf('/') + 1) === name;
     if (!named || !isCount(sizeBytes) || !isCount(modifiedAt)) throw shapeError('list_assets');
-    return { name, path, sizeBytes, modifiedAt } as Asset;
+    return { name, path, sizeBytes, modifiedAt };
   });
 }
 
@@ -33,12 +33,7 @@ export function readAssetList(answer: unknown): Asset[] {
  * Fetches a ticket's URL (`url`) with its bearer token and no credentials — a PUT of `upload` when
  * given, else a GET. A network or HTTP failure rejects with `failure`'s code (or the server's own error).
  */
-async function fetchTicket(
-  ticket: Record<string, any>,
-  url: string,
-  failure: Failure,
-  upload?: File,
-): Promise<Response> {
+async function fetchTicket(ticket: { token: string }, url: string, failure: Failure, upload?: File): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -85,7 +80,11 @@ export async function downloadWith(
 ): Promise<string | JsonValue | File> {
   const fields = fieldsOf(ticket);
   const { downloadUrl, token, name, mimeType, modifiedAt } = fields;
-  const wellFormed = [downloadUrl, token, name, mimeType].every((value) => typeof value === 'string');
+  const wellFormed =
+    typeof downloadUrl === 'string' &&
+    typeof token === 'string' &&
+    typeof name === 'string' &&
+    typeof mimeType === 'string';
   if (!wellFormed || !validPath(fields.path)) throw shapeError(type);
   const response = await fetchTicket({ token }, downloadUrl, failures);
   let bytes: ArrayBuffer;

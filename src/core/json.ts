@@ -12,23 +12,26 @@ const MAX_DEPTH = 256;
 /** Own-property test (ES2022, like the rest of the build). */
 export const hasOwn = Object.hasOwn;
 
+/** An array or an object, read by index or key. */
+type Entries = Record<string | number, unknown>;
+
 /** An object that is not an array (the client's loose check of what arrives). */
-export const isObject = (value: unknown): value is Record<string, any> =>
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && !!value && !Array.isArray(value);
 
 /** A non-empty string. */
 export const isText = (value: unknown): value is string => typeof value === 'string' && !!value;
 
 /** The fields of what arrived: the value itself when it is an object, else none. */
-export const fieldsOf = (value: unknown): Record<string, any> => (isObject(value) ? value : {});
+export const fieldsOf = (value: unknown): Record<string, unknown> => (isObject(value) ? value : {});
 
 /**
  * A plain object: not an array, not `null`, its prototype `Object.prototype` — this realm's or another
  * one's (a same-origin iframe's data) — or `null`.
  */
-export function isPlainObject(value: unknown): value is Record<string, any> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   // An array's prototype is Array.prototype: no separate isArray test.
-  const proto = typeof value === 'object' && value !== null && Object.getPrototypeOf(value);
+  const proto: unknown = typeof value === 'object' && value !== null && Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null || (proto !== false && Object.getPrototypeOf(proto) === null);
 }
 
@@ -91,7 +94,7 @@ export function toBridgeJson(
  * JSON copy, `undefined` when it is left out. `seen` holds the containers above `v` (a cycle check).
  */
 function convert(
-  v: any,
+  v: unknown,
   keys: (string | number)[],
   seen: object[],
   depth: number,
@@ -100,7 +103,7 @@ function convert(
   // As JSON.stringify: an object's (or a BigInt's) toJSON is called once, with the key, and what it
   // returns is converted as it is (a toJSON that returns `this` is no loop).
   if (typeof v === 'object' || typeof v === 'bigint') {
-    const toJSON = v?.toJSON;
+    const toJSON = (v as { toJSON?: unknown } | null)?.toJSON;
     if (typeof toJSON === 'function') v = toJSON.call(v, String(holderKey));
   }
   if (v == null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)) return v;
@@ -112,10 +115,10 @@ function convert(
   seen.push(v);
   // An array's items or an object's entries, each read once.
   const out: unknown[] = [];
-  for (const key of array ? [...Array(v.length).keys()] : Object.keys(v)) {
+  for (const key of array ? [...Array((v as unknown[]).length).keys()] : Object.keys(v)) {
     // Popped only on success: after a throw, `keys` ends at the value that is not JSON.
     keys.push(key);
-    const item = convert(v[key], keys, seen, depth + 1, key);
+    const item = convert((v as Entries)[key], keys, seen, depth + 1, key);
     if (item === undefined && array) throw new NotJson('undefined in an array is not JSON');
     keys.pop();
     // An undefined property is dropped.
@@ -131,17 +134,18 @@ function convert(
  * equal data gives one string whatever its key order. `leaf` spells everything that is not a
  * container; `null` when containers nest deeper than `depth` levels. Linear in the size of the value.
  */
-export function canonicalText(value: any, leaf: (v: unknown) => string, depth = Infinity): string | null {
+export function canonicalText(value: unknown, leaf: (v: unknown) => string, depth = Infinity): string | null {
   if (value === null || typeof value !== 'object') return leaf(value);
   if (depth < 1) return null;
+  // An array's items by index, an object's values by key (`Entries`).
   const keys =
     !Array.isArray(value) &&
     Object.keys(value)
-      .filter((k) => value[k] !== undefined)
+      .filter((k) => (value as Entries)[k] !== undefined)
       .sort();
   let text = '';
-  for (const k of keys || value.keys()) {
-    const item = canonicalText(value[k], leaf, depth - 1);
+  for (const k of keys || (value as unknown[]).keys()) {
+    const item = canonicalText((value as Entries)[k], leaf, depth - 1);
     if (item === null) return null;
     text += `${text && ','}${keys ? `${JSON.stringify(k)}:` : ''}${item}`;
   }

@@ -5,7 +5,13 @@
  */
 import { normalizeError, type PedelecError } from './errors.js';
 
-type Listener = (...args: any[]) => void;
+/**
+ * A listener of one kind, taking what that kind's `emit` passes: the session's typed `on…` methods
+ * pair the two. Any function is one (a parameter list accepts `never`).
+ */
+type Listener = (...args: never[]) => void;
+/** How `emit` calls a listener: with the values its kind carries. */
+type Called = (...args: unknown[]) => void;
 
 export class Listeners<Kind extends string> {
   #byKind = new Map<Kind, Set<Listener>>();
@@ -26,7 +32,7 @@ export class Listeners<Kind extends string> {
     for (const listener of [...set]) {
       if (!set.has(listener)) continue;
       try {
-        listener(...args);
+        (listener as Called)(...args);
       } catch (thrown) {
         this.warn(normalizeError(thrown, 'LISTENER_ERROR', 'A session listener threw'));
       }

@@ -35,14 +35,15 @@ const OPEN = 1;
 
 /**
  * What the client needs of a socket: the browser's `WebSocket` and `ws`'s both are one. Its handlers
- * take what either passes (a message event's `data`, a close event's `code` and `reason`).
+ * take what either passes (a message event's `data`, a close event's `code` and `reason`): the client
+ * sets them and never calls them, so they are typed to take `never`, which any handler does.
  */
 export interface LinkSocket {
   readonly readyState: number;
-  onopen: ((event: any) => void) | null;
-  onmessage: ((event: any) => void) | null;
-  onclose: ((event: any) => void) | null;
-  onerror: ((event: any) => void) | null;
+  onopen: ((event: never) => void) | null;
+  onmessage: ((event: never) => void) | null;
+  onclose: ((event: never) => void) | null;
+  onerror: ((event: never) => void) | null;
   send(data: string): void;
   close(code?: number, reason?: string): void;
 }

@@ -30,7 +30,7 @@ export class PendingRequests {
     const now = monotonic();
     const deadline = now + waitMs;
     return new Promise<T>((resolve, reject) => {
-      this.#byId.set(requestId, { resolve: resolve as (value: unknown) => void, reject, deadline, type });
+      this.#byId.set(requestId, { resolve, reject, deadline, type });
       if (!this.#timer || deadline < this.#due) this.#arm(deadline, now);
     });
   }

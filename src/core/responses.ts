@@ -47,7 +47,8 @@ export function readDefaultModels(result: unknown): Record<string, string> {
     isObject(defaultModels) &&
     Object.entries(defaultModels).every(([code, model]) => code && typeof model === 'string');
   if (!wellFormed) throw protocolError('get_settings response had invalid shape');
-  return { ...defaultModels };
+  // Every value was just checked to be a string.
+  return { ...(defaultModels as Record<string, string>) };
 }
 
 /** A workspace as a create, resume or open reply describes it: `path` null for one Desktop manages. */

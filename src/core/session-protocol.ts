@@ -70,7 +70,10 @@ export interface ProtocolHost {
  * naming an event the protocol does not have fails the type check; at run time any type may arrive,
  * and one `receive()` does not name is ignored.
  */
-type SessionMessage = { type?: BridgeEventType; [key: string]: any };
+export type SessionMessage = { type?: BridgeEventType; [key: string]: unknown };
+
+/** The operation a snapshot says is running (its id checked), or the one its pending call belongs to. */
+type ActiveOperation = { operationId?: string; startedAt?: unknown; operationKind?: unknown };
 
 const STATUSES: readonly string[] = ['idle', 'running', 'waiting_tool_result', 'ended', 'error'];
 /** Core's spelling of the statuses a snapshot may carry, in the SDK's. */
@@ -173,7 +176,8 @@ export class SessionProtocol {
           if (isText(operationId) ? operationId !== turn.operationId : true) return;
         }
         // `done` reports `idle` as `status_changed: idle` does; `ended` is final either way.
-        const next = type === 'done' ? 'idle' : type === 'ended' ? type : status;
+        // Checked just below.
+        const next = (type === 'done' ? 'idle' : type === 'ended' ? type : status) as PedelecSessionStatus;
         if (!STATUSES.includes(next)) return malformed('had an unknown status');
         if (next === 'ended') return host.markEnded(meta);
         // (0.1.x) The reply is whole once the turn ends: said before the status that ends it.
@@ -284,7 +288,7 @@ export class SessionProtocol {
    * `operation_completed` (or a snapshot's `lastCompletedOperation`): finishes the running turn if it
    * is that operation — the session idle again, or, for a user turn that failed, in error.
    */
-  #completeOperation(operation: Record<string, any>, meta: EventMeta): void {
+  #completeOperation(operation: Record<string, unknown>, meta: EventMeta): void {
     const { host } = this;
     const turn = host.turn();
     // Another operation's, or the running turn's after it finished.
@@ -305,7 +309,7 @@ export class SessionProtocol {
    * reload with `persist`), taken over; and the tool call Core waits for, run as if it had just
    * arrived (once a handler can answer it).
    */
-  #applySnapshot(snapshot: Record<string, any>, meta: EventMeta): void {
+  #applySnapshot(snapshot: Record<string, unknown>, meta: EventMeta): void {
     const { host } = this;
     const { threadId, usage, activeOperation, lastCompletedOperation } = snapshot;
     // Another thread's snapshot (a snapshot that names none is this session's).
@@ -316,11 +320,11 @@ export class SessionProtocol {
       if (status !== 'idle') return;
       host.revive();
     }
-    this.#setUsage(usage?.totalTokens, meta);
+    this.#setUsage((usage as { totalTokens?: unknown } | null | undefined)?.totalTokens, meta);
     if (isObject(lastCompletedOperation)) this.#completeOperation(lastCompletedOperation, meta);
     const pending = readPendingCall(snapshot.pendingToolRequest);
     // The operation running: the one the snapshot names, or the one its pending call belongs to.
-    const active: Record<string, any> | null =
+    const active: ActiveOperation | null =
       isObject(activeOperation) && isText(activeOperation.operationId)
         ? activeOperation
         : pending && { operationId: pending.operationId };
@@ -347,10 +351,10 @@ export class SessionProtocol {
    * With no turn of its own running, the page follows the snapshot's: the operation it names becomes
    * the turn (a new one replaces the old), and a snapshot naming none retires it.
    */
-  #followExternalTurn(active: Record<string, any> | null, turn: Turn | null, meta: EventMeta): void {
+  #followExternalTurn(active: ActiveOperation | null, turn: Turn | null, meta: EventMeta): void {
     if (active && turn?.operationId === active.operationId) return;
     if (!active) return void (turn && this.host.takeOver(null));
-    const startedAt = Date.parse(active.startedAt);
+    const startedAt = Date.parse(active.startedAt as string);
     this.host.takeOver({
       ctx: {
         turnId: active.operationId ?? randomId('turn'),

@@ -72,7 +72,9 @@ export class SessionToolCalls {
         });
     };
     const outcome = toolbox.run({ tool, args, ctx, via: 'pedelec', abort });
-    if (outcome instanceof Promise) outcome.then(submit);
+    // Fire and forget: the outcome never rejects (the toolbox turns a failure into an error outcome),
+    // and submit reports its own failures.
+    if (outcome instanceof Promise) void outcome.then(submit);
     else submit(outcome);
   }
 

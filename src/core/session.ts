@@ -11,7 +11,7 @@ import { inOrder, randomId } from './bridge-port.js';
 import type { BridgeRequestType } from './bridge-messages.js';
 import { protocolError } from './errors.js';
 import { SessionAssets } from './session-assets.js';
-import { SessionProtocol, type Turn } from './session-protocol.js';
+import { SessionProtocol, type SessionMessage, type Turn } from './session-protocol.js';
 import { SessionToolCalls } from './session-tool-calls.js';
 import type { GenericToolHandler, Toolbox, ToolSpecificHandler } from './tools.js';
 import type {
@@ -119,11 +119,6 @@ export class PedelecSession<TToolName extends string = string> {
    * starts) until both its answer and its completion came, in either order.
    */
   #unanswered: Turn | null = null;
-
-  /** The turn still reserved after its completion, waiting for its answer (today's Pedelec; a 0.1.x turn ends on `done`). */
-  #reserved(): Turn | null {
-    return this.#protocol.operationAware ? this.#unanswered : null;
-  }
   #autoEndOnDisconnect: boolean;
   #listeners: Listeners<EventKind>;
   /** Status events, in order even when a status listener changes the status again. */
@@ -227,8 +222,9 @@ export class PedelecSession<TToolName extends string = string> {
     toolName: TToolName,
     handler: ToolSpecificHandler<TArgs, TResult>,
   ): () => void;
-  onTool(name: any, handler?: any): () => void {
-    const off = this.toolbox.onTool(name, handler);
+  onTool(name: TToolName | GenericToolHandler<TToolName>, handler?: ToolSpecificHandler): () => void {
+    // The toolbox calls a generic handler with the names of this session's tools only.
+    const off = this.toolbox.onTool(name as string | GenericToolHandler, handler);
     // A call of a turn taken over after a reload may have been waiting for exactly this handler.
     this.#protocol.runParked();
     return off;
@@ -278,6 +274,11 @@ export class PedelecSession<TToolName extends string = string> {
       run(this.#runTurn('prepare', 'prepare_session', {}, 'PREPARE_FAILED'));
       return preparing;
     });
+  }
+
+  /** The turn still reserved after its completion, waiting for its answer (today's Pedelec; a 0.1.x turn ends on `done`). */
+  #reserved(): Turn | null {
+    return this.#protocol.operationAware ? this.#unanswered : null;
   }
 
   /**
@@ -411,11 +412,8 @@ export class PedelecSession<TToolName extends string = string> {
    * with the public SDK: without `meta` the event counts as the SDK's own (`source: 'sdk'`, statuses,
    * errors and endings in their `sdk_` form), while chat and tool contexts are always Core's.
    */
-  handleEvent(
-    event: Record<string, any>,
-    meta: { source: 'core' | 'sdk'; eventReceivedAt?: number } = { source: 'sdk' },
-  ): void {
-    this.#protocol.receive(event, meta);
+  handleEvent(event: object, meta: { source: 'core' | 'sdk'; eventReceivedAt?: number } = { source: 'sdk' }): void {
+    this.#protocol.receive(event as SessionMessage, meta);
   }
 
   /**
@@ -541,7 +539,7 @@ export class PedelecSession<TToolName extends string = string> {
   }
 
   /** An event context; without `meta`, the SDK's own. */
-  #ctx(type?: string, meta?: EventMeta, turn = this.#turn): any {
+  #ctx(type?: string, meta?: EventMeta, turn = this.#turn): PedelecEventContext {
     return eventContext(this, turn?.ctx, type, meta);
   }
 

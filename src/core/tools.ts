@@ -64,12 +64,12 @@ export type SerializableSkillsManifest = {
   denoModules?: PreparedDenoModule['manifest'][];
 };
 
-/** The generic fallback handler: any tool, by name. */
+/** The generic fallback handler: any tool, by name. It returns the result, or a promise of it. */
 export type GenericToolHandler<TToolName extends string = string> = (
   tool: TToolName,
   args: unknown,
   ctx: ToolCallContext,
-) => unknown | Promise<unknown>;
+) => unknown;
 
 /**
  * Returns the very definition it was given; it exists to keep the generics and the literal name.
@@ -109,16 +109,22 @@ function checkTool(entry: unknown, index: number, owned?: boolean): CheckedTool 
   if (problem) throw fail(problem);
   let clone = argsSchema as ToolArgsSchema;
   try {
-    if (!owned) clone = JSON.parse(JSON.stringify(argsSchema));
+    if (!owned) clone = JSON.parse(JSON.stringify(argsSchema)) as ToolArgsSchema;
   } catch {
     throw fail('argsSchema must be serializable');
   }
   // What is sent is the clone: a toJSON or a getter may have made it something else.
   if ((clone as { type?: unknown } | null)?.type !== 'object') throw fail('argsSchema must describe an object');
+  // firstProblem() found nothing: each field is of the type it checked.
   return {
-    name,
-    manifest: { name, description, argsSchema: clone, ...(timeoutMs !== undefined && { timeoutMs }) },
-    handler,
+    name: name as string,
+    manifest: {
+      name: name as string,
+      description: description as string,
+      argsSchema: clone,
+      ...(timeoutMs !== undefined && { timeoutMs: timeoutMs as number }),
+    },
+    handler: handler as ToolSpecificHandler | undefined,
   };
 }
 
@@ -197,7 +203,8 @@ export function normalizeSkills(skills: unknown): NormalizedSkills | undefined {
   if (!Array.isArray(entries)) throw invalidInput('skills.tools must be an array');
   if (skills.denoModules !== undefined && !Array.isArray(skills.denoModules))
     throw invalidInput('skills.denoModules must be an array');
-  const names = new Set<string>();
+  // Of unknown: the check below asks it about an entry's name before that name is checked.
+  const names = new Set<unknown>();
   // Array.from, not map: a hole in the array is an entry too (undefined), and is refused as one.
   const tools = Array.from(entries, (entry: unknown, index) => {
     // The duplicate check sits right after the name check, as in the spec's order (only valid
@@ -328,7 +335,7 @@ export class Toolbox {
         },
       ];
     }
-    if (errors) return kitError(pedelecError('TOOL_ARGS_INVALID', errors[0]!.message, { errors }));
+    if (errors) return kitError(pedelecError('TOOL_ARGS_INVALID', errors[0].message, { errors }));
     const named = this.named.get(tool);
     if (named) return settle(() => named(args, ctx));
     const dispatched = hooks.dispatch?.(call);
@@ -388,11 +395,11 @@ function checked(value: unknown): ToolOutcome {
 
 /** Runs a handler and turns whatever it does — return, throw, resolve, reject — into an outcome. */
 function settle(invoke: () => unknown): ToolOutcome | Promise<ToolOutcome> {
-  let value: any;
+  let value: unknown;
   try {
     value = invoke();
     // Inside the try: reading `then` runs a getter when the result has one.
-    if (typeof value?.then === 'function' && typeof value === 'object')
+    if (typeof (value as { then?: unknown } | null | undefined)?.then === 'function' && typeof value === 'object')
       return Promise.resolve(value).then(checked, handlerFailed);
   } catch (thrown) {
     return handlerFailed(thrown);

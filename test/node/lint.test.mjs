@@ -1,6 +1,8 @@
 // `npm test` lints and checks formatting (`npm run lint`): the project's own ESLint and Prettier
 // configuration must catch what they are there for. Each check lints a small text as if it were a
-// file of the project, so the configuration that applies is the real one for that path.
+// file of the project, so the configuration that applies is the real one for that path. The sources
+// are linted with their types: a text checked as one of them takes the path of a real source file,
+// which its TypeScript project knows (the text replaces the file's content for that lint only).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -24,9 +26,14 @@ test('a test focused with .only fails the lint (it would skip the rest of the su
 });
 
 test('an unused variable in src/ fails the lint', async () => {
-  assert.deepEqual(await rulesFor('src/core/x.ts', 'export function f(): void {\n  const unused = 1;\n}\n'), [
+  assert.deepEqual(await rulesFor('src/core/errors.ts', 'export function f(): void {\n  const unused = 1;\n}\n'), [
     '@typescript-eslint/no-unused-vars',
   ]);
+});
+
+test('a promise left floating in src/ fails the lint (the sources are linted with their types)', async () => {
+  const code = 'export async function later(): Promise<void> {}\nexport function now(): void {\n  later();\n}\n';
+  assert.deepEqual(await rulesFor('src/core/errors.ts', code), ['@typescript-eslint/no-floating-promises']);
 });
 
 test('the elements are linted with the Lit, custom-element and accessibility rules', async () => {
@@ -43,7 +50,7 @@ test('the elements are linted with the Lit, custom-element and accessibility rul
     '}',
     '',
   ].join('\n');
-  const rules = await rulesFor('src/elements/x/x.element.ts', element);
+  const rules = await rulesFor('src/elements/chat/pedelec-chat.element.ts', element);
   assert.ok(rules.includes('lit-a11y/alt-text'), rules.join(', '));
   assert.ok(rules.includes('wc/no-constructor-attributes'), rules.join(', '));
 });

@@ -142,7 +142,7 @@ type Shared = {
   approvals: Approvals;
   log: MessageLog;
   registry: SessionRegistry;
-  reportBug(error: unknown): void;
+  reportBug: (error: unknown) => void;
 };
 
 /** Where to listen, refused before anything starts when it is not a port or not this machine. */

@@ -47,7 +47,9 @@ export const MAX_DEPTH = 64;
 const ENUM_LISTED = 20;
 
 /** Pushes the errors of a value that failed the node's test. */
-type Explain = (v: any, out: ArgsError[], path: string) => void;
+type Explain = (v: unknown, out: ArgsError[], path: string) => void;
+/** What leaves a node unvalidated when thrown: an empty object, known by its identity alone. */
+type Unvalidated = { readonly [key: string]: never };
 /** A compiled node: the predicate that is all valid args ever meet, and the explanation of a failure. */
 type Compiled = [test: Test, explain: Explain];
 
@@ -83,8 +85,9 @@ export function analyzeArgsSchema(
   const warnings: SchemaProblem[] = [];
   const unvalidated: SchemaProblem[] = [];
   /** Thrown to leave the node being compiled unvalidated; caught in `walk`. */
-  const open = {};
-  const reject = (p: string, rest: string): never => {
+  const open: Unvalidated = {};
+  // Typed on the name, so that TypeScript narrows after a call (a `never` return alone does not).
+  const reject: (p: string, rest: string) => never = (p, rest) => {
     unvalidated.push({ path: p, message: `${p} ${rest}` });
     throw open;
   };
@@ -109,21 +112,24 @@ export function analyzeArgsSchema(
       return PASS;
     }
   };
-  const compile = (node: any, p: string, level: number, depth: number, alternative = false): Compiled => {
+  const compile = (node: unknown, p: string, level: number, depth: number, alternative = false): Compiled => {
     const at = (key: string) => appendKey(p, key);
+    if (!isPlainObject(node)) reject(p, 'must be an object (a schema node)');
+    // Each keyword's value read below has passed its RULES check, or the node was rejected: it is
+    // read as the type that check ensures.
     /** Own-property read: a key such as `constructor` never resolves through the prototype chain. */
     const get = (key: string) => (hasOwn(node, key) ? node[key] : undefined);
-    if (!isPlainObject(node)) reject(p, 'must be an object (a schema node)');
     // The recursion below is bounded by this, so a hostile schema cannot overflow the stack.
     if (level > MAX_SCHEMA_DEPTH) reject(p, `is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
 
     const hasType = hasOwn(node, 'type');
-    const kind: string = hasType ? node.type : 'oneOf';
+    // Anything but one of TYPES is rejected just below.
+    const kind = hasType ? (node.type as string) : 'oneOf';
     if (!hasType && !hasOwn(node, 'oneOf')) reject(at('type'), 'is missing (or use oneOf)');
     if (hasType && !TYPES.includes(kind)) reject(at('type'), oneOfMessage(TYPES));
 
-    const [, is, what] = KINDS[kind]!;
-    const keywords = KEYWORDS[kind]!;
+    const [, is, what] = KINDS[kind];
+    const keywords = KEYWORDS[kind];
     let min = -Infinity;
     let max = Infinity;
     let minKey = '';
@@ -132,29 +138,31 @@ export function analyzeArgsSchema(
     for (const key of keywords) {
       if (!hasOwn(node, key)) continue;
       const value = node[key];
-      if (!RULES[key]![0](value)) reject(at(key), `must be ${RULES[key]![1]}`);
+      if (!RULES[key][0](value)) reject(at(key), `must be ${RULES[key][1]}`);
       if (key === 'enum')
-        value.forEach((v: unknown, i: number) => is!(v) || reject(`${at(key)}[${i}]`, `must be ${what}`));
+        (value as unknown[]).forEach(
+          (v: unknown, i: number) => is!(v) || reject(`${at(key)}[${i}]`, `must be ${what}`),
+        );
       if (key.startsWith('min')) {
-        min = value;
+        min = value as number;
         minKey = key;
       }
-      if (key.startsWith('max') && (max = value) < min)
+      if (key.startsWith('max') && (max = value as number) < min)
         reject(at(minKey), `must not exceed ${at(key)} (${min} > ${max})`);
       if (key === 'pattern') {
         // Non-global: `test` keeps no `lastIndex` state between calls. Without `u` only when it must.
         try {
-          re = new RegExp(value, 'u');
+          re = new RegExp(value as string, 'u');
         } catch {
           try {
-            re = new RegExp(value);
+            re = new RegExp(value as string);
           } catch (e) {
             reject(at(key), `must compile (${(e as Error).message})`);
           }
         }
       }
       if (key === 'required')
-        value.forEach(
+        (value as unknown[]).forEach(
           (name: unknown, i: number) => typeof name === 'string' || reject(`${at(key)}[${i}]`, 'must be a string'),
         );
     }
@@ -171,7 +179,7 @@ export function analyzeArgsSchema(
 
     // The node can be validated; its children are checked as they are compiled.
     // Keywords outside the node's kind were only warned about: never read them.
-    const values: unknown[] | undefined = keywords.includes('enum') ? get('enum') : undefined;
+    const values = keywords.includes('enum') ? (get('enum') as unknown[] | undefined) : undefined;
     const allowed = values && new Set(values);
     const string = kind === 'string';
     const array = kind === 'array';
@@ -181,7 +189,9 @@ export function analyzeArgsSchema(
     const before = unvalidated.length;
     const alts: Test[] = hasType
       ? []
-      : node.oneOf.map((alt: unknown, i: number) => walk(alt, `${at('oneOf')}[${i}]`, level + 1, depth, true)[0]);
+      : (node.oneOf as unknown[]).map(
+          (alt: unknown, i: number) => walk(alt, `${at('oneOf')}[${i}]`, level + 1, depth, true)[0],
+        );
     if (unvalidated.length > before) reject(at('oneOf'), 'has an alternative that is not validated');
     const [itemTest, itemExplain] = array ? walk(node.items, at('items'), level + 1, depth + 1, alternative) : PASS;
     const unique = array && get('uniqueItems') === true;
@@ -189,8 +199,8 @@ export function analyzeArgsSchema(
     const budget = MAX_DEPTH - depth;
     // An object's listed properties, then `required` names not listed (only their presence is
     // checked). Both closures walk these, never the value's keys.
-    const props = (object && get('properties')) || {};
-    const required: string[] = (object && get('required')) || [];
+    const props = ((object && get('properties')) || {}) as Record<string, unknown>;
+    const required = ((object && get('required')) || []) as string[];
     required.forEach(
       (name, i) =>
         hasOwn(props, name) || warn(`${at('required')}[${i}]`, `${JSON.stringify(name)} is not in properties`),
@@ -216,7 +226,7 @@ export function analyzeArgsSchema(
     const first = [0];
     const count = (v: unknown, most: number) => {
       let matched = 0;
-      for (let i = 0; i < alts.length; i++) if (alts[i]!(v) && ++matched > most) break;
+      for (let i = 0; i < alts.length; i++) if (alts[i](v) && ++matched > most) break;
       return matched;
     };
     /** One explanation for every kind of node. */
@@ -230,19 +240,19 @@ export function analyzeArgsSchema(
       if (!is!(v)) return push(out, path, `must be ${kind === 'number' && typeof v !== 'number' ? 'a number' : what}`);
       if (object) {
         // Properties before the one that failed the test passed it: start there.
-        const failed = first[0]!;
+        const failed = first[0];
         for (let i = failed; i < keys.length && more(out); i++) {
-          const name = keys[i]!;
-          const x = v[name];
-          if (hasOwn(v, name)) {
-            if (i === failed || !tests[i]!(x)) nodes[i]![1](x, out, appendKey(path, name));
+          const name = keys[i];
+          const x = (v as Record<string, unknown>)[name];
+          if (hasOwn(v as object, name)) {
+            if (i === failed || !tests[i](x)) nodes[i][1](x, out, appendKey(path, name));
           } else if (mandatory[i]) push(out, appendKey(path, name), 'is required');
         }
         return;
       }
-      if (allowed && !allowed.has(v)) push(out, path, oneOfMessage(values!));
+      if (allowed && !allowed.has(v)) push(out, path, oneOfMessage(values));
       // A number (or boolean) is its own size; minimum ≤ maximum, so only one bound can fail.
-      const size = string ? codePointLength(v) : array ? v.length : v;
+      const size = string ? codePointLength(v as string) : array ? (v as unknown[]).length : (v as number);
       if (size < min || size > max) {
         const [least, n] = size < min ? ['least', min] : ['most', max];
         push(
@@ -257,13 +267,13 @@ export function analyzeArgsSchema(
         // Lengths first: a pathological pattern never sees an over-long string.
         if (string) return;
       }
-      if (re && !re.test(v)) push(out, path, `must match pattern ${node.pattern}`);
+      if (re && !re.test(v as string)) push(out, path, `must match pattern ${node.pattern as string}`);
       if (array) {
-        const failed = first[0]!;
-        for (let i = failed < 0 ? 0 : failed; i < v.length && more(out); i++) {
-          if (i === failed || !itemTest(v[i])) itemExplain(v[i], out, `${path}[${i}]`);
+        const failed = first[0];
+        for (let i = failed < 0 ? 0 : failed; i < (v as unknown[]).length && more(out); i++) {
+          if (i === failed || !itemTest((v as unknown[])[i])) itemExplain((v as unknown[])[i], out, `${path}[${i}]`);
         }
-        const problem = unique && more(out) && uniqueProblem(v, budget);
+        const problem = unique && more(out) && uniqueProblem(v as unknown[], budget);
         if (problem) {
           if (problem[1] === undefined) push(out, `${path}[${problem[0]}]`, `nested deeper than ${MAX_DEPTH} levels`);
           else push(out, path, `must not contain duplicates (items ${problem[0]} and ${problem[1]} are equal)`);
@@ -285,7 +295,7 @@ export function analyzeArgsSchema(
       };
     else if (object) test = propsTest(keys, tests, mandatory, proto, first);
     // Number.isInteger and Number.isFinite are false for non-numbers, NaN and ±Infinity.
-    else test = (v) => is!(v) && (!allowed || allowed.has(v)) && v >= min && v <= max;
+    else test = (v) => is!(v) && (!allowed || allowed.has(v)) && (v as number) >= min && (v as number) <= max;
     return [test, explain];
   };
 
@@ -349,12 +359,12 @@ function propsTest(
   proto: { clean: boolean },
   first: number[],
 ): Test {
-  const properties = keys.map((key, i) => ({ key, test: tests[i]!, required: mandatory[i]! }));
+  const properties = keys.map((key, i) => ({ key, test: tests[i], required: mandatory[i] }));
   return (o) => {
     if (!isPlainObject(o)) return false;
     const clean = proto.clean;
     for (let i = 0; i < properties.length; i++) {
-      const { key, test, required } = properties[i]!;
+      const { key, test, required } = properties[i];
       const value = o[key];
       const present = (value !== undefined && clean) || hasOwn(o, key);
       if (present ? !test(value) : required) return stop(first, i);

@@ -5,13 +5,13 @@
 import { isPlainObject } from '../json.js';
 
 /** A predicate over a value. */
-export type Test = (v: any) => boolean;
+export type Test = (v: unknown) => boolean;
 
 const NON_NEGATIVE = 'a non-negative integer';
 const FINITE = 'a finite number';
 const A_STRING = 'a string';
 const NON_EMPTY = 'a non-empty array';
-const isNonNegative: Test = (v) => Number.isInteger(v) && v >= 0;
+const isNonNegative: Test = (v) => Number.isInteger(v) && (v as number) >= 0;
 const isString: Test = (v) => typeof v === 'string';
 const isBoolean: Test = (v) => typeof v === 'boolean';
 const isNonEmpty: Test = (v) => Array.isArray(v) && v.length > 0;
@@ -57,4 +57,4 @@ export const KINDS: Record<string, [keywords: string[], is?: Test, what?: string
 export const TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object'];
 /** Each kind's keywords, metadata first, in checking order. */
 export const KEYWORDS: Record<string, string[]> = {};
-for (const kind in KINDS) KEYWORDS[kind] = ['description', 'examples', 'default', ...KINDS[kind]![0]];
+for (const kind in KINDS) KEYWORDS[kind] = ['description', 'examples', 'default', ...KINDS[kind][0]];

@@ -5,8 +5,9 @@ type SocketLike = {
   readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
-  // `any`: the browser's event classes and the `ws` package's (which declare no `data` on most) fit.
-  addEventListener(type: string, listener: (event: any) => void): void;
+  // The listener takes the socket's own event, whatever its class: the browser's and the `ws`
+  // package's (which declare no `data` on most) fit alike.
+  addEventListener(type: string, listener: (event: unknown) => void): void;
 };
 type SocketConstructor = new (url: string) => SocketLike;
 
@@ -42,8 +43,10 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
         addEventListener: (type, listener) => type === 'close' && queueMicrotask(() => listener({})),
       };
     }
-    const on = (type: string, listener: (event: { data?: unknown; code?: unknown; reason?: unknown }) => void) =>
-      socket.addEventListener(type, listener);
+    // Every socket's event is an object, which holds these fields when its type does (a close event's
+    // `reason` is text).
+    const on = (type: string, listener: (event: { data?: unknown; code?: unknown; reason?: string }) => void) =>
+      socket.addEventListener(type, listener as (event: unknown) => void);
     const [onMessage, emitMessage] = portEvent<unknown>();
     const [onDisconnect, emitDisconnect] = portEvent<unknown>();
     /** Frames posted before the socket opened; null once it opened or closed. */
@@ -84,7 +87,7 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
       }
       emitMessage(message);
     });
-    const onClose = ({ code, reason }: { code?: unknown; reason?: unknown }) => {
+    const onClose = ({ code, reason }: { code?: unknown; reason?: string }) => {
       if (closed) return;
       closed = true;
       queue = null;

@@ -3,7 +3,7 @@ import { defineElement } from '../define-element.js';
 import { ARG_TAG } from '../tags.js';
 
 /** The DOM's HTMLElement; a bare class where there is none, so the package root still imports in Node. */
-const HTMLElement = (globalThis.HTMLElement ?? class {}) as typeof globalThis.HTMLElement;
+const HTMLElement = globalThis.HTMLElement ?? class {};
 
 /**
  * One property of a tool's args, declared in markup. The attributes are the declaration: the tool
@@ -41,6 +41,18 @@ export class PedelecArgElement extends HTMLElement {
   static define(tag = ARG_TAG, registry: CustomElementRegistry | undefined = globalThis.customElements): void {
     defineElement(tag, this, registry);
   }
+
+  // Views of `min-length` … `unique-items` (defined below): as written; set any value, null removes it.
+  /** @attr min-length */
+  declare minLength: string | null;
+  /** @attr max-length */
+  declare maxLength: string | null;
+  /** @attr min-items */
+  declare minItems: string | null;
+  /** @attr max-items */
+  declare maxItems: string | null;
+  /** @attr unique-items */
+  declare uniqueItems: string | null;
 
   /** Pure markup for its tool to read: no reactive machinery, only hidden (see hidden.ts). */
   connectedCallback(): void {
@@ -90,18 +102,6 @@ export class PedelecArgElement extends HTMLElement {
     if (value == null) this.removeAttribute('description');
     else this.setAttribute('description', value);
   }
-
-  // Views of `min-length` … `unique-items` (defined below): as written; set any value, null removes it.
-  /** @attr min-length */
-  declare minLength: string | null;
-  /** @attr max-length */
-  declare maxLength: string | null;
-  /** @attr min-items */
-  declare minItems: string | null;
-  /** @attr max-items */
-  declare maxItems: string | null;
-  /** @attr unique-items */
-  declare uniqueItems: string | null;
 }
 
 /**

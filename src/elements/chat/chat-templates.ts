@@ -18,10 +18,10 @@ export type ChatView = {
   agentBody(entry: ChatEntry & { kind: 'agent' }): unknown;
   /** Markdown mode: agent rows get the `md` class (their rendered blocks bring their own spacing). */
   markdown: boolean;
-  onScroll(event: Event): void;
-  onSubmit(event: Event): void;
-  onKeydown(event: KeyboardEvent): void;
-  onFocus(): void;
+  onScroll: (event: Event) => void;
+  onSubmit: (event: Event) => void;
+  onKeydown: (event: KeyboardEvent) => void;
+  onFocus: () => void;
 };
 
 export function chatTemplate(view: ChatView): TemplateResult {

@@ -82,7 +82,7 @@ export class Conversation {
   /** The session updated: look again if its bridge changed since the last check. */
   sessionUpdated(): void {
     const s = this.session();
-    if (s && bridgeOf(s) !== this.#checked) this.check();
+    if (s && bridgeOf(s) !== this.#checked) void this.check();
   }
 
   /** Asks the session what is missing and turns the answer into advice (never rejects). */

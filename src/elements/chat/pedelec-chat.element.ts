@@ -141,7 +141,8 @@ export class PedelecChatElement extends LitElement {
   /** In Markdown mode, at most one render per animation frame, however fast the deltas come. */
   protected override async scheduleUpdate(): Promise<void> {
     if (this.markdown) await new Promise(requestAnimationFrame);
-    super.scheduleUpdate();
+    // Lit's own scheduleUpdate updates at once and returns nothing to wait for.
+    void super.scheduleUpdate();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {

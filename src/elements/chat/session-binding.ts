@@ -47,9 +47,6 @@ export class SessionBinding implements ReactiveController {
   /** The session the conversation belongs to: binding to another one starts a new conversation. */
   #owner: PedelecSessionElement | null = null;
   readonly #watch = { hostUpdated: () => this.host.sessionUpdated() };
-  readonly #listener = (event: Event) => {
-    if (event.target === this.session) this.host.sessionEvent(event);
-  };
   /** Stops waiting for a session to connect; set while the chat has none. */
   #stopWaiting: (() => void) | null = null;
   readonly #observer = new MutationObserver((records) => {
@@ -62,6 +59,10 @@ export class SessionBinding implements ReactiveController {
   constructor(private readonly host: BindingHost) {
     host.addController(this);
   }
+
+  readonly #listener = (event: Event) => {
+    if (event.target === this.session) this.host.sessionEvent(event);
+  };
 
   hostConnected(): void {
     this.bind();

@@ -60,7 +60,7 @@ export class Transcript {
     let wanted = Math.min(this.#added - added, this.#length);
     const rows: ChatEntry[] = [];
     for (let p = this.pages.length - 1; p >= 0 && wanted > 0; p--) {
-      const { entries } = this.pages[p]!;
+      const { entries } = this.pages[p];
       const taken = entries.slice(Math.max(0, entries.length - wanted));
       rows.unshift(...taken);
       wanted -= taken.length;
@@ -144,7 +144,7 @@ export class Transcript {
 
   /** Drops the oldest row. */
   #trim(): void {
-    const first = this.pages[0]!;
+    const first = this.pages[0];
     const entry = first.entries.shift()!;
     first.version++;
     if (first.entries.length === 0) this.pages.shift();

@@ -22,7 +22,7 @@ export type ForeignAgents = {
 /** One foreign agent: when the session wants it, and where its chunk is. */
 type AgentChunk<T extends { sync(): unknown }> = {
   wanted(inputs: ForeignAgentInputs): boolean;
-  load(): Promise<LazyChunk<ForeignAgentHost, T>>;
+  load: () => Promise<LazyChunk<ForeignAgentHost, T>>;
 };
 
 const WEBMCP = {

@@ -108,11 +108,11 @@ export function foreignTool(declared: DeclaredTool): ForeignTool {
 
 /** The host as one agent sees it: the tools it is offered, and its calls made as that agent. */
 export interface AgentSide {
-  connected(): boolean;
+  connected: () => boolean;
   /** The tools this agent is offered now. */
   offered(): readonly DeclaredTool[];
   call(tool: string, args: unknown, signal?: AbortSignal): Promise<LocalCallResult>;
-  warn(warning: PedelecError): void;
+  warn: (warning: PedelecError) => void;
 }
 
 /** `host` as agent `via` sees it, which is offered `offered(tools)`. */

@@ -34,6 +34,8 @@ export class PedelecGuidanceElement extends ReactiveElement {
     defineElement(tag, this, registry);
   }
 
+  readonly #membership = new Membership(this, { childList: true, subtree: true, characterData: true });
+
   /** Renders nothing: no render root of its own (hidden.ts gives it a hidden shadow root). */
   protected override createRenderRoot(): HTMLElement {
     return this;
@@ -43,8 +45,6 @@ export class PedelecGuidanceElement extends ReactiveElement {
     super.connectedCallback();
     hideDeclaration(this, true); // its text is what could show: never rendered, whatever the page's CSS
   }
-
-  readonly #membership = new Membership(this, { childList: true, subtree: true, characterData: true });
 
   /** The guidance text: the element's text content without the indentation of the markup around it. */
   get text(): string {

@@ -201,7 +201,7 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
           reason: 'guidance given twice',
         },
       );
-      if (!this.#guidanceError) this.host.emit(new PedelecErrorEvent({ error }, children[0]!));
+      if (!this.#guidanceError) this.host.emit(new PedelecErrorEvent({ error }, children[0]));
       this.#guidanceError = error;
     } else this.#guidanceError = null;
     return (

@@ -32,6 +32,8 @@ type Running = { element: PedelecToolElement | null; abort(reason: PedelecError)
 export class ElementToolbox extends Toolbox {
   /** Calls whose handler has not answered yet (those that can be aborted). */
   readonly #running = new Map<ToolCallContext, Running>();
+  /** Calls made in the page so far: their ids are `<via>_<n>`, numbered in one sequence (per element). */
+  #made = 0;
 
   constructor(private readonly host: ElementToolboxHost) {
     super(true);
@@ -41,9 +43,6 @@ export class ElementToolbox extends Toolbox {
       inline: (tool) => this.#inline(tool),
     };
   }
-
-  /** Calls made in the page so far: their ids are `<via>_<n>`, numbered in one sequence (per element). */
-  #made = 0;
 
   /** The next id of a call made in the page: `local_1`, `webmcp_2`… */
   nextId(via: 'local' | 'webmcp' | 'mcp'): string {

@@ -280,7 +280,8 @@ export class SessionLifecycle {
   #endRecorded(sessionId: string): void {
     const client = this.#client(this.host.bridge());
     if ('code' in client) return;
-    client
+    // Fire and forget: nothing waits for it, and a failure is ignored.
+    void client
       .resumeSession(sessionId)
       .then((old) => old.end())
       .catch(noop)

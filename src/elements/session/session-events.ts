@@ -73,20 +73,22 @@ export const readyEvent = (session: PedelecSession, resumed: boolean): PedelecRe
 
 /** What a held session reports to its element. */
 export interface HeldSessionHost {
-  emit(event: Event): void;
-  status(status: PedelecSessionStatus, context?: PedelecEventContext): void;
+  emit: (event: Event) => void;
+  status: (status: PedelecSessionStatus, context?: PedelecEventContext) => void;
   /** The manifest and configuration declared now. */
   declared(): { manifest: SerializableSkillsManifest | undefined; config: SessionConfig };
 }
 
 export class HeldSession {
   readonly staleness = new Staleness();
-  #stop: () => void = () => {};
 
   constructor(
     private readonly host: HeldSessionHost,
     private readonly toolbox: ElementToolbox,
   ) {}
+
+  /** Stops listening to the held session; does nothing while none is held. */
+  #stop: () => void = () => {};
 
   /** Listens to `session`, just created or resumed with `created`, and reports it ready. */
   hold(

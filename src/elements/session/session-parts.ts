@@ -38,10 +38,10 @@ export interface SessionElementPort extends SessionInputs, ReactiveControllerHos
 
 /** What only the element itself can do. */
 export type SessionElementHooks = {
-  emit(event: Event): void;
-  status(status: PedelecElementStatus, context?: PedelecEventContext): void;
+  emit: (event: Event) => void;
+  status: (status: PedelecElementStatus, context?: PedelecEventContext) => void;
   /** Whether the `bridge` or `mcp` property was set from script (then any host is allowed). */
-  scripted(name: 'bridge' | 'mcp'): boolean;
+  scripted: (name: 'bridge' | 'mcp') => boolean;
 };
 
 /** The result of `invoke()`: exactly what the agent would have received. Never a rejection. */
@@ -70,7 +70,7 @@ export type SessionParts = {
     session?: LocalCallSession,
   ): Promise<LocalCallResult>;
   /** A `pedelec-warning` (and the console's, with `debug`). */
-  warn(warning: PedelecError): void;
+  warn: (warning: PedelecError) => void;
   /** Whether the `bridge` or `mcp` property was set from script (then any host is allowed). */
   scripted(name: 'bridge' | 'mcp'): boolean;
   /** Where `persist` keeps the element's record now (null without `persist`). */

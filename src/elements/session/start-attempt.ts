@@ -33,7 +33,7 @@ export type StartAttempt = {
   signal: AbortSignal;
   records: SessionRecords;
   /** Ends a recorded session the element does not hold. */
-  endRecorded(sessionId: string): void;
+  endRecorded: (sessionId: string) => void;
 };
 
 type CreateOrResume = StartAttempt & { client: Pedelec; plan: StartPlan };

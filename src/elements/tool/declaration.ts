@@ -92,11 +92,12 @@ export const DECLARATION_ATTRIBUTES = [
 ];
 
 /** What declares a tool's args schema, and the problem when it cannot be read. */
-export type SchemaSource =
-  { ok: true; schema: unknown; owned: boolean; path?: undefined } | { ok: false; reason: string; path?: string };
+export type SchemaSource = { ok: true; schema: unknown; owned: boolean; path?: undefined } | Unreadable;
+/** A schema that cannot be read: why, and where when that is known. */
+type Unreadable = { ok: false; reason: string; path?: string };
 
 /** Markup that cannot be read, at the JSON path it would have had: thrown while reading the args. */
-const unreadable = (path: string, problem: string): SchemaSource => ({
+const unreadable = (path: string, problem: string): Unreadable => ({
   ok: false,
   reason: `${path}: ${problem}`,
   path,

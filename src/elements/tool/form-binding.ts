@@ -30,7 +30,7 @@ const ANSWER_MARGIN_MS = 1000;
 
 /** The args' values into the controls, each changed control firing `input` and `change` as a user's edit would. */
 function fill(group: Control[], value: unknown): void {
-  const first = group[0]!;
+  const first = group[0];
   const chosen = Array.isArray(value) ? value.map(String) : [String(value)];
   for (const control of group) {
     if (control.type === 'radio' || control.type === 'checkbox') {
@@ -67,7 +67,7 @@ function statesOf(tool: PedelecToolElement): Set<string> | undefined {
     }
     internals.set(tool, attached);
   }
-  return internals.get(tool)?.states as Set<string> | undefined;
+  return internals.get(tool)?.states;
 }
 
 /** The calls waiting on a form, each with how to answer it: a later call takes the form over. */

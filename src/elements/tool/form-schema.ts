@@ -87,7 +87,7 @@ function descriptionOf(group: Control[]): string {
     const written = control.getAttribute('toolparamdescription');
     if (written) return written;
   }
-  const first = group[0]!;
+  const first = group[0];
   const label =
     group.length > 1 || first.type === 'radio'
       ? first.closest('fieldset')?.querySelector(':scope > legend')
@@ -134,7 +134,7 @@ function textSchema(control: HTMLInputElement | HTMLTextAreaElement): SchemaNode
 
 /** The schema of one arg, from its control (or group). */
 function controlSchema(group: Control[]): SchemaNode {
-  const first = group[0]!;
+  const first = group[0];
   const values = (list: { value: string }[]) => distinct(list.map((option) => option.value));
   let node: SchemaNode;
   if (first.type === 'radio') node = { type: 'string', enum: values(group) };

@@ -72,16 +72,6 @@ export class PedelecToolElement extends ReactiveElement {
     defineElement(tag, this, registry);
   }
 
-  /** Renders nothing: no render root of its own (hidden.ts adds a hidden shadow root where one is needed). */
-  protected override createRenderRoot(): HTMLElement {
-    return this;
-  }
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    hideDeclaration(this);
-  }
-
   static override properties = {
     name: { type: String },
     description: { type: String },
@@ -127,6 +117,16 @@ export class PedelecToolElement extends ReactiveElement {
     this.readOnly = false;
     this.untrustedContent = false;
     this.private = false;
+  }
+
+  /** Renders nothing: no render root of its own (hidden.ts adds a hidden shadow root where one is needed). */
+  protected override createRenderRoot(): HTMLElement {
+    return this;
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    hideDeclaration(this);
   }
 
   /** Read-only: why this declaration is left out of the manifest, or null. */

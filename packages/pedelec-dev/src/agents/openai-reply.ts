@@ -122,7 +122,7 @@ class StreamedAnswer {
     if (!isObject(chunk)) throw this.errors.protocolError('a stream event is not a JSON object');
     if (chunk.error !== undefined && chunk.error !== null) throw this.errors.embeddedFailure(chunk.error);
     if (!Array.isArray(chunk.choices)) return; // e.g. a usage-only chunk
-    const choice =
+    const choice: unknown =
       chunk.choices.find((c) => isObject(c) && (c.index === undefined || c.index === 0)) ?? chunk.choices[0];
     if (!isObject(choice)) return;
     const delta = isObject(choice.delta) ? choice.delta : undefined;
@@ -193,7 +193,7 @@ export class ReplyReader {
     }
     if (isObject(parsed) && parsed.error !== undefined && parsed.error !== null)
       throw this.errors.embeddedFailure(parsed.error);
-    const choice = isObject(parsed) && Array.isArray(parsed.choices) ? parsed.choices[0] : undefined;
+    const choice: unknown = isObject(parsed) && Array.isArray(parsed.choices) ? parsed.choices[0] : undefined;
     const message = isObject(choice) && isObject(choice.message) ? choice.message : undefined;
     if (!message) throw this.errors.protocolError('the response has no choices[0].message');
     const text = typeof message.content === 'string' ? message.content : '';
@@ -214,7 +214,8 @@ export class ReplyReader {
     interrupted: (otherwise: () => AgentError) => unknown,
   ): Promise<Reply> {
     if (!response.body) throw this.errors.protocolError('the response has no body');
-    const reader = response.body.getReader();
+    // A fetch body streams bytes.
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     const parser = new SseParser();
     const answer = new StreamedAnswer(this.names, this.errors, say);

@@ -144,7 +144,6 @@ export class ChatCompletions {
  */
 class RequestWatch {
   private readonly controller = new AbortController();
-  private readonly onAbort = () => this.controller.abort();
   private timedOut = false;
   private timer: NodeJS.Timeout | undefined;
 
@@ -155,6 +154,8 @@ class RequestWatch {
   ) {
     session.addEventListener('abort', this.onAbort, { once: true });
   }
+
+  private readonly onAbort = () => this.controller.abort();
 
   /** The fetch's signal. */
   get signal(): AbortSignal {

@@ -104,7 +104,7 @@ export class OpenAISession implements AgentSession {
         role: 'assistant',
         content: reply.text === '' ? null : reply.text,
         tool_calls: reply.calls.map((c, i) => {
-          const args = parsed[i]!;
+          const args = parsed[i];
           return {
             id: c.id,
             type: 'function',
@@ -134,7 +134,7 @@ export class OpenAISession implements AgentSession {
       // half-way leaves a history the endpoint still accepts.
       const results: ChatMessage[] = [];
       for (const [i, call] of reply.calls.entries())
-        results.push({ role: 'tool', tool_call_id: call.id, content: await this.runCall(call, parsed[i]!, ctx, out) });
+        results.push({ role: 'tool', tool_call_id: call.id, content: await this.runCall(call, parsed[i], ctx, out) });
       this.history.push(assistant, ...results);
     }
   }

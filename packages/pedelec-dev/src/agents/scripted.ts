@@ -80,7 +80,7 @@ function sample(node: unknown, budget: SampleBudget, depth: number): unknown {
   if (Object.hasOwn(n, 'default')) return literal(n.default, budget);
   if (Array.isArray(n.enum) && n.enum.length > 0) return literal(n.enum[0], budget);
   if (Array.isArray(n.oneOf) && n.oneOf.length > 0) return sample(n.oneOf[0], budget, depth + 1);
-  const num = (key: string) => (typeof n[key] === 'number' && Number.isFinite(n[key]) ? (n[key] as number) : undefined);
+  const num = (key: string) => (typeof n[key] === 'number' && Number.isFinite(n[key]) ? n[key] : undefined);
   switch (n.type) {
     case 'string': {
       // Within the lengths (a pattern it cannot know about), and within the budget.
@@ -135,7 +135,7 @@ function sampleArgs(schema: Record<string, unknown>, budget: SampleBudget, depth
 
 function exampleCall(tool: ToolManifest): string {
   const budget: SampleBudget = { chars: SAMPLE_BUDGET, shortened: false };
-  const args = JSON.stringify(sampleArgs(tool.argsSchema as unknown as Record<string, unknown>, budget));
+  const args = JSON.stringify(sampleArgs(tool.argsSchema, budget));
   return `/call ${tool.name} ${args}${budget.shortened ? ' (example shortened: the schema asks for more)' : ''}`;
 }
 

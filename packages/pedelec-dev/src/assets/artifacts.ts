@@ -44,7 +44,7 @@ function isArtifactName(name: unknown): name is string {
 
 /** The artifact's kind, from the top-level type of its Content-Type. */
 export function artifactKind(mimeType: string): ArtifactKind {
-  const top = mimeType.split('/', 1)[0]!.trim().toLowerCase();
+  const top = mimeType.split('/', 1)[0].trim().toLowerCase();
   return top === 'image' || top === 'audio' || top === 'video' ? top : 'file';
 }
 

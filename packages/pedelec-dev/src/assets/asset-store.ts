@@ -114,7 +114,7 @@ export class AssetStore {
   private recordFile(sessionId: string, path: string, sizeBytes: number, mimeType: string): void {
     if (!this.options.sessionAlive(sessionId)) return; // ended meanwhile: dropSession deleted the folder
     let files = this.files.get(sessionId);
-    if (!files) this.files.set(sessionId, (files = new Map()));
+    if (!files) this.files.set(sessionId, (files = new Map<string, StoredFile>()));
     const charge = chargeOf(sizeBytes);
     this.quota.store(charge, files.get(path)?.charge ?? 0);
     files.set(path, { charge, mimeType });

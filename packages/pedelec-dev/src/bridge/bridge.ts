@@ -177,7 +177,8 @@ export class BridgeConnection implements EventSink {
         error: new DevCoreError('INVALID_MESSAGE', 'Binary frames are not supported: send JSON text'),
       });
     }
-    const text = data.toString();
+    // With ws's default binaryType ('nodebuffer'), a message arrives as one Buffer.
+    const text = (data as Buffer).toString();
     let message: unknown;
     try {
       message = JSON.parse(text);

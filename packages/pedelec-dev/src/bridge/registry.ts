@@ -189,7 +189,7 @@ export class SessionRegistry {
     timer.unref(); // a kept session never keeps the process alive
     this.endedSessions.set(session.id, { session, timer });
     const ofOrigin = [...this.endedSessions.values()].filter((kept) => kept.session.origin === session.origin);
-    if (ofOrigin.length > this.limits.maxSessionsPerOrigin) this.forget(ofOrigin[0]!.session.id);
+    if (ofOrigin.length > this.limits.maxSessionsPerOrigin) this.forget(ofOrigin[0].session.id);
     if (this.endedSessions.size > this.limits.maxSessions) this.forget(this.endedSessions.keys().next().value!);
   }
 

@@ -59,7 +59,7 @@ export class ToolCallRelay<T extends { readonly operationId: string | undefined 
 
   /** The call waiting for the page, if any (the turn sends one at a time). */
   get waiting(): WaitingCall | undefined {
-    const call = this.pending.values().next().value as PendingCall | undefined;
+    const call = this.pending.values().next().value;
     return call && { ...call.request, createdAt: call.createdAt, timeoutMs: call.timeoutMs };
   }
 

@@ -44,7 +44,7 @@ export class HostAllowList {
 }
 
 /** One allowed origin: scheme and host exact, port exact or `*` (any, including the default). */
-type OriginPattern = { protocol: string; host: string; port: string | '*' };
+type OriginPattern = { protocol: string; host: string; port: string };
 
 const PATTERN = /^(https?):\/\/(\[[0-9a-fA-F:.]+\]|[^/:[\]\s]+)(?::(\d{1,5}|\*))?\/?$/;
 

@@ -102,7 +102,8 @@ export class InspectorHub {
     let message: Record<string, unknown>;
     try {
       if (isBinary) throw new Error('binary');
-      const parsed: unknown = JSON.parse(data.toString());
+      // With ws's default binaryType ('nodebuffer'), a message arrives as one Buffer.
+      const parsed: unknown = JSON.parse((data as Buffer).toString());
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
       message = parsed as Record<string, unknown>;
     } catch {

@@ -26,7 +26,7 @@ export type McpFeatureInputs = {
   log: MessageLog;
   /** The largest frame a page may send on `/tools`. */
   maxFrameBytes: number;
-  reportBug(error: unknown): void;
+  reportBug: (error: unknown) => void;
 };
 
 export function mcpFeature(inputs: McpFeatureInputs): DevFeature {

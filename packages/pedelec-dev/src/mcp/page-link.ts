@@ -106,7 +106,8 @@ export class PageLink {
   #receive(data: RawData, isBinary: boolean): void {
     let parsed: unknown;
     try {
-      parsed = isBinary ? undefined : JSON.parse(data.toString());
+      // With ws's default binaryType ('nodebuffer'), a message arrives as one Buffer.
+      parsed = isBinary ? undefined : JSON.parse((data as Buffer).toString());
     } catch {
       // reported below
     }

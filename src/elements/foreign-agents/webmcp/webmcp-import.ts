@@ -107,9 +107,11 @@ export class WebmcpImport {
   #shadowed = new Set<string>();
   /** The warnings given while `import` is asked for, so that each is given once. */
   readonly #warned = new Set<string>();
-  readonly #onChange = () => this.#read();
 
   constructor(private readonly host: ImportHost) {}
+
+  // Fire and forget: the read takes its answer itself, and nothing here waits for it.
+  readonly #onChange = () => void this.#read();
 
   /**
    * Listens, reads, or lets go, as the session and its `webmcp` say now. Returns the read it started
