@@ -1,4 +1,5 @@
-import type { ReactiveController, ReactiveControllerHost } from '@lit/reactive-element';
+import type { ReactiveController, ReactiveElement } from '@lit/reactive-element';
+import { updateNow } from './update-now.js';
 
 /**
  * How members (`<pedelec-tool>`, `<pedelec-guidance>`…) find their session: a member announces itself
@@ -29,6 +30,12 @@ const memberships = new WeakMap<Element, Membership>();
 
 /** Tells a member's session now of the mutations its observer would deliver a microtask later. */
 export const flushChanges = (member: Element): void => memberships.get(member)?.flush();
+
+/** Tells a member's session that its declaration changed (what it reads from arrived: a form's binding). */
+export const memberChanged = (member: Element): void => memberships.get(member)?.changed();
+
+/** Asks a member to announce itself again: a nearer session may have been defined since (one not yet upgraded cannot). */
+export const reregister = (member: Element): void => memberships.get(member)?.reregister();
 
 export class RegisterEvent extends Event {
   static readonly eventName = 'pedelec-register';
@@ -71,10 +78,10 @@ export class Membership implements ReactiveController {
   #observer: MutationObserver | null = null;
   /** Changes reported (or unobserved) since the last `takeChanges()`. */
   #dirty = true;
-  readonly #member: ReactiveControllerHost & Element;
+  readonly #member: ReactiveElement;
   readonly #watch: MutationObserverInit;
 
-  constructor(member: ReactiveControllerHost & Element, watch: MutationObserverInit) {
+  constructor(member: ReactiveElement, watch: MutationObserverInit) {
     this.#member = member;
     this.#watch = watch;
     member.addController(this);
@@ -85,10 +92,7 @@ export class Membership implements ReactiveController {
     connectedMembers++;
     this.owner = register(this.#member, this.owner);
     this.#dirty = true; // nothing was observed while disconnected
-    this.#observer ??= new MutationObserver(() => {
-      this.#dirty = true;
-      this.changed();
-    });
+    this.#observer ??= new MutationObserver(() => this.changed());
     this.#observer.observe(this.#member, this.#watch);
   }
 
@@ -105,19 +109,20 @@ export class Membership implements ReactiveController {
     if (this.#member.isConnected) this.owner = register(this.#member, this.owner);
   }
 
+  /** The member's declaration changed (its properties, in its `willUpdate`; its children or attributes). */
   changed(): void {
+    this.#dirty = true;
     this.owner?.memberChanged(this.#member);
   }
 
   /**
-   * Reports the mutations still pending in the observer now, not a microtask later: the session
-   * learns of a change made in this task (taken records are never delivered, so it is told here).
+   * Reports now, not a microtask later, what the page changed in this task: the member's pending
+   * update runs (its `willUpdate` reports property changes) and the mutations still pending in the
+   * observer are taken (taken records are never delivered, so they are reported here).
    */
   flush(): void {
-    if (this.#observer?.takeRecords().length) {
-      this.#dirty = true;
-      this.changed();
-    }
+    updateNow(this.#member);
+    if (this.#observer?.takeRecords().length) this.changed();
   }
 
   /**
@@ -132,9 +137,4 @@ export class Membership implements ReactiveController {
     this.#dirty = false;
     return dirty;
   }
-}
-
-/** Something that can be asked to announce itself again (a session defined after its members; not yet upgraded: cannot). */
-export interface Registrable {
-  reregister(): void;
 }

@@ -14,6 +14,7 @@ import {
 } from '../../src/index.js';
 import { mount, nextTask, uniqueTag } from './helpers.js';
 import { until } from '../support/waits.js';
+import { boundSessionOf } from '../../src/elements/chat/pedelec-chat.element.js';
 
 /** A registry that records what it is asked, for `define(tag, registry)`. */
 function recordingRegistry(): CustomElementRegistry & { defined: [string, CustomElementConstructor][] } {
@@ -93,8 +94,8 @@ describe('static define()', () => {
     const chat = host.querySelector('pedelec-chat') as PedelecChatElement;
     await nextTask();
     // Not a session yet: an element that merely has the tag is not bound to.
-    expect(chat.boundSession).to.equal(null);
+    expect(boundSessionOf(chat)).to.equal(null);
     PedelecSessionElement.define.call(class extends PedelecSessionElement {}, session);
-    await until(() => chat.boundSession === host.firstElementChild, 'the chat bound to its session');
+    await until(() => boundSessionOf(chat) === host.firstElementChild, 'the chat bound to its session');
   });
 });

@@ -112,7 +112,11 @@ describe('CDN file: <pedelec-chat> defined when first used', () => {
     session.append(chat);
     await elements.whenDefined('pedelec-chat');
     await until(() => chat.shadowRoot?.querySelector('textarea'), 'the composer');
-    expect((chat as HTMLElement & { boundSession: unknown }).boundSession).to.equal(session);
+    // Bound to that session: its turn shows in the chat.
+    session.dispatchEvent(
+      new page.win.CustomEvent('pedelec-turn', { detail: { turnId: 't', kind: 'user', text: 'hi' } }),
+    );
+    await until(() => chat.shadowRoot?.querySelector('[part~=user]'), 'the user row');
     expect(page.errors).to.deep.equal([]);
   });
 

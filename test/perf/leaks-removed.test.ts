@@ -10,6 +10,7 @@ import { PedelecSession, type PedelecSessionElement, type PedelecToolElement } f
 import { openClientCount, releaseClient } from '../../src/elements/session/client-pool.js';
 import { installAutoCore, installCounters, type AutoCore, type Counters } from '../reliability/harness.js';
 import { until } from '../support/waits.js';
+import { bookkeepingOf } from '../../src/elements/session/pedelec-session.element.js';
 
 const CYCLES = 200;
 let core: AutoCore;
@@ -174,6 +175,6 @@ describe('leaks after removal and tool churn', () => {
       );
     }
     expect(el.status, 'the session went on').to.equal('waiting_tool_result');
-    expect(el.bookkeeping.running, 'aborted calls of removed tools, each holding its element').to.equal(0);
+    expect(bookkeepingOf(el).running, 'aborted calls of removed tools, each holding its element').to.equal(0);
   });
 });

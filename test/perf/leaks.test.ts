@@ -26,7 +26,7 @@
  *
  * Each probe has a positive control (one deliberately pending request, one deliberately hanging
  * call, one live session) so that a probe that stopped seeing anything fails instead of passing.
- * The element's own maps are read through its `@internal` debug counter `bookkeeping`.
+ * The element's own maps are read through `bookkeepingOf` (the element module's accessor for tests).
  */
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../src/define.js';
@@ -42,6 +42,7 @@ import {
 import { openClientCount } from '../../src/elements/session/client-pool.js';
 import { installAutoCore, installCounters, quiet, type AutoCore, type Counters } from '../reliability/harness.js';
 import { until } from '../support/waits.js';
+import { bookkeepingOf } from '../../src/elements/session/pedelec-session.element.js';
 
 const CYCLES = 1000;
 const MIDWAY = 500;
@@ -75,9 +76,9 @@ function countCalls<T extends object>(owner: T, key: keyof T): { calls: number }
   return counter;
 }
 
-/** One of the session element's bookkeeping sizes (its `@internal` debug counter). */
+/** One of the session element's bookkeeping sizes (`bookkeepingOf`). */
 function sizeOf(el: PedelecSessionElement, field: 'members' | 'running' | 'reported' | 'cached'): number {
-  return el.bookkeeping[field];
+  return bookkeepingOf(el)[field];
 }
 
 const echoTool: { name: string; description: string; argsSchema: ToolArgsSchema } = {

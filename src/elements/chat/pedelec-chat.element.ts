@@ -11,6 +11,9 @@ import { CHAT_TAG } from '../tags.js';
 /** Turns Markdown into DOM the chat inserts as is (sanitizing is the renderer's job). */
 export type RenderMarkdown = (markdown: string) => Node;
 
+/** The session a chat talks to now, for the kit's tests: not a member of the element. */
+export let boundSessionOf!: (chat: PedelecChatElement) => PedelecSessionElement | null;
+
 /**
  * A ready chat panel for the agent of its `<pedelec-session>`: the conversation (user turns — also
  * those page code starts with `sendText()` —, the agent's streamed reply, one row per tool call,
@@ -80,12 +83,25 @@ export class PedelecChatElement extends LitElement {
     renderMarkdown: { attribute: false },
   };
 
+  static {
+    boundSessionOf = (chat) => chat.#binding.session;
+  }
+
   declare htmlFor: string | null;
   declare markdown: boolean;
   declare forElement: PedelecSessionElement | null;
   declare renderMarkdown: RenderMarkdown | undefined;
 
-  readonly #binding = new SessionBinding(this);
+  readonly #binding = new SessionBinding(this, {
+    // Another session: another conversation.
+    bound: (fresh) => this.#conversation.bound(fresh, this.isConnected),
+    // Its bridge may have changed.
+    updated: () => this.#conversation.sessionUpdated(),
+    event: (event) => {
+      this.#conversation.event(event);
+      this.requestUpdate();
+    },
+  });
   readonly #conversation = new Conversation(
     () => this.#binding.session,
     () => this.requestUpdate(),
@@ -115,27 +131,6 @@ export class PedelecChatElement extends LitElement {
     const max = Number(value);
     this.#conversation.maxRows = Number.isInteger(max) && max > 0 ? max : Infinity;
     this.requestUpdate('maxMessages', old);
-  }
-
-  /** @internal The session this chat talks to now. */
-  get boundSession(): PedelecSessionElement | null {
-    return this.#binding.session;
-  }
-
-  /** @internal The binding changed (`fresh`: another session, another conversation). */
-  bound(fresh: boolean): void {
-    this.#conversation.bound(fresh, this.isConnected);
-  }
-
-  /** @internal The bound session updated (its bridge may have changed). */
-  sessionUpdated(): void {
-    this.#conversation.sessionUpdated();
-  }
-
-  /** @internal One of the bound session's events. */
-  sessionEvent(event: Event): void {
-    this.#conversation.event(event);
-    this.requestUpdate();
   }
 
   /** In Markdown mode, at most one render per animation frame, however fast the deltas come. */

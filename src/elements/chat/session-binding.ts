@@ -33,20 +33,24 @@ export interface BindingHost extends ReactiveControllerHost, HTMLElement {
   /** The `for` attribute: the id of the session to talk to. */
   readonly htmlFor: string | null;
   readonly forElement: PedelecSessionElement | null;
+}
+
+/** What the binding tells its chat. */
+export type BindingHooks = {
   /** The bound session changed; `fresh`: another one than the conversation's, which starts anew. */
   bound(fresh: boolean): void;
   /** The bound session updated (its bridge may have changed). */
-  sessionUpdated(): void;
+  updated(): void;
   /** One of the bound session's events. */
-  sessionEvent(event: Event): void;
-}
+  event(event: Event): void;
+};
 
 export class SessionBinding implements ReactiveController {
   /** The session whose events the chat listens to now. */
   session: PedelecSessionElement | null = null;
   /** The session the conversation belongs to: binding to another one starts a new conversation. */
   #owner: PedelecSessionElement | null = null;
-  readonly #watch = { hostUpdated: () => this.host.sessionUpdated() };
+  readonly #watch = { hostUpdated: () => this.hooks.updated() };
   /** Stops waiting for a session to connect; set while the chat has none. */
   #stopWaiting: (() => void) | null = null;
   readonly #observer = new MutationObserver((records) => {
@@ -56,12 +60,15 @@ export class SessionBinding implements ReactiveController {
     if (records.some((record) => record.attributeName === 'approval')) this.host.requestUpdate();
   });
 
-  constructor(private readonly host: BindingHost) {
+  constructor(
+    private readonly host: BindingHost,
+    private readonly hooks: BindingHooks,
+  ) {
     host.addController(this);
   }
 
   readonly #listener = (event: Event) => {
-    if (event.target === this.session) this.host.sessionEvent(event);
+    if (event.target === this.session) this.hooks.event(event);
   };
 
   hostConnected(): void {
@@ -95,7 +102,7 @@ export class SessionBinding implements ReactiveController {
       const fresh = !!next && next !== this.#owner;
       if (fresh) this.#owner = next;
       next?.addController(this.#watch);
-      this.host.bound(fresh);
+      this.hooks.bound(fresh);
       this.host.requestUpdate();
     }
     this.#observer.disconnect();

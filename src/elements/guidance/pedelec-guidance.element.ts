@@ -34,7 +34,11 @@ export class PedelecGuidanceElement extends ReactiveElement {
     defineElement(tag, this, registry);
   }
 
-  readonly #membership = new Membership(this, { childList: true, subtree: true, characterData: true });
+  constructor() {
+    super();
+    // Joins its session as a controller; the session reaches it through the registration module.
+    new Membership(this, { childList: true, subtree: true, characterData: true });
+  }
 
   /** Renders nothing: no render root of its own (hidden.ts gives it a hidden shadow root). */
   protected override createRenderRoot(): HTMLElement {
@@ -49,10 +53,5 @@ export class PedelecGuidanceElement extends ReactiveElement {
   /** The guidance text: the element's text content without the indentation of the markup around it. */
   get text(): string {
     return dedent(this.textContent ?? '');
-  }
-
-  /** @internal Announce again: a nearer session may have been defined since. */
-  reregister(): void {
-    this.#membership.reregister();
   }
 }

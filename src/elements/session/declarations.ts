@@ -4,20 +4,21 @@
  * tools at most once per microtask (a batch of changes costs one build); each problem and warning
  * reported once (not once per build); the guidance resolved; the manifest it would send now.
  */
-import type { ReactiveController, ReactiveControllerHost } from '@lit/reactive-element';
+import type { ReactiveController, ReactiveElement } from '@lit/reactive-element';
 import { type PedelecError, type SerializableSkillsManifest, type ToolDefinition } from '../../core/index.js';
 import { pedelecError } from '../../core/errors.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import { PedelecGuidanceElement } from '../guidance/pedelec-guidance.element.js';
-import { anyMemberConnected, flushChanges, type Registrable, type SessionOwner } from '../registration.js';
-import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
+import { anyMemberConnected, flushChanges, reregister, type SessionOwner } from '../registration.js';
+import { updateNow } from '../update-now.js';
+import { PedelecToolElement, setInvalid } from '../tool/pedelec-tool.element.js';
 import type { ToolSource } from '../foreign-agents/host.js';
 import { ToolRegistry, type ToolBuild } from './tool-registry.js';
 
 /** What the declarations need from their session element, and tell it. */
 export interface DeclarationsHost {
   /** The session element: its subtree holds the members. */
-  readonly element: ReactiveControllerHost & Element;
+  readonly element: ReactiveElement;
   /** Extra JS-defined tools, merged after the declared ones. */
   tools(): ToolDefinition[];
   /** The `guidance` attribute (null when absent). */
@@ -101,7 +102,7 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
     // when both arrive together, so with none connected yet there is no one to ask.
     if (anyMemberConnected()) {
       const members = this.#below((el) => el instanceof PedelecToolElement || el instanceof PedelecGuidanceElement);
-      for (const member of members) (member as Element & Registrable).reregister();
+      members.forEach(reregister);
     }
     this.queue();
   }
@@ -134,11 +135,12 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
   }
 
   /**
-   * Runs the queued build now, after taking the members' undelivered mutations (an arg's attribute or
-   * the guidance text changed in this task): start(), invoke() and `manifest` use what the page just
-   * wrote. Property changes queue the build as they happen.
+   * Runs the queued build now, after the session's and its members' pending updates and undelivered
+   * mutations (a property set, an arg's attribute or the guidance text changed in this task): start(),
+   * invoke() and `manifest` use what the page just wrote.
    */
   upToDate(): void {
+    updateNow(this.host.element);
     this.#members.forEach(flushChanges);
     if (this.#queued) this.#rebuild();
   }
@@ -157,7 +159,7 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
     const key = (problem: ToolBuild['invalid'][number]) => problem.element ?? `js:${problem.name}`;
     const reported = this.#reported;
     this.#reported = new Map(built.invalid.map((problem) => [key(problem), problem.error.message]));
-    for (const element of toolElements) element.setInvalid(this.#reported.get(element) ?? null);
+    for (const element of toolElements) setInvalid(element, this.#reported.get(element) ?? null);
     for (const problem of built.invalid) {
       if (!problem.quiet && reported.get(key(problem)) !== problem.error.message)
         this.host.emit(new PedelecErrorEvent({ error: problem.error }, problem.element));

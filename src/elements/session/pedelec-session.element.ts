@@ -1,4 +1,4 @@
-import { ReactiveElement, css, type PropertyDeclaration } from '@lit/reactive-element';
+import { ReactiveElement, css, type PropertyValues } from '@lit/reactive-element';
 import type {
   GenericToolHandler,
   Pedelec,
@@ -14,6 +14,11 @@ import { ElementStatus, type PedelecElementStatus } from './status.js';
 import { inPage, inputChanged, wireSession, type InvokeResult, type SessionParts } from './session-parts.js';
 import { defineElement } from '../define-element.js';
 import { SESSION_TAG } from '../tags.js';
+
+/** For the kit's tests: how many manifest builds ran (one per batch of changes). Not a member of the element. */
+export let buildsOf!: (el: PedelecSessionElement) => number;
+/** For the kit's leak tests: the sizes of the element's bookkeeping. */
+export let bookkeepingOf!: (el: PedelecSessionElement) => ReturnType<SessionParts['bookkeeping']>;
 
 /**
  * Owns the bridge to the agent and one agent session; the tools, guidance and chat inside it belong
@@ -116,6 +121,11 @@ export class PedelecSessionElement extends ReactiveElement {
     return [...super.observedAttributes, 'bridge', 'mcp'];
   }
 
+  static {
+    buildsOf = (el) => el.#declarations.builds;
+    bookkeepingOf = (el) => el.#parts.bookkeeping();
+  }
+
   declare provider: string | null;
   declare model: string | null;
   declare effortLevel: string | null;
@@ -203,14 +213,6 @@ export class PedelecSessionElement extends ReactiveElement {
     this.#toolbox.generic = typeof handler === 'function' ? handler : null;
     this.requestUpdate('fallback', old);
   }
-  /** @internal For tests: how many manifest builds ran (one per batch of changes). */
-  get buildCount(): number {
-    return this.#declarations.builds;
-  }
-  /** @internal For leak tests: the sizes of the element's bookkeeping. */
-  get bookkeeping(): ReturnType<SessionParts['bookkeeping']> {
-    return this.#parts.bookkeeping();
-  }
 
   // ───────────────────────────── lifecycle ─────────────────────────────
 
@@ -233,6 +235,8 @@ export class PedelecSessionElement extends ReactiveElement {
   override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
     super.attributeChangedCallback(name, old, value);
     if (name === 'bridge' || name === 'mcp') this.#urls[name].attributeChanged(old);
+    // `webmcp`'s accessor reads the attribute, which holds the new value already: Lit sees no change.
+    else if (name === 'webmcp') this.requestUpdate('webmcp', old);
   }
 
   /** The shadow root shows the children as they are: one slot, built once (no template library needed). */
@@ -242,10 +246,9 @@ export class PedelecSessionElement extends ReactiveElement {
     return root;
   }
 
-  override requestUpdate(name?: PropertyKey, oldValue?: unknown, options?: PropertyDeclaration): void {
-    super.requestUpdate(name, oldValue, options);
-    // Not in this element's update a microtask later: a start() or `manifest` read in this task sees it.
-    if (name !== undefined) inputChanged(this.#parts, name, this.isConnected);
+  /** What the session derives from its properties: a rebuild of what it declares, its foreign agents. */
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    inputChanged(this.#parts, changed.keys(), this.isConnected);
   }
 
   // ───────────────────────────── methods ─────────────────────────────

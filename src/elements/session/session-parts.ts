@@ -4,7 +4,7 @@
  * properties, its callbacks, its public methods and the one place that dispatches its events; this is
  * everything in between.
  */
-import type { ReactiveControllerHost } from '@lit/reactive-element';
+import type { ReactiveElement } from '@lit/reactive-element';
 import type { PedelecError, PedelecEventContext, ToolDefinition } from '../../core/index.js';
 import { callLocally, type LocalCallResult, type LocalCallSession } from '../../core/local-call.js';
 import type { NormalizedTool } from '../../core/tools.js';
@@ -28,7 +28,7 @@ import { lazyPart, type LazyPart } from '../lazy-part.js';
 import type { ForeignAgents } from '../foreign-agents/foreign-agents.js';
 
 /** The session element, as its parts see it. */
-export interface SessionElementPort extends SessionInputs, ReactiveControllerHost, Element {
+export interface SessionElementPort extends SessionInputs, ReactiveElement {
   readonly tools: ToolDefinition[];
   readonly guidance: string | null;
   readonly debug: boolean;
@@ -95,9 +95,12 @@ export function inPage(parts: SessionParts, present: boolean): void {
   }
 }
 
-/** An element property changed: what the build reads is queued now, so a start() or `manifest` read in this task sees it. */
-export function inputChanged(parts: SessionParts, name: PropertyKey, connected: boolean): void {
-  if (BUILD_INPUTS.has(name) && connected) parts.declarations.queue();
+/**
+ * Element properties changed (its update; a synchronous read runs a pending one first): a build
+ * when what it reads changed.
+ */
+export function inputChanged(parts: SessionParts, names: Iterable<PropertyKey>, connected: boolean): void {
+  if (connected && [...names].some((name) => BUILD_INPUTS.has(name))) parts.declarations.queue();
   // `webmcp`, `mcp`, `exposedTo`, a build input…: looked at once, a microtask later.
   parts.foreign.sync();
 }

@@ -10,7 +10,7 @@ import { pedelecError } from '../../core/errors.js';
 // Kit internals, not on the core entry (whose size is budgeted).
 import { canonicalJson } from '../../core/json.js';
 import { normalizeTool, type NormalizedTool } from '../../core/tools.js';
-import type { PedelecToolElement, ToolDeclaration } from '../tool/pedelec-tool.element.js';
+import { declarationOf, type PedelecToolElement, type ToolDeclaration } from '../tool/pedelec-tool.element.js';
 
 export type BuiltTool = { tool: NormalizedTool; element: PedelecToolElement | null; definition: ToolDefinition | null };
 /** `quiet`: reflected on its element, but reported through another declaration (a duplicate name's first). */
@@ -74,7 +74,7 @@ export class ToolRegistry {
 
     elements.forEach((element, index) => {
       if (element.disabled) return void (element.name && disabled.add(element.name));
-      const declared = element.declaration();
+      const declared = declarationOf(element);
       if (!declared.ok) return problems.push(invalid(element, declared.name, declared.reason, declared.path));
       let cached = this.#byElement.get(element);
       if (cached?.[0] !== declared)

@@ -3,6 +3,7 @@
  * chunk) the first time a tool with a `form` attribute is read. A page without one downloads nothing.
  */
 import { track } from '../arriving.js';
+import { memberChanged } from '../registration.js';
 import type { SchemaSource } from './declaration.js';
 import type { PedelecToolElement } from './pedelec-tool.element.js';
 
@@ -20,7 +21,7 @@ export function formSchema(tool: PedelecToolElement): SchemaSource | undefined {
     track(
       import('./form-binding.js').then((chunk) => {
         binding = chunk;
-        tool.requestUpdate('form');
+        memberChanged(tool);
       }),
     );
 }

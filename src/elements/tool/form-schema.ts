@@ -5,6 +5,7 @@
  */
 import type { SchemaSource } from './declaration.js';
 import type { PedelecToolElement } from './pedelec-tool.element.js';
+import { memberChanged } from '../registration.js';
 
 /** A date control's value (`YYYY-MM-DD`), as the args subset can say it. */
 export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
@@ -192,7 +193,7 @@ function watch(tool: PedelecToolElement, form: HTMLFormElement | null): void {
   const observer = new MutationObserver(() => {
     const alive = ref.deref();
     if (alive?.isConnected) {
-      if (form || formOf(alive)) alive.requestUpdate('form');
+      if (form || formOf(alive)) memberChanged(alive);
       return;
     }
     observer.disconnect();

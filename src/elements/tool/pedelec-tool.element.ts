@@ -1,7 +1,7 @@
-import { ReactiveElement, type PropertyDeclaration } from '@lit/reactive-element';
+import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
 import { hideDeclaration } from '../hidden.js';
 import type { ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
-import { Membership, type SessionOwner } from '../registration.js';
+import { Membership } from '../registration.js';
 import { DECLARATION_ATTRIBUTES, readSchema } from './declaration.js';
 import { formSchema } from './form-link.js';
 import { defineElement } from '../define-element.js';
@@ -13,11 +13,13 @@ export type ToolDeclaration =
   | { ok: false; name: string | null; reason: string; path?: string };
 
 /**
- * Each tool's last reading of its markup, until a property, an attribute or a child changes: a rebuild
- * after one change re-reads one tool, and the session can tell an unchanged tool by identity. (A
- * module WeakMap, not a field: Lit may request an update before a subclass's fields exist.)
+ * The declaration a tool makes now (without the handler: handlers are looked up at call time); the
+ * same object as last time while nothing it is read from has changed. For the session, not a member
+ * of the element: the session↔tool protocol is the kit's own (docs/design/elements.md).
  */
-const readings = new WeakMap<PedelecToolElement, ToolDeclaration>();
+export let declarationOf!: (tool: PedelecToolElement) => ToolDeclaration;
+/** Set by the session after each build: why the tool is left out, or null. */
+export let setInvalid!: (tool: PedelecToolElement, reason: string | null) => void;
 
 /**
  * One tool the agent can call, declared in markup. Changes to its attributes and children are seen as
@@ -85,6 +87,17 @@ export class PedelecToolElement extends ReactiveElement {
     argsSchema: { attribute: false },
   };
 
+  static {
+    declarationOf = (tool) => {
+      if (tool.#membership.takeChanges()) tool.#reading = null;
+      return (tool.#reading ??= tool.#read());
+    };
+    setInvalid = (tool, reason) => {
+      tool.#reason = reason;
+      tool.toggleAttribute('invalid', reason !== null);
+    };
+  }
+
   declare name: string | null;
   declare description: string | null;
   declare timeoutMs: number | null;
@@ -106,6 +119,11 @@ export class PedelecToolElement extends ReactiveElement {
     characterData: true,
   });
   #reason: string | null = null;
+  /**
+   * The last reading of the markup, until a property, an attribute or a child changes: a rebuild after
+   * one change re-reads one tool, and the session can tell an unchanged tool by identity.
+   */
+  #reading: ToolDeclaration | null = null;
 
   constructor() {
     super();
@@ -141,29 +159,12 @@ export class PedelecToolElement extends ReactiveElement {
     return declared.ok ? { ...declared.definition, ...(this.handler ? { handler: this.handler } : {}) } : null;
   }
 
-  /** @internal The session this tool belongs to. */
-  get session(): SessionOwner | null {
-    return this.#membership.owner;
-  }
-
   /**
-   * @internal The declaration (without the handler: handlers are looked up at call time). The same
-   * object as last time while nothing it is read from has changed.
+   * Anything but a new handler changes the declaration (handlers are looked up at call time). The
+   * first update is no change: nothing read the tool before it, and joining its session queued a build.
    */
-  declaration(): ToolDeclaration {
-    if (this.#membership.takeChanges()) readings.delete(this);
-    let declared = readings.get(this);
-    if (!declared) readings.set(this, (declared = this.#read()));
-    return declared;
-  }
-
-  override requestUpdate(name?: PropertyKey, oldValue?: unknown, options?: PropertyDeclaration): void {
-    super.requestUpdate(name, oldValue, options);
-    // Anything but a new handler changes the tool: the session hears of it now, not in this
-    // element's update a microtask later, so a start() or `manifest` read in this task sees it.
-    // (Lit's own call from its constructor has no name and comes before the fields exist.)
-    if (name !== 'handler') readings.delete(this);
-    if (name !== undefined && name !== 'handler') this.#membership.changed();
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    if (this.hasUpdated && [...changed.keys()].some((name) => name !== 'handler')) this.#membership.changed();
   }
 
   #read(): ToolDeclaration {
@@ -179,16 +180,5 @@ export class PedelecToolElement extends ReactiveElement {
     // Checked with the rest of the definition, so a bad value is reported like any other.
     if (this.timeoutMs !== null && this.timeoutMs !== undefined) definition.timeoutMs = this.timeoutMs;
     return { ok: true, definition: definition as ToolDefinition, owned: source.owned };
-  }
-
-  /** @internal Set by the session after each build. */
-  setInvalid(reason: string | null): void {
-    this.#reason = reason;
-    this.toggleAttribute('invalid', reason !== null);
-  }
-
-  /** @internal Announce again: a nearer session may have been defined since. */
-  reregister(): void {
-    this.#membership.reregister();
   }
 }

@@ -23,6 +23,7 @@ import {
 } from './harness.js';
 import { uniqueTag } from '../helpers.js';
 import { nextTask } from '../../support/waits.js';
+import { boundSessionOf } from '../../../src/elements/chat/pedelec-chat.element.js';
 
 describe('<pedelec-chat>', () => {
   chatHooks();
@@ -171,7 +172,7 @@ describe('<pedelec-chat>', () => {
       }
       await update(chat);
       expect(updates).to.equal(0);
-      expect(chat.boundSession).to.equal(host.querySelector('pedelec-session'));
+      expect(boundSessionOf(chat)).to.equal(host.querySelector('pedelec-session'));
     });
 
     describe('in a <div> of its session', () => {

@@ -15,6 +15,7 @@ import type {
 import { fake, j, started, openTurn, agentCall, collect, toolOf, sessionHooks, hangingKit } from './harness.js';
 import { approvedStatus, record } from '../helpers.js';
 import { nextTask } from '../../support/waits.js';
+import { bookkeepingOf } from '../../../src/elements/session/pedelec-session.element.js';
 
 const schema = { type: 'object', properties: {} } as const;
 
@@ -240,7 +241,7 @@ describe('<pedelec-session>', () => {
       const outcome = await Promise.race([result, new Promise<'never'>((r) => setTimeout(() => r('never'), 1000))]);
       expect(outcome, 'invoke() never settled').to.not.equal('never');
       expect((outcome as any).error?.code).to.equal('TOOL_TIMEOUT');
-      expect(el.bookkeeping.running, 'the timed-out local call is not kept').to.equal(0);
+      expect(bookkeepingOf(el).running, 'the timed-out local call is not kept').to.equal(0);
     });
   });
 });

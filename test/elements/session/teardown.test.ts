@@ -32,6 +32,7 @@ import {
 } from './harness.js';
 import { approvedStatus, twoSessions } from '../helpers.js';
 import { nextTask } from '../../support/waits.js';
+import { bookkeepingOf } from '../../../src/elements/session/pedelec-session.element.js';
 
 async function startEl(el: PedelecSessionElement, sessionId: string): Promise<void> {
   const started = el.start();
@@ -271,10 +272,10 @@ describe('<pedelec-session>', () => {
         return new Promise(() => {});
       };
       await withCall(el);
-      expect(el.bookkeeping.running).to.equal(1);
+      expect(bookkeepingOf(el).running).to.equal(1);
       await restartTo(el, 's2');
       expect(signal?.aborted).to.equal(true);
-      expect(el.bookkeeping.running, 'a call of the ended session s1 is still held').to.equal(0);
+      expect(bookkeepingOf(el).running, 'a call of the ended session s1 is still held').to.equal(0);
       await endEl(el);
     });
 
@@ -286,7 +287,7 @@ describe('<pedelec-session>', () => {
       fake.event('s1', 'ended', { seq: 2 });
       await ended;
       expect(el.status).to.equal('ended');
-      expect(el.bookkeeping.running, 'a call of the ended session is still held').to.equal(0);
+      expect(bookkeepingOf(el).running, 'a call of the ended session is still held').to.equal(0);
     });
 
     it('restart() while a handler runs: its late result is reported as pedelec-error SUBMIT_TOOL_RESULT_FAILED, not lost', async () => {

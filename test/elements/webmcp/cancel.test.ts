@@ -7,6 +7,7 @@ import { expect, fixture, html } from '@open-wc/testing';
 import type { PedelecSessionElement, PedelecToolElement, PedelecToolResultEvent } from '../../../src/index.js';
 import { until } from '../../support/waits.js';
 import { chromium, context, listedAs, webmcpHooks } from './harness.js';
+import { bookkeepingOf } from '../../../src/elements/session/pedelec-session.element.js';
 
 describe('<pedelec-session webmcp>: the browser cancels a call (Chromium)', () => {
   webmcpHooks();
@@ -47,6 +48,6 @@ describe('<pedelec-session webmcp>: the browser cancels a call (Chromium)', () =
     const reported = await result;
     expect(reported.detail.via).to.equal('webmcp');
     expect(reported.detail.result).to.deep.equal({ stopped: true });
-    expect(el.bookkeeping.running).to.equal(0);
+    expect(bookkeepingOf(el).running).to.equal(0);
   });
 });

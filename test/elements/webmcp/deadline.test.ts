@@ -6,6 +6,7 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import type { PedelecSessionElement, PedelecToolElement } from '../../../src/index.js';
 import { callAsAgent, listedAs, textOf, webmcpHooks } from './harness.js';
+import { bookkeepingOf } from '../../../src/elements/session/pedelec-session.element.js';
 
 describe('<pedelec-session webmcp>: deadline', () => {
   webmcpHooks();
@@ -28,7 +29,7 @@ describe('<pedelec-session webmcp>: deadline', () => {
     expect(textOf(result)).to.equal('TOOL_TIMEOUT: Tool slow passed its deadline');
     expect(signal!.aborted).to.equal(true);
     expect((signal!.reason as { code: string }).code).to.equal('TOOL_TIMEOUT');
-    expect(el.bookkeeping.running).to.equal(0);
+    expect(bookkeepingOf(el).running).to.equal(0);
   });
 
   it('the deadline is the one declared now: a timeout-ms changed after registration applies', async () => {

@@ -8,6 +8,7 @@ import { expect, fixture, html } from '@open-wc/testing';
 import type { PedelecSessionElement } from '../../../src/index.js';
 import { until } from '../../support/waits.js';
 import { listed, listedAs, names, webmcpHooks } from './harness.js';
+import { buildsOf } from '../../../src/elements/session/pedelec-session.element.js';
 
 describe('<pedelec-session webmcp>: registration', () => {
   webmcpHooks();
@@ -97,7 +98,7 @@ describe('<pedelec-session webmcp>: registration', () => {
     expect(importing.webmcp).to.equal('import');
     expect(importing.manifest!.tools.map((t) => t.name)).to.deep.equal(['t']);
     // Nothing is registered however long one waits: the session registers at its first build.
-    await until(() => importing.buildCount > 0, 'the first build');
+    await until(() => buildsOf(importing) > 0, 'the first build');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await names()).to.deep.equal([]);
     expect(importing.webmcpTools).to.deep.equal([]);
@@ -152,7 +153,7 @@ describe('<pedelec-session webmcp>: registration', () => {
     const el = await fixture<PedelecSessionElement>(html`
       <pedelec-session><pedelec-tool name="t" description="T."></pedelec-tool></pedelec-session>
     `);
-    await until(() => el.buildCount > 0, 'the first build');
+    await until(() => buildsOf(el) > 0, 'the first build');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await names()).to.deep.equal([]);
     expect(el.webmcpTools).to.deep.equal([]);
