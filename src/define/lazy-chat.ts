@@ -6,6 +6,7 @@
  * there, so a chat sees every event of a session resumed at once. A chat in another shadow
  * root, with no session there, needs `import 'pedelec-elements/define/pedelec-chat.js'`.
  */
+import { lazyModule } from '../core/lazy-module.js';
 import { track } from '../elements/arriving.js';
 import { onSessionConnected } from '../elements/session-connected.js';
 import { CHAT_TAG } from '../elements/tags.js';
@@ -15,7 +16,7 @@ const PLACEHOLDER = `${CHAT_TAG}:not(:defined){display:block;height:24rem}`;
 
 const watched = new WeakSet<Node>();
 const observers = new Set<MutationObserver>();
-let loading: Promise<unknown> | null = null;
+const loadChat = lazyModule(() => import('./pedelec-chat.js'));
 
 const defined = () => !!customElements.get(CHAT_TAG);
 
@@ -24,17 +25,14 @@ const holdsChat = (node: Node): boolean =>
   node instanceof Element && (node.localName === CHAT_TAG || !!node.querySelector(CHAT_TAG));
 
 function load(): void {
-  if (loading || defined()) return;
+  if (defined()) return;
   // A session that started before its chat is defined would stream events no chat hears: starts wait.
+  // A chunk that could not be fetched (offline, say): the next chat that appears tries again.
   track(
-    (loading = import('./pedelec-chat.js').then(
-      () => {
-        observers.forEach((observer) => observer.disconnect());
-        observers.clear();
-      },
-      // A chunk that could not be fetched (offline, say): the next chat that appears tries again.
-      () => (loading = null),
-    )),
+    loadChat().then(() => {
+      observers.forEach((observer) => observer.disconnect());
+      observers.clear();
+    }),
   );
 }
 

@@ -20,7 +20,9 @@ export type LazyPart<T> = {
 
 /**
  * `context`: what the part is made with, read once the chunk is there (so it may be wired after
- * this); `connected`: whether the element is in the page (a part is never fetched for one that is not).
+ * this); `connected`: whether the element is in the page (a part is never fetched for one that is not);
+ * `load`: the chunk's loader, a {@link lazyModule} (one import shared by every caller, tried again
+ * after a failure).
  */
 export function lazyPart<C, T extends { sync(): unknown }>(
   connected: () => boolean,
@@ -28,21 +30,14 @@ export function lazyPart<C, T extends { sync(): unknown }>(
   wanted: () => boolean,
   load: () => Promise<LazyChunk<C, T>>,
 ): LazyPart<T> {
-  let loading = false;
   const part: LazyPart<T> = {
     sync() {
       if (part.loaded) return void part.loaded.sync();
-      if (loading || !connected() || !wanted()) return;
-      loading = true;
+      if (!connected() || !wanted()) return;
       // A start waits for the part, and for what its first sync brings (the nested parts, the page's
-      // WebMCP tools being read): they may add tools, which are sent too.
-      track(
-        load().then(
-          (chunk) => (part.loaded = chunk.partOf(context())).sync(),
-          // A chunk that could not be fetched (offline, say): the next change tries again.
-          () => (loading = false),
-        ),
-      );
+      // WebMCP tools being read): they may add tools, which are sent too. A chunk that could not be
+      // fetched (offline, say) is fetched again at the next change.
+      track(load().then((chunk) => (part.loaded ??= chunk.partOf(context())).sync()));
     },
   };
   return part;

@@ -3,6 +3,7 @@
  * grows: text, appended to (never laid out whole again); in Markdown mode the default renderer's
  * stream (finished blocks rendered once, the open one per frame), or the page's `renderMarkdown`.
  */
+import { lazyModule } from '../../core/lazy-module.js';
 import { normalizeError } from '../../core/errors.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import type { RenderMarkdown } from './pedelec-chat.element.js';
@@ -57,8 +58,8 @@ interface Chat extends Element {
 }
 
 /** The default renderer (`pedelec-elements/markdown`), loaded on first use and shared by every chat. */
-let markdownModule: Promise<typeof import('../../markdown.js')> | undefined;
 let loadedMarkdown: typeof import('../../markdown.js') | undefined;
+const loadMarkdown = lazyModule(() => import('../../markdown.js').then((chunk) => (loadedMarkdown = chunk)));
 
 /** The chat's agent messages as they show, one body per message, made anew when how they render changes. */
 export class AgentBodies {
@@ -114,14 +115,14 @@ export class AgentBodies {
   #loadRenderer(): void {
     if (this.#awaitingRenderer) return;
     this.#awaitingRenderer = true;
-    markdownModule ??= import('../../markdown.js').then((m) => (loadedMarkdown = m));
-    markdownModule.then(
+    loadMarkdown().then(
       () => {
         this.#awaitingRenderer = false;
         this.reset();
         this.chat.requestUpdate();
       },
-      () => {},
+      // Not fetched (offline, say): messages stay text, and the next one tries again.
+      () => (this.#awaitingRenderer = false),
     );
   }
 

@@ -8,6 +8,8 @@
  * the agent is asked for. So the main file knows none of them, and a page that sets only one downloads
  * nothing of the other.
  */
+import { microtaskBatch } from './microtask-batch.js';
+import { lazyModule } from '../../core/lazy-module.js';
 import { lazyPart, type LazyChunk, type LazyPart } from '../lazy-part.js';
 import type { ForeignAgentHost, ForeignAgentInputs } from './host.js';
 
@@ -27,12 +29,12 @@ type AgentChunk<T extends { sync(): unknown }> = {
 
 const WEBMCP = {
   wanted: (inputs) => inputs.webmcp !== null,
-  load: () => import('./webmcp/webmcp.js'),
+  load: lazyModule(() => import('./webmcp/webmcp.js')),
 } satisfies AgentChunk<{ sync(): unknown; readonly names: string[] }>;
 
 const MCP = {
   wanted: (inputs) => !!inputs.mcp.url,
-  load: () => import('./mcp/mcp-page-link.js'),
+  load: lazyModule(() => import('./mcp/mcp-page-link.js')),
 } satisfies AgentChunk<{ sync(): unknown }>;
 
 function agentPart<T extends { sync(): unknown }>(host: ForeignAgentHost, agent: AgentChunk<T>): LazyPart<T> {
@@ -48,11 +50,14 @@ function agentPart<T extends { sync(): unknown }>(host: ForeignAgentHost, agent:
 export function partOf(host: ForeignAgentHost): ForeignAgents {
   const webmcp = agentPart(host, WEBMCP);
   const mcp = agentPart(host, MCP);
+  // A microtask after a change, once for a batch of changes, and not at all in effect for an element
+  // a framework moves (out of the document and back within the task).
+  const batch = microtaskBatch(() => {
+    webmcp.sync();
+    mcp.sync();
+  });
   return {
-    sync() {
-      webmcp.sync();
-      mcp.sync();
-    },
+    sync: () => batch.schedule(),
     get webmcpTools() {
       return webmcp.loaded?.names ?? [];
     },

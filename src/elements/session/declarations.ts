@@ -1,7 +1,7 @@
 /**
  * What a `<pedelec-session>` declares, as a Lit reactive controller: its members (`<pedelec-tool>`,
  * `<pedelec-guidance>`) in shadow-including tree order, plus the JS `tools`, built into normalized
- * tools at most once per microtask (a batch of changes costs one build); each problem and warning
+ * tools at most once per update of the session element (a batch of changes costs one build); each problem and warning
  * reported once (not once per build); the guidance resolved; the manifest it would send now.
  */
 import type { ReactiveController, ReactiveElement } from '@lit/reactive-element';
@@ -39,6 +39,7 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
   readonly #registry = new ToolRegistry();
   /** Registered `<pedelec-tool>` and `<pedelec-guidance>` elements. */
   readonly #members = new Set<Element>();
+  /** A build waits for the session element's next update. */
   #queued = false;
   #built: ToolBuild = EMPTY_BUILD;
   #manifest: SerializableSkillsManifest | undefined;
@@ -125,13 +126,19 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
     this.queue();
   }
 
-  /** Queues one build for this microtask's changes. */
+  /**
+   * Queues one build. It runs in the session element's next update ({@link hostUpdate}): Lit updates an
+   * element once for all the changes of a task, a microtask later, so a batch of changes costs one
+   * build, and an element a framework moves (out and back within the task) costs none.
+   */
   queue(): void {
-    if (this.#queued) return;
     this.#queued = true;
-    queueMicrotask(() => {
-      if (this.#queued) this.#rebuild();
-    });
+    this.host.element.requestUpdate();
+  }
+
+  /** The session element updates (after its `willUpdate`, which queues a build when an input changed): the queued build runs. */
+  hostUpdate(): void {
+    if (this.#queued) this.#rebuild();
   }
 
   /**
@@ -142,7 +149,7 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
   upToDate(): void {
     updateNow(this.host.element);
     this.#members.forEach(flushChanges);
-    if (this.#queued) this.#rebuild();
+    this.hostUpdate();
   }
 
   /** One build per batch: order the members, normalize (cached), judge validity, report. */

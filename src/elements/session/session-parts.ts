@@ -4,6 +4,7 @@
  * properties, its callbacks, its public methods and the one place that dispatches its events; this is
  * everything in between.
  */
+import { lazyModule } from '../../core/lazy-module.js';
 import type { ReactiveElement } from '@lit/reactive-element';
 import type { PedelecError, PedelecEventContext, ToolDefinition } from '../../core/index.js';
 import { callLocally, type LocalCallResult, type LocalCallSession } from '../../core/local-call.js';
@@ -168,7 +169,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     () => element.isConnected,
     () => parts,
     () => element.hasAttribute('webmcp') || !!element.mcp,
-    () => import('./foreign-agents-host.js'),
+    lazyModule(() => import('./foreign-agents-host.js')),
   );
   const left = () => {
     // Frameworks move elements by removing and re-inserting them in one task: wait a microtask and

@@ -29,7 +29,6 @@ export class McpPageLink {
   readonly #client: PageLinkClient;
   /** The `mcp` value last warned about as unusable: warned once while it stays. */
   #warned: string | null = null;
-  #queued = false;
 
   /**
    * @param host - the session element, as the link sees it.
@@ -50,14 +49,9 @@ export class McpPageLink {
     );
   }
 
-  /** Brings the link in line with the element, a microtask later (a move in the DOM is no removal). */
+  /** Brings the link in line with the element (called once for a batch of changes: foreign-agents.ts). */
   sync(): void {
-    if (this.#queued) return;
-    this.#queued = true;
-    queueMicrotask(() => {
-      this.#queued = false;
-      this.#client.connect(this.#wantedUrl());
-    });
+    this.#client.connect(this.#wantedUrl());
   }
 
   /** The link URL the element asks for now, `null` for none (or one that cannot be used: warned once). */

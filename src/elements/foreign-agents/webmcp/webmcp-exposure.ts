@@ -94,8 +94,6 @@ export class WebmcpExposure {
   readonly #registrations = new Map<string, Registration>();
   /** The warnings given while `webmcp` is on, so that each is given once. */
   readonly #warned = new Set<string>();
-  /** A sync is queued for this microtask's changes. */
-  #queued = false;
 
   constructor(private readonly host: ExposureHost) {}
 
@@ -105,20 +103,10 @@ export class WebmcpExposure {
   }
 
   /**
-   * Registers, re-registers and unregisters until what is registered is what the session offers —
-   * a microtask later, once for a batch of changes, and not at all for an element that a framework
-   * moves (out of the document and back within the task).
+   * Registers, re-registers and unregisters until what is registered is what the session offers
+   * (called once for a batch of changes: foreign-agents.ts).
    */
   sync(): void {
-    if (this.#queued) return;
-    this.#queued = true;
-    queueMicrotask(() => {
-      this.#queued = false;
-      this.#sync();
-    });
-  }
-
-  #sync(): void {
     const wanted = this.host.connected() && exposes(this.host.webmcp());
     const context = wanted ? (modelContext() as ModelContext | undefined) : undefined;
     if (!context) {

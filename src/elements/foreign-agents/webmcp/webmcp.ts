@@ -12,10 +12,10 @@ import { modelContext } from './webmcp-tokens.js';
 /** What the foreign agents' entry (foreign-agents.ts) drives. */
 export type Webmcp = {
   /**
-   * Brings registrations and imports in line with the session, a microtask later. Settles once the
-   * page's tools are read, when that started a read (the first start waits for it).
+   * Brings registrations and imports in line with the session. Returns the read of the page's tools
+   * it started, if it started one (the first start waits for it).
    */
-  sync(): Promise<unknown>;
+  sync(): Promise<unknown> | undefined;
   /** The tool names registered now. */
   readonly names: string[];
 };
@@ -36,16 +36,11 @@ export function partOf(host: ForeignAgentHost): Webmcp {
     warn: side.warn,
   });
   host.addToolSource((elements, definitions) => imported.extend(elements, definitions));
-  let queued: Promise<unknown> | undefined;
   return {
+    // Once for a batch of changes (foreign-agents.ts); the import's read, if one starts, is returned.
     sync() {
       exposure.sync();
-      // A microtask later, as the exposure: once for a batch of changes, and not at all for an
-      // element a framework moves.
-      return (queued ??= Promise.resolve().then(() => {
-        queued = undefined;
-        return imported.sync();
-      }));
+      return imported.sync();
     },
     get names() {
       return exposure.names;
