@@ -52,12 +52,12 @@ export function partOf(host: ForeignAgentHost): ForeignAgents {
   const mcp = agentPart(host, MCP);
   // A microtask after a change, once for a batch of changes, and not at all in effect for an element
   // a framework moves (out of the document and back within the task).
-  const batch = microtaskBatch(() => {
+  const sync = microtaskBatch(() => {
     webmcp.sync();
     mcp.sync();
   });
   return {
-    sync: () => batch.schedule(),
+    sync,
     get webmcpTools() {
       return webmcp.loaded?.names ?? [];
     },
