@@ -37,7 +37,8 @@ import {
   type SessionWiring,
 } from './session-input.js';
 import { PedelecSession, type SessionBridge } from './session.js';
-import { Toolbox, type NormalizedSkills, type ToolDefinition, type ToolNameOf } from './tools.js';
+import { type NormalizedSkills, type ToolDefinition, type ToolNameOf } from './tools.js';
+import { Toolbox } from './toolbox.js';
 import { chromeRuntime, extensionTransport } from './transports/extension.js';
 import type {
   ApprovalStatus,

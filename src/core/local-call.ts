@@ -8,7 +8,8 @@ import { toolCallContext } from './call-context.js';
 import { normalizeError } from './errors.js';
 import type { CallAnswer } from './page-link-contract.js';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './bridge-port.js';
-import type { NormalizedTool, Toolbox } from './tools.js';
+import type { NormalizedTool } from './tools.js';
+import type { Toolbox } from './toolbox.js';
 import type { PedelecEventContext, ToolCallVia } from './types.js';
 
 /** What a local call answers: exactly what the agent would have received. Never a rejection. */

@@ -5,13 +5,8 @@
  */
 import { invalidInput, normalizeError } from './errors.js';
 import { isObject } from './json.js';
-import {
-  normalizeSkills,
-  type NormalizedSkills,
-  type SkillsInput,
-  type Toolbox,
-  type ToolDefinition,
-} from './tools.js';
+import { normalizeSkills, type NormalizedSkills, type SkillsInput, type ToolDefinition } from './tools.js';
+import { type Toolbox } from './toolbox.js';
 import type { Effort, EffortLevel, ProviderCode } from './types.js';
 
 /** What both ways of creating a session take. */

@@ -16,7 +16,7 @@ import { randomId } from './bridge-port.js';
 import type { BridgeEventType } from './bridge-messages.js';
 import { isAssetPath } from './asset-path.js';
 import type { SessionToolCalls } from './session-tool-calls.js';
-import type { Toolbox } from './tools.js';
+import type { Toolbox } from './toolbox.js';
 import type { PedelecSessionStatus, ProviderArtifact, TurnKind } from './types.js';
 
 export type Turn = {

@@ -7,7 +7,7 @@ import { toolCallContext } from './call-context.js';
 import { normalizeError, pedelecError, type PedelecError } from './errors.js';
 import type { JsonValue } from './json.js';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './bridge-port.js';
-import type { Toolbox, ToolOutcome } from './tools.js';
+import type { Toolbox, ToolOutcome } from './toolbox.js';
 import type { PedelecEventContext } from './types.js';
 
 /** What the calls need from their session. */

@@ -13,7 +13,8 @@ import { protocolError } from './errors.js';
 import { SessionAssets } from './session-assets.js';
 import { SessionProtocol, type SessionMessage, type Turn } from './session-protocol.js';
 import { SessionToolCalls } from './session-tool-calls.js';
-import type { GenericToolHandler, Toolbox, ToolSpecificHandler } from './tools.js';
+import type { GenericToolHandler, ToolSpecificHandler } from './tools.js';
+import type { Toolbox } from './toolbox.js';
 import type {
   Asset,
   AssetPath,

@@ -25,7 +25,8 @@ function elementClasses(file) {
   source.forEachChild((node) => {
     if (!ts.isClassDeclaration(node)) return;
     const base = node.heritageClauses?.[0]?.types[0]?.expression.getText(source);
-    if (['LitElement', 'ReactiveElement', 'HTMLElement'].includes(base)) classes.push({ name: node.name.text, node, source });
+    if (['LitElement', 'ReactiveElement', 'HTMLElement'].includes(base))
+      classes.push({ name: node.name.text, node, source });
   });
   return classes;
 }

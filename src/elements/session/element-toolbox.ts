@@ -8,7 +8,7 @@
  */
 import { type PedelecError, type ToolCallContext } from '../../core/index.js';
 import { pedelecError } from '../../core/errors.js';
-import { Toolbox, type ToolCall, type ToolOutcome } from '../../core/tools.js';
+import { Toolbox, type ToolCall, type ToolOutcome } from '../../core/toolbox.js';
 import { monotonic } from '../../core/bridge-port.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import { PedelecToolCallEvent } from '../../events/tool-call.event.js';
