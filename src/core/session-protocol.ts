@@ -14,10 +14,10 @@ import { normalizeError, pedelecError, protocolError, type PedelecError } from '
 import { isObject, isText } from './json.js';
 import { randomId } from './bridge-port.js';
 import type { BridgeEventType } from './bridge-messages.js';
-import { isAssetPath } from './asset-path.js';
 import type { SessionToolCalls } from './session-tool-calls.js';
 import type { Toolbox } from './toolbox.js';
-import type { PedelecSessionStatus, ProviderArtifact, TurnKind } from './types.js';
+import { STATUSES, isCount, readArtifact, readPendingCall, snapshotStatus } from './event-fields.js';
+import type { PedelecSessionStatus, TurnKind } from './types.js';
 
 export type Turn = {
   /** What every context of the turn carries. */
@@ -75,23 +75,8 @@ export type SessionMessage = { type?: BridgeEventType; [key: string]: unknown };
 /** The operation a snapshot says is running (its id checked), or the one its pending call belongs to. */
 type ActiveOperation = { operationId?: string; startedAt?: unknown; operationKind?: unknown };
 
-const STATUSES: readonly string[] = ['idle', 'running', 'waiting_tool_result', 'ended', 'error'];
-/** Core's spelling of the statuses a snapshot may carry, in the SDK's. */
-const CORE_STATUSES: Readonly<Record<string, PedelecSessionStatus>> = {
-  waitingToolResult: 'waiting_tool_result',
-  starting: 'running',
-  stopping: 'running',
-};
-const isCount = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0;
 const sessionError = (error: unknown, message = 'Pedelec session error') =>
   normalizeError(error, 'SESSION_ERROR', message);
-
-/** A snapshot's status in the SDK's spelling: Core's names mapped, anything unknown an error. */
-function snapshotStatus(status: unknown): PedelecSessionStatus | undefined {
-  if (status === undefined) return undefined;
-  if (STATUSES.includes(status as string)) return status as PedelecSessionStatus;
-  return CORE_STATUSES[status as string] ?? 'error';
-}
 
 /** A tool call the page cannot answer yet: its turn was taken over, and no handler was registered for it. */
 type ParkedCall = {
@@ -375,64 +360,4 @@ export class SessionProtocol {
     usage.totalTokens = totalTokens;
     this.host.emit('usage', { totalTokens }, 'usage_updated', meta);
   }
-}
-
-/**
- * A snapshot's `pendingToolRequest` when it names a call: in Core's field names (`requestId`,
- * `toolName`) or the development Core's (`toolRequestId`, `tool`).
- */
-function readPendingCall(
-  value: unknown,
-): { toolRequestId: string; tool: string; args: unknown; operationId: string | undefined } | null {
-  if (!isObject(value)) return null;
-  const toolRequestId = value.requestId ?? value.toolRequestId;
-  const tool = value.toolName ?? value.tool;
-  if (!isText(toolRequestId) || typeof tool !== 'string') return null;
-  return {
-    toolRequestId,
-    tool,
-    args: value.args,
-    operationId: isText(value.operationId) ? value.operationId : undefined,
-  };
-}
-
-const ARTIFACT_KINDS: readonly string[] = ['image', 'audio', 'video', 'file'];
-const ARTIFACT_SOURCES: readonly string[] = ['image_generation', 'tool_result', 'provider_artifact'];
-const isFilled = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
-/** A file name on its own: not empty, no separator, not `.` or `..`. */
-const isFileName = (value: unknown): value is string =>
-  isFilled(value) && !/[/\\]/.test(value) && value !== '.' && value !== '..';
-
-/**
- * A `provider_artifact`'s artifact, checked as the public SDK checks it (any provider code is taken:
- * the kit accepts codes it does not know), and rebuilt with its known fields only; or what is wrong.
- */
-function readArtifact(value: unknown): ProviderArtifact | string {
-  if (!isObject(value)) return 'event had an invalid artifact object';
-  const { id, provider, path, name, mimeType, sizeBytes, kind, source, providerArtifactId, toolCallId } = value;
-  const optional = (field: unknown) => field === undefined || isFilled(field);
-  const valid =
-    isFilled(id) &&
-    isFilled(provider) &&
-    isAssetPath(path) &&
-    isFileName(name) &&
-    isFilled(mimeType) &&
-    isCount(sizeBytes) &&
-    ARTIFACT_KINDS.includes(kind as string) &&
-    ARTIFACT_SOURCES.includes(source as string) &&
-    optional(providerArtifactId) &&
-    optional(toolCallId);
-  if (!valid) return 'event had an invalid artifact payload';
-  return {
-    id,
-    provider,
-    path,
-    name,
-    mimeType,
-    sizeBytes,
-    kind,
-    source,
-    ...(providerArtifactId !== undefined && { providerArtifactId }),
-    ...(toolCallId !== undefined && { toolCallId }),
-  } as ProviderArtifact;
 }
