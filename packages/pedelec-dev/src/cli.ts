@@ -4,7 +4,8 @@
  * Ctrl+C / SIGTERM (sessions ended, sockets closed, exit code 0). Start-up mistakes — a bad flag, a
  * bad script file, a port in use — print one clear line and exit 1.
  */
-import { HELP, parseCli } from './cli-flags.js';
+import { HELP } from './cli/help.js';
+import { parseCli } from './cli/parse.js';
 import { DevCoreError } from './errors.js';
 import { cliCommand, cliPath, packageVersion } from './package-files.js';
 import { MAX_LISTED_PAGES, pagesIn } from './http/pages.js';

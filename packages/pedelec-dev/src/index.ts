@@ -4,7 +4,8 @@
  */
 export { startDevCore, DEFAULT_PORT, MAX_FRAME_BYTES, type DevCore, type DevCoreOptions } from './server.js';
 export { RESERVED_PREFIX } from './http/http-routes.js';
-export { parseCli, USAGE } from './cli-flags.js';
+export { parseCli } from './cli/parse.js';
+export { USAGE } from './cli/help.js';
 export { DevCoreError } from './errors.js';
 export { PROTOCOL_NAMES, type ProtocolName } from './bridge/protocol-profile.js';
 export { loadScriptFile, parseScript, type ScriptRules } from './agents/script.js';

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
-import { CLI_FLAGS, HELP, USAGE, type CliFlag } from '../src/cli-flags.js';
+import { CLI_FLAGS, type CliFlag } from '../src/cli/flags.js';
+import { HELP, USAGE } from '../src/cli/help.js';
 import { DEFAULT_PORT, DevCoreError, parseCli } from '../src/index.js';
 
 test('flags parse into options; --allow-origin takes several URLs, repeated or comma-separated', async () => {
