@@ -1,6 +1,7 @@
 /**
  * `Pedelec`: the connection to the bridge — requests and responses, event routing, sessions
- * (docs/design/sdk-api.md, sdk-0.4.md, bridge-protocol.md).
+ * (docs/design/sdk-api.md, sdk-0.4.md, bridge-protocol.md). How a create chooses its provider and
+ * model is provider-choice.ts.
  */
 import type { EventMeta } from './call-context.js';
 import {
@@ -12,8 +13,9 @@ import {
   protocolError,
   type PedelecError,
 } from './errors.js';
-import { hasOwn, isObject } from './json.js';
+import { isObject } from './json.js';
 import { lazyModule } from './lazy-module.js';
+import { givenProviderAndModel, resolveProviderAndModel } from './provider-choice.js';
 import { watchPageActivity, type PageActivity } from './page-activity.js';
 import { PendingRequests } from './pending-requests.js';
 import { APPROVAL_HELD_REQUESTS, PEDELEC_PROTOCOL_VERSION, randomId, type BridgePort } from './bridge-port.js';
@@ -22,7 +24,6 @@ import {
   availability,
   isLinkDown,
   readApprovalStatus,
-  readDefaultModels,
   readProviders,
   readSessionReply,
   readSettings,
@@ -32,7 +33,6 @@ import {
   readCreateInput,
   readResumeSkills,
   type CreateSessionInput,
-  type ReadCreateInput,
   type ResumeSessionOptions,
   type SessionWiring,
 } from './session-input.js';
@@ -340,7 +340,12 @@ export class Pedelec {
     }
     // Posted at once when nothing needs asking first, as the public SDK posts it.
     const { provider, model } =
-      this.#givenProviderAndModel(read) ?? (await this.#resolveProviderAndModel(read, wiring.requestTimeoutMs));
+      givenProviderAndModel(read, this.legacyExtension) ??
+      (await resolveProviderAndModel(
+        read,
+        () => this.legacyExtension,
+        (type) => this.#request(type, {}, wiring.requestTimeoutMs),
+      ));
     const legacy = this.legacyExtension;
     const body = legacy
       ? { provider, model, skills: skills?.manifest, autoEndOnDisconnect: read.autoEndOnDisconnect }
@@ -383,50 +388,6 @@ export class Pedelec {
         created: true,
       });
     });
-  }
-
-  /** The provider and model a create sends, when they need no asking: a provider given, and a model or none needed. */
-  #givenProviderAndModel(read: ReadCreateInput): { provider: string; model: string | undefined } | null {
-    const { provider, model } = read;
-    return provider !== undefined && (model !== undefined || !this.legacyExtension) ? { provider, model } : null;
-  }
-
-  /**
-   * The provider and model a create sends otherwise: without a provider, the user's default (it must
-   * be available); without a model, none (profile mode) — except with a 0.1.x extension, which has no
-   * effort profiles: there the provider's default model from its settings.
-   */
-  async #resolveProviderAndModel(
-    read: ReadCreateInput,
-    waitMs: number | undefined,
-  ): Promise<{ provider: string; model: string | undefined }> {
-    let { provider, model } = read;
-    // Held for approval like create_session: they wait as long as it may (the element's 65 s).
-    const answer = await this.#request('get_settings', {}, waitMs);
-    if (provider === undefined) {
-      const { defaultProvider } = readSettings(answer);
-      if (defaultProvider === null)
-        throw pedelecError(
-          'DEFAULT_PROVIDER_NOT_SET',
-          'Default provider is not set. Open the Pedelec desktop app Settings page and choose a default provider.',
-        );
-      const { providers } = readProviders(await this.#request('list_providers', {}, waitMs));
-      if (!providers.find((p) => p.code === defaultProvider)?.available) {
-        throw pedelecError(
-          'DEFAULT_PROVIDER_UNAVAILABLE',
-          'Default provider is not currently available. Open the Pedelec desktop app Settings page and choose an available provider.',
-          { provider: defaultProvider },
-        );
-      }
-      provider = defaultProvider;
-    }
-    // Own keys only: a provider code such as "constructor" must not find Object.prototype's. Today's
-    // extension has no default models (its answer came after the handshake was taken silently).
-    if (model === undefined && this.legacyExtension) {
-      const defaultModels = readDefaultModels(answer);
-      if (hasOwn(defaultModels, provider)) model = defaultModels[provider];
-    }
-    return { provider, model };
   }
 
   /**
