@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import fc from 'fast-check';
 import { WebSocket, type RawData } from 'ws';
+import { BRIDGE_REQUEST_TYPES } from 'pedelec-elements/protocol';
 import { until } from '../../../test/support/waits.js';
 import { startDevCore, type DevCore } from '../src/index.js';
 import { BridgeClient, PAGE_ORIGIN, createSession, delay, skills, untilAnswer, type Message } from './helpers.js';
@@ -26,21 +27,6 @@ export type FuzzRun = {
   /** The run fails unless at least this many frames were sent. */
   minFrames: number;
 };
-
-const REQUEST_TYPES = [
-  'get_approval_status',
-  'get_settings',
-  'list_providers',
-  'create_session',
-  'resume_session',
-  'prepare_session',
-  'send_text',
-  'submit_tool_result',
-  'end_session',
-  'list_assets',
-  'create_asset_upload',
-  'create_asset_download',
-];
 
 /** Where a mutation may write: keys and array indexes from the request's root. */
 type FieldPath = (string | number)[];
@@ -64,6 +50,8 @@ function validRequest(
     case 'create_session':
       return { ...base, input: { provider: 'scripted', skills: skills(), autoEndOnDisconnect: true } };
     case 'resume_session':
+    case 'reactivate_session':
+    case 'abort_session_setup':
     case 'prepare_session':
     case 'end_session':
     case 'list_assets':
@@ -160,11 +148,11 @@ const frameSpec = fc.oneof(
     weight: 6,
     arbitrary: fc.record({
       frame: fc.constant('mutated'),
-      type: fc.constantFrom(...REQUEST_TYPES),
+      type: fc.constantFrom(...BRIDGE_REQUEST_TYPES),
       mutations: fc.array(mutation, { minLength: 1, maxLength: 3 }),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ frame: fc.constant('valid'), type: fc.constantFrom(...REQUEST_TYPES) }) },
+  { weight: 1, arbitrary: fc.record({ frame: fc.constant('valid'), type: fc.constantFrom(...BRIDGE_REQUEST_TYPES) }) },
   { weight: 2, arbitrary: fc.record({ frame: fc.constant('json'), value: fc.jsonValue({ maxDepth: 4 }) }) },
   {
     weight: 1,
@@ -453,7 +441,7 @@ export async function fuzzBridge(t: TestContext, run: FuzzRun): Promise<void> {
       // A few ~1 MB strings in otherwise valid requests, in several fields.
       if (i % 400 === 199) {
         const big = 'x'.repeat(1024 * 1024 - (i % 7));
-        const type = REQUEST_TYPES[((i / 400 + c) % REQUEST_TYPES.length) | 0]!;
+        const type = BRIDGE_REQUEST_TYPES[((i / 400 + c) % BRIDGE_REQUEST_TYPES.length) | 0]!;
         const request = validRequest(type, {
           channelId: ctx.channelId,
           sessionId: ctx.sessionId,
