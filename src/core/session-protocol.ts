@@ -15,6 +15,7 @@ import { isObject, isText } from './json.js';
 import { randomId } from './bridge-port.js';
 import type { BridgeEventType } from './bridge-messages.js';
 import type { SessionToolCalls } from './session-tool-calls.js';
+import type { SessionTurns } from './session-turns.js';
 import type { Toolbox } from './toolbox.js';
 import { STATUSES, isCount, readArtifact, readPendingCall, snapshotStatus } from './event-fields.js';
 import type { PedelecSessionStatus, TurnKind } from './types.js';
@@ -47,11 +48,8 @@ export interface ProtocolHost {
   reactivating(): boolean;
   /** The session lives again (the snapshot a `resume()` waited for). */
   revive(): void;
-  turn(): Turn | null;
-  /** A turn this page did not start (a snapshot's active operation, after a reload), or none. */
-  takeOver(turn: Turn | null): void;
-  /** Clears the current turn; with an error, rejects whoever waits for it. */
-  finishTurn(error?: PedelecError): void;
+  /** The session's turns: the one in progress, one taken over from a snapshot. */
+  readonly turns: SessionTurns;
   setStatus(status: PedelecSessionStatus, meta: EventMeta): void;
   markEnded(meta: EventMeta): void;
   /** Calls the session's listeners of `kind` with `payload` and the context of `type` (always Core's). */
@@ -155,7 +153,7 @@ export class SessionProtocol {
       case 'status_changed':
       case 'done':
       case 'ended': {
-        const turn = host.turn();
+        const turn = host.turns.current;
         // Today's protocol: a status of another operation, or one that names none while a turn runs, is not this turn's.
         if (type === 'status_changed' && this.#operationAware && turn) {
           if (isText(operationId) ? operationId !== turn.operationId : true) return;
@@ -172,9 +170,9 @@ export class SessionProtocol {
           const error = pedelecError('SESSION_ERROR', 'session entered error status', { sessionId: host.sessionId });
           host.emitError(error, meta);
           // A 0.1.x turn fails with its session; today's waits for its operation_completed.
-          if (!this.#operationAware) host.finishTurn(error);
+          if (!this.#operationAware) host.turns.finish(error);
         } else if (next === 'idle' && !this.#operationAware) {
-          host.finishTurn();
+          host.turns.finish();
         }
         return;
       }
@@ -188,12 +186,12 @@ export class SessionProtocol {
       case 'usage_updated':
         return this.#setUsage(message.totalTokens, meta);
       case 'error': {
-        const turn = host.turn();
+        const turn = host.turns.current;
         if (isText(operationId) && operationId !== turn?.operationId) return;
         const error = sessionError(message.error);
         host.emitError(error, meta);
         if (!isText(operationId)) host.setStatus('error', meta);
-        if (!this.#operationAware) host.finishTurn(error);
+        if (!this.#operationAware) host.turns.finish(error);
         return;
       }
       // Unknown event types are ignored: newer extensions add some.
@@ -206,7 +204,7 @@ export class SessionProtocol {
    * belongs to the running turn), is an `SDK_PROTOCOL_ERROR`.
    */
   #turnOf(type: string, operationId: unknown, sdkMeta: EventMeta): Turn | null {
-    const turn = this.host.turn();
+    const turn = this.host.turns.current;
     const named = isText(operationId);
     if (turn && (named ? operationId === turn.operationId : !this.#operationAware)) return turn;
     const details = { sessionId: this.host.sessionId, operationId: named ? operationId : undefined };
@@ -261,7 +259,7 @@ export class SessionProtocol {
    */
   runParked(): void {
     const { host } = this;
-    const turn = host.turn();
+    const turn = host.turns.current;
     if (!turn || host.ended()) return;
     const ready = this.#parked.filter((c) => c.operationId === turn.operationId && this.#answerable(c.tool));
     if (ready.length === 0) return;
@@ -275,7 +273,7 @@ export class SessionProtocol {
    */
   #completeOperation(operation: Record<string, unknown>, meta: EventMeta): void {
     const { host } = this;
-    const turn = host.turn();
+    const turn = host.turns.current;
     // Another operation's, or the running turn's after it finished.
     if (!turn || !isText(operation.operationId) || operation.operationId !== turn.operationId) return;
     const { operationKind, success } = operation;
@@ -285,7 +283,7 @@ export class SessionProtocol {
     host.calls.withdrawAllBut(undefined);
     this.#parked = [];
     host.setStatus(failed && turn.ctx.turnKind === 'user' ? 'error' : 'idle', meta);
-    host.finishTurn(failed ? sessionError(operation.error, 'session operation failed') : undefined);
+    host.turns.finish(failed ? sessionError(operation.error, 'session operation failed') : undefined);
   }
 
   /**
@@ -313,7 +311,7 @@ export class SessionProtocol {
       isObject(activeOperation) && isText(activeOperation.operationId)
         ? activeOperation
         : pending && { operationId: pending.operationId };
-    const turn = host.turn();
+    const turn = host.turns.current;
     // A turn this page started that the snapshot knows nothing of: Core made the snapshot before the
     // turn's request reached it (the create response and the snapshot, then sendText at once). Its
     // status is older than the turn's.
@@ -321,7 +319,7 @@ export class SessionProtocol {
     if (!turn?.local) this.#followExternalTurn(active, turn, meta);
     if (status === 'ended') return host.markEnded(meta);
     if (status) host.setStatus(status, meta);
-    const current = host.turn();
+    const current = host.turns.current;
     const waitedFor = pending && current && pending.operationId === current.operationId ? pending : null;
     // Calls still running, or waiting for a handler, that Core no longer waits for: their results would be refused.
     host.calls.withdrawAllBut(waitedFor?.toolRequestId);
@@ -338,9 +336,9 @@ export class SessionProtocol {
    */
   #followExternalTurn(active: ActiveOperation | null, turn: Turn | null, meta: EventMeta): void {
     if (active && turn?.operationId === active.operationId) return;
-    if (!active) return void (turn && this.host.takeOver(null));
+    if (!active) return void (turn && this.host.turns.takeOver(null));
     const startedAt = Date.parse(active.startedAt as string);
-    this.host.takeOver({
+    this.host.turns.takeOver({
       ctx: {
         turnId: active.operationId ?? randomId('turn'),
         turnStartedAt: Number.isFinite(startedAt) ? startedAt : (meta.eventReceivedAt ?? Date.now()),
