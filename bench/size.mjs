@@ -43,6 +43,7 @@ export const CHUNK_BUDGETS = Object.freeze({
   'form-binding': 3_072,
   'file-transfers': 1_024,
   'deno-module-check': 1_024,
+  websocket: 1_024,
 });
 
 export const CDN_FILE = 'cdn/pedelec-elements.js';

@@ -1,11 +1,13 @@
 /**
  * Transports (docs/design/bridge-protocol.md §5, elements.md "Bridge"): the in-memory pair and the
- * WebSocket transport to the development Core, on their own and under a `Pedelec` client.
+ * WebSocket transport to the development Core, the deferred one that loads a transport's code on first
+ * use, on their own and under a `Pedelec` client.
  */
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { expect } from '../support/expect.js';
-import { Pedelec } from '../../src/core/index.js';
-import type { BridgePort } from '../../src/core/index.js';
+import { Pedelec, normalizeError } from '../../src/core/index.js';
+import type { BridgePort, PortFactory } from '../../src/core/index.js';
+import { deferredTransport } from '../../src/core/transports/deferred.js';
 import { createMemoryPair, websocketTransport } from '../../src/transports.js';
 import type { MemoryPeer } from '../../src/transports.js';
 import { WebSocket as NodeWebSocket } from 'ws';
@@ -407,5 +409,66 @@ describe('websocketTransport (fake WebSocket)', () => {
     expect(socket.closeCalls).to.have.length(1);
     socket.open();
     expect(socket.sent).to.deep.equal([]);
+  });
+});
+
+describe('deferredTransport (a transport whose code loads on first use)', () => {
+  /** A loader the test settles: resolves with the memory pair's transport, or fails. */
+  function deferredPair() {
+    const pair = createMemoryPair();
+    let settle!: { load: () => void; fail: (error: unknown) => void };
+    const loaded = new Promise<PortFactory>((resolve, reject) => {
+      settle = { load: () => resolve(pair.transport), fail: reject };
+    });
+    return { pair, settle, transport: deferredTransport(() => loaded) };
+  }
+
+  it('holds what is posted until the real port opens, then sends it in order and forwards both ways', async () => {
+    const { pair, settle, transport } = deferredPair();
+    const port = transport();
+    const heard: unknown[] = [];
+    const received: unknown[] = [];
+    pair.peer.onMessage.addListener((message) => heard.push(message));
+    port.onMessage.addListener((message) => received.push(message));
+    port.postMessage({ n: 1 });
+    port.postMessage({ n: 2 });
+    await nextTask();
+    expect(heard).to.deep.equal([]);
+    settle.load();
+    await until(() => heard.length === 2);
+    expect(heard).to.deep.equal([{ n: 1 }, { n: 2 }]);
+    pair.peer.postMessage({ back: true });
+    await until(() => received.length === 1);
+    expect(received).to.deep.equal([{ back: true }]);
+  });
+
+  it('a load that fails disconnects the port with that error, and posting then throws it', async () => {
+    const { settle, transport } = deferredPair();
+    const port = transport();
+    const disconnected = new Promise((resolve) => port.onDisconnect.addListener(resolve));
+    settle.fail(normalizeError(new Error('offline'), 'CHUNK_LOAD_FAILED', 'Could not load it'));
+    await disconnected;
+    expect(port.error?.code).to.equal('CHUNK_LOAD_FAILED');
+    expect((thrownBy(() => port.postMessage({})) as BridgePort['error'])?.code).to.equal('CHUNK_LOAD_FAILED');
+  });
+
+  it('a port disconnected before the load never opens the real one', async () => {
+    const { pair, settle, transport } = deferredPair();
+    let opened = 0;
+    pair.peer.onMessage.addListener(() => opened++);
+    const port = transport();
+    port.postMessage({ early: true });
+    port.disconnect?.();
+    settle.load();
+    await nextTask();
+    expect(opened).to.equal(0);
+  });
+
+  it('carries a Pedelec client: a request posted before the load is answered after it', async () => {
+    const { pair, settle, transport } = deferredPair();
+    answerAll(pair.peer, (msg) => (msg.type === 'get_settings' ? { defaultProvider: 'codex' } : {}));
+    const settings = client({ transport }).getSettings();
+    settle.load();
+    expect(await settings).to.deep.equal({ defaultProvider: 'codex' });
   });
 });

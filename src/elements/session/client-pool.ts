@@ -5,8 +5,15 @@ import {
   type PedelecError,
   type PedelecOptions,
 } from '../../core/index.js';
-import { websocketTransport } from '../../core/transports/websocket.js';
+import { lazyModule } from '../../core/lazy-module.js';
+import { deferredTransport } from '../../core/transports/deferred.js';
 import { bridgeKey, type BridgeConfig } from '../bridge-url.js';
+
+/** The development Core's socket code: only pages that name a `ws:` bridge download it. */
+const loadWebsocket = lazyModule(
+  () => import('../../core/transports/websocket.js'),
+  "the development Core's connection",
+);
 
 type Entry = { client: Pedelec; holders: Set<object> };
 
@@ -23,7 +30,10 @@ function keyOf(config: BridgeConfig, bridgeTimeoutMs: number | undefined): strin
 
 function create(config: BridgeConfig, bridgeTimeoutMs: number | undefined): Pedelec {
   const options: PedelecOptions = {
-    transport: config.kind === 'websocket' ? websocketTransport(config.url) : extensionTransport(config.extensionId),
+    transport:
+      config.kind === 'websocket'
+        ? deferredTransport(() => loadWebsocket().then(({ websocketTransport }) => websocketTransport(config.url)))
+        : extensionTransport(config.extensionId),
   };
   if (bridgeTimeoutMs !== undefined) options.bridgeTimeoutMs = bridgeTimeoutMs;
   return new Pedelec(options);
