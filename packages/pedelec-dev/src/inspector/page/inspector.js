@@ -3,90 +3,10 @@
 // pages and agents, so it is only ever set as text. Served as written, with no build: its types are
 // JSDoc, checked by tsc (tsconfig.json here, part of `npm run typecheck`).
 
-// ───────────────────────────── types ─────────────────────────────
-
-// The inspector socket's messages, as this page reads and sends them. The server declares them in
-// ../inspector.ts, ../message-log.ts (LogEntry), ../approval.ts (ApprovalPrompt, ApprovalEvent),
-// ../../agents/operator.ts (OpenTurnInfo, DeskEvent) and ../../bridge/session.ts (SessionSummary);
-// they are restated here because importing them would bring Node's types into a browser script.
-
-/**
- * @typedef {{ code: string, message: string, details?: unknown }} WireError
- * @typedef {{
- *   type?: string | string[], description?: string, enum?: unknown[], maxLength?: number, minimum?: number,
- *   maximum?: number, properties?: Record<string, SchemaNode | undefined>, required?: string[]
- * }} SchemaNode A tool's args schema or one of its nodes: any JSON Schema, of which the page reads these.
- * @typedef {{ name: string, description: string, argsSchema: SchemaNode, timeoutMs?: number }} ToolManifest
- * @typedef {{ guidance: string, tools: ToolManifest[] }} SkillsManifest
- * @typedef {{
- *   version: string, agent: string, approval: string, strictProviders: boolean, protocol?: string,
- *   fragments?: boolean, coreStatuses?: boolean, bridgeUrl: string
- * }} ServerInfo The Core's facts; one from before the protocol option sends no protocol, fragments, coreStatuses.
- * @typedef {{
- *   sessionId: string, origin: string | null, provider: string, agent: string, model?: string,
- *   explicitModel?: boolean, effortLevel?: string, effort?: string, workspaceId?: string,
- *   autoEndOnDisconnect: boolean, status: string, routes: number, createdAt: number, skills?: SkillsManifest
- * }} SessionSummary Updates leave `skills` out; a Core from before explicitModel sends none.
- * @typedef {{ sessionId: string, text: string, openedAt: number }} OpenTurn
- * @typedef {{ client: string, tool: string, page: string }} CallInQuestion
- * @typedef {{ id: string, origin: string | null, askedAt: number, call?: CallInQuestion }} ApprovalPrompt
- * @typedef {{
- *   id: number, at: number, dir: 'in' | 'out' | 'info', connectionId: string, origin: string | null,
- *   type: string | null, sessionId: string | null, text: string, truncated: boolean
- * }} LogEntry
- * @typedef {{ ok: true, result: unknown, durationMs: number } | { ok: false, error: WireError }} CallOutcome
- *   What an operator's tool call came to: `result` is whatever the agent got, the page's JSON or the Core's
- *   error result `{ error }`.
- */
-
-/**
- * @typedef {(
- *   | { type: 'hello', server: ServerInfo, sessions: SessionSummary[], turns: OpenTurn[],
- *       approvals: ApprovalPrompt[], log: LogEntry[] }
- *   | { type: 'session_created' | 'session_updated', session: SessionSummary }
- *   | { type: 'session_ended', sessionId: string }
- *   | { type: 'turn_opened', turn: OpenTurn }
- *   | { type: 'turn_closed', sessionId: string }
- *   | { type: 'approval_requested', prompt: ApprovalPrompt }
- *   | { type: 'approval_resolved', id: string, origin: string | null, approved: boolean, reason: string }
- *   | { type: 'log', entry: LogEntry }
- *   | ({ type: 'operator_result', callId: unknown } & CallOutcome)
- *   | { type: 'error', error: WireError, for?: unknown }
- * )} InspectorMessage What the Core sends this page.
- */
-
-/**
- * @typedef {(
- *   | { type: 'approve', id: string, approved: boolean }
- *   | { type: 'operator_say', sessionId: string | null, text: string }
- *   | { type: 'operator_end_turn', sessionId: string | null }
- *   | { type: 'operator_call', callId: number, sessionId: string | null, tool: string, args: unknown }
- * )} OperatorMessage What this page sends the Core: `sessionId` is the selected one's, null while none is.
- */
-
-/**
- * The elements of index.html this script uses, by id.
- * @typedef {{
- *   'server-info': HTMLParagraphElement, 'socket-state': HTMLOutputElement, 'no-token': HTMLParagraphElement,
- *   approvals: HTMLElement, 'approval-list': HTMLUListElement, sessions: HTMLUListElement,
- *   'no-sessions': HTMLParagraphElement, 'detail-empty': HTMLParagraphElement, 'detail-body': HTMLDivElement,
- *   'detail-facts': HTMLDListElement, 'detail-guidance': HTMLPreElement, 'detail-tools': HTMLUListElement,
- *   'operator-idle': HTMLParagraphElement, 'operator-turn': HTMLDivElement, 'operator-text': HTMLQuoteElement,
- *   'say-form': HTMLFormElement, 'say-text': HTMLInputElement, 'call-form': HTMLFormElement,
- *   'call-tool': HTMLSelectElement, 'call-fields': HTMLFieldSetElement, 'call-args': HTMLTextAreaElement,
- *   'call-result': HTMLDivElement, 'end-turn': HTMLButtonElement, 'log-filter': HTMLFormElement,
- *   'filter-text': HTMLInputElement, 'filter-dir': HTMLSelectElement, 'filter-session': HTMLInputElement,
- *   'log-pause': HTMLInputElement, 'log-clear': HTMLButtonElement, log: HTMLTableSectionElement
- * }} PageElements
- */
-
-/**
- * The element of index.html with this id (never null: the page has each one).
- * @template {keyof PageElements} K
- * @param {K} id
- * @returns {PageElements[K]}
- */
-const $ = (id) => /** @type {PageElements[K]} */ (document.getElementById(id));
+/** @import { ApprovalPrompt, CallOutcome, InspectorMessage, LogEntry, OpenTurn, OperatorMessage, SessionSummary } from './types.js' */
+import { buildArgsForm, jsonToFields } from './args-form.js';
+import { $, el, short } from './dom.js';
+import { logRow } from './log-row.js';
 
 /**
  * The session maps are keyed by session id, and looked up with `selected` too, which is null while no
@@ -107,40 +27,6 @@ const state = {
 const MAX_LOG = 2000;
 /** @type {WebSocket | null} */
 let socket = null;
-
-/**
- * A new element with `props` set on it (`class`, `dataset`, `on…` listeners, any other as a property)
- * and `children` appended, null and undefined left out.
- * @template {keyof HTMLElementTagNameMap} K
- * @param {K} tag
- * @param {Record<string, any>} [props]
- * @param {...(Node | string | null | undefined)} children
- * @returns {HTMLElementTagNameMap[K]}
- */
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === 'class') node.className = value;
-    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
-    else if (key === 'dataset') Object.assign(node.dataset, value);
-    else /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (node))[key] = value;
-  }
-  node.append(...children.filter((c) => c !== null && c !== undefined));
-  return node;
-}
-
-/** @param {string | null | undefined} id */
-const short = (id) =>
-  id
-    ? String(id)
-        .replace(/^session_/, '')
-        .slice(0, 8)
-    : '';
-/** @param {number} ms */
-const time = (ms) => {
-  const d = new Date(ms);
-  return `${d.toLocaleTimeString([], { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`;
-};
 
 // ───────────────────────────── socket ─────────────────────────────
 
@@ -391,172 +277,13 @@ function renderOperator() {
   const previous = select.value;
   select.replaceChildren(...tools.map((t) => el('option', { value: t.name }, t.name)));
   if (tools.some((t) => t.name === previous)) select.value = previous;
-  buildArgsForm();
+  buildArgsForm(selectedTool());
 }
 
-/**
- * One input per top-level property of the tool's args schema, and the JSON box, which is what gets
- * sent. Each follows the other: a field's edit changes its property in the box (other properties typed
- * there stay), and a hand edit of the box that parses to an object sets every field from it.
- * @type {Array<[string, Field]>}
- */
-let fields = []; // [name, { read, write }]
-
-function buildArgsForm() {
+/** The tool chosen in the call form, of the selected session. */
+function selectedTool() {
   const s = state.sessions.get(state.selected);
-  const tool = s && s.skills ? s.skills.tools.find((t) => t.name === $('call-tool').value) : null;
-  const fieldset = $('call-fields');
-  fieldset.replaceChildren(el('legend', {}, 'Arguments'));
-  fields = [];
-  if (!tool) {
-    $('call-args').value = '{}';
-    return;
-  }
-  const props = tool.argsSchema.properties || {};
-  const required = new Set(tool.argsSchema.required || []);
-  /** @type {Record<string, unknown>} */
-  const args = {};
-  for (const [name, node] of Object.entries(props)) {
-    const field = controlFor(node, required.has(name));
-    const sync = () => fieldToJson(name, field);
-    field.control.addEventListener('input', sync);
-    field.control.addEventListener('change', sync);
-    const label = el('label', {}, `${name}${required.has(name) ? ' *' : ''} `, field.control);
-    if (node && node.description) label.title = node.description;
-    fieldset.append(label);
-    fields.push([name, field]);
-    const value = field.read();
-    if (value !== undefined) args[name] = value;
-  }
-  if (fields.length === 0) fieldset.append(el('p', { class: 'muted' }, 'This tool takes no arguments.'));
-  $('call-args').value = JSON.stringify(args, null, 2);
-}
-
-/**
- * @param {unknown} value
- * @returns {value is Record<string, unknown>}
- */
-const isArgsObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * The JSON box as an object, or null while it holds something else (being typed, say).
- * @returns {Record<string, unknown> | null}
- */
-function argsInBox() {
-  try {
-    const args = JSON.parse($('call-args').value || '{}');
-    return isArgsObject(args) ? args : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A field changed: its property in the box follows (the box is rebuilt from the fields if it does not parse).
- * @param {string} name
- * @param {Field} field
- */
-function fieldToJson(name, field) {
-  let args = argsInBox();
-  if (!args) {
-    args = {};
-    for (const [other, { read }] of fields) if (read() !== undefined) args[other] = read();
-  }
-  const value = field.read();
-  if (value === undefined) delete args[name];
-  else args[name] = value;
-  $('call-args').value = JSON.stringify(args, null, 2);
-}
-
-/** The box was edited by hand: once it parses to an object, every field shows its property (or none). */
-function jsonToFields() {
-  const args = argsInBox();
-  if (!args) return;
-  for (const [name, { write }] of fields) write(Object.hasOwn(args, name) ? args[name] : undefined);
-}
-
-/**
- * @typedef {{
- *   control: HTMLInputElement | HTMLSelectElement, read: () => unknown, write: (value: unknown) => void
- * }} Field
- */
-
-/**
- * The input for one property: `read()` gives its value (undefined: not set), `write(value)` shows one.
- * @param {SchemaNode | undefined} node
- * @param {boolean} required
- * @returns {Field}
- */
-function controlFor(node, required) {
-  node = node || {};
-  const asText = (/** @type {unknown} */ value) =>
-    value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-  if (Array.isArray(node.enum)) {
-    const values = node.enum;
-    const control = el('select', {}, required ? null : el('option', { value: '' }, '(not set)'));
-    values.forEach((v, i) => control.append(el('option', { value: String(i) }, JSON.stringify(v))));
-    return {
-      control,
-      read: () => (control.value === '' ? undefined : values[Number(control.value)]),
-      write: (value) => {
-        const i = values.findIndex((v) => JSON.stringify(v) === JSON.stringify(value));
-        control.value = i < 0 ? '' : String(i);
-      },
-    };
-  }
-  switch (node.type) {
-    case 'string': {
-      const control = el('input', { type: 'text' });
-      // A schema may allow any length (up to 2^53); an input's maxLength wraps past 2^31 - 1 and throws.
-      if (node.maxLength !== undefined) control.maxLength = Math.min(node.maxLength, 2 ** 31 - 1);
-      return {
-        control,
-        read: () => (control.value === '' && !required ? undefined : control.value),
-        write: (value) => (control.value = asText(value)),
-      };
-    }
-    case 'integer':
-    case 'number': {
-      const control = el('input', { type: 'number', step: node.type === 'integer' ? '1' : 'any' });
-      if (node.minimum !== undefined) control.min = String(node.minimum);
-      if (node.maximum !== undefined) control.max = String(node.maximum);
-      return {
-        control,
-        read: () => (control.value === '' ? undefined : Number(control.value)),
-        write: (value) => (control.value = typeof value === 'number' ? String(value) : ''),
-      };
-    }
-    case 'boolean': {
-      const control = el(
-        'select',
-        {},
-        el('option', { value: '' }, '(not set)'),
-        el('option', { value: 'true' }, 'true'),
-        el('option', { value: 'false' }, 'false'),
-      );
-      return {
-        control,
-        read: () => (control.value === '' ? undefined : control.value === 'true'),
-        write: (value) => (control.value = typeof value === 'boolean' ? String(value) : ''),
-      };
-    }
-    default: {
-      // Arrays, objects and oneOf: typed as JSON.
-      const control = el('input', { type: 'text', placeholder: 'JSON' });
-      return {
-        control,
-        read: () => {
-          if (control.value.trim() === '') return undefined;
-          try {
-            return JSON.parse(control.value);
-          } catch {
-            return control.value;
-          }
-        },
-        write: (value) => (control.value = value === undefined ? '' : JSON.stringify(value)),
-      };
-    }
-  }
+  return s && s.skills ? s.skills.tools.find((t) => t.name === $('call-tool').value) : null;
 }
 
 /** @param {CallOutcome} message */
@@ -586,7 +313,7 @@ function showCallResult(message) {
   }
 }
 
-$('call-tool').addEventListener('change', buildArgsForm);
+$('call-tool').addEventListener('change', () => buildArgsForm(selectedTool()));
 $('call-args').addEventListener('input', jsonToFields);
 $('call-form').addEventListener('submit', (event) => {
   event.preventDefault();
@@ -628,55 +355,6 @@ function matches(entry) {
   return [entry.text, entry.type, entry.origin, entry.sessionId, entry.connectionId].some(
     (v) => v && String(v).toLowerCase().includes(needle),
   );
-}
-
-/**
- * The frame without the fields that have their own column, shortened.
- * @param {LogEntry} entry
- */
-function previewOf(entry) {
-  let text = entry.text;
-  try {
-    // Left out of the preview: they have their own columns.
-    const { channelId, type, sessionId, ...rest } = JSON.parse(entry.text);
-    text = JSON.stringify(rest);
-  } catch {
-    // not JSON (or cut): show as received
-  }
-  return text.length > 160 ? `${text.slice(0, 160)}…` : text;
-}
-
-/** @param {LogEntry} entry */
-function logRow(entry) {
-  const arrow = entry.dir === 'in' ? '→ Core' : entry.dir === 'out' ? '← Core' : '•';
-  const preview = previewOf(entry);
-  const cell = el('td', { class: 'message' }, preview);
-  const row = el(
-    'tr',
-    { class: `dir-${entry.dir}`, title: entry.origin ?? '' },
-    el('td', {}, time(entry.at)),
-    el('td', {}, arrow),
-    el('td', {}, entry.connectionId),
-    el('td', {}, entry.type ?? ''),
-    el('td', {}, short(entry.sessionId)),
-    cell,
-  );
-  row.addEventListener('click', () => {
-    if (cell.dataset.open) {
-      cell.replaceChildren(preview);
-      delete cell.dataset.open;
-      return;
-    }
-    let pretty = entry.text;
-    try {
-      pretty = JSON.stringify(JSON.parse(entry.text), null, 2);
-    } catch {
-      // not JSON (or cut): show as received
-    }
-    cell.replaceChildren(el('pre', {}, pretty + (entry.truncated ? '\n… (cut)' : '')));
-    cell.dataset.open = '1';
-  });
-  return row;
 }
 
 /** @param {LogEntry} entry */
