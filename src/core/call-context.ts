@@ -142,8 +142,22 @@ class CallContext {
     via: ToolCallVia,
     signal: () => AbortSignal,
   ) {
-    // The event's own fields (only those it has), then the call's.
-    Object.assign(this, base, { type: 'tool_call', toolRequestId, tool, deadline, via });
+    this.sessionId = base.sessionId;
+    this.provider = base.provider;
+    if (base.effortLevel !== undefined) this.effortLevel = base.effortLevel;
+    this.model = base.model;
+    this.sessionCreatedAt = base.sessionCreatedAt;
+    this.eventEmittedAt = base.eventEmittedAt;
+    this.eventReceivedAt = base.eventReceivedAt!;
+    this.source = base.source;
+    this.turnId = base.turnId!;
+    this.turnStartedAt = base.turnStartedAt!;
+    this.turnKind = base.turnKind;
+    this.type = 'tool_call';
+    this.toolRequestId = toolRequestId;
+    this.tool = tool;
+    this.deadline = deadline;
+    this.via = via;
     this[MAKE_SIGNAL] = signal;
   }
 
