@@ -8,7 +8,6 @@ import { isObject } from './json.js';
 import { normalizeSkills, type NormalizedSkills, type SkillsInput, type ToolDefinition } from './tools.js';
 import { type Toolbox } from './toolbox.js';
 import type { Effort, EffortLevel, ProviderCode } from './types.js';
-import type { PedelecWorkspace } from './workspace.js';
 
 /** What both ways of creating a session take. */
 type SessionBasics<TTools extends readonly ToolDefinition[]> = {
@@ -95,14 +94,3 @@ export function readResumeSkills(sessionId: unknown, options: ResumeSessionOptio
     throw normalizeError(error, 'INVALID_INPUT', 'resumeSession options are invalid');
   }
 }
-
-/** @internal What a session is made with. */
-export type SessionInit = {
-  sessionId: string;
-  provider: string;
-  model: string | undefined;
-  effortLevel: EffortLevel | undefined;
-  toolbox: Toolbox;
-  workspace: PedelecWorkspace;
-  autoEndOnDisconnect: boolean;
-};

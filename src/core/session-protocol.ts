@@ -15,7 +15,6 @@ import { isObject, isText } from './json.js';
 import { randomId } from './bridge-port.js';
 import type { BridgeEventType } from './bridge-messages.js';
 import type { SessionToolCalls } from './session-tool-calls.js';
-import type { SessionTurns } from './session-turns.js';
 import type { Toolbox } from './toolbox.js';
 import { STATUSES, isCount, readArtifact, readPendingCall, snapshotStatus } from './event-fields.js';
 import type { PedelecSessionStatus, TurnKind } from './types.js';
@@ -48,8 +47,11 @@ export interface ProtocolHost {
   reactivating(): boolean;
   /** The session lives again (the snapshot a `resume()` waited for). */
   revive(): void;
-  /** The session's turns: the one in progress, one taken over from a snapshot. */
-  readonly turns: SessionTurns;
+  turn(): Turn | null;
+  /** A turn this page did not start (a snapshot's active operation, after a reload), or none. */
+  takeOver(turn: Turn | null): void;
+  /** Clears the current turn; with an error, rejects whoever waits for it. */
+  finishTurn(error?: PedelecError): void;
   setStatus(status: PedelecSessionStatus, meta: EventMeta): void;
   markEnded(meta: EventMeta): void;
   /** Calls the session's listeners of `kind` with `payload` and the context of `type` (always Core's). */
@@ -153,7 +155,7 @@ export class SessionProtocol {
       case 'status_changed':
       case 'done':
       case 'ended': {
-        const turn = host.turns.current;
+        const turn = host.turn();
         // Today's protocol: a status of another operation, or one that names none while a turn runs, is not this turn's.
         if (type === 'status_changed' && this.#operationAware && turn) {
           if (isText(operationId) ? operationId !== turn.operationId : true) return;
@@ -170,9 +172,9 @@ export class SessionProtocol {
           const error = pedelecError('SESSION_ERROR', 'session entered error status', { sessionId: host.sessionId });
           host.emitError(error, meta);
           // A 0.1.x turn fails with its session; today's waits for its operation_completed.
-          if (!this.#operationAware) host.turns.finish(error);
+          if (!this.#operationAware) host.finishTurn(error);
         } else if (next === 'idle' && !this.#operationAware) {
-          host.turns.finish();
+          host.finishTurn();
         }
         return;
       }
@@ -186,12 +188,12 @@ export class SessionProtocol {
       case 'usage_updated':
         return this.#setUsage(message.totalTokens, meta);
       case 'error': {
-        const turn = host.turns.current;
+        const turn = host.turn();
         if (isText(operationId) && operationId !== turn?.operationId) return;
         const error = sessionError(message.error);
         host.emitError(error, meta);
         if (!isText(operationId)) host.setStatus('error', meta);
-        if (!this.#operationAware) host.turns.finish(error);
+        if (!this.#operationAware) host.finishTurn(error);
         return;
       }
       // Unknown event types are ignored: newer extensions add some.
@@ -204,7 +206,7 @@ export class SessionProtocol {
    * belongs to the running turn), is an `SDK_PROTOCOL_ERROR`.
    */
   #turnOf(type: string, operationId: unknown, sdkMeta: EventMeta): Turn | null {
-    const turn = this.host.turns.current;
+    const turn = this.host.turn();
     const named = isText(operationId);
     if (turn && (named ? operationId === turn.operationId : !this.#operationAware)) return turn;
     const details = { sessionId: this.host.sessionId, operationId: named ? operationId : undefined };
@@ -259,7 +261,7 @@ export class SessionProtocol {
    */
   runParked(): void {
     const { host } = this;
-    const turn = host.turns.current;
+    const turn = host.turn();
     if (!turn || host.ended()) return;
     const ready = this.#parked.filter((c) => c.operationId === turn.operationId && this.#answerable(c.tool));
     if (ready.length === 0) return;
@@ -273,7 +275,7 @@ export class SessionProtocol {
    */
   #completeOperation(operation: Record<string, unknown>, meta: EventMeta): void {
     const { host } = this;
-    const turn = host.turns.current;
+    const turn = host.turn();
     // Another operation's, or the running turn's after it finished.
     if (!turn || !isText(operation.operationId) || operation.operationId !== turn.operationId) return;
     const { operationKind, success } = operation;
@@ -283,7 +285,7 @@ export class SessionProtocol {
     host.calls.withdrawAllBut(undefined);
     this.#parked = [];
     host.setStatus(failed && turn.ctx.turnKind === 'user' ? 'error' : 'idle', meta);
-    host.turns.finish(failed ? sessionError(operation.error, 'session operation failed') : undefined);
+    host.finishTurn(failed ? sessionError(operation.error, 'session operation failed') : undefined);
   }
 
   /**
@@ -311,7 +313,7 @@ export class SessionProtocol {
       isObject(activeOperation) && isText(activeOperation.operationId)
         ? activeOperation
         : pending && { operationId: pending.operationId };
-    const turn = host.turns.current;
+    const turn = host.turn();
     // A turn this page started that the snapshot knows nothing of: Core made the snapshot before the
     // turn's request reached it (the create response and the snapshot, then sendText at once). Its
     // status is older than the turn's.
@@ -319,7 +321,7 @@ export class SessionProtocol {
     if (!turn?.local) this.#followExternalTurn(active, turn, meta);
     if (status === 'ended') return host.markEnded(meta);
     if (status) host.setStatus(status, meta);
-    const current = host.turns.current;
+    const current = host.turn();
     const waitedFor = pending && current && pending.operationId === current.operationId ? pending : null;
     // Calls still running, or waiting for a handler, that Core no longer waits for: their results would be refused.
     host.calls.withdrawAllBut(waitedFor?.toolRequestId);
@@ -336,9 +338,9 @@ export class SessionProtocol {
    */
   #followExternalTurn(active: ActiveOperation | null, turn: Turn | null, meta: EventMeta): void {
     if (active && turn?.operationId === active.operationId) return;
-    if (!active) return void (turn && this.host.turns.takeOver(null));
+    if (!active) return void (turn && this.host.takeOver(null));
     const startedAt = Date.parse(active.startedAt as string);
-    this.host.turns.takeOver({
+    this.host.takeOver({
       ctx: {
         turnId: active.operationId ?? randomId('turn'),
         turnStartedAt: Number.isFinite(startedAt) ? startedAt : (meta.eventReceivedAt ?? Date.now()),

@@ -1,33 +1,39 @@
 /**
- * `PedelecSession`: one agent session — statuses, ending and resuming, tool calls, assets
- * (docs/design/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`. Its
- * listener methods are session-listeners.ts's, its turns session-turns.ts's; what arrives for it is read
- * by session-protocol.ts; its sandbox files are session-assets.ts's.
+ * `PedelecSession`: one agent session — turns, statuses, listeners, tool calls, assets
+ * (docs/design/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`. What
+ * arrives for it is read by session-protocol.ts; its sandbox files are session-assets.ts's.
  */
-import { normalizeError, protocolError, sessionBusy, sessionEnded, type PedelecError } from './errors.js';
+import { invalidInput, normalizeError, sessionBusy, sessionEnded, type PedelecError } from './errors.js';
 import { eventContext, fromCore, type EventMeta } from './call-context.js';
 import type { JsonValue } from './json.js';
 import { Listeners } from './listeners.js';
-import { SessionListeners, type SessionEventKind } from './session-listeners.js';
-import { inOrder } from './bridge-port.js';
+import { inOrder, randomId } from './bridge-port.js';
 import type { BridgeRequestType } from './bridge-messages.js';
+import { protocolError } from './errors.js';
 import { SessionAssets } from './session-assets.js';
-import { SessionProtocol, type SessionMessage } from './session-protocol.js';
+import { SessionProtocol, type SessionMessage, type Turn } from './session-protocol.js';
 import { SessionToolCalls } from './session-tool-calls.js';
-import type { SessionInit } from './session-input.js';
-import type { Toolbox } from './toolbox.js';
-import type { PedelecWorkspace } from './workspace.js';
-import { REFUSALS, SessionTurns } from './session-turns.js';
 import type { GenericToolHandler, ToolSpecificHandler } from './tools.js';
+import type { Toolbox } from './toolbox.js';
 import type {
   Asset,
   AssetPath,
+  ChatDeltaEventContext,
+  ChatEventContext,
   EffortLevel,
+  EndedEventContext,
+  ErrorEventContext,
   PedelecEventContext,
   PedelecSessionStatus,
   PedelecSessionUsage,
+  ProviderArtifactHandler,
   ReadAssetType,
+  StatusEventContext,
+  TurnEvent,
+  TurnKind,
+  UsageEventContext,
 } from './types.js';
+import type { PedelecWorkspace } from './workspace.js';
 
 /** @internal What a session needs from its client; keeps the session testable and the client private. */
 export interface SessionBridge {
@@ -38,6 +44,20 @@ export interface SessionBridge {
   register(session: PedelecSession<string>): void;
   warn(warning: PedelecError): void;
 }
+
+type EventKind = 'chat' | 'chatDelta' | 'usage' | 'artifact' | 'status' | 'error' | 'ended' | 'turn';
+
+/**
+ * Codes with which Core refuses a turn before it starts (the session did not change): after one, the
+ * session is back where it was, not in error.
+ */
+const REFUSALS: ReadonlySet<string> = new Set([
+  'THREAD_BUSY',
+  'THREAD_ENDED',
+  'THREAD_ACCESS_DENIED',
+  'THREAD_NOT_FOUND',
+  'INVALID_INPUT',
+]);
 
 /**
  * Codes with which Core refuses to reactivate a session for good (a retry would fail again): the
@@ -53,7 +73,20 @@ const FINAL_RESUME_FAILURES: ReadonlySet<string> = new Set([
   'DENO_IMPORT_MAP_INVALID',
 ]);
 
-export class PedelecSession<TToolName extends string = string> extends SessionListeners {
+/** @internal What a session is made with. */
+export type SessionInit = {
+  sessionId: string;
+  provider: string;
+  model: string | undefined;
+  effortLevel: EffortLevel | undefined;
+  toolbox: Toolbox;
+  workspace: PedelecWorkspace;
+  autoEndOnDisconnect: boolean;
+};
+
+const noop = () => {};
+
+export class PedelecSession<TToolName extends string = string> {
   readonly sessionId: string;
   provider: string;
   /** (ours) The explicit model the session was created with, when it was (not in the public SDK). */
@@ -71,6 +104,7 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
 
   #bridge: SessionBridge;
   #status: PedelecSessionStatus = 'idle';
+  #turn: Turn | null = null;
   #ended = false;
   #ending = false;
   /**
@@ -78,21 +112,24 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
    * (a new `resumeSession` can), and what it still had to send fails with this.
    */
   #detachedBy: PedelecError | null = null;
+  #prepared = false;
+  #preparing: Promise<void> | null = null;
   #reactivating: Promise<void> | null = null;
+  /**
+   * The page's last turn while its request is not answered yet: the turn stays reserved (no other
+   * starts) until both its answer and its completion came, in either order.
+   */
+  #unanswered: Turn | null = null;
   #autoEndOnDisconnect: boolean;
-  #listeners: Listeners<SessionEventKind>;
+  #listeners: Listeners<EventKind>;
   /** Status events, in order even when a status listener changes the status again. */
   #emitStatus = inOrder((args: unknown[]) => this.#listeners.emit('status', ...args));
   #calls: SessionToolCalls;
-  #turns: SessionTurns;
   #protocol: SessionProtocol;
   #assets: SessionAssets;
 
   /** @internal Sessions are made by `Pedelec`; construct one yourself only in tests. */
   constructor(bridge: SessionBridge, init: SessionInit) {
-    const listeners = new Listeners<SessionEventKind>((warning) => bridge.warn(warning));
-    super(listeners);
-    this.#listeners = listeners;
     this.#bridge = bridge;
     this.sessionId = init.sessionId;
     this.provider = init.provider;
@@ -102,24 +139,11 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
     this.#autoEndOnDisconnect = init.autoEndOnDisconnect;
     this.sessionCreatedAt = Date.now();
     this.toolbox = init.toolbox;
+    this.#listeners = new Listeners((warning) => bridge.warn(warning));
     this.#calls = new SessionToolCalls({
       toolbox: this.toolbox,
       request: (type, payload) => this.#request(type, payload),
       emitError: (error) => this.#emitError(error),
-    });
-    const busy = () => sessionBusy(this.sessionId);
-    this.#turns = new SessionTurns({
-      busy,
-      request: (type, payload) => this.#request(type, payload),
-      checkUsable: () => this.#check(),
-      operationAware: () => this.#protocol.operationAware,
-      status: () => this.#status,
-      setStatus: (status) => this.#setStatus(status),
-      started: (event) => {
-        this.#protocol.turnStarted();
-        this.#listeners.emit('turn', event, this.#ctx());
-      },
-      emitError: (error, turn) => !this.#detachedBy && this.#emitError(error, undefined, turn),
     });
     this.#protocol = new SessionProtocol({
       sessionId: this.sessionId,
@@ -132,7 +156,9 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
         this.#ended = false;
         this.#ending = false;
       },
-      turns: this.#turns,
+      turn: () => this.#turn,
+      takeOver: (turn) => (this.#turn = turn),
+      finishTurn: (error) => this.#finishTurn(error),
       setStatus: (status, meta) => this.#setStatus(status, meta),
       markEnded: (meta) => this.#markEnded(meta),
       emit: (kind, payload, type, meta) => this.#listeners.emit(kind, payload, this.#ctx(type, fromCore(meta))),
@@ -142,7 +168,7 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
     this.#assets = new SessionAssets({
       request: (type, payload) => this.#request(type, payload),
       checkUsable: () => this.#check(true),
-      busy,
+      busy: () => sessionBusy(this.sessionId),
     });
   }
 
@@ -152,9 +178,44 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
 
   /** @internal Whether a turn is in progress (a failed request ends it without changing the status). */
   get turnActive(): boolean {
-    return !!this.#turns.current;
+    return !!this.#turn;
   }
 
+  // ───────────────────────────── listeners ─────────────────────────────
+
+  /** Each whole assistant message, once complete. */
+  onChat(listener: (text: string, ctx: ChatEventContext) => void): () => void {
+    return this.#listeners.on('chat', listener);
+  }
+  /** The fragments of the assistant's messages exactly as the provider streams them (not every provider does). */
+  onChatDelta(listener: (text: string, ctx: ChatDeltaEventContext) => void): () => void {
+    return this.#listeners.on('chatDelta', listener);
+  }
+  /** @deprecated Use {@link PedelecSession.onChat}, which now delivers whole messages. */
+  onChatMessage(listener: (text: string, ctx: ChatEventContext) => void): () => void {
+    return this.onChat(listener);
+  }
+  /** (ours) Core reported more token usage (also `session.usage`). */
+  onUsage(listener: (usage: PedelecSessionUsage, ctx: UsageEventContext) => void): () => void {
+    return this.#listeners.on('usage', listener);
+  }
+  /** The provider produced a file during a turn; read it with `readAsset(artifact.path, 'file')`. */
+  onArtifact(listener: ProviderArtifactHandler): () => void {
+    return this.#listeners.on('artifact', listener);
+  }
+  onStatus(listener: (status: PedelecSessionStatus, ctx: StatusEventContext) => void): () => void {
+    return this.#listeners.on('status', listener);
+  }
+  onError(listener: (error: PedelecError, ctx: ErrorEventContext) => void): () => void {
+    return this.#listeners.on('error', listener);
+  }
+  onEnded(listener: (ctx: EndedEventContext) => void): () => void {
+    return this.#listeners.on('ended', listener);
+  }
+  /** (ours) A turn starts — `sendText()` or `prepare()`, whoever called it. */
+  onTurn(listener: (turn: TurnEvent, ctx: PedelecEventContext) => void): () => void {
+    return this.#listeners.on('turn', listener);
+  }
   /** The generic fallback for any tool without a more specific handler. */
   onTool(handler: GenericToolHandler<TToolName>): () => void;
   /** The handler for one tool; the latest registration for a name wins. */
@@ -185,12 +246,101 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
    * an in-flight `prepare()` first (ignoring its failure).
    */
   sendText(text: string): Promise<void> {
-    return this.#turns.send(text);
+    const start = () =>
+      this.#usable(() => {
+        if (this.#turn || this.#reserved()) throw sessionBusy(this.sessionId);
+        if (typeof text !== 'string') throw invalidInput('text must be a string');
+        return this.#runTurn('user', 'send_text', { text }, 'SEND_TEXT_FAILED');
+      });
+    return this.#preparing ? this.#preparing.then(noop, noop).then(start) : start();
   }
 
   /** Warms the provider up; resolves at once when already prepared, shares an in-flight prepare. */
   prepare(): Promise<void> {
-    return this.#turns.prepare();
+    return this.#usable(() => {
+      const running = this.#turn ?? this.#reserved();
+      if (running && running.ctx.turnKind !== 'prepare') throw sessionBusy(this.sessionId);
+      if (this.#prepared) return Promise.resolve();
+      if (this.#preparing) return this.#preparing;
+      // In flight before the turn's first callbacks run (its `turn` event, status `running`), so a
+      // listener calling sendText() or prepare() there waits for it or shares it.
+      let run!: (turn: Promise<void>) => void;
+      const preparing = (this.#preparing = new Promise<void>((resolve) => (run = resolve)).then(() => {
+        this.#prepared = true;
+      }));
+      const settled = () => {
+        if (this.#preparing === preparing) this.#preparing = null;
+      };
+      preparing.then(settled, settled);
+      run(this.#runTurn('prepare', 'prepare_session', {}, 'PREPARE_FAILED'));
+      return preparing;
+    });
+  }
+
+  /** The turn still reserved after its completion, waiting for its answer (today's Pedelec; a 0.1.x turn ends on `done`). */
+  #reserved(): Turn | null {
+    return this.#protocol.operationAware ? this.#unanswered : null;
+  }
+
+  /**
+   * Starts a turn and posts its request; resolves once the request succeeded and the turn finished.
+   * A failed request is reported (fallback code `failCode`), finishes the turn and rejects; the
+   * session goes back where it was when Core refused the turn, or to `error`.
+   */
+  #runTurn(
+    kind: TurnKind,
+    type: 'send_text' | 'prepare_session',
+    payload: { text?: string },
+    failCode: string,
+  ): Promise<void> {
+    // One id for the turn, on the page and on the wire.
+    const turnId = randomId('turn');
+    const turn: Turn = {
+      ctx: { turnId, turnStartedAt: Date.now(), turnKind: kind },
+      operationId: turnId,
+      local: true,
+      finish: noop,
+    };
+    this.#turn = turn;
+    this.#unanswered = turn;
+    this.#protocol.turnStarted();
+    let completed = false;
+    const finished = new Promise<void>((resolve, reject) => {
+      turn.finish = (error) => {
+        completed = true;
+        if (error) reject(error);
+        else resolve();
+      };
+    });
+    // The payload carries the turn's text, when it has one.
+    this.#listeners.emit('turn', { turnId, kind, ...payload }, this.#ctx());
+    const before = this.#status;
+    this.#setStatus('running');
+    const request = this.#request(type, { ...payload, operationId: turnId })
+      .then(noop, (failure: unknown) => {
+        const error = normalizeError(failure, failCode, `${type} failed`);
+        // Emitted while the turn is still active, so the error's context carries it. Reported even when
+        // the turn already finished, as the public SDK reports it.
+        if (!this.#detachedBy) this.#emitError(error, undefined, turn);
+        // Today's Pedelec: Core's completion came first, and it says how the turn went.
+        if (completed && this.#protocol.operationAware) return;
+        if (this.#turn === turn) this.#setStatus(kind === 'prepare' || REFUSALS.has(error.code) ? before : 'error');
+        this.#finishTurn(error, turn);
+        throw error;
+      })
+      .finally(() => {
+        if (this.#unanswered === turn) this.#unanswered = null;
+      });
+    // Joined like Promise.all, so whichever side fails first, neither rejection goes unhandled.
+    return Promise.all([request, finished]).then(noop);
+  }
+
+  /** Clears the turn (when it still is the current one); with an error, rejects whoever waits for it. */
+  #finishTurn(error?: PedelecError, turn = this.#turn): void {
+    if (turn && this.#turn === turn) {
+      this.#turn = null;
+      turn.finish(error);
+    }
   }
 
   /** Ends the session. Already ended or ending: resolves with no request. */
@@ -275,7 +425,7 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
     if (this.#ended || this.#detachedBy) return;
     this.#emitError(error);
     this.#setStatus('error');
-    if (!this.#protocol.operationAware) this.#turns.finish(error);
+    if (!this.#protocol.operationAware) this.#finishTurn(error);
   }
 
   /**
@@ -290,7 +440,7 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
     this.#calls.abortRunning(error);
     this.#setStatus('error');
     this.#emitError(error);
-    this.#turns.finish(error);
+    this.#finishTurn(error);
   }
 
   /**
@@ -313,7 +463,7 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
     // onEnded runs before the pending turn is rejected, so its context still carries the turn.
     this.#listeners.emit('ended', this.#ctx('ended', meta));
     const error = sessionEnded(this.sessionId);
-    this.#turns.finish(error);
+    this.#finishTurn(error);
     this.#calls.abortAll(error);
   }
 
@@ -361,6 +511,19 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
 
   // ───────────────────────────── helpers ─────────────────────────────
 
+  /**
+   * Runs `body` unless the session has ended: then, and whenever `body` throws, returns a rejected
+   * promise instead — public methods never throw.
+   */
+  #usable<T>(body: () => Promise<T>): Promise<T> {
+    try {
+      this.#check();
+      return body();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   /** Throws `SESSION_ENDED` once ended or detached (or, with `orEnding`, while `end()` is in flight). */
   #check(orEnding?: boolean): void {
     if (this.#ended || this.#detachedBy || (orEnding && this.#ending)) throw sessionEnded(this.sessionId);
@@ -377,7 +540,7 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
   }
 
   /** An event context; without `meta`, the SDK's own. */
-  #ctx(type?: string, meta?: EventMeta, turn = this.#turns.current): PedelecEventContext {
+  #ctx(type?: string, meta?: EventMeta, turn = this.#turn): PedelecEventContext {
     return eventContext(this, turn?.ctx, type, meta);
   }
 
@@ -389,7 +552,7 @@ export class PedelecSession<TToolName extends string = string> extends SessionLi
   }
 
   /** `turn`: the turn the error belongs to, when not the current one (a late failure of a finished turn). */
-  #emitError(error: PedelecError, meta?: EventMeta, turn = this.#turns.current): void {
+  #emitError(error: PedelecError, meta?: EventMeta, turn = this.#turn): void {
     this.#listeners.emit('error', error, this.#ctx('error', meta, turn));
   }
 }
