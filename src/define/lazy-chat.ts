@@ -24,11 +24,13 @@ const defined = () => !!customElements.get(CHAT_TAG);
 const holdsChat = (node: Node): boolean =>
   node instanceof Element && (node.localName === CHAT_TAG || !!node.querySelector(CHAT_TAG));
 
-function load(): void {
+/** Loads the chat; the sessions of `root` (a document or shadow root holding a chat) wait for it. */
+function load(root: Node): void {
   if (defined()) return;
   // A session that started before its chat is defined would stream events no chat hears: starts wait.
   // A chunk that could not be fetched (offline, say): the next chat that appears tries again.
   track(
+    root,
     loadChat().then(() => {
       observers.forEach((observer) => observer.disconnect());
       observers.clear();
@@ -39,11 +41,11 @@ function load(): void {
 function watch(root: Node): void {
   if (defined() || !(root instanceof Document || root instanceof ShadowRoot)) return;
   // Looked for again when a session connects: one added with its chat starts only once the chat is defined.
-  if (root.querySelector(CHAT_TAG)) return load();
+  if (root.querySelector(CHAT_TAG)) return load(root);
   if (watched.has(root)) return;
   watched.add(root);
   const observer = new MutationObserver((records) => {
-    if (records.some((record) => [...record.addedNodes].some(holdsChat))) load();
+    if (records.some((record) => [...record.addedNodes].some(holdsChat))) load(root);
   });
   observer.observe(root, { childList: true, subtree: true });
   observers.add(observer);

@@ -435,10 +435,10 @@ describe('deferredTransport (a transport whose code loads on first use)', () => 
     await nextTask();
     expect(heard).to.deep.equal([]);
     settle.load();
-    await until(() => heard.length === 2);
+    await until(() => heard.length === 2, 'the held messages reaching the peer');
     expect(heard).to.deep.equal([{ n: 1 }, { n: 2 }]);
     pair.peer.postMessage({ back: true });
-    await until(() => received.length === 1);
+    await until(() => received.length === 1, "the peer's message reaching the page");
     expect(received).to.deep.equal([{ back: true }]);
   });
 

@@ -39,6 +39,7 @@ const MCP = {
 
 function agentPart<T extends { sync(): unknown }>(host: ForeignAgentHost, agent: AgentChunk<T>): LazyPart<T> {
   return lazyPart(
+    (promise) => host.arriving(promise),
     () => host.connected(),
     () => host,
     () => agent.wanted(host.inputs()),

@@ -44,6 +44,8 @@ export type ForeignAgent = 'webmcp' | 'mcp';
 export interface ForeignAgentHost {
   /** Whether the session element is in the page. */
   connected(): boolean;
+  /** Makes the session's starts wait for `promise`: a part that may add tools or listeners is arriving. */
+  arriving(promise: Promise<unknown>): void;
   inputs(): ForeignAgentInputs;
   /** The tools foreign agents may be offered — every built tool but the private ones — as built now. */
   tools(): readonly DeclaredTool[];

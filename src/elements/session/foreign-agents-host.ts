@@ -8,6 +8,7 @@
  */
 import { partOf as foreignAgentsOf, type ForeignAgents } from '../foreign-agents/foreign-agents.js';
 import { foreignTools, type ForeignAgentHost } from '../foreign-agents/host.js';
+import { track } from '../arriving.js';
 import type { SessionElementPort, SessionParts } from './session-parts.js';
 
 /** The chunk's entry (lazy-part.ts): the foreign agents of a session element, through their host. */
@@ -22,6 +23,7 @@ function foreignAgentHost(element: SessionElementPort, parts: SessionParts): For
   };
   return {
     connected: () => element.isConnected,
+    arriving: (promise) => track(element, promise),
     inputs: () => ({
       webmcp: element.getAttribute('webmcp'),
       exposedTo: element.exposedTo,

@@ -40,6 +40,8 @@ export interface LifecycleHost extends HeldSessionHost {
   /** Also the statuses the lifecycle itself causes: `starting`, `error` (a failed start), `inactive`. */
   status(status: PedelecElementStatus, context?: PedelecEventContext): void;
   approvalPending(pending: boolean): void;
+  /** The lazy parts still arriving that change what the session sends (arriving.ts). */
+  arriving(): Promise<unknown>[];
 }
 
 type Attempt = {

@@ -25,6 +25,7 @@ import {
   type SessionInputs,
 } from './session-config.js';
 import type { PedelecElementStatus } from './status.js';
+import { arrivingFor, track } from '../arriving.js';
 import { lazyPart, type LazyPart } from '../lazy-part.js';
 import type { ForeignAgents } from '../foreign-agents/foreign-agents.js';
 
@@ -156,6 +157,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
       approvalPending: (pending) =>
         pending ? element.setAttribute('approval', 'pending') : element.removeAttribute('approval'),
       emit: hooks.emit,
+      arriving: () => arrivingFor(element),
     },
     toolbox,
   );
@@ -166,6 +168,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
   };
   // The foreign agents' entry: a lazy chunk, which loads each agent's part as its attribute asks.
   const foreign = lazyPart(
+    (promise) => track(element, promise),
     () => element.isConnected,
     () => parts,
     () => element.hasAttribute('webmcp') || !!element.mcp,

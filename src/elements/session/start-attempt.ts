@@ -13,7 +13,6 @@ import {
 } from '../../core/index.js';
 import { sessionEnded } from '../../core/errors.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
-import { arriving } from '../arriving.js';
 import type { BridgeConfig } from '../bridge-url.js';
 import type { LifecycleHost } from './lifecycle.js';
 import { deleteRecord, readRecord, type SessionRecords } from './persist.js';
@@ -53,7 +52,7 @@ export async function startAttempt(
     throw error;
   };
   // What a lazy part of the kit is still bringing (a form's schema, the page's WebMCP tools) is sent too.
-  while (arriving.size) await Promise.all(arriving);
+  for (let waiting; (waiting = host.arriving()).length;) await Promise.all(waiting);
   if (attempt.signal.aborted) throw sessionEnded();
   const plan = host.plan();
   if ('code' in plan) return fail(plan);

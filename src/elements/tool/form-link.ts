@@ -19,5 +19,9 @@ const loadBinding = lazyModule(() => import('./form-binding.js').then((chunk) =>
 export function formSchema(tool: PedelecToolElement): SchemaSource | undefined {
   if (binding) return binding.schemaOf(tool);
   // Not fetched (offline, say): the next reading tries again.
-  if (tool.hasAttribute('form')) track(loadBinding().then(() => memberChanged(tool)));
+  if (tool.hasAttribute('form'))
+    track(
+      tool.getRootNode(),
+      loadBinding().then(() => memberChanged(tool)),
+    );
 }

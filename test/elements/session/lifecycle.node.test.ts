@@ -166,6 +166,7 @@ function fakeElement(options: { persistKey?: string | null; resumeId?: string | 
       isConnected: () => element.connected,
       bridge: () => ({ kind: 'extension' }),
       bridgeTimeoutMs: () => undefined,
+      arriving: () => [],
       plan,
       persistKey: () => options.persistKey ?? null,
       declared: () => ({ manifest: undefined, config }),
