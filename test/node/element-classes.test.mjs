@@ -5,18 +5,13 @@
 // from its source with TypeScript's parser, so a member added by any spelling is seen.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import ts from 'typescript';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const elementsDir = join(root, 'src/elements');
+import { filesUnder, repoRoot as root } from '../support/repo-files.mjs';
 
 /** Every `*.element.ts` under src/elements/. */
-const elementFiles = readdirSync(elementsDir, { recursive: true })
-  .filter((file) => file.endsWith('.element.ts'))
-  .map((file) => join(elementsDir, file));
+const elementFiles = filesUnder('src/elements', '.element.ts');
 
 /** The classes a file declares that extend an element base (Lit's two, or `HTMLElement`), with their members. */
 function elementClasses(file) {

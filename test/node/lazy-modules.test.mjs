@@ -3,15 +3,11 @@
 // by every caller, a failure tried again by the next — so no chunk has a retry policy of its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { filesUnder, repoRoot as root } from '../support/repo-files.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const src = join(root, 'src');
-const sources = readdirSync(src, { recursive: true })
-  .filter((file) => file.endsWith('.ts'))
-  .map((file) => join(src, file));
+const sources = filesUnder('src', '.ts');
 
 /** The dynamic imports of `code` (not `typeof import(…)` types), each with the text before it. */
 function dynamicImports(code) {

@@ -3,17 +3,13 @@
 // compiler, as an editor would read them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { filesUnder, repoRoot } from '../support/repo-files.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const dist = join(root, 'dist');
-
-const declarationFiles = readdirSync(dist, { recursive: true })
-  .filter((name) => name.endsWith('.d.ts'))
-  .map((name) => join(dist, name));
+const dist = join(repoRoot, 'dist');
+const declarationFiles = filesUnder('dist', '.d.ts');
 
 /** The names a module's declarations export, as the compiler sees them. */
 function exportsOf(file) {
