@@ -12,6 +12,21 @@ import { manifestTool, mount } from '../helpers.js';
 import { nextTask } from '../../support/waits.js';
 import { buildsOf } from '../../../src/elements/session/pedelec-session.element.js';
 
+/** The tool's own update and the task's changes are in. */
+async function settled(tool: PedelecToolElement): Promise<void> {
+  await tool.updateComplete;
+  await nextTask();
+}
+
+/** A session mounted from `markup`, with its tool `t` settled; the builds so far and the manifest then. */
+async function mountedWithTool(markup: string) {
+  const host = await mount(markup);
+  const session = sessionIn(host);
+  const tool = toolIn(host, 't');
+  await settled(tool);
+  return { session, tool, before: buildsOf(session), manifest: session.manifest };
+}
+
 describe('declarations', () => {
   declarationHooks();
 
@@ -91,36 +106,22 @@ describe('declarations', () => {
     });
 
     it('a handler change is never a tool change: no build', async () => {
-      const host = await mount(
+      const { session, tool, before, manifest } = await mountedWithTool(
         `<pedelec-session><pedelec-tool name="t" description="d"></pedelec-tool></pedelec-session>`,
       );
-      const session = sessionIn(host);
-      const tool = toolIn(host, 't');
-      await tool.updateComplete;
-      await nextTask();
-      const before = buildsOf(session);
-      const manifest = session.manifest;
       tool.handler = () => 'first';
-      await tool.updateComplete;
-      await nextTask();
+      await settled(tool);
       tool.handler = () => 'second';
-      await tool.updateComplete;
-      await nextTask();
+      await settled(tool);
       expect(buildsOf(session)).to.equal(before);
       expect(session.manifest).to.equal(manifest);
       expect(await session.invoke('t', {})).to.deep.equal({ ok: true, result: 'second' });
     });
 
     it('a property written with the value it has is no change: no build, the same manifest', async () => {
-      const host = await mount(
+      const { session, tool, before, manifest } = await mountedWithTool(
         `<pedelec-session><pedelec-tool name="t" description="d" timeout-ms="500"></pedelec-tool></pedelec-session>`,
       );
-      const session = sessionIn(host);
-      const tool = toolIn(host, 't');
-      await tool.updateComplete;
-      await nextTask();
-      const before = buildsOf(session);
-      const manifest = session.manifest;
       // Each property written with the value it holds (as a framework re-rendering the same props does).
       const { name, description, timeoutMs } = tool;
       const { guidance } = session;
@@ -129,8 +130,7 @@ describe('declarations', () => {
       tool.timeoutMs = timeoutMs;
       session.guidance = guidance;
       expect(session.manifest, 'read in the same task').to.equal(manifest);
-      await tool.updateComplete;
-      await nextTask();
+      await settled(tool);
       expect(buildsOf(session)).to.equal(before);
       expect(session.manifest).to.equal(manifest);
     });
