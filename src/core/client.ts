@@ -5,6 +5,7 @@
  */
 import type { EventMeta } from './call-context.js';
 import {
+  extensionDisconnected,
   invalidInput,
   isPedelecError,
   keepError,
@@ -53,8 +54,6 @@ import { PedelecWorkspace, type WorkspaceBridge } from './workspace.js';
 const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const loadDenoModuleCheck = lazyModule(() => import('./deno-module-check.js'), "the kit's Deno module code");
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
-const DISCONNECTED = (details?: unknown) =>
-  pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
 const TRANSPORT = (failure: unknown) => normalizeError(failure, 'SDK_TRANSPORT_ERROR', 'Pedelec transport error');
 const MODEL_NOT_APPLIED = () =>
   protocolError(
@@ -226,7 +225,7 @@ export class Pedelec {
     try {
       port.postMessage(message);
     } catch (thrown) {
-      const error = keepError(thrown, DISCONNECTED());
+      const error = keepError(thrown, extensionDisconnected());
       this.#pending.reject(requestId, error);
       this.#handleDisconnect(port, error);
     }
@@ -279,7 +278,7 @@ export class Pedelec {
   #handleDisconnect(port: BridgePort, error?: PedelecError): void {
     if (port !== this.#port) return;
     const lastError = port.error ?? chromeRuntime()?.lastError;
-    const failure = error ?? keepError(lastError, DISCONNECTED(lastError));
+    const failure = error ?? keepError(lastError, extensionDisconnected(lastError));
     this.#port = null;
     this.#failure = failure;
     const sessions = [...this.#sessions.values()];

@@ -152,6 +152,10 @@ export const sessionEnded = (sessionId?: string): PedelecError =>
 export const sessionBusy = (sessionId: string): PedelecError =>
   pedelecError('SESSION_BUSY', 'Pedelec session is busy.', { sessionId });
 
+/** @internal The port to Pedelec went away, or was closed: what a transport throws and the client reports. */
+export const extensionDisconnected = (details?: unknown): PedelecError =>
+  pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.', details);
+
 /** @internal Bad input from the caller. */
 export const invalidInput = (message: string, details?: unknown) => pedelecError('INVALID_INPUT', message, details);
 

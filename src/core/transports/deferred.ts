@@ -1,4 +1,4 @@
-import { normalizeError, pedelecError, type PedelecError } from '../errors.js';
+import { extensionDisconnected, normalizeError, type PedelecError } from '../errors.js';
 import { portEvent, type BridgePort, type PortFactory } from '../bridge-port.js';
 
 /**
@@ -30,7 +30,7 @@ export function deferredTransport(load: () => Promise<PortFactory>): PortFactory
       },
       postMessage(message) {
         if (real) return real.postMessage(message);
-        if (!queue) throw failure ?? pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.');
+        if (!queue) throw failure ?? extensionDisconnected();
         queue.push(message);
       },
       onMessage,

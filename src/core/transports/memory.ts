@@ -1,5 +1,5 @@
 import { portEvent, type BridgePort, type PortFactory } from '../bridge-port.js';
-import { pedelecError } from '../errors.js';
+import { extensionDisconnected } from '../errors.js';
 
 type Listener<T> = (value: T) => void;
 
@@ -38,7 +38,7 @@ export function createMemoryPair(): { transport: PortFactory; peer: MemoryPeer }
 
   const port: BridgePort = {
     postMessage(message) {
-      if (!connected) throw pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.');
+      if (!connected) throw extensionDisconnected();
       later(() => emitToPeer(message));
     },
     onMessage: toPage,

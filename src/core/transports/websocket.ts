@@ -1,4 +1,4 @@
-import { pedelecError } from '../errors.js';
+import { extensionDisconnected, pedelecError } from '../errors.js';
 import { portEvent, type BridgePort, type PortFactory } from '../bridge-port.js';
 
 type SocketLike = {
@@ -56,7 +56,7 @@ export function websocketTransport(url: string, WebSocketImpl?: SocketConstructo
 
     const port: BridgePort = {
       postMessage(message) {
-        if (closed) throw port.error ?? pedelecError('EXTENSION_DISCONNECTED', 'Pedelec extension disconnected.');
+        if (closed) throw port.error ?? extensionDisconnected();
         const frame = JSON.stringify(message);
         if (queue) queue.push(frame);
         else socket.send(frame);
