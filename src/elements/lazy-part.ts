@@ -18,8 +18,9 @@ export type LazyPart<T> = {
 };
 
 /**
- * `arriving`: makes the session's starts wait for a promise (arriving.ts); `context`: what the part is made with, read once the chunk is there (so it may be wired after
- * this); `connected`: whether the element is in the page (a part is never fetched for one that is not);
+ * `arriving`: makes the session's starts wait for a promise (arriving.ts); `context`: what the part is
+ * made with, read once the chunk is there (so it may be wired after this); `connected`: whether the
+ * element is in the page (a part is never fetched for one that is not);
  * `load`: the chunk's loader, a {@link lazyModule} (one import shared by every caller, tried again
  * after a failure).
  */

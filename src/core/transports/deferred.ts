@@ -2,6 +2,14 @@ import { extensionDisconnected, normalizeError, type PedelecError } from '../err
 import { portEvent, type BridgePort, type PortFactory } from '../bridge-port.js';
 
 /**
+ * Where a deferred port stands: its transport's code still loading (what is posted waits in
+ * `queue`), the real port open (everything goes through it), or closed (`error`: why, when it was
+ * not closed by the page).
+ */
+type Phase =
+  { name: 'loading'; queue: unknown[] } | { name: 'open'; real: BridgePort } | { name: 'closed'; error?: PedelecError };
+
+/**
  * A transport whose code loads on first use (a page on the extension never downloads the development
  * Core's socket code): the port is returned at once and holds what is posted until the real port is
  * open, then forwards both ways. A load or an open that fails disconnects the port with why
@@ -11,59 +19,47 @@ export function deferredTransport(load: () => Promise<PortFactory>): PortFactory
   return () => {
     const [onMessage, emitMessage] = portEvent<unknown>();
     const [onDisconnect, emitDisconnect] = portEvent<unknown>();
-    /** Messages posted before the real port opened; null once it did, or once this port closed. */
-    let queue: unknown[] | null = [];
-    let real: BridgePort | null = null;
-    let failure: PedelecError | undefined;
-    let closed = false;
-    const fail = (error: PedelecError) => {
-      if (closed) return;
-      closed = true;
-      queue = null;
-      failure = error;
+    let phase: Phase = { name: 'loading', queue: [] };
+    /** The port went away by itself (not by `disconnect()`): closed with `error`, and its listeners told. */
+    const lost = (error: PedelecError | undefined) => {
+      phase = { name: 'closed', error };
       emitDisconnect(port);
     };
 
     const port: BridgePort = {
       get error() {
-        return real?.error ?? failure;
+        return phase.name === 'open' ? phase.real.error : phase.name === 'closed' ? phase.error : undefined;
       },
       postMessage(message) {
-        if (real) return real.postMessage(message);
-        if (!queue) throw failure ?? extensionDisconnected();
-        queue.push(message);
+        if (phase.name === 'open') return phase.real.postMessage(message);
+        if (phase.name === 'closed') throw phase.error ?? extensionDisconnected();
+        phase.queue.push(message);
       },
       onMessage,
       onDisconnect,
       disconnect() {
-        if (closed) return;
-        closed = true;
-        queue = null;
-        real?.disconnect?.();
+        if (phase.name === 'open') phase.real.disconnect?.();
+        phase = { name: 'closed' };
       },
     };
 
     load().then(
       (open) => {
-        if (closed) return;
-        let opened: BridgePort;
+        if (phase.name !== 'loading') return;
+        const { queue } = phase;
+        let real: BridgePort;
         try {
-          opened = open();
+          real = open();
         } catch (thrown) {
-          return fail(normalizeError(thrown, 'EXTENSION_UNAVAILABLE', 'Pedelec extension is unavailable.'));
+          return lost(normalizeError(thrown, 'EXTENSION_UNAVAILABLE', 'Pedelec extension is unavailable.'));
         }
-        real = opened;
-        opened.onMessage.addListener((message) => !closed && emitMessage(message));
-        opened.onDisconnect.addListener(() => {
-          if (closed) return;
-          closed = true;
-          emitDisconnect(port);
-        });
-        const pending = queue ?? [];
-        queue = null;
-        pending.forEach((message) => opened.postMessage(message));
+        const current = () => phase.name === 'open' && phase.real === real;
+        real.onMessage.addListener((message) => current() && emitMessage(message));
+        real.onDisconnect.addListener(() => current() && lost(real.error));
+        phase = { name: 'open', real };
+        queue.forEach((message) => real.postMessage(message));
       },
-      (error: PedelecError) => fail(error),
+      (error: PedelecError) => phase.name === 'loading' && lost(error),
     );
     return port;
   };
