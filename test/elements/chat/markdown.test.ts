@@ -46,16 +46,22 @@ const markdownLoads = () =>
     .map((e) => e.name)
     .filter((name) => /\/src\/markdown\.ts|\/marked\/|\/dompurify\//.test(name));
 
-/** Renders once the lazily loaded renderer is there (the first reply may show as text until then). */
-async function rendered(chat: PedelecChatElement, row: () => HTMLElement | undefined): Promise<HTMLElement> {
+/**
+ * Renders once the lazily loaded renderer is there (the first reply may show as text until then). The
+ * first load fetches and transforms marked and DOMPurify cold, which a loaded two-core CI machine has
+ * been seen to take over 5 s for in Firefox: that wait is given more time than later ones.
+ */
+async function rendered(
+  chat: PedelecChatElement,
+  row: () => HTMLElement | undefined,
+  timeout = 5000,
+): Promise<HTMLElement> {
   await waitUntil(
     () =>
       row()?.classList.contains('md') &&
       row()!.querySelector('p, ul, ol, pre, h1, h2, h3, blockquote, table, a, hr, code, strong, em'),
     'rendered Markdown',
-    {
-      timeout: 5000,
-    },
+    { timeout },
   );
   await chat.updateComplete;
   return row()!;
@@ -81,7 +87,8 @@ describe('<pedelec-chat markdown>', () => {
     expect(markdownLoads(), 'the default renderer stays unloaded').to.deep.equal([]);
   });
 
-  it('loads the default renderer only in markdown mode, and renders a list and a code block', async () => {
+  it('loads the default renderer only in markdown mode, and renders a list and a code block', async function () {
+    this.timeout(25_000);
     const plain = await mount(false);
     say(plain.session, '- not a list');
     await plain.chat.updateComplete;
@@ -90,7 +97,7 @@ describe('<pedelec-chat markdown>', () => {
 
     const { session, chat } = await mount();
     say(session, 'Steps:\n\n- one\n- **two**\n\n```js\nconst x = 1 < 2 && "<b>";\n```\n');
-    const row = await rendered(chat, () => agentRows(chat)[0]);
+    const row = await rendered(chat, () => agentRows(chat)[0], 20_000);
     expect(markdownLoads().length, 'loaded now').to.be.greaterThan(0);
     expect([...row.querySelectorAll('ul > li')].map((li) => li.textContent)).to.deep.equal(['one', 'two']);
     expect(row.querySelector('li strong')!.textContent).to.equal('two');
