@@ -1,6 +1,6 @@
 /**
  * The HTTP side of session assets: `/_pedelec/assets/{upload,download}/<id>`, where a page uses the
- * one-time tickets the bridge gave it. Apart from the store because it is all about what a browser
+ * one-time tickets the bridge gave it — and of workspace files, the same way under their own prefix. Apart from the store because it is all about what a browser
  * sees — CORS, headers, status codes — while the store keeps the files and the bookkeeping.
  *
  * The page's SDK sends the token as `Authorization: Bearer …` with `credentials: "omit"` (sdk-api.md),
@@ -21,7 +21,6 @@ import type { Ticket, TicketBook, TicketKind } from './tickets.js';
 
 /** Where the asset URLs live: `/_pedelec/assets/(upload|download)/<id>` (under the server's reserved prefix). */
 export const ASSET_URL_PREFIX = '/_pedelec/assets/';
-const ASSET_URL = /^\/_pedelec\/assets\/(upload|download)\/([0-9a-f-]{36})$/;
 
 /** A file found in a session's folder: its real path, size and modification time (ms). */
 export type ExistingFile = { real: string; size: number; modifiedAt: number };
@@ -30,8 +29,11 @@ export type ExistingFile = { real: string; size: number; modifiedAt: number };
 export type AssetFolders = {
   /** Where the file at `path` of the session lives (it may not exist yet). */
   fileOf(sessionId: string, path: string): Promise<string>;
-  /** Where a file is written before it is renamed into place, so that no one ever sees half of it. */
-  partialFile(name: string): Promise<string>;
+  /**
+   * Where a file of the session is written before it is renamed into place, so that no one ever sees
+   * half of it (on the same file system as its folder: a rename cannot cross one).
+   */
+  partialFile(sessionId: string, name: string): Promise<string>;
   /** The file at `path` if it is a regular file really inside the session's folder. */
   existingFile(sessionId: string, path: string): Promise<ExistingFile | null>;
   /** Charges a stored file to the quota and remembers its declared type. */
@@ -41,6 +43,8 @@ export type AssetFolders = {
 };
 
 export type AssetHttpDeps = {
+  /** Where these URLs live (`upload/<id>`, `download/<id>` under it): {@link ASSET_URL_PREFIX} for assets. */
+  prefix: string;
   tickets: TicketBook;
   quota: AssetQuota;
   folders: AssetFolders;
@@ -50,7 +54,7 @@ export type AssetHttpDeps = {
   sessionAlive(sessionId: string): boolean;
 };
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Cache-Control': 'no-store',
@@ -60,7 +64,7 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 }
 
-function fail(
+export function fail(
   res: ServerResponse,
   status: number,
   code: string,
@@ -76,7 +80,7 @@ function contentDisposition(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-function tokenFrom(req: IncomingMessage, query: URLSearchParams): string | null {
+export function tokenFrom(req: IncomingMessage, query: URLSearchParams): string | null {
   const auth = req.headers.authorization;
   if (typeof auth === 'string') {
     const match = /^Bearer\s+(\S+)$/i.exec(auth.trim());
@@ -109,11 +113,16 @@ function uploadFailure(thrown: unknown, path: string): { status: number; error: 
 }
 
 export class AssetHttp {
-  constructor(private readonly deps: AssetHttpDeps) {}
+  /** `<prefix>(upload|download)/<ticket id>`. */
+  private readonly url: RegExp;
+
+  constructor(private readonly deps: AssetHttpDeps) {
+    this.url = new RegExp(`^${deps.prefix.replace(/[/.]/g, '\\$&')}(upload|download)/([0-9a-f-]{36})$`);
+  }
 
   /** Serves `/_pedelec/assets/{upload,download}/<id>`; `rawPath` has no query. */
   async handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams): Promise<void> {
-    const match = ASSET_URL.exec(rawPath);
+    const match = this.url.exec(rawPath);
     const origin = req.headers.origin;
     const allowed = origin !== undefined && this.deps.originAllowed(origin);
     const cors: Record<string, string> = allowed
@@ -171,10 +180,13 @@ export class AssetHttp {
       );
     }
     const { folders } = this.deps;
-    const target = await folders.fileOf(ticket.sessionId, ticket.path);
-    const partial = await folders.partialFile(ticket.id);
+    let partial: string | null = null;
+    let target = '';
     let received = 0;
     try {
+      // Inside the try: a folder may refuse the path now (a symbolic link appeared on the way).
+      target = await folders.fileOf(ticket.sessionId, ticket.path);
+      partial = await folders.partialFile(ticket.sessionId, ticket.id);
       await mkdir(dirname(partial), { recursive: true });
       await mkdir(dirname(target), { recursive: true });
       const limit = ticket.sizeBytes;
@@ -202,7 +214,7 @@ export class AssetHttp {
         throw new DevCoreError('SESSION_ENDED', 'The session has ended');
       }
     } catch (thrown) {
-      await rm(partial, { force: true }).catch(() => {});
+      if (partial) await rm(partial, { force: true }).catch(() => {});
       if (res.headersSent || res.destroyed) return;
       const { status, error } = uploadFailure(thrown, ticket.path);
       res.setHeader('Connection', 'close'); // the rest of an oversized body is not read

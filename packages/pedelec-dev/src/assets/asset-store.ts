@@ -61,11 +61,12 @@ export class AssetStore {
       this.quota,
     );
     this.http = new AssetHttp({
+      prefix: ASSET_URL_PREFIX,
       tickets: this.tickets,
       quota: this.quota,
       folders: {
         fileOf: (sessionId, path) => this.fileOf(sessionId, path),
-        partialFile: (name) => this.partialFile(name),
+        partialFile: (_sessionId, name) => this.partialFile(name),
         existingFile: (sessionId, path) => this.existingFile(sessionId, path),
         recordFile: (sessionId, path, sizeBytes, mimeType) => this.recordFile(sessionId, path, sizeBytes, mimeType),
         dropSession: (sessionId) => this.dropSession(sessionId),

@@ -17,22 +17,35 @@ export const chargeOf = (sizeBytes: number) => Math.max(sizeBytes, MIN_FILE_CHAR
 /** Something that may hold a reservation: an upload ticket, an artifact being written. */
 export type QuotaHolder = { reserved: number };
 
+/** How a quota's refusal names it: its code, what it holds, and the flag that sets it. */
+export type QuotaNames = { code: string; holds: string; flag: string };
+
+const ASSET_QUOTA_NAMES: QuotaNames = {
+  code: 'ASSET_QUOTA_EXCEEDED',
+  holds: 'assets in all sessions together',
+  flag: '--asset-quota-mb',
+};
+
 export class AssetQuota {
   /** The sum of every stored file's charge. */
   private storedBytes = 0;
   /** The sum of every reservation: upload tickets not used yet, uploads and artifacts being written. */
   private reservedBytes = 0;
 
-  constructor(private readonly quotaBytes: number) {}
+  constructor(
+    private readonly quotaBytes: number,
+    private readonly names: QuotaNames = ASSET_QUOTA_NAMES,
+  ) {}
 
-  /** Takes `charge` bytes of the quota for `holder`, or throws `ASSET_QUOTA_EXCEEDED`. */
+  /** Takes `charge` bytes of the quota for `holder`, or throws its code (`ASSET_QUOTA_EXCEEDED`). */
   reserve(holder: QuotaHolder, charge: number, sizeBytes: number): void {
     if (charge === 0) return;
     const used = this.storedBytes + this.reservedBytes;
     if (used + charge > this.quotaBytes) {
+      const { code, holds, flag } = this.names;
       throw new DevCoreError(
-        'ASSET_QUOTA_EXCEEDED',
-        `pedelec-dev keeps at most ${this.quotaBytes} bytes of assets in all sessions together (--asset-quota-mb); ` +
+        code,
+        `pedelec-dev keeps at most ${this.quotaBytes} bytes of ${holds} (${flag}); ` +
           `${Math.max(this.quotaBytes - used, 0)} are free`,
         { sizeBytes, quotaBytes: this.quotaBytes, usedBytes: used },
       );
