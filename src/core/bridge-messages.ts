@@ -22,6 +22,16 @@ export const BRIDGE_REQUEST_TYPES = [
   'list_assets',
   'create_asset_upload',
   'create_asset_download',
+  'create_deno_module_upload',
+  'complete_session_setup',
+  'open_workspace',
+  'workspace_list_files',
+  'workspace_list_folders',
+  'create_workspace_file_upload',
+  'create_workspace_file_download',
+  'workspace_run',
+  'prepare_workspace_deno_modules',
+  'create_workspace_deno_module_upload',
 ] as const;
 
 /** A request's `type`. */

@@ -6,7 +6,6 @@
 import type { EventMeta } from './call-context.js';
 import {
   extensionDisconnected,
-  invalidInput,
   isPedelecError,
   keepError,
   normalizeError,
@@ -49,10 +48,10 @@ import type {
   PedelecSettings,
   ProviderInfo,
 } from './types.js';
-import { PedelecWorkspace, type WorkspaceBridge } from './workspace.js';
+import { loadWorkspaceCalls, PedelecWorkspace, type WorkspaceBridge } from './workspace.js';
 
 const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
-const loadDenoModuleCheck = lazyModule(() => import('./deno-module-check.js'), "the kit's Deno module code");
+const loadDenoModuleSetup = lazyModule(() => import('./deno-module-setup.js'), "the kit's Deno module code");
 const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const TRANSPORT = (failure: unknown) => normalizeError(failure, 'SDK_TRANSPORT_ERROR', 'Pedelec transport error');
 const MODEL_NOT_APPLIED = () =>
@@ -73,9 +72,6 @@ type Era = 'unknown' | '0.1' | 'current';
  * with a name the protocol does not have fails the type check.
  */
 type InboundMessage = { type?: BridgeInboundType; [key: string]: unknown };
-
-/** Where a session is created: its toolbox and approval wait (elements), its workspace (`workspace.createSession`). */
-type CreateWiring = SessionWiring & { workspace?: PedelecWorkspace };
 
 /**
  * A client of the Pedelec bridge. Construct it where the page asks for the agent; it connects at
@@ -119,6 +115,7 @@ export class Pedelec {
     warn: (warning) => this.#warn(warning),
   };
   #workspaceBridge: WorkspaceBridge = {
+    request: (type, payload, waitMs) => this.#request(type, payload, waitMs),
     createSession: (input, workspace) => this.#createSession(input, { workspace }),
   };
 
@@ -325,18 +322,14 @@ export class Pedelec {
     return this.#createSession(input, wiring);
   }
 
-  async #createSession(input: CreateSessionInput, wiring: CreateWiring): Promise<PedelecSession<string>> {
+  async #createSession(input: CreateSessionInput, wiring: SessionWiring): Promise<PedelecSession<string>> {
     const read = readCreateInput(input);
     const { skills, effortLevel } = read;
     skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
-    if (skills?.denoModules.length) {
-      // Checked in the public SDK's order and words before anything is sent; then refused, as long as
-      // the kit cannot upload them (they are never dropped).
-      const modules = (await loadDenoModuleCheck()).readDenoModules(skills.denoModules);
-      throw invalidInput('Deno modules in skills are not supported by this version of pedelec-elements yet', {
-        moduleName: modules[0].name,
-      });
-    }
+    // Checked in the public SDK's order and words before anything is sent; their code loads only here.
+    const denoSetup = skills?.denoModules.length ? await loadDenoModuleSetup() : undefined;
+    const modules = denoSetup?.readDenoModules(skills!.denoModules) ?? [];
+    if (modules.length) skills!.manifest.denoModules = modules.map((module) => module.manifest);
     // Posted at once when nothing needs asking first, as the public SDK posts it.
     const { provider, model } =
       givenProviderAndModel(read, this.legacyExtension) ??
@@ -375,6 +368,7 @@ export class Pedelec {
         await this.#request('abort_session_setup', { sessionId }).catch(() => {});
         throw MODEL_NOT_APPLIED();
       }
+      if (modules.length) await denoSetup!.setUpSession(this.#workspaceBridge.request, sessionId, modules);
       return this.#adopt(sessionId, {
         provider,
         model,
@@ -442,6 +436,18 @@ export class Pedelec {
         created: false,
       });
     });
+  }
+
+  /**
+   * Opens a workspace: the folder at `path` on the user's machine (Desktop decides which folders it
+   * may open), or — without a path — a folder the user picks: null when they cancel. A pick waits as
+   * long as the user takes.
+   */
+  openWorkspace(): Promise<PedelecWorkspace | null>;
+  openWorkspace(path: string): Promise<PedelecWorkspace>;
+  async openWorkspace(path?: string): Promise<PedelecWorkspace | null> {
+    const reply = await (await loadWorkspaceCalls()).openWorkspace(this.#workspaceBridge.request, path);
+    return reply && this.#workspaceOf(reply);
   }
 
   /** A reply's workspace, or — from a 0.1.x extension, which has none — one whose methods say so. */

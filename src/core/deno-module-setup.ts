@@ -11,7 +11,11 @@ import { fetchTicket } from './file-transfers.js';
 import { fieldsOf, isPlainObject, isText } from './json.js';
 
 /** A request to the bridge, as the client makes it (`waitMs`: a wait longer than the bridge timeout). */
-export type BridgeRequest = (type: BridgeRequestType, payload: Record<string, unknown>, waitMs?: number) => Promise<unknown>;
+export type BridgeRequest = (
+  type: BridgeRequestType,
+  payload: Record<string, unknown>,
+  waitMs?: number,
+) => Promise<unknown>;
 
 /** A module a run imports: its name and the sources Desktop materializes. */
 export type RunModule = { name: string; sources: DenoModuleSources };

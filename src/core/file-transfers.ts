@@ -33,13 +33,13 @@ export function readAssetList(answer: unknown): Asset[] {
  * Fetches a ticket's URL (`url`) with its bearer token and no credentials — a PUT of `upload` when
  * given, else a GET. A network or HTTP failure rejects with `failure`'s code (or the server's own error).
  */
-async function fetchTicket(ticket: { token: string }, url: string, failure: Failure, upload?: File): Promise<Response> {
+export async function fetchTicket(token: string, url: string, failure: Failure, upload?: Blob): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(url, {
       method: upload ? 'PUT' : 'GET',
       headers: {
-        Authorization: `Bearer ${ticket.token}`,
+        Authorization: `Bearer ${token}`,
         ...(upload && { 'Content-Type': upload.type || OCTET_STREAM }),
       },
       body: upload,
@@ -60,7 +60,7 @@ async function fetchTicket(ticket: { token: string }, url: string, failure: Fail
 export async function uploadWith(type: string, ticket: unknown, file: File, failure: Failure): Promise<unknown> {
   const { uploadUrl, token } = fieldsOf(ticket);
   if (typeof uploadUrl !== 'string' || typeof token !== 'string') throw shapeError(type);
-  const response = await fetchTicket({ token }, uploadUrl, failure, file);
+  const response = await fetchTicket(token, uploadUrl, failure, file);
   return ((await response.json().catch(() => undefined)) as { path?: unknown } | undefined)?.path;
 }
 
@@ -86,7 +86,7 @@ export async function downloadWith(
     typeof name === 'string' &&
     typeof mimeType === 'string';
   if (!wellFormed || !validPath(fields.path)) throw shapeError(type);
-  const response = await fetchTicket({ token }, downloadUrl, failures);
+  const response = await fetchTicket(token, downloadUrl, failures);
   let bytes: ArrayBuffer;
   try {
     bytes = await response.arrayBuffer();

@@ -7,6 +7,7 @@ import { invalidInput, normalizeError } from './errors.js';
 import { isObject } from './json.js';
 import { normalizeSkills, type NormalizedSkills, type SkillsInput, type ToolDefinition } from './tools.js';
 import { type Toolbox } from './toolbox.js';
+import type { PedelecWorkspace } from './workspace.js';
 import type { Effort, EffortLevel, ProviderCode } from './types.js';
 
 /** What both ways of creating a session take. */
@@ -36,8 +37,8 @@ export type ResumeSessionOptions<TTools extends readonly ToolDefinition[] = read
   skills?: SkillsInput<TTools>;
 };
 
-/** @internal How a `<pedelec-session>` shares its toolbox with the sessions it creates. */
-export type SessionWiring = { toolbox?: Toolbox; requestTimeoutMs?: number };
+/** @internal How a `<pedelec-session>` shares its toolbox with the sessions it creates, and where it creates them. */
+export type SessionWiring = { toolbox?: Toolbox; requestTimeoutMs?: number; workspace?: PedelecWorkspace };
 
 const EFFORT_LEVELS: readonly string[] = ['default', 'low', 'high'] satisfies EffortLevel[];
 const EFFORTS: readonly string[] = ['low', 'medium', 'high', 'xhigh', 'max'] satisfies Effort[];

@@ -180,7 +180,7 @@ export function normalizeTool(entry: unknown, index: number, owned?: boolean): N
 
 /**
  * The result of normalizing `createSession({ skills })`. Its Deno modules are as the page gave them:
- * their checks load with the code that sets them up (deno-module-check.ts), when there are some.
+ * their checks load with the code that sets them up (deno-module-setup.ts), when there are some.
  */
 export type NormalizedSkills = {
   manifest: SerializableSkillsManifest;

@@ -2,15 +2,19 @@
  * `PedelecWorkspace`: a folder on the user's machine that Pedelec Desktop shares with the agent
  * (docs/design/sdk-0.4.md, "Workspaces"). Every session has one — a folder the page opened, or one Desktop
  * manages for the session (`path` null). A 0.1.x extension has no workspaces: a session there has a
- * workspace whose `path` is null and whose methods reject `WORKSPACE_UNAVAILABLE`.
+ * workspace whose `path` is null and whose methods reject `WORKSPACE_UNAVAILABLE`. What the methods do
+ * loads on first use (workspace-calls.ts).
  */
+import type { BridgeRequest } from './deno-module-setup.js';
 import type { DenoModuleDefinition } from './deno-modules.js';
 import { pedelecError, type PedelecError } from './errors.js';
+import { lazyModule } from './lazy-module.js';
 import type { JsonValue } from './json.js';
 import type { CreateSessionInput } from './session-input.js';
 import type { PedelecSession } from './session.js';
 import type { ToolDefinition, ToolNameOf } from './tools.js';
 import type { ReadFileType } from './types.js';
+import type { WorkspaceTarget } from './workspace-calls.js';
 
 /** How a workspace run goes: its time limit, and the Deno modules its script may import. */
 export type WorkspaceRunOptions = { timeoutMs?: number; denoModules?: readonly DenoModuleDefinition[] };
@@ -26,15 +30,28 @@ export type WorkspaceRunResult = {
 
 /** @internal What a workspace needs from its client. */
 export interface WorkspaceBridge {
+  request: BridgeRequest;
   createSession(input: CreateSessionInput, workspace: PedelecWorkspace): Promise<PedelecSession<string>>;
 }
 
 const unavailable = (): PedelecError =>
-  pedelecError(
-    'WORKSPACE_UNAVAILABLE',
-    'Workspaces need a current Pedelec extension and Desktop app, with a kit that supports them',
-  );
+  pedelecError('WORKSPACE_UNAVAILABLE', 'Workspaces need a current Pedelec extension and Desktop app');
 
+type WorkspaceCalls = typeof import('./workspace-calls.js');
+/** The workspace methods, by their names in the workspace code. */
+type WorkspaceCall = 'listFiles' | 'listFolders' | 'uploadFile' | 'readFile' | 'run';
+/** What a method of the workspace code takes after its target. */
+type CallArgs<K extends WorkspaceCall> =
+  Parameters<WorkspaceCalls[K]> extends [WorkspaceTarget, ...infer A] ? A : never;
+
+/** @internal The workspace code (workspace-calls.ts), loaded on first use. */
+export const loadWorkspaceCalls = lazyModule(() => import('./workspace-calls.js'), "the kit's workspace code");
+
+/**
+ * A folder on the user's machine the agent works in. Made by `Pedelec` (`openWorkspace`) and for
+ * each session (`session.workspace`). Every method returns a promise that rejects with a
+ * {@link PedelecError}, never throws.
+ */
 export class PedelecWorkspace {
   #bridge: WorkspaceBridge;
   #workspaceId: string;
@@ -68,32 +85,47 @@ export class PedelecWorkspace {
   }
 
   /** The files in the workspace (or in its folder `path`), as paths from its root. */
-  listFiles(_path?: string): Promise<string[]> {
-    return Promise.reject(unavailable());
+  listFiles(path?: string): Promise<string[]> {
+    return this.#call('listFiles', path);
   }
 
   /** The folders in the workspace (or in its folder `path`), as paths from its root. */
-  listFolders(_path?: string): Promise<string[]> {
-    return Promise.reject(unavailable());
+  listFolders(path?: string): Promise<string[]> {
+    return this.#call('listFolders', path);
   }
 
-  /** Uploads a `File` into the workspace (at `targetPath`, or under its own name) and resolves with its path. */
+  /**
+   * Uploads a `File` (at most 100 MiB) into the workspace — at `targetPath`, a path from its root, or
+   * under its own name — and resolves with its path.
+   */
   uploadFile(file: File): Promise<string>;
   uploadFile(file: File, targetPath: string): Promise<string>;
-  uploadFile(_file: File, _targetPath?: string): Promise<string> {
-    return Promise.reject(unavailable());
+  uploadFile(file: File, targetPath?: string): Promise<string> {
+    return this.#call('uploadFile', file, targetPath);
   }
 
-  /** Reads a workspace file as text, parsed JSON, or a `File`. */
+  /** Reads a workspace file (a path from its root) as text, parsed JSON, or a `File`. */
   readFile(path: string, type: 'text'): Promise<string>;
   readFile<T = JsonValue>(path: string, type: 'json'): Promise<T>;
   readFile(path: string, type: 'file'): Promise<File>;
-  readFile(_path: string, _type: ReadFileType): Promise<unknown> {
-    return Promise.reject(unavailable());
+  readFile(path: string, type: ReadFileType): Promise<unknown> {
+    return this.#call('readFile', path, type);
   }
 
-  /** Runs a Deno script in the workspace folder and resolves with what it printed. */
-  run(_script: string, _options?: WorkspaceRunOptions): Promise<WorkspaceRunResult> {
-    return Promise.reject(unavailable());
+  /**
+   * Runs a Deno script in the workspace folder, with the Deno modules it may import, and resolves with
+   * what it printed — whatever its exit code. It waits as long as the run takes: Desktop bounds it
+   * (`timeoutMs`, or Desktop's default).
+   */
+  run(script: string, options: WorkspaceRunOptions = {}): Promise<WorkspaceRunResult> {
+    return this.#call('run', script, options);
+  }
+
+  /** `method` of the workspace code, where there are workspaces, once that code is loaded. */
+  #call<K extends WorkspaceCall>(method: K, ...args: CallArgs<K>): ReturnType<WorkspaceCalls[K]> {
+    if (!this.#workspaceId) return Promise.reject(unavailable()) as ReturnType<WorkspaceCalls[K]>;
+    const target: WorkspaceTarget = { request: this.#bridge.request, workspaceId: this.#workspaceId };
+    const call = (calls: WorkspaceCalls) => (calls[method] as (...all: unknown[]) => unknown)(target, ...args);
+    return loadWorkspaceCalls().then(call) as ReturnType<WorkspaceCalls[K]>;
   }
 }

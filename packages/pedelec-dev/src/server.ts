@@ -30,6 +30,10 @@ import { MessageLog } from './inspector/message-log.js';
 import { mcpFeature } from './mcp/mcp-feature.js';
 import { tokenFromFile } from './mcp/token-file.js';
 import { kitRoot, packageVersion } from './package-files.js';
+import { DenoModules } from './workspaces/deno-modules.js';
+import { findDeno } from './workspaces/deno-runtime.js';
+import { workspacesFeature } from './workspaces/workspaces-feature.js';
+import { DEFAULT_WORKSPACE_QUOTA_BYTES, defaultWorkspaceRoot, WorkspaceStore } from './workspaces/workspace-store.js';
 
 export type DevCoreOptions = {
   /** 7717 by default; 0 picks a free port. */
@@ -92,6 +96,20 @@ export type DevCoreOptions = {
   mcpTokenFile?: string | ((port: number) => string);
   /** `prompt`: every MCP call waits for the operator's approval in the inspector (`--mcp-approval`). Default `auto`. */
   mcpApproval?: 'auto' | 'prompt';
+  /**
+   * Pages may open workspace folders inside this one, the folder itself too (`--workspace-root`;
+   * default a folder under the user's data directory, made when first used).
+   */
+  workspaceRoot?: string;
+  /**
+   * The folder the user "picks" when a page opens a workspace without a path (`--workspace`). Without
+   * it such a pick fails `DIRECTORY_PICKER_FAILED`.
+   */
+  workspace?: string;
+  /** What pages upload into workspaces, all together, in bytes (`--workspace-quota-mb`; default 1 GiB). */
+  workspaceQuotaBytes?: number;
+  /** The Deno that runs workspace scripts (`--deno`); default the packaged one, else one on PATH. */
+  deno?: string;
   /** Told about unexpected exceptions (bugs); the page only ever sees `INTERNAL_ERROR`. */
   onBug?: (error: unknown) => void;
 
@@ -216,6 +234,8 @@ export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCor
 /** What the features are given besides the shared state, all known once the Core listens. */
 type FeatureInputs = {
   assets: AssetStore;
+  workspaces: WorkspaceStore;
+  denoModules: DenoModules;
   originRules: OriginRules;
   mcpToken: string | null;
   inspectorToken: string;
@@ -223,7 +243,7 @@ type FeatureInputs = {
   baseUrl: string;
 };
 
-/** The features, in the order they stop: MCP, the bridge, the inspector, assets. */
+/** The features, in the order they stop: MCP, the bridge, the inspector, assets, workspaces. */
 function composeFeatures(options: DevCoreOptions, shared: Shared, inputs: FeatureInputs): DevFeature[] {
   const { agents, approvals, log, registry, desk, reportBug } = shared;
   const strictProviders = options.strictProviders ?? false;
@@ -249,6 +269,9 @@ function composeFeatures(options: DevCoreOptions, shared: Shared, inputs: Featur
       agents,
       approvals,
       assets: inputs.assets,
+      workspaces: inputs.workspaces,
+      denoModules: inputs.denoModules,
+      deno: findDeno(options.deno),
       log,
       strictProviders,
       protocol,
@@ -276,7 +299,32 @@ function composeFeatures(options: DevCoreOptions, shared: Shared, inputs: Featur
       },
     }),
     assetsFeature(inputs.assets),
+    workspacesFeature(inputs.workspaces, inputs.denoModules),
   ];
+}
+
+/** The workspaces and their Deno modules, as the options set them. */
+function workspaceStores(options: DevCoreOptions, baseUrl: string, origins: OriginAllowList) {
+  const picked = options.workspace ?? null;
+  const originAllowed = (origin: string) => origins.allows(origin);
+  const ttlMs = options.assetTokenTtlMs ?? 60_000;
+  const workspaces = new WorkspaceStore({
+    root: options.workspaceRoot ?? defaultWorkspaceRoot(options.env ?? process.env),
+    pick: () =>
+      picked !== null
+        ? Promise.resolve(picked)
+        : Promise.reject(
+            new DevCoreError(
+              'DIRECTORY_PICKER_FAILED',
+              'pedelec-dev picks a folder only when started with --workspace DIR: it has no folder dialog',
+            ),
+          ),
+    ttlMs,
+    quotaBytes: options.workspaceQuotaBytes ?? DEFAULT_WORKSPACE_QUOTA_BYTES,
+    baseUrl,
+    originAllowed,
+  });
+  return { workspaces, denoModules: new DenoModules({ ttlMs, baseUrl, originAllowed }) };
 }
 
 /** The features over what they share, served by `listener`. */
@@ -303,9 +351,12 @@ function compose(
   registry.subscribe((event) => {
     if (event.type === 'session_ended') void assets.dropSession(event.sessionId);
   });
+  const { workspaces, denoModules } = workspaceStores(options, baseUrl, origins);
   const inspectorToken = options.inspectorToken ?? randomBytes(16).toString('hex');
   const features = composeFeatures(options, shared, {
     assets,
+    workspaces,
+    denoModules,
     originRules,
     mcpToken: mcp.token,
     inspectorToken,

@@ -308,7 +308,7 @@ test('current: create_session without a provider is served as the default provid
   assert.match(refused.error.message, /input\.provider must be a non-empty string/);
 });
 
-const WORKSPACE_ID = /^workspace_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const WORKSPACE_ID = /^ws_[0-9a-f]{32}$/;
 
 test('current: create_session replies { sessionId, workspace: { workspaceId, path: null } }, with explicitModelConfigApplied: true when a model was named', async (t) => {
   const core = await startCore(t);

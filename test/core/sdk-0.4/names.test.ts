@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { expect } from '../../support/expect.js';
+import { track } from '../../support/promises.js';
 import * as core from '../../../src/core/index.js';
 import {
   attachDenoModuleSources,
@@ -194,8 +195,7 @@ const aliases: [
 /**
  * Every code SDK 0.4.6 raises itself, and the Core codes it treats specially; plus the kit's workspace
  * code. Not here: `SDK_LIFECYCLE_SYNC_ERROR`, which the kit never raises (a snapshot that does not know
- * the page's running turn is older than it: docs/sdk-compatibility.md), and the codes of the workspace
- * file transfers and Deno module uploads, listed once the kit makes those requests.
+ * the page's running turn is older than it: docs/sdk-compatibility.md).
  */
 const CODES = [
   'EXTENSION_UNAVAILABLE',
@@ -233,9 +233,16 @@ const CODES = [
   'THREAD_NOT_FOUND',
   'PROVIDER_COMMAND_FAILED',
   'WORKSPACE_UNAVAILABLE',
+  'WORKSPACE_PATH_INVALID',
+  'WORKSPACE_FILE_TOO_LARGE',
+  'WORKSPACE_FILE_UPLOAD_FAILED',
+  'WORKSPACE_FILE_READ_FAILED',
+  'WORKSPACE_FILE_TEXT_DECODE_FAILED',
+  'WORKSPACE_FILE_INVALID_JSON',
+  'DENO_MODULE_UPLOAD_FAILED',
+  'DENO_MODULE_ARTIFACT_TOO_LARGE',
 ];
 
-const NOT_SUPPORTED = 'Deno modules in skills are not supported by this version of pedelec-elements yet';
 const skills = (denoModules: unknown, tools: unknown[] = []) => ({ guidance: 'Use the modules.', tools, denoModules });
 /** A module the agent may use, as a page defines it (not prepared). */
 const agentModule = (extra: Record<string, unknown> = {}) => ({
@@ -274,6 +281,12 @@ async function refusedSkills(value: Record<string, unknown>, message: string, de
   expect(error).to.deep.include({ code: 'INVALID_INPUT', message });
   if (details !== undefined) expect(error!.details).to.deep.equal(details);
   expect(fake.posted, 'nothing posted').to.deep.equal([]);
+}
+
+/** createSession({ provider, skills }) passes every check: create_session goes out (its request returned). */
+async function acceptedSkills(value: Record<string, unknown>): Promise<Record<string, any>> {
+  track(client().createSession({ provider: 'codex', skills: value } as never));
+  return fake.request('create_session');
 }
 
 describe('SDK 0.4.6 names: exports', () => {
@@ -371,7 +384,7 @@ describe('SDK 0.4.6 names: Deno modules in skills', () => {
 
   for (const name of ['sprite-tools', 'a.b_c-1', 'Tools2', '@acme/sprite-tools']) {
     it(`the name "${name}" passes the name check`, async () => {
-      await refusedSkills(skills([pluginPrepared(name)]), NOT_SUPPORTED);
+      await acceptedSkills(skills([pluginPrepared(name)]));
     });
   }
 
@@ -452,7 +465,7 @@ describe('SDK 0.4.6 names: Deno modules in skills', () => {
   });
 
   it("a module prepared as the public SDK's build plugin leaves it (a frozen, non-enumerable artifact; entry undefined) passes every check", async () => {
-    await refusedSkills(skills([pluginPrepared()]), NOT_SUPPORTED);
+    await acceptedSkills(skills([pluginPrepared()]));
   });
 
   it('(kit) a module prepared with attachDenoModuleSources passes every check', async () => {
@@ -461,13 +474,22 @@ describe('SDK 0.4.6 names: Deno modules in skills', () => {
       typesSource: 'export declare const draw: () => number;',
     });
     expect(Object.keys(module), 'the artifact is not enumerable').to.not.include('__pedelecArtifact');
-    await refusedSkills(skills([module]), NOT_SUPPORTED);
+    await acceptedSkills(skills([module]));
   });
 
-  it('(kit) valid, prepared modules are then refused: INVALID_INPUT "Deno modules in skills are not supported by this version of pedelec-elements yet" { moduleName }, nothing posted', async () => {
-    await refusedSkills(skills([pluginPrepared('sprite-tools'), pluginPrepared('@acme/scene')]), NOT_SUPPORTED, {
-      moduleName: 'sprite-tools',
-    });
+  it('the manifest tells Core of each module: name, description, usage, and preferStdinExecution only when true', async () => {
+    const stdin = Object.assign(pluginPrepared('@acme/scene'), { preferStdinExecution: true });
+    const plain = Object.assign(pluginPrepared('sprite-tools'), { preferStdinExecution: false });
+    const request = await acceptedSkills(skills([plain, stdin]));
+    expect(request.input.skills.denoModules).to.deep.equal([
+      { name: 'sprite-tools', description: 'Draws sprites.', usage: 'import { draw } from "sprite-tools";' },
+      {
+        name: '@acme/scene',
+        description: 'Draws sprites.',
+        usage: 'import { draw } from "sprite-tools";',
+        preferStdinExecution: true,
+      },
+    ]);
   });
 
   it('an empty denoModules list is no module: create_session goes out, its manifest without denoModules', async () => {

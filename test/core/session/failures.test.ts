@@ -48,7 +48,14 @@ describe('PedelecSession: fallback codes of failed requests', () => {
       model: MODEL,
       effortLevel: undefined,
       toolbox: new Toolbox(true),
-      workspace: new PedelecWorkspace({ createSession: () => Promise.reject(new Error('unused')) }, 'w1', null),
+      workspace: new PedelecWorkspace(
+        {
+          request: () => Promise.reject(new Error('unused')),
+          createSession: () => Promise.reject(new Error('unused')),
+        },
+        'w1',
+        null,
+      ),
       autoEndOnDisconnect: true,
     });
     return { session, calls, rec: record(session) };

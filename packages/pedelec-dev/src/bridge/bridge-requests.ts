@@ -9,7 +9,9 @@ import type { BridgeConnection } from './bridge.js';
 import { DevCoreError } from '../errors.js';
 import { checkSkills } from './manifest.js';
 import { operationIdFor, type ProtocolProfile } from './protocol-profile.js';
-import type { DevSession } from './session.js';
+import type { DevSession, SessionWorkspace } from './session.js';
+import { isModuleName } from '../workspaces/deno-modules.js';
+import { WORKSPACE_HANDLERS } from './workspace-requests.js';
 
 export type Request = { channelId: string; requestId: string; type: string } & Record<string, unknown>;
 /** A handler returns the result; `after` runs once the response is out (a turn's first event follows it). */
@@ -79,12 +81,44 @@ function modelChoice(input: Record<string, unknown>): ModelChoice {
 }
 
 /** The session's workspace as a reply carries it (a copy: the page's reply is not the session's object). */
-function workspaceOf(session: DevSession): { workspace: { workspaceId: string; path: null } } | Record<never, never> {
+function workspaceOf(session: DevSession): { workspace: SessionWorkspace } | Record<never, never> {
   return session.workspace ? { workspace: { ...session.workspace } } : {};
 }
 
+/** The Deno modules a `create_session` manifest declares (their sources come in the setup that follows). */
+function declaredModules(skills: unknown): string[] {
+  const modules = isPlainObject(skills) ? skills.denoModules : undefined;
+  if (modules === undefined) return [];
+  if (!Array.isArray(modules)) throw new DevCoreError('INVALID_INPUT', 'skills.denoModules must be an array');
+  return modules.map((module: unknown, index) => {
+    const { name, description, usage } = isPlainObject(module) ? module : {};
+    if (!isModuleName(name))
+      throw new DevCoreError('DENO_MODULE_NAME_INVALID', 'Deno Module name is invalid', { index, moduleName: name });
+    const filled = (text: unknown) => typeof text === 'string' && text.trim() !== '';
+    if (!filled(description) || !filled(usage))
+      throw new DevCoreError('INVALID_INPUT', 'Deno Module description and usage must be non-empty strings', {
+        moduleName: name,
+      });
+    return name;
+  });
+}
+
+/** Refuses a turn in a session whose Deno modules are not all set up (`complete_session_setup` not done). */
+function checkSetUp(this: BridgeConnection, session: DevSession): void {
+  if (this.deps.denoModules.setupIncomplete(session.id))
+    throw new DevCoreError('DENO_MODULE_SETUP_INCOMPLETE', 'The session’s Deno modules are not all set up yet', {
+      sessionId: session.id,
+    });
+}
+
 /** Request types only today's protocol knows; with 0.1 they are unknown, like any other. */
-const CURRENT_ONLY: ReadonlySet<string> = new Set<BridgeRequestType>(['reactivate_session', 'abort_session_setup']);
+const CURRENT_ONLY: ReadonlySet<string> = new Set<BridgeRequestType>([
+  'reactivate_session',
+  'abort_session_setup',
+  'complete_session_setup',
+  'create_deno_module_upload',
+  ...(Object.keys(WORKSPACE_HANDLERS) as BridgeRequestType[]),
+]);
 
 /** The handler of a request type in `protocol`, or undefined (refused `UNKNOWN_REQUEST_TYPE`). */
 export function handlerFor(type: string, protocol: ProtocolProfile): Handler | undefined {
@@ -114,11 +148,11 @@ const HANDLERS = {
     if (!this.deps.protocol.providersHaveIsDefault) return providers;
     return providers.map((p) => ({ ...p, isDefault: p.code === this.deps.agents.selectedCode }));
   },
-  create_session(req, after) {
+  async create_session(req, after) {
     const input = req.input;
     if (!isPlainObject(input)) throw new DevCoreError('INVALID_INPUT', 'input must be an object');
     // A top-level `callerSdkVersion` (today's SDK) is informational: nothing depends on it.
-    const { protocol } = this.deps;
+    const { protocol, workspaces } = this.deps;
     // Today's Core serves a page that names no provider with the default one; 0.1 needs one.
     const provider =
       protocol.checksModelChoice && (input.provider === undefined || input.provider === null)
@@ -134,26 +168,46 @@ const HANDLERS = {
           effort: optionalString(input, 'effort'),
         };
     const skills = checkSkills(input.skills, this.deps.patterns);
+    const modules = protocol.sessionWorkspaces ? declaredModules(input.skills) : [];
     const agent = this.deps.agents.resolve(provider, this.deps.strictProviders);
-    const session = this.deps.registry.create(
-      {
-        origin: this.origin,
-        provider,
-        model: model ?? agent.defaultModel,
-        explicitModel: model !== undefined,
-        effortLevel,
-        effort,
-        agent,
-        autoEndOnDisconnect: input.autoEndOnDisconnect !== false,
-        skills,
-        defaultToolTimeoutMs: this.deps.defaultToolTimeoutMs,
-        protocol: this.deps.protocol,
-        writeAsset: (sessionId, path, content, mimeType) =>
-          this.deps.assets.writeFile(sessionId, path, content, mimeType),
-      },
-      this,
-      req.channelId,
-    );
+    // The page's workspace (`workspace.createSession`), or a new managed one.
+    const opened = input.workspaceId !== undefined && protocol.sessionWorkspaces;
+    const workspace = !protocol.sessionWorkspaces
+      ? null
+      : opened
+        ? workspaces.use(input.workspaceId, this.origin)
+        : await workspaces.managed(this.origin);
+    let session: DevSession;
+    try {
+      session = this.deps.registry.create(
+        {
+          origin: this.origin,
+          provider,
+          model: model ?? agent.defaultModel,
+          explicitModel: model !== undefined,
+          effortLevel,
+          effort,
+          agent,
+          autoEndOnDisconnect: input.autoEndOnDisconnect !== false,
+          skills,
+          defaultToolTimeoutMs: this.deps.defaultToolTimeoutMs,
+          protocol: this.deps.protocol,
+          writeAsset: (sessionId, path, content, mimeType) =>
+            this.deps.assets.writeFile(sessionId, path, content, mimeType),
+          workspace: workspace && { workspaceId: workspace.id, path: workspace.path },
+          released: () => {
+            this.deps.denoModules.dropSession(session.id);
+            if (workspace && !opened) void workspaces.dropManaged(workspace.id);
+          },
+        },
+        this,
+        req.channelId,
+      );
+    } catch (error) {
+      if (workspace && !opened) void workspaces.dropManaged(workspace.id);
+      throw error;
+    }
+    if (workspace) this.deps.denoModules.declareSession(session.id, workspace.folder, modules);
     after.push(() => session.sendSnapshot(this, req.channelId));
     if (!protocol.sessionWorkspaces) return { sessionId: session.id };
     // SDK 0.4.6 aborts the setup of an explicit-model session unless Core says the model was applied.
@@ -187,12 +241,14 @@ const HANDLERS = {
   },
   prepare_session(req, after) {
     const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
+    checkSetUp.call(this, session);
     after.push(session.reserveTurn('prepare', '', operationIdFor(this.deps.protocol, req.operationId)));
     return {};
   },
   send_text(req, after) {
     const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
     if (typeof req.text !== 'string') throw new DevCoreError('INVALID_INPUT', 'text must be a string');
+    checkSetUp.call(this, session);
     after.push(session.reserveTurn('user', req.text, operationIdFor(this.deps.protocol, req.operationId)));
     return {};
   },
@@ -217,6 +273,7 @@ const HANDLERS = {
     const session = this.deps.registry.forRoute(req.sessionId, this, req.channelId);
     return this.deps.assets.createDownload(session.id, req.path);
   },
+  ...WORKSPACE_HANDLERS,
 } satisfies Record<BridgeRequestType, Handler>;
 
 /** The handler of each request type (see {@link handlerFor}); bridge.ts refuses any other type `UNKNOWN_REQUEST_TYPE`. */

@@ -19,6 +19,8 @@ import {
 import type { AgentDirectory } from '../agents/index.js';
 import type { Approvals } from '../inspector/approval.js';
 import type { AssetStore } from '../assets/asset-store.js';
+import type { DenoModules } from '../workspaces/deno-modules.js';
+import type { WorkspaceStore } from '../workspaces/workspace-store.js';
 import { handlerFor, type Handler, type Request } from './bridge-requests.js';
 import { DevCoreError, frameText, toWireError } from '../errors.js';
 import type { MessageLog } from '../inspector/message-log.js';
@@ -32,6 +34,12 @@ export type BridgeDeps = {
   agents: AgentDirectory;
   approvals: Approvals;
   assets: AssetStore;
+  /** The workspaces pages open, and the managed ones of their sessions. */
+  workspaces: WorkspaceStore;
+  /** Deno modules: sessions' and workspace runs'. */
+  denoModules: DenoModules;
+  /** The Deno that runs scripts, or null when none was found (runs are refused `DENO_UNAVAILABLE`). */
+  deno: string | null;
   log: MessageLog;
   /** Where args checks that run a schema's `pattern` go (a worker with a time budget). */
   patterns: PatternChecks;
@@ -62,6 +70,8 @@ const INBOX_PAUSE_BYTES = 32 * 1024 * 1024;
 const HELD_FOR_APPROVAL: ReadonlySet<string> = new Set([
   ...APPROVAL_HELD_REQUESTS,
   'reactivate_session' satisfies BridgeRequestType,
+  // Desktop may ask the user to approve the origin before it opens a folder for it.
+  'open_workspace' satisfies BridgeRequestType,
 ]);
 
 function frameSize(data: RawData): number {

@@ -36,8 +36,8 @@ import { TurnRunner, type Turn } from './turn-runner.js';
 
 export type { SessionStatus };
 
-/** A Desktop-managed workspace (no folder of the user's): `path` is always null here. */
-export type ManagedWorkspace = { workspaceId: string; path: null };
+/** The workspace a session works in, as its page is told: a folder the page opened, or a managed one (`path` null). */
+export type SessionWorkspace = { workspaceId: string; path: string | null };
 
 export type SessionSummary = {
   sessionId: string;
@@ -50,7 +50,7 @@ export type SessionSummary = {
   /** What the page asked for in `create_session` (absent when it gave none). */
   effortLevel?: string | undefined;
   effort?: string | undefined;
-  /** The session's managed workspace, with today's protocol. */
+  /** The session's workspace, with today's protocol. */
   workspaceId?: string | undefined;
   autoEndOnDisconnect: boolean;
   status: SessionStatus;
@@ -77,6 +77,10 @@ export type SessionParams = {
   protocol?: ProtocolProfile;
   /** Stores a published artifact in the session's asset folder; without it, publishing fails. */
   writeAsset?: AssetWriter;
+  /** The workspace it works in (today's protocol); none with 0.1. */
+  workspace?: SessionWorkspace | null;
+  /** Called once the session is over for good (not kept for reactivation any more). */
+  released?: () => void;
 };
 
 export class DevSession {
@@ -87,11 +91,12 @@ export class DevSession {
   readonly model: string | undefined;
   readonly agentCode: string;
   readonly info: AgentSessionInfo;
-  /** Its Desktop-managed workspace, the same for the session's whole life; null with the 0.1 protocol. */
-  readonly workspace: ManagedWorkspace | null;
+  /** Its workspace, the same for the session's whole life; null with the 0.1 protocol. */
+  readonly workspace: SessionWorkspace | null;
 
   private ended = false;
   private autoEnd: boolean;
+  private readonly released: (() => void) | undefined;
   private readonly routes = new SessionRoutes(this.id);
   private readonly events: SessionEvents;
   private readonly toolCalls: ToolCallRelay<Turn>;
@@ -118,9 +123,8 @@ export class DevSession {
       sent: (turn, request) => this.events.toolCallSent(turn, request),
       settled: (turn, result) => this.events.toolCallSettled(turn, result),
     });
-    this.workspace = this.protocol.sessionWorkspaces
-      ? Object.freeze({ workspaceId: `workspace_${randomUUID()}`, path: null })
-      : null;
+    this.workspace = params.workspace ? Object.freeze({ ...params.workspace }) : null;
+    this.released = params.released;
     this.info = Object.freeze({
       sessionId: this.id,
       provider: this.provider,
@@ -266,5 +270,6 @@ export class DevSession {
     } catch {
       // An agent failing to clean up must not break the Core.
     }
+    this.released?.();
   }
 }

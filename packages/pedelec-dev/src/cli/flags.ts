@@ -10,6 +10,7 @@ import { MAX_TIMER_MS } from 'pedelec-elements/protocol';
 import { DEV_AGENT_CODES } from '../agents/index.js';
 import { loadScriptFile } from '../agents/script.js';
 import { DEFAULT_ASSET_QUOTA_BYTES } from '../assets/quota.js';
+import { DEFAULT_WORKSPACE_QUOTA_BYTES } from '../workspaces/workspace-store.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../bridge/registry.js';
 import { APPROVAL_MODES } from '../inspector/approval.js';
 import { DevCoreError } from '../errors.js';
@@ -239,6 +240,38 @@ export const CLI_FLAGS: readonly CliFlag[] = [
     set: (options, mib) => (options.assetQuotaBytes = mib * 1024 * 1024),
     default: String(DEFAULT_ASSET_QUOTA_BYTES / (1024 * 1024)),
     help: "all sessions' assets together, at most N MiB on disk",
+  },
+  {
+    name: 'workspace-root',
+    kind: 'string',
+    arg: 'DIR',
+    set: (options, dir) => (options.workspaceRoot = resolve(dir)),
+    default: 'pedelec-dev/workspaces in your data folder',
+    help: 'pages may open workspace folders inside DIR (DIR itself too); made when first used',
+  },
+  {
+    name: 'workspace',
+    kind: 'string',
+    arg: 'DIR',
+    set: (options, dir) => (options.workspace = folderOf('--workspace', dir)),
+    help: 'the folder the user picks when a page opens a workspace without a path (for scripted runs)',
+  },
+  {
+    name: 'workspace-quota-mb',
+    kind: 'integer',
+    arg: 'N',
+    min: 1,
+    max: 1_048_576,
+    set: (options, mib) => (options.workspaceQuotaBytes = mib * 1024 * 1024),
+    default: String(DEFAULT_WORKSPACE_QUOTA_BYTES / (1024 * 1024)),
+    help: 'what pages upload into workspaces, at most N MiB in all',
+  },
+  {
+    name: 'deno',
+    kind: 'string',
+    arg: 'FILE',
+    set: (options, file) => (options.deno = resolve(file)),
+    help: 'the Deno that runs workspace scripts (default: the one installed with pedelec-dev, else deno on PATH)',
   },
   {
     name: 'mcp',
