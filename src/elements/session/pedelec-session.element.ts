@@ -4,6 +4,7 @@ import type {
   Pedelec,
   PedelecAvailability,
   PedelecSession,
+  PedelecWorkspace,
   SerializableSkillsManifest,
   ToolDefinition,
   ToolSpecificHandler,
@@ -55,7 +56,8 @@ export let bookkeepingOf!: (el: PedelecSessionElement) => ReturnType<SessionPart
  * @prop {string | boolean | null} webmcp - WebMCP, the browser's own agent, as a token list: `expose` (empty means `expose`) offers the tools to the browser's agent, with no bridge or `start()`; `import` offers the page's other WebMCP tools (`<form toolname>`, other scripts') to the Pedelec agent. As a property: `true` sets `expose`, `false` or `null` removes the attribute.
  * @prop {readonly string[] | undefined} exposedTo - Other origins the WebMCP tools are shown to (property only: markup cannot expose tools to another origin).
  * @prop {string[]} webmcpTools - Read-only: the tool names registered with the browser's agent now.
- * @prop {boolean} toolsStale - Read-only: tools, `provider`, `model`, `effort-level`, `effort`, `guidance`, `bridge` (or `extension-id`) or `novalidate` changed since the session was created (also while it was being created); `restart()` applies them. The running session keeps its connection until then.
+ * @prop {PedelecWorkspace | null} workspace - The workspace new sessions are created in (from the core's `openWorkspace`), where the agent works on the user's folder; null: Pedelec makes one for each session (`session.workspace`).
+ * @prop {boolean} toolsStale - Read-only: tools, `provider`, `model`, `effort-level`, `effort`, `guidance`, `bridge` (or `extension-id`), `novalidate` or `workspace` changed since the session was created (also while it was being created); `restart()` applies them. The running session keeps its connection until then.
  * @fires {PedelecToolCallEvent} pedelec-tool-call - From a `<pedelec-tool>` inside it (the event bubbles): a listener here can answer the calls of every tool.
  * @fires {PedelecToolStartEvent} pedelec-tool-start - Every tool call, before it is answered.
  * @fires {PedelecToolResultEvent} pedelec-tool-result - Every tool call's answer, with `ok` and `durationMs`.
@@ -115,6 +117,7 @@ export class PedelecSessionElement extends ReactiveElement {
     webmcp: {},
     tools: { attribute: false },
     fallback: { attribute: false },
+    workspace: { attribute: false },
   };
 
   static override get observedAttributes(): string[] {
@@ -140,6 +143,7 @@ export class PedelecSessionElement extends ReactiveElement {
   declare debug: boolean;
   declare tools: ToolDefinition[];
   declare exposedTo: readonly string[] | undefined;
+  declare workspace: PedelecWorkspace | null;
 
   readonly #internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;
   readonly #urls = { bridge: new ScriptedUrl(this, 'bridge'), mcp: new ScriptedUrl(this, 'mcp') };
@@ -156,7 +160,7 @@ export class PedelecSessionElement extends ReactiveElement {
   constructor() {
     super();
     this.provider = this.model = this.effortLevel = this.effort = null;
-    this.guidance = this.extensionId = this.resumeId = null;
+    this.guidance = this.extensionId = this.resumeId = this.workspace = null;
     this.autostart = this.persist = this.noValidate = this.debug = false;
     this.tools = [];
   }

@@ -7,6 +7,7 @@ import {
   type EffortLevel,
   type PedelecError,
   type PedelecSession,
+  type PedelecWorkspace,
   type SerializableSkillsManifest,
   type SkillsInput,
 } from '../../core/index.js';
@@ -37,6 +38,8 @@ export type StartPlan = {
   manifestHash: string;
   /** `resume-id`: a session to resume. */
   resumeId: string | null;
+  /** The workspace the session is created in (none: one Pedelec manages). */
+  workspace: PedelecWorkspace | null;
   /** What the session is created with, to tell later changes (staleness). */
   manifest: SerializableSkillsManifest | undefined;
   config: SessionConfig;
@@ -56,6 +59,7 @@ export const BUILD_INPUTS: ReadonlySet<PropertyKey> = new Set([
   'guidance',
   'bridge',
   'noValidate',
+  'workspace',
 ]);
 
 /** The inputs of a session element that these read. */
@@ -71,6 +75,7 @@ export interface SessionInputs {
   readonly persist: boolean;
   readonly noValidate: boolean;
   readonly resumeId: string | null;
+  readonly workspace: PedelecWorkspace | null;
 }
 
 /** The session a local call is made in: the element's session, or (before one exists) its inputs. */
@@ -110,6 +115,7 @@ export function configOf(
     // The bridge as it is used: parsed (a blank attribute is the extension, whose id then counts).
     bridge: 'code' in bridge ? (inputs.bridge ?? '') : bridgeKey(bridge),
     novalidate: String(inputs.noValidate),
+    workspace: inputs.workspace?.workspaceId ?? '',
   };
 }
 
@@ -154,6 +160,7 @@ export function planOf(
     persistKey: key,
     manifestHash: hashText(canonicalJson(manifest ?? null)),
     resumeId: inputs.resumeId || null,
+    workspace: inputs.workspace,
     manifest,
     config: configOf(inputs, bridge, manifest),
   };

@@ -6,8 +6,17 @@
 import type { SerializableSkillsManifest } from '../../core/index.js';
 import { canonicalJson } from '../../core/json.js';
 
-/** The attributes whose change after start makes a running session stale. */
-export const CONFIG_KEYS = ['provider', 'model', 'effort-level', 'effort', 'guidance', 'bridge', 'novalidate'] as const;
+/** The attributes (and the `workspace` property) whose change after start makes a running session stale. */
+export const CONFIG_KEYS = [
+  'provider',
+  'model',
+  'effort-level',
+  'effort',
+  'guidance',
+  'bridge',
+  'novalidate',
+  'workspace',
+] as const;
 export type SessionConfig = Record<(typeof CONFIG_KEYS)[number], string>;
 
 /** Tool names added, removed or changed since the snapshot, and configuration keys that changed. */

@@ -17,6 +17,7 @@ import type { BridgeConfig } from '../bridge-url.js';
 import type { LifecycleHost } from './lifecycle.js';
 import { deleteRecord, readRecord, type SessionRecords } from './persist.js';
 import type { StartPlan } from './session-config.js';
+import type { SessionWiring } from '../../core/session-input.js';
 
 /** The origin is awaiting approval: give the user time to decide in the extension's popup. */
 const APPROVAL_WAIT_MS = 65_000;
@@ -116,7 +117,11 @@ async function reachBridge(step: CreateOrResume): Promise<{ session: PedelecSess
   }
   try {
     if (signal.aborted) throw new StartFailure(null, true);
-    return await resumeElseCreate(step, { toolbox: plan.toolbox, requestTimeoutMs });
+    return await resumeElseCreate(step, {
+      toolbox: plan.toolbox,
+      requestTimeoutMs,
+      workspace: plan.workspace ?? undefined,
+    });
   } catch (thrown) {
     if (thrown instanceof StartFailure) throw thrown;
     const error = normalizeError(thrown, 'CREATE_SESSION_FAILED', 'Could not create the Pedelec session');
@@ -145,7 +150,7 @@ function createInput(plan: StartPlan, autoEndOnDisconnect: boolean): CreateSessi
 
 async function resumeElseCreate(
   { client, plan, fresh, signal, endRecorded }: CreateOrResume,
-  wiring: { toolbox: StartPlan['toolbox']; requestTimeoutMs: number | undefined },
+  wiring: SessionWiring,
 ): Promise<{ session: PedelecSession; resumed: boolean }> {
   const { persistKey, provider, model, skills } = plan;
   const record = persistKey ? readRecord(persistKey) : null;

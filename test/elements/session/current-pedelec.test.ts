@@ -6,6 +6,7 @@
  */
 import { expect, oneEvent } from '@open-wc/testing';
 import '../../../src/define.js';
+import { Pedelec } from '../../../src/core/index.js';
 import type {
   PedelecArtifactEvent,
   PedelecChatElement,
@@ -56,6 +57,26 @@ describe('<pedelec-session> with today’s Pedelec', () => {
     fake.disconnect();
     uninstallFakeChrome();
     sessionStorage.clear();
+  });
+
+  it('with a workspace property, creates its sessions in that workspace (input.workspaceId) and shares the object', async () => {
+    const client = new Pedelec();
+    const opening = client.openWorkspace('/home/ada/notes');
+    await fake.answer('open_workspace', { workspace: { workspaceId: 'ws_notes', path: '/home/ada/notes' } });
+    const workspace = await opening;
+    const host = await mount('<pedelec-session provider="codex"></pedelec-session>');
+    const el = host.querySelector<PedelecSessionElement>('pedelec-session')!;
+    el.workspace = workspace;
+    const started = el.start();
+    await fake.answer('get_approval_status', approvedStatus());
+    const request = await fake.answer('create_session', {
+      sessionId: 's1',
+      workspace: { workspaceId: 'ws_notes', path: '/home/ada/notes' },
+    });
+    await started;
+    expect(request.input.workspaceId).to.equal('ws_notes');
+    expect(el.session!.workspace).to.equal(workspace);
+    client.disconnect();
   });
 
   it('fires pedelec-chat-message with each whole assistant message', async () => {

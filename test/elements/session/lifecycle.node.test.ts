@@ -139,6 +139,7 @@ function fakeElement(options: { persistKey?: string | null; resumeId?: string | 
     guidance: '',
     bridge: 'ext:',
     novalidate: 'false',
+    workspace: '',
   };
   const plan = (): StartPlan => ({
     bridge: { kind: 'extension' },
@@ -154,6 +155,7 @@ function fakeElement(options: { persistKey?: string | null; resumeId?: string | 
     persistKey: options.persistKey ?? null,
     manifestHash: 'hash',
     resumeId: options.resumeId ?? null,
+    workspace: null,
     manifest: undefined,
     config,
   });

@@ -11,7 +11,7 @@ import {
   PedelecToolsChangedEvent,
   type PedelecSessionElement,
 } from '../../../src/index.js';
-import type { SerializableSkillsManifest } from '../../../src/core/index.js';
+import { PedelecWorkspace, type SerializableSkillsManifest } from '../../../src/core/index.js';
 import { Staleness, type SessionConfig } from '../../../src/elements/session/staleness.js';
 import {
   CLOSED_PORT,
@@ -40,6 +40,7 @@ describe('Staleness', () => {
     guidance: 'g',
     bridge: '',
     novalidate: 'false',
+    workspace: '',
   };
 
   const tool = (name: string, description = 'd') => ({
@@ -128,6 +129,11 @@ describe('<pedelec-session>', () => {
         { config: ['bridge'] },
       ],
       ['setting novalidate', (el) => el.toggleAttribute('novalidate', true), { config: ['novalidate'] }],
+      [
+        'setting the workspace property',
+        (el) => (el.workspace = new PedelecWorkspace({} as never, 'ws_other', '/home/ada/other')),
+        { config: ['workspace'] },
+      ],
       [
         'several changes in one task',
         (el) => {
