@@ -26,7 +26,7 @@ export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
  * splitting on. Lower them whenever the kit shrinks; raise one only in a commit of its own whose body
  * names the user-visible feature that needs the bytes.
  */
-export const SIZE_RATCHET = Object.freeze({ cdn: 29_696, core: 15_872 });
+export const SIZE_RATCHET = Object.freeze({ cdn: 29_952, core: 16_128 });
 
 /**
  * Each lazy chunk of the CDN build has its own ceiling, gzip -9, by the chunk's name (its file name
@@ -42,7 +42,8 @@ export const CHUNK_BUDGETS = Object.freeze({
   'foreign-agents-host': 1_024,
   'form-binding': 3_072,
   'file-transfers': 1_024,
-  'deno-module-check': 1_024,
+  'deno-module-setup': 1_536,
+  'workspace-calls': 2_048,
   websocket: 1_024,
 });
 
