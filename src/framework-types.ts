@@ -28,6 +28,7 @@ import type {
   PedelecTurnEvent,
   PedelecUsageEvent,
   PedelecWarningEvent,
+  PedelecWorkspace,
   RenderMarkdown,
   ToolArgsSchema,
   ToolDefinition,
@@ -161,6 +162,8 @@ export interface PedelecSessionProps {
   tools?: ToolDefinition[];
   /** Other origins the WebMCP tools are shown to (property only: markup cannot expose tools to another origin). */
   exposedTo?: readonly string[] | undefined;
+  /** The workspace new sessions are created in (from the core's `openWorkspace`), where the agent works on the user's folder; null: Pedelec makes one for each session (`session.workspace`). */
+  workspace?: PedelecWorkspace | null;
   /** Generic handler for calls nothing else answers. */
   fallback?: GenericToolHandler | null;
 }

@@ -26,7 +26,7 @@ const DIFFERENCES = [
   'Listener exceptions',
   '0.1.x extensions',
   'Deno modules',
-  'Workspace files and runs',
+  'Workspace runs and picks wait',
   // Kept as they are
   'Messages and details',
   '`createSession(null)`',
