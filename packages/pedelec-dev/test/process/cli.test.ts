@@ -260,13 +260,13 @@ test('--help prints the usage line and exits 0', async (t) => {
   );
   assert.match(
     cli.out.stdout,
-    /^ {2}--max-sessions N {4}at most N live sessions in all, and a tenth of that \(rounded up\) per origin\s+\(default 200\)/m,
+    /^ {2}--max-sessions N +at most N live sessions in all, and a tenth of that \(rounded up\) per origin\s+\(default 200\)/m,
   );
-  assert.match(cli.out.stdout, /^ {2}--protocol P {8}current: today's Pedelec protocol/m);
-  assert.match(cli.out.stdout, /^ {2}--no-fragments {6}replies come as whole chat_message events only/m);
+  assert.match(cli.out.stdout, /^ {2}--protocol P +current: today's Pedelec protocol/m);
+  assert.match(cli.out.stdout, /^ {2}--no-fragments +replies come as whole chat_message events only/m);
   assert.match(
     cli.out.stdout,
-    /^ {2}--core-statuses {5}session_snapshot in today's Core's spelling: status waitingToolResult/m,
+    /^ {2}--core-statuses +session_snapshot in today's Core's spelling: status waitingToolResult/m,
   );
 });
 
