@@ -9,9 +9,10 @@ import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { WebSocket } from 'ws';
 import { join } from 'node:path';
 import { findDeno } from '../src/workspaces/deno-runtime.js';
-import { BridgeClient, startCore, untilAnswer, type Message } from './helpers.js';
+import { BridgeClient, chatText, startCore, untilAnswer, type Message } from './helpers.js';
 import type { DevCoreOptions } from '../src/index.js';
 
 const DENO = findDeno();
@@ -234,12 +235,22 @@ test("a session's managed workspace is a real folder (path null), used like any;
   );
 });
 
-test('workspace.createSession: a session in an opened workspace replies with that workspace', async (t) => {
-  const { root, page } = await setUp(t);
+test('workspace.createSession: a session in an opened workspace replies with that workspace; the inspector shows its folder', async (t) => {
+  const { root, core, page } = await setUp(t);
   const folder = join(root, 'w');
   const workspaceId = await opened(page, folder);
   const created = await page.ok('create_session', { input: { provider: 'scripted', workspaceId } });
   assert.deepEqual(created.workspace, { workspaceId, path: folder });
+  const inspector = new BridgeClient(
+    new WebSocket(`ws://127.0.0.1:${core.port}/_pedelec/inspector/socket?token=${core.inspectorToken}`, {
+      origin: core.url,
+    }),
+    null,
+  );
+  t.after(() => inspector.close());
+  const hello = await inspector.until((m) => m.type === 'hello');
+  const summary = hello.sessions.find((s: Message) => s.sessionId === created.sessionId);
+  assert.deepEqual([summary.workspaceId, summary.workspacePath], [workspaceId, folder]);
 });
 
 // ───────────────────────────── runs ─────────────────────────────
@@ -410,4 +421,50 @@ test("a session's Deno modules: turns wait for complete_session_setup (DENO_MODU
   assert.equal((await putModule(ticket, body)).status, 201);
   await page.ok('complete_session_setup', { sessionId });
   await page.ok('send_text', { sessionId, text: 'hi' });
+});
+
+// ───────────────────────────── the agent in the workspace ─────────────────────────────
+
+/** Sends `text` to the session and resolves the reply's text once the turn is over. */
+async function say(page: BridgeClient, sessionId: string, text: string): Promise<string> {
+  const from = page.mark();
+  await page.ok('send_text', { sessionId, text });
+  return chatText(await page.turnEnd(sessionId, from));
+}
+
+test('the scripted agent works in the session’s workspace: /write, /files, /read, and refusals said with their code', async (t) => {
+  const { root, page } = await setUp(t);
+  const folder = join(root, 'w');
+  const workspaceId = await opened(page, folder);
+  const { sessionId } = await page.ok('create_session', { input: { provider: 'scripted', workspaceId } });
+  assert.equal(await say(page, sessionId, '/write out/answer.txt forty-two'), 'Wrote 9 bytes to out/answer.txt.');
+  assert.equal(await readFile(join(folder, 'out', 'answer.txt'), 'utf8'), 'forty-two');
+  assert.equal(await say(page, sessionId, '/files'), 'Files in the workspace:\n- out/answer.txt');
+  assert.equal(await say(page, sessionId, '/read out/answer.txt'), 'out/answer.txt:\nforty-two');
+  assert.match(
+    await say(page, sessionId, '/read ../etc/passwd'),
+    /^I could not read \.\.\/etc\/passwd: WORKSPACE_PATH_INVALID — /,
+  );
+  assert.match(await say(page, sessionId, '/read missing.txt'), /WORKSPACE_FILE_NOT_FOUND/);
+});
+
+test('the agent’s /run imports the session’s Deno module by name, once its setup completed', async (t) => {
+  if (!needsDeno(t)) return;
+  const { page } = await setUp(t);
+  const skills = {
+    guidance: 'Use the module.',
+    tools: [],
+    denoModules: [{ name: 'greet', description: 'Greets.', usage: 'import { value } from "greet";' }],
+  };
+  const { sessionId } = await page.ok('create_session', { input: { provider: 'scripted', skills } });
+  const body = artifact('export const value = "hi from greet";');
+  const ticket = await page.ok('create_deno_module_upload', {
+    sessionId,
+    moduleName: 'greet',
+    expectedSizeBytes: Buffer.byteLength(body),
+  });
+  assert.equal((await putModule(ticket, body)).status, 201);
+  await page.ok('complete_session_setup', { sessionId });
+  const reply = await say(page, sessionId, '/run import { value } from "greet"; console.log(value);');
+  assert.equal(reply, 'Exit code 0.\nstdout:\nhi from greet\n');
 });

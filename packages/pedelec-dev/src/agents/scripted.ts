@@ -1,13 +1,15 @@
 /**
  * `scripted`: the default agent — local, deterministic, no network. It understands `/tools`,
- * `/call <tool> <json args>`, `/artifact <name> <text…>` (publishes a file) and `/session` (the
- * session's settings, for end-to-end tests), then the `--script` rules, and otherwise answers with a
+ * `/call <tool> <json args>`, `/artifact <name> <text…>` (publishes a file), `/session` (the
+ * session's settings, for end-to-end tests) and the workspace commands (`/files`, `/read`, `/write`,
+ * `/run`: workspace-commands.ts), then the `--script` rules, and otherwise answers with a
  * short note naming the page's tools and how to call them. Every reply streams as several `chat_delta`s.
  */
 import type { JsonValue } from 'pedelec-elements/core';
 import type { ToolManifest } from '../bridge/manifest.js';
 import { fillArgs, fillText, type ScriptRules, type TemplateScope } from './script.js';
 import { streamText } from './stream.js';
+import { workspaceCommand } from './workspace-commands.js';
 import type { AgentSession, AgentSessionInfo, DevAgent, TurnContext } from './types.js';
 
 const CALL = /^\/call\s+(\S+)\s*([\s\S]*)$/;
@@ -167,6 +169,7 @@ class ScriptedSession implements AgentSession {
 
     const artifact = ARTIFACT.exec(message);
     if (artifact) return this.slashArtifact(ctx, artifact[1], artifact[2] ?? '');
+    if (await workspaceCommand(ctx, message)) return;
 
     for (const rule of this.script?.rules ?? []) {
       const match = rule.regex.exec(text);

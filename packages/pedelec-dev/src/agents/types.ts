@@ -92,6 +92,34 @@ export interface TurnContext {
    * type or size is refused or the session has ended. Queued with the turn's tool calls, in order.
    */
   publishArtifact(name: string, content: string, mimeType?: string): Promise<PublishedArtifact>;
+  /** The session's workspace (null with the 0.1 protocol, which has none). */
+  readonly workspace: AgentWorkspace | null;
+}
+
+/** What a run printed, and how it ended (a non-zero exit code is a result, not a failure). */
+export type WorkspaceRunResult = {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+};
+
+/**
+ * The session's workspace, as the agent works in it: paths are from its root and never leave it.
+ * Every method rejects with a `{ code, message }` error (`WORKSPACE_*`, `DENO_*`) it can tell its model.
+ */
+export interface AgentWorkspace {
+  /** The folder the page opened, or null for one made for the session. */
+  readonly path: string | null;
+  /** Every file, as paths from the root, sorted. */
+  files(): Promise<string[]>;
+  /** A file's text (UTF-8). */
+  read(path: string): Promise<string>;
+  /** Writes `text` (UTF-8) to `path`, making its folders; resolves the bytes written. */
+  write(path: string, text: string): Promise<number>;
+  /** Runs a Deno script in the folder, as a page's `workspace.run` does; the session's Deno modules import by name. */
+  run(script: string, options?: { timeoutMs?: number }): Promise<WorkspaceRunResult>;
 }
 
 /** Per-session agent state (e.g. a conversation history). */

@@ -10,6 +10,7 @@ import { DevCoreError } from '../errors.js';
 import { checkSkills } from './manifest.js';
 import { operationIdFor, type ProtocolProfile } from './protocol-profile.js';
 import type { DevSession, SessionWorkspace } from './session.js';
+import { agentWorkspace } from '../workspaces/agent-workspace.js';
 import { isModuleName } from '../workspaces/deno-modules.js';
 import { WORKSPACE_HANDLERS } from './workspace-requests.js';
 
@@ -195,6 +196,13 @@ const HANDLERS = {
           writeAsset: (sessionId, path, content, mimeType) =>
             this.deps.assets.writeFile(sessionId, path, content, mimeType),
           workspace: workspace && { workspaceId: workspace.id, path: workspace.path },
+          agentWorkspace:
+            workspace &&
+            agentWorkspace({
+              workspace,
+              deno: this.deps.deno,
+              importMap: () => this.deps.denoModules.sessionImportMap(session.id),
+            }),
           released: () => {
             this.deps.denoModules.dropSession(session.id);
             if (workspace && !opened) void workspaces.dropManaged(workspace.id);

@@ -24,7 +24,7 @@
  * its asset files are gone: they go when it ends, so ended sessions hold no share of the asset quota.
  */
 import { randomUUID } from 'node:crypto';
-import type { AgentSession, AgentSessionInfo, DevAgent } from '../agents/types.js';
+import type { AgentSession, AgentSessionInfo, AgentWorkspace, DevAgent } from '../agents/types.js';
 import type { AssetWriter } from '../assets/artifacts.js';
 import { DevCoreError } from '../errors.js';
 import type { CheckedTool, SkillsManifest } from './manifest.js';
@@ -50,8 +50,9 @@ export type SessionSummary = {
   /** What the page asked for in `create_session` (absent when it gave none). */
   effortLevel?: string | undefined;
   effort?: string | undefined;
-  /** The session's workspace, with today's protocol. */
+  /** The session's workspace, with today's protocol: its id, and its folder when the page opened it. */
   workspaceId?: string | undefined;
+  workspacePath?: string | null | undefined;
   autoEndOnDisconnect: boolean;
   status: SessionStatus;
   routes: number;
@@ -79,6 +80,8 @@ export type SessionParams = {
   writeAsset?: AssetWriter;
   /** The workspace it works in (today's protocol); none with 0.1. */
   workspace?: SessionWorkspace | null;
+  /** That workspace as its agent works in it. */
+  agentWorkspace?: AgentWorkspace | null;
   /** Called once the session is over for good (not kept for reactivation any more). */
   released?: () => void;
 };
@@ -141,6 +144,7 @@ export class DevSession {
       provider: this.provider,
       info: this.info,
       writeAsset: params.writeAsset,
+      workspace: params.agentWorkspace ?? null,
       ended: () => this.ended,
       endedReason: () => this.endedReason(),
     };
@@ -172,6 +176,7 @@ export class DevSession {
       effortLevel: this.info.effortLevel,
       effort: this.info.effort,
       workspaceId: this.workspace?.workspaceId,
+      workspacePath: this.workspace?.path,
       autoEndOnDisconnect: this.autoEnd,
       status: this.events.status,
       routes: this.routes.size,

@@ -6,7 +6,13 @@
  * the page is told.
  */
 import type { JsonValue } from 'pedelec-elements/core';
-import type { AgentSession, AgentSessionInfo, PublishedArtifact, TurnContext } from '../agents/types.js';
+import type {
+  AgentSession,
+  AgentSessionInfo,
+  AgentWorkspace,
+  PublishedArtifact,
+  TurnContext,
+} from '../agents/types.js';
 import { storeArtifact, type AssetWriter } from '../assets/artifacts.js';
 import { DevCoreError } from '../errors.js';
 import type { OperationKind, ReportedTurn, SessionEvents } from './session-events.js';
@@ -31,6 +37,8 @@ export type TurnHost = {
   readonly info: AgentSessionInfo;
   /** Stores a published artifact in the session's asset folder; without it, publishing fails. */
   readonly writeAsset: AssetWriter | undefined;
+  /** The session's workspace as the agent works in it (none with the 0.1 protocol). */
+  readonly workspace: AgentWorkspace | null;
   ended(): boolean;
   /** What a call or write fails with once the session has ended. */
   endedReason(): DevCoreError;
@@ -147,6 +155,7 @@ export class TurnRunner {
         turn.queue = publish.then(noop, noop);
         return publish;
       },
+      workspace: this.session.workspace,
     };
   }
 

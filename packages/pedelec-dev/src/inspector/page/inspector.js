@@ -221,7 +221,9 @@ function renderFacts() {
     ['Model', `${s.model ?? '—'}${s.explicitModel === false ? ' (the agent’s default: profile mode)' : ''}`],
     ...(typeof s.effortLevel === 'string' ? [['Effort level', s.effortLevel]] : []),
     ...(typeof s.effort === 'string' ? [['Effort', s.effort]] : []),
-    ...(typeof s.workspaceId === 'string' ? [['Workspace', `${s.workspaceId} (managed)`]] : []),
+    ...(typeof s.workspaceId === 'string'
+      ? [['Workspace', s.workspacePath ? `${s.workspacePath} (${s.workspaceId})` : `${s.workspaceId} (managed)`]]
+      : []),
     ['Status', s.status],
     ['Connections', String(s.routes)],
     ['Ends on disconnect', s.autoEndOnDisconnect ? 'yes' : 'no (persistent)'],

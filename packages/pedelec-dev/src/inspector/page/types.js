@@ -18,7 +18,7 @@
  * }} ServerInfo The Core's facts; one from before the protocol option sends no protocol, fragments, coreStatuses.
  * @typedef {{
  *   sessionId: string, origin: string | null, provider: string, agent: string, model?: string,
- *   explicitModel?: boolean, effortLevel?: string, effort?: string, workspaceId?: string,
+ *   explicitModel?: boolean, effortLevel?: string, effort?: string, workspaceId?: string, workspacePath?: string | null,
  *   autoEndOnDisconnect: boolean, status: string, routes: number, createdAt: number, skills?: SkillsManifest
  * }} SessionSummary Updates leave `skills` out; a Core from before explicitModel sends none.
  * @typedef {{ sessionId: string, text: string, openedAt: number }} OpenTurn
