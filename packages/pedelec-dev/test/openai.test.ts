@@ -5,8 +5,11 @@
 // (That the SSE reader and the name mapping stay linear is measured in perf/openai.test.ts.)
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { keyRedactor } from '../src/agents/openai-errors.js';
 import { SseParser } from '../src/agents/sse.js';
 import { ToolNameMap, WIRE_TOOL_NAME } from '../src/agents/tool-names.js';
@@ -408,7 +411,11 @@ test('a production provider code uses the configured model; provider openai may 
   await turn(page, own, 'y');
   assert.equal((await fake.request(1)).body.model, 'test-model');
   assert.equal((await fake.request(2)).body.model, 'other-model');
-  assert.equal((await fake.request(1)).body.tools, undefined, 'no tools → no tools parameter');
+  // No page tools: only the session's workspace tools (every session has a workspace today).
+  assert.deepEqual(
+    (await fake.request(1)).body.tools!.map((tool) => tool.function.name),
+    ['workspace_list_files', 'workspace_read_file', 'workspace_write_file', 'workspace_run_deno'],
+  );
   assert.equal((await fake.request(1)).headers.authorization, undefined, 'no key → no Authorization header');
 });
 
@@ -871,4 +878,39 @@ test('current: a reactivated session continues its conversation: the next reques
     { role: 'assistant', content: 'First answer.' },
     { role: 'user', content: 'Second question' },
   ]);
+});
+
+test("current: a session with a workspace gives the model the workspace's tools; their calls run there, not on the page", async (t) => {
+  const fake = await fakeEndpoint(t);
+  const root = await mkdtemp(join(tmpdir(), 'pedelec-dev-openai-ws-'));
+  t.after(() => rm(root, { recursive: true, force: true }));
+  const core = await startCore(t, {
+    agent: 'openai',
+    workspaceRoot: root,
+    env: { PEDELEC_DEV_BASE_URL: fake.baseUrl, PEDELEC_DEV_MODEL: 'test-model', PEDELEC_DEV_API_KEY: KEY },
+  });
+  const page = await BridgeClient.open(t, core);
+  const { workspace } = await page.ok('open_workspace', { path: root });
+  const { sessionId } = await page.ok('create_session', {
+    input: { provider: 'openai', workspaceId: workspace.workspaceId, skills: skills() },
+  });
+  fake.reply(
+    calls(['workspace_write_file', '{"path":"out/plan.md","text":"1. buy milk"}', 'w1']),
+    calls(['workspace_read_file', '{"path":"out/plan.md"}', 'r1'], ['workspace_read_file', '{"path":"../x"}', 'r2']),
+    text('Written and checked.'),
+  );
+  const events = await turn(page, sessionId, 'Write the plan.');
+  assert.equal(events.filter((m) => m.type === 'tool_call').length, 0, 'no workspace call reached the page');
+  assert.equal(await readFile(join(root, 'out', 'plan.md'), 'utf8'), '1. buy milk');
+  const offered = (await fake.request(1)).body.tools!.map((tool) => tool.function.name);
+  assert.ok(
+    ['workspace_list_files', 'workspace_read_file', 'workspace_write_file', 'workspace_run_deno'].every((name) =>
+      offered.includes(name),
+    ),
+    JSON.stringify(offered),
+  );
+  const results = (await fake.request(3)).body.messages.filter((m: Message) => m.role === 'tool');
+  const answers = results.map((m: Message) => JSON.parse(m.content));
+  assert.deepEqual(answers.slice(0, 2), [{ bytes: 11 }, { text: '1. buy milk' }]);
+  assert.equal(answers[2].error.code, 'WORKSPACE_PATH_INVALID');
 });

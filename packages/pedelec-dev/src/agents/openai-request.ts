@@ -31,15 +31,15 @@ export class ChatCompletions {
     private readonly config: OpenAIConfig,
     private readonly info: AgentSessionInfo,
     names: ToolNameMap,
+    /** Tools of the agent's own (the workspace's), beside the page's. */
+    own: readonly { name: string; description: string; parameters: object }[] = [],
   ) {
     const manifest = info.skills?.tools ?? [];
-    this.tools =
-      manifest.length === 0
-        ? undefined
-        : manifest.map((t) => ({
-            type: 'function',
-            function: { name: names.toWire(t.name), description: t.description, parameters: t.argsSchema },
-          }));
+    const tools = [
+      ...manifest.map((t) => ({ name: names.toWire(t.name), description: t.description, parameters: t.argsSchema })),
+      ...own.map((t) => ({ ...t, name: names.toWire(t.name) })),
+    ];
+    this.tools = tools.length === 0 ? undefined : tools.map((fn) => ({ type: 'function', function: fn }));
     this.model = info.provider === 'openai' && info.model ? info.model : config.model;
     this.errors = new EndpointErrors(this.model, config.apiKey);
     this.replies = new ReplyReader(names, this.errors);

@@ -6,7 +6,8 @@
  * `AGENT_LOOP_LIMIT`). Each request's text starts a new paragraph of the reply. A call that never
  * reaches the page (arguments that are not JSON, or refused by the Core: unknown tool, arguments not
  * matching) is told as a line of the reply of its own — the page shows nothing else of it, and the
- * protocol has no event for it. Each model request itself is openai-request.ts's.
+ * protocol has no event for it. A session with a workspace also gives the model the workspace's tools
+ * (workspace-tools.ts), run here rather than on the page. Each model request itself is openai-request.ts's.
  */
 import type { JsonValue } from 'pedelec-elements/core';
 import type { OpenAIConfig } from './openai.js';
@@ -14,6 +15,7 @@ import { MAX_DETAIL } from './openai-errors.js';
 import type { AssembledCall, Reply } from './openai-reply.js';
 import { ChatCompletions, type ChatMessage } from './openai-request.js';
 import { ToolNameMap } from './tool-names.js';
+import { runWorkspaceTool, WORKSPACE_TOOLS } from './workspace-tools.js';
 import { AgentError, type AgentSession, type AgentSessionInfo, type TurnContext } from './types.js';
 
 /** Model requests per user turn. */
@@ -71,10 +73,15 @@ export class OpenAISession implements AgentSession {
   private readonly names: ToolNameMap;
   private readonly endpoint: ChatCompletions;
 
+  /** The workspace tools offered to the model (none without a workspace). */
+  private readonly workspaceTools: ReadonlySet<string>;
+
   constructor(config: OpenAIConfig, info: AgentSessionInfo) {
-    const manifest = info.skills?.tools ?? [];
-    this.names = new ToolNameMap(manifest.map((t) => t.name));
-    this.endpoint = new ChatCompletions(config, info, this.names);
+    const pageTools = (info.skills?.tools ?? []).map((t) => t.name);
+    const offered = info.hasWorkspace ? WORKSPACE_TOOLS.filter((t) => !pageTools.includes(t.name)) : [];
+    this.workspaceTools = new Set(offered.map((t) => t.name));
+    this.names = new ToolNameMap([...pageTools, ...this.workspaceTools]);
+    this.endpoint = new ChatCompletions(config, info, this.names, offered);
   }
 
   async turn(text: string, ctx: TurnContext): Promise<void> {
@@ -160,6 +167,8 @@ export class OpenAISession implements AgentSession {
         },
       });
     }
+    if (this.workspaceTools.has(tool) && ctx.workspace)
+      return JSON.stringify(await runWorkspaceTool(ctx.workspace, tool, args.value));
     const result: JsonValue = await ctx.callTool(tool, args.value);
     if (ctx.refused(result)) {
       const { code, message } = (result as { error: { code: string; message: string } }).error;

@@ -14,6 +14,8 @@ export type { SkillsManifest, ToolManifest } from '../bridge/manifest.js';
 /** What an agent knows about the session it serves. Fixed for the session's lifetime. */
 export interface AgentSessionInfo {
   readonly sessionId: string;
+  /** The session works in a workspace (TurnContext.workspace): with today's protocol, always. */
+  readonly hasWorkspace?: boolean;
   /** The provider code the page asked for (e.g. `codex`), which may differ from the agent's own code. */
   readonly provider: string;
   readonly model: string | undefined;

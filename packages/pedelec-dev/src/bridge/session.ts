@@ -130,6 +130,7 @@ export class DevSession {
     this.released = params.released;
     this.info = Object.freeze({
       sessionId: this.id,
+      hasWorkspace: !!params.agentWorkspace,
       provider: this.provider,
       model: this.model,
       explicitModel: params.explicitModel ?? false,
