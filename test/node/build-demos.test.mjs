@@ -24,7 +24,7 @@ test('scripts/build-demos.mjs bundles the Vue, Angular and React demos', () => {
 });
 
 /** Every demo page: the main one, the CDN one, the three framework apps (Vue's also with its compiled template). */
-const PAGES = ['/', '/cdn.html', '/angular/', '/react/', '/vue/'];
+const PAGES = ['/', '/cdn.html', '/workspace.html', '/angular/', '/react/', '/vue/'];
 const VARIANTS = ['/vue/?compiled'];
 
 /**
@@ -138,8 +138,13 @@ test(
     });
     assert.deepEqual(status, { text: 'error', color: 'rgb(192, 57, 43)' });
 
+    // The workspace demo, as it loads.
+    const workspace = await open('/workspace.html');
+    assert.equal(await sideways(workspace), 0, '/workspace.html scrolls sideways');
+    await workspace.close();
+
     // The counter demos, after a long reply.
-    for (const path of PAGES.filter((p) => p !== '/')) {
+    for (const path of PAGES.filter((p) => p !== '/' && p !== '/workspace.html')) {
       const page = await open(path);
       await page.waitForSelector('input[aria-label="Message"]');
       await page.type('input[aria-label="Message"]', '/tools');
