@@ -24,6 +24,7 @@ import { DEFAULT_PARTIAL_FRAME_TIMEOUT_MS } from './http/partial-frames.js';
 import { DEFAULT_ORIGINS, HostAllowList, isLoopbackHost, OriginAllowList, type OriginRules } from './http/security.js';
 import { WebSocketRoutes } from './http/websocket-routes.js';
 import { Approvals } from './inspector/approval.js';
+import { FolderPicks } from './inspector/folder-picks.js';
 import type { ApprovalMode } from './inspector/approval.js';
 import { inspectorFeature } from './inspector/inspector-feature.js';
 import { MessageLog } from './inspector/message-log.js';
@@ -102,8 +103,8 @@ export type DevCoreOptions = {
    */
   workspaceRoot?: string;
   /**
-   * The folder the user "picks" when a page opens a workspace without a path (`--workspace`). Without
-   * it such a pick fails `DIRECTORY_PICKER_FAILED`.
+   * The folder the user "picks" when a page opens a workspace without a path (`--workspace`), for
+   * scripted runs. Without it the inspector asks the operator.
    */
   workspace?: string;
   /** What pages upload into workspaces, all together, in bytes (`--workspace-quota-mb`; default 1 GiB). */
@@ -156,6 +157,8 @@ export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /** What the features share: the sessions, the agents serving them, approvals and the message log. */
 type Shared = {
   agents: AgentDirectory;
+  /** The user's folder picks (`openWorkspace()` without a path): `--workspace`, else the inspector. */
+  picks: FolderPicks;
   desk: OperatorDesk;
   approvals: Approvals;
   log: MessageLog;
@@ -191,6 +194,7 @@ function sharedState(options: DevCoreOptions): Shared {
     agents,
     desk,
     approvals: new Approvals(options.approval ?? 'auto', options.approvalTimeoutMs ?? 60_000),
+    picks: new FolderPicks(options.workspace ?? null),
     log: new MessageLog(),
     registry: new SessionRegistry({
       maxSessions,
@@ -245,7 +249,7 @@ type FeatureInputs = {
 
 /** The features, in the order they stop: MCP, the bridge, the inspector, assets, workspaces. */
 function composeFeatures(options: DevCoreOptions, shared: Shared, inputs: FeatureInputs): DevFeature[] {
-  const { agents, approvals, log, registry, desk, reportBug } = shared;
+  const { agents, approvals, picks, log, registry, desk, reportBug } = shared;
   const strictProviders = options.strictProviders ?? false;
   const approval = options.approval ?? 'auto';
   const protocol = protocolProfile(options.protocol ?? 'current', {
@@ -285,6 +289,7 @@ function composeFeatures(options: DevCoreOptions, shared: Shared, inputs: Featur
       ownOrigins: inputs.ownOrigins,
       registry,
       approvals,
+      picks,
       desk,
       log,
       info: {
@@ -304,21 +309,12 @@ function composeFeatures(options: DevCoreOptions, shared: Shared, inputs: Featur
 }
 
 /** The workspaces and their Deno modules, as the options set them. */
-function workspaceStores(options: DevCoreOptions, baseUrl: string, origins: OriginAllowList) {
-  const picked = options.workspace ?? null;
+function workspaceStores(options: DevCoreOptions, baseUrl: string, origins: OriginAllowList, picks: FolderPicks) {
   const originAllowed = (origin: string) => origins.allows(origin);
   const ttlMs = options.assetTokenTtlMs ?? 60_000;
   const workspaces = new WorkspaceStore({
     root: options.workspaceRoot ?? defaultWorkspaceRoot(options.env ?? process.env),
-    pick: () =>
-      picked !== null
-        ? Promise.resolve(picked)
-        : Promise.reject(
-            new DevCoreError(
-              'DIRECTORY_PICKER_FAILED',
-              'pedelec-dev picks a folder only when started with --workspace DIR: it has no folder dialog',
-            ),
-          ),
+    pick: (origin) => picks.ask(origin),
     ttlMs,
     quotaBytes: options.workspaceQuotaBytes ?? DEFAULT_WORKSPACE_QUOTA_BYTES,
     baseUrl,
@@ -351,7 +347,7 @@ function compose(
   registry.subscribe((event) => {
     if (event.type === 'session_ended') void assets.dropSession(event.sessionId);
   });
-  const { workspaces, denoModules } = workspaceStores(options, baseUrl, origins);
+  const { workspaces, denoModules } = workspaceStores(options, baseUrl, origins, shared.picks);
   const inspectorToken = options.inspectorToken ?? randomBytes(16).toString('hex');
   const features = composeFeatures(options, shared, {
     assets,
@@ -386,6 +382,7 @@ function compose(
     (closed ??= (async () => {
       sockets.refuseNew();
       shared.approvals.dispose();
+      shared.picks.dispose();
       // MCP, the bridge (sessions end before their pages' sockets close), the inspector, then assets.
       for (const feature of features) await feature.close();
       await sockets.close();

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { WebSocket } from 'ws';
 import { join } from 'node:path';
+import { FolderPicks, MAX_OPEN_PICKS } from '../src/inspector/folder-picks.js';
 import { findDeno } from '../src/workspaces/deno-runtime.js';
 import { BridgeClient, chatText, startCore, untilAnswer, type Message } from './helpers.js';
 import type { DevCoreOptions } from '../src/index.js';
@@ -97,12 +98,31 @@ test('open_workspace refuses a path outside the root, a relative one, and one th
   }
 });
 
-test('open_workspace without a path: the --workspace folder is the pick; without one, DIRECTORY_PICKER_FAILED', async (t) => {
+test('open_workspace without a path: the --workspace folder is the pick; without one, the inspector asks the operator', async (t) => {
   const picked = await tempFolder(t, 'picked');
   const { page } = await setUp(t, { workspace: picked });
   assert.equal((await page.ok('open_workspace', {})).workspace.path, picked);
   const other = await setUp(t);
-  assert.equal((await refused(other.page, 'open_workspace', {})).code, 'DIRECTORY_PICKER_FAILED');
+  const inspector = new BridgeClient(
+    new WebSocket(`ws://127.0.0.1:${other.core.port}/_pedelec/inspector/socket?token=${other.core.inspectorToken}`, {
+      origin: other.core.url,
+    }),
+    null,
+  );
+  t.after(() => inspector.close());
+  await inspector.until((m) => m.type === 'hello');
+  const pending = other.page.request('open_workspace', {});
+  const { pick } = await inspector.until((m) => m.type === 'folder_pick_requested');
+  inspector.sendRaw({ type: 'pick_folder', id: pick.id, path: 'not/absolute' });
+  const refusal = await inspector.until((m) => m.type === 'error');
+  assert.equal(refusal.error.code, 'WORKSPACE_PATH_INVALID');
+  inspector.sendRaw({ type: 'pick_folder', id: pick.id, path: picked });
+  assert.equal((await pending).result.workspace.path, picked);
+  const cancelled = other.page.request('open_workspace', {});
+  const from = inspector.mark();
+  const next = await inspector.until((m) => m.type === 'folder_pick_requested', { from });
+  inspector.sendRaw({ type: 'pick_folder', id: next.pick.id, path: null });
+  assert.deepEqual((await cancelled).result, { workspace: null });
 });
 
 test('a workspace id is good only for the origins that opened it: WORKSPACE_ACCESS_DENIED; an unknown id: WORKSPACE_NOT_FOUND', async (t) => {
@@ -467,4 +487,14 @@ test('the agent’s /run imports the session’s Deno module by name, once its s
   await page.ok('complete_session_setup', { sessionId });
   const reply = await say(page, sessionId, '/run import { value } from "greet"; console.log(value);');
   assert.equal(reply, 'Exit code 0.\nstdout:\nhi from greet\n');
+});
+
+test('folder picks are bounded: 16 wait at once, one more is DIRECTORY_PICKER_FAILED; stopping fails those still open', async () => {
+  const picks = new FolderPicks(null);
+  const waiting = Array.from({ length: MAX_OPEN_PICKS }, (_, i) => picks.ask(`http://localhost:${5000 + i}`));
+  await assert.rejects(picks.ask('http://localhost:1'), { code: 'DIRECTORY_PICKER_FAILED' });
+  assert.equal(picks.pending().length, MAX_OPEN_PICKS);
+  picks.dispose();
+  for (const pick of waiting) await assert.rejects(pick, { code: 'DIRECTORY_PICKER_FAILED' });
+  assert.deepEqual(picks.pending(), []);
 });

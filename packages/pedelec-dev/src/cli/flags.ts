@@ -254,7 +254,7 @@ export const CLI_FLAGS: readonly CliFlag[] = [
     kind: 'string',
     arg: 'DIR',
     set: (options, dir) => (options.workspace = folderOf('--workspace', dir)),
-    help: 'the folder the user picks when a page opens a workspace without a path (for scripted runs)',
+    help: 'the folder the user picks when a page opens a workspace without a path (else the inspector asks)',
   },
   {
     name: 'workspace-quota-mb',

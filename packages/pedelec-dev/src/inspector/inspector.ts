@@ -1,6 +1,6 @@
 /**
  * The inspector's server side: a WebSocket at `/_pedelec/inspector/socket` that streams sessions, the bridge
- * message log, operator turns and approval prompts to the inspector page, and takes the operator's
+ * message log, operator turns, approval prompts and folder picks to the inspector page, and takes the operator's
  * actions back. It sees everything, so it is locked twice: the upgrade must come from this server's
  * own origin (not merely an allowed one — a page on another local port must not read other pages'
  * traffic) and carry the random token printed at start. Anything else is closed with 1008.
@@ -11,6 +11,7 @@ import { WebSocket, type RawData } from 'ws';
 import type { PedelecError } from 'pedelec-elements/core';
 import type { OperatorDesk } from '../agents/operator.js';
 import type { Approvals } from './approval.js';
+import type { FolderPicks } from './folder-picks.js';
 import { DevCoreError, frameText, toWireError } from '../errors.js';
 import type { MessageLog } from './message-log.js';
 import type { SessionRegistry } from '../bridge/registry.js';
@@ -21,6 +22,7 @@ export type InspectorDeps = {
   ownOrigins: ReadonlySet<string>;
   registry: SessionRegistry;
   approvals: Approvals;
+  picks: FolderPicks;
   desk: OperatorDesk;
   log: MessageLog;
   info: Record<string, unknown>;
@@ -47,6 +49,7 @@ export class InspectorHub {
     this.unsubscribe.push(
       deps.registry.subscribe((event) => this.broadcast(event)),
       deps.approvals.subscribe((event) => this.broadcast(event)),
+      deps.picks.subscribe((event) => this.broadcast(event)),
       deps.desk.subscribe((event) => this.broadcast(event)),
       deps.log.subscribe((entry) => this.broadcast({ type: 'log', entry }, true)),
     );
@@ -74,6 +77,7 @@ export class InspectorHub {
       sessions: this.deps.registry.list(),
       turns: this.deps.desk.list(),
       approvals: this.deps.approvals.pending(),
+      picks: this.deps.picks.pending(),
       log: this.deps.log.recent(),
     });
   }
@@ -129,6 +133,11 @@ export class InspectorHub {
       case 'approve':
         if (!this.deps.approvals.answer(text('id'), message.approved === true)) {
           throw new DevCoreError('APPROVAL_NOT_FOUND', 'That approval prompt is no longer open');
+        }
+        return;
+      case 'pick_folder':
+        if (!this.deps.picks.answer(text('id'), message.path === null ? null : text('path'))) {
+          throw new DevCoreError('DIRECTORY_PICKER_FAILED', 'That folder pick is no longer open');
         }
         return;
       case 'operator_say':

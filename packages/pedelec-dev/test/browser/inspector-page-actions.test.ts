@@ -4,6 +4,9 @@
 // the waiting side: the page's turn, the held request, the MCP client's call.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -295,5 +298,41 @@ test(
     ]);
     await promptCount(page, 0);
     assert.deepEqual(problems, []);
+  },
+);
+
+test(
+  "folder picks: a page's openWorkspace() without a path waits for the operator's folder; a bad one is refused in place, Cancel resolves null",
+  options,
+  async (t) => {
+    const root = await mkdtemp(join(tmpdir(), 'pedelec-dev-picks-'));
+    t.after(() => rm(root, { recursive: true, force: true }));
+    const core = await startCore(t, { workspaceRoot: root });
+    const tab = await openInspector(t, await chromium(), core);
+    const { page } = tab;
+    assert.equal(await isHidden(page, '#picks'), true);
+    const pageA = await BridgeClient.open(t, core);
+    const first = pageA.request('open_workspace', {});
+    await waitInPage(page, 'one pick', () => document.querySelectorAll('#pick-list li').length === 1);
+    assert.equal(await isHidden(page, '#picks'), false);
+    assert.match(await textOf(page, '#pick-list li span'), new RegExp(`^${PAGE_ORIGIN} asks for a folder`));
+
+    await page.type('#pick-list input', 'relative/folder');
+    await page.click('#pick-list form button:not([type])');
+    await waitInPage(page, 'the refusal', () => document.getElementById('pick-error')!.textContent !== '');
+    assert.match(await textOf(page, '#pick-error'), /^WORKSPACE_PATH_INVALID: /);
+    await page.$eval('#pick-list input', (input) => ((input as HTMLInputElement).value = ''));
+    await page.type('#pick-list input', root);
+    await page.click('#pick-list form button:not([type])');
+    const picked = await first;
+    assert.equal(picked.result.workspace.path, root);
+    await waitInPage(page, 'no pick', () => document.querySelectorAll('#pick-list li').length === 0);
+
+    const second = pageA.request('open_workspace', {});
+    await waitInPage(page, 'one pick', () => document.querySelectorAll('#pick-list li').length === 1);
+    await page.click('#pick-list button[type="button"]');
+    assert.deepEqual((await second).result, { workspace: null });
+    assert.equal(await isHidden(page, '#picks'), true);
+    assert.deepEqual(tab.problems, []);
   },
 );

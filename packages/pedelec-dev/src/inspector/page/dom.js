@@ -6,7 +6,8 @@
  * The elements of index.html this script uses, by id.
  * @typedef {{
  *   'server-info': HTMLParagraphElement, 'socket-state': HTMLOutputElement, 'no-token': HTMLParagraphElement,
- *   approvals: HTMLElement, 'approval-list': HTMLUListElement, sessions: HTMLUListElement,
+ *   approvals: HTMLElement, 'approval-list': HTMLUListElement, picks: HTMLElement, 'pick-list': HTMLUListElement,
+ *   'pick-error': HTMLParagraphElement, sessions: HTMLUListElement,
  *   'no-sessions': HTMLParagraphElement, 'detail-empty': HTMLParagraphElement, 'detail-body': HTMLDivElement,
  *   'detail-facts': HTMLDListElement, 'detail-guidance': HTMLPreElement, 'detail-tools': HTMLUListElement,
  *   'operator-idle': HTMLParagraphElement, 'operator-turn': HTMLDivElement, 'operator-text': HTMLQuoteElement,

@@ -3,9 +3,10 @@
 // pages and agents, so it is only ever set as text. Served as written, with no build: its types are
 // JSDoc, checked by tsc (tsconfig.json here, part of `npm run typecheck`).
 
-/** @import { ApprovalPrompt, CallOutcome, InspectorMessage, LogEntry, OpenTurn, OperatorMessage, SessionSummary } from './types.js' */
+/** @import { ApprovalPrompt, CallOutcome, FolderPick, InspectorMessage, LogEntry, OpenTurn, OperatorMessage, SessionSummary } from './types.js' */
 import { buildArgsForm, jsonToFields } from './args-form.js';
 import { $, el, short } from './dom.js';
+import { renderApprovals, renderFolderPicks, showPickError } from './prompts.js';
 import { logRow } from './log-row.js';
 
 /**
@@ -13,13 +14,15 @@ import { logRow } from './log-row.js';
  * session is selected (and then finds nothing).
  * @type {{
  *   sessions: Map<string | null, SessionSummary>, turns: Map<string | null, OpenTurn>,
- *   approvals: Map<string, ApprovalPrompt>, log: LogEntry[], selected: string | null, nextCallId: number
+ *   approvals: Map<string, ApprovalPrompt>, picks: Map<string, FolderPick>, log: LogEntry[],
+ *   selected: string | null, nextCallId: number
  * }}
  */
 const state = {
   sessions: new Map(), // sessionId → summary
   turns: new Map(), // sessionId → open operator turn
   approvals: new Map(), // id → prompt
+  picks: new Map(), // id → folder pick
   log: [],
   selected: null,
   nextCallId: 1,
@@ -95,6 +98,7 @@ function handle(message) {
       state.sessions = new Map(message.sessions.map((x) => [x.sessionId, x]));
       state.turns = new Map(message.turns.map((t) => [t.sessionId, t]));
       state.approvals = new Map(message.approvals.map((p) => [p.id, p]));
+      state.picks = new Map((message.picks ?? []).map((p) => [p.id, p]));
       state.log = message.log.slice(-MAX_LOG);
       if (!state.sessions.has(state.selected)) state.selected = state.sessions.keys().next().value ?? null;
       formFor = null;
@@ -131,11 +135,19 @@ function handle(message) {
       break;
     case 'approval_requested':
       state.approvals.set(message.prompt.id, message.prompt);
-      renderApprovals();
+      renderApprovals(state.approvals, send);
       break;
     case 'approval_resolved':
       state.approvals.delete(message.id);
-      renderApprovals();
+      renderApprovals(state.approvals, send);
+      break;
+    case 'folder_pick_requested':
+      state.picks.set(message.pick.id, message.pick);
+      renderFolderPicks(state.picks, send);
+      break;
+    case 'folder_pick_resolved':
+      state.picks.delete(message.id);
+      renderFolderPicks(state.picks, send);
       break;
     case 'log':
       state.log.push(message.entry);
@@ -146,34 +158,10 @@ function handle(message) {
       showCallResult(message);
       break;
     case 'error':
-      showCallResult({ ok: false, error: message.error });
+      if (message.for === 'pick_folder') showPickError(`${message.error.code}: ${message.error.message}`);
+      else showCallResult({ ok: false, error: message.error });
       break;
   }
-}
-
-// ───────────────────────────── approvals ─────────────────────────────
-
-function renderApprovals() {
-  const list = $('approval-list');
-  list.replaceChildren(
-    ...[...state.approvals.values()].map((p) =>
-      el(
-        'li',
-        {},
-        el(
-          'span',
-          {},
-          p.call
-            ? `${p.call.client} (MCP) calls ${p.call.tool} in ${p.call.page} `
-            : `${p.origin ?? '(no origin)'} asks to use Pedelec `,
-        ),
-        el('button', { type: 'button', onclick: () => send({ type: 'approve', id: p.id, approved: true }) }, 'Approve'),
-        ' ',
-        el('button', { type: 'button', onclick: () => send({ type: 'approve', id: p.id, approved: false }) }, 'Reject'),
-      ),
-    ),
-  );
-  $('approvals').hidden = state.approvals.size === 0;
 }
 
 // ───────────────────────────── sessions ─────────────────────────────
@@ -383,7 +371,8 @@ $('log-clear').addEventListener('click', () => {
 });
 
 function renderAll() {
-  renderApprovals();
+  renderApprovals(state.approvals, send);
+  renderFolderPicks(state.picks, send);
   renderSessions();
   renderDetail();
   renderLog();

@@ -1,6 +1,6 @@
 // @ts-check
 // The inspector socket's messages, as this page reads and sends them: JSDoc types only. The server declares
-// them in ../inspector.ts, ../message-log.ts (LogEntry), ../approval.ts (ApprovalPrompt, ApprovalEvent),
+// them in ../inspector.ts, ../message-log.ts (LogEntry), ../approval.ts (ApprovalPrompt, ApprovalEvent), ../folder-picks.ts (FolderPick, FolderPickEvent),
 // ../../agents/operator.ts (OpenTurnInfo, DeskEvent) and ../../bridge/session.ts (SessionSummary); they
 // are restated here because importing them would bring Node's types into a browser script.
 
@@ -24,6 +24,7 @@
  * @typedef {{ sessionId: string, text: string, openedAt: number }} OpenTurn
  * @typedef {{ client: string, tool: string, page: string }} CallInQuestion
  * @typedef {{ id: string, origin: string | null, askedAt: number, call?: CallInQuestion }} ApprovalPrompt
+ * @typedef {{ id: string, origin: string | null, askedAt: number }} FolderPick
  * @typedef {{
  *   id: number, at: number, dir: 'in' | 'out' | 'info', connectionId: string, origin: string | null,
  *   type: string | null, sessionId: string | null, text: string, truncated: boolean
@@ -36,13 +37,15 @@
 /**
  * @typedef {(
  *   | { type: 'hello', server: ServerInfo, sessions: SessionSummary[], turns: OpenTurn[],
- *       approvals: ApprovalPrompt[], log: LogEntry[] }
+ *       approvals: ApprovalPrompt[], picks?: FolderPick[], log: LogEntry[] }
  *   | { type: 'session_created' | 'session_updated', session: SessionSummary }
  *   | { type: 'session_ended', sessionId: string }
  *   | { type: 'turn_opened', turn: OpenTurn }
  *   | { type: 'turn_closed', sessionId: string }
  *   | { type: 'approval_requested', prompt: ApprovalPrompt }
  *   | { type: 'approval_resolved', id: string, origin: string | null, approved: boolean, reason: string }
+ *   | { type: 'folder_pick_requested', pick: FolderPick }
+ *   | { type: 'folder_pick_resolved', id: string, picked: boolean }
  *   | { type: 'log', entry: LogEntry }
  *   | ({ type: 'operator_result', callId: unknown } & CallOutcome)
  *   | { type: 'error', error: WireError, for?: unknown }
@@ -52,6 +55,7 @@
 /**
  * @typedef {(
  *   | { type: 'approve', id: string, approved: boolean }
+ *   | { type: 'pick_folder', id: string, path: string | null }
  *   | { type: 'operator_say', sessionId: string | null, text: string }
  *   | { type: 'operator_end_turn', sessionId: string | null }
  *   | { type: 'operator_call', callId: number, sessionId: string | null, tool: string, args: unknown }
