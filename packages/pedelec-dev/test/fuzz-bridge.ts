@@ -7,6 +7,9 @@
 // tool-calling turn, nothing may have thrown uncaught, no bug may have been reported, and no session
 // may outlive the connections that owned it.
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import fc from 'fast-check';
 import { WebSocket, type RawData } from 'ws';
@@ -64,6 +67,25 @@ function validRequest(
       return { ...base, sessionId, filename: 'a.txt', sizeBytes: 3, mimeType: 'text/plain', targetPath: '/a.txt' };
     case 'create_asset_download':
       return { ...base, sessionId, path: '/a.txt' };
+    case 'open_workspace':
+      return { ...base, callerSdkVersion: '0.4.6' };
+    case 'workspace_list_files':
+    case 'workspace_list_folders':
+      return { ...base, workspaceId: 'ws_fuzz', path: 'a' };
+    case 'create_workspace_file_upload':
+      return { ...base, workspaceId: 'ws_fuzz', filename: 'a.txt', sizeBytes: 3, mimeType: 'text/plain' };
+    case 'create_workspace_file_download':
+      return { ...base, workspaceId: 'ws_fuzz', path: 'a.txt' };
+    case 'workspace_run':
+      return { ...base, workspaceId: 'ws_fuzz', script: 'console.log(1)', timeoutMs: 1000 };
+    case 'prepare_workspace_deno_modules':
+      return { ...base, workspaceId: 'ws_fuzz', moduleNames: ['m'] };
+    case 'create_workspace_deno_module_upload':
+      return { ...base, workspaceId: 'ws_fuzz', moduleName: 'm', expectedSizeBytes: 10 };
+    case 'create_deno_module_upload':
+      return { ...base, sessionId, moduleName: 'm', expectedSizeBytes: 10 };
+    case 'complete_session_setup':
+      return { ...base, sessionId };
     default:
       return base;
   }
@@ -382,9 +404,14 @@ export async function fuzzBridge(t: TestContext, run: FuzzRun): Promise<void> {
   process.on('unhandledRejection', onUnhandled);
   const bugs: unknown[] = [];
   const sockets = new Set<WebSocket>();
+  // Workspaces in a folder of the test's: a pick (open_workspace without a path) is answered at once,
+  // and no fuzzed path reaches the user's data folder.
+  const folder = await mkdtemp(join(tmpdir(), 'pedelec-dev-fuzz-'));
   const core = await startDevCore({
     port: 0,
     host: '127.0.0.1',
+    workspaceRoot: folder,
+    workspace: folder,
     onBug: (error) => bugs.push(error),
     defaultToolTimeoutMs: 2000,
     // Fuzzed create_session frames make sessions of one origin by the dozen; the limits have tests of their own.
@@ -394,6 +421,7 @@ export async function fuzzBridge(t: TestContext, run: FuzzRun): Promise<void> {
   t.after(async () => {
     for (const socket of sockets) socket.terminate();
     await core.close();
+    await rm(folder, { recursive: true, force: true });
     process.off('uncaughtException', onUncaught);
     process.off('unhandledRejection', onUnhandled);
   });

@@ -332,7 +332,7 @@ test(
     await waitInPage(page, 'one pick', () => document.querySelectorAll('#pick-list li').length === 1);
     await page.click('#pick-list button[type="button"]');
     assert.deepEqual((await second).result, { workspace: null });
-    assert.equal(await isHidden(page, '#picks'), true);
+    await waitInPage(page, 'the picks hidden', () => document.getElementById('picks')!.hidden);
     assert.deepEqual(tab.problems, []);
   },
 );
