@@ -149,7 +149,7 @@ const HANDLERS = {
     if (!this.deps.protocol.providersHaveIsDefault) return providers;
     return providers.map((p) => ({ ...p, isDefault: p.code === this.deps.agents.selectedCode }));
   },
-  async create_session(req, after) {
+  create_session(req, after) {
     const input = req.input;
     if (!isPlainObject(input)) throw new DevCoreError('INVALID_INPUT', 'input must be an object');
     // A top-level `callerSdkVersion` (today's SDK) is informational: nothing depends on it.
@@ -177,7 +177,7 @@ const HANDLERS = {
       ? null
       : opened
         ? workspaces.use(input.workspaceId, this.origin)
-        : await workspaces.managed(this.origin);
+        : workspaces.managed(this.origin);
     let session: DevSession;
     try {
       session = this.deps.registry.create(

@@ -9,7 +9,8 @@
  * `/_pedelec/workspaces/`, with their own byte quota over what pages upload into workspaces.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
+import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { lstat, mkdir, realpath, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve, sep } from 'node:path';
@@ -74,7 +75,7 @@ export class WorkspaceStore {
   private readonly tickets: TicketBook;
   private readonly http: AssetHttp;
   /** The server's temporary folder of managed workspaces, made when the first one is. */
-  private managedBase: Promise<string> | null = null;
+  private managedBase: string | null = null;
 
   constructor(private readonly options: WorkspaceOptions) {
     this.quota = new AssetQuota(options.quotaBytes, {
@@ -125,13 +126,17 @@ export class WorkspaceStore {
     return { workspace: { workspaceId: workspace.id, path: folder } };
   }
 
-  /** A new managed workspace for a session of `origin`: a fresh folder, `path` null. */
-  async managed(origin: string | null): Promise<Workspace> {
+  /**
+   * A new managed workspace for a session of `origin`: a fresh folder, `path` null. Made synchronously
+   * (two small mkdirs): `create_session` stays answered in the same turn it arrives, so a page that
+   * leaves meanwhile cannot be given a session after its connection closed.
+   */
+  managed(origin: string | null): Workspace {
+    this.managedBase ??= realpathSync(mkdtempSync(join(tmpdir(), 'pedelec-dev-workspaces-')));
     const id = newId();
-    this.managedBase ??= mkdtemp(join(tmpdir(), 'pedelec-dev-workspaces-')).then((base) => realpath(base));
-    const folder = join(await this.managedBase, id);
-    await mkdir(folder, { recursive: true });
-    const workspace = this.remember(await realpath(folder), null, id);
+    const folder = join(this.managedBase, id);
+    mkdirSync(folder);
+    const workspace = this.remember(folder, null, id);
     workspace.origins.add(origin);
     return workspace;
   }
@@ -287,7 +292,7 @@ export class WorkspaceStore {
     for (const workspace of this.byId.values()) this.tickets.dropSession(workspace.id);
     this.byId.clear();
     this.byFolder.clear();
-    if (this.managedBase) await rm(await this.managedBase, { recursive: true, force: true }).catch(() => {});
+    if (this.managedBase) await rm(this.managedBase, { recursive: true, force: true }).catch(() => {});
   }
 }
 
