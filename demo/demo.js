@@ -109,16 +109,28 @@ session.addEventListener('pedelec-ready', () => ($('stale').hidden = true));
 // Who called: the agent in the chat (said by nothing), the page's own invoke(), or the browser's
 // agent through WebMCP.
 const by = (event) => (event.detail.via === 'pedelec' ? '' : ` [${event.detail.via}]`);
+// The latest calls, newest first: a log that kept every call would grow for as long as an agent
+// calls, and the browser would lay all of it out again for each one.
+const ACTIVITY_SHOWN = 50;
+const activityItems = new Map(); // toolRequestId → its row
 session.addEventListener('pedelec-tool-start', (event) => {
   const item = document.createElement('li');
-  item.dataset.id = event.detail.context.toolRequestId;
+  const id = event.detail.context.toolRequestId;
+  item.dataset.id = id;
   item.textContent = `${event.detail.tool}(${JSON.stringify(event.detail.args)})${by(event)} … running`;
   $('activity').prepend(item);
+  activityItems.set(id, item);
+  for (let last; $('activity').children.length > ACTIVITY_SHOWN; ) {
+    last = $('activity').lastElementChild;
+    activityItems.delete(last.dataset.id);
+    last.remove();
+  }
 });
 session.addEventListener('pedelec-tool-result', (event) => {
   const { tool: name, ok, durationMs, result, context } = event.detail;
-  const item = [...$('activity').children].find((li) => li.dataset.id === context.toolRequestId);
+  const item = activityItems.get(context.toolRequestId);
   if (item) {
+    activityItems.delete(context.toolRequestId);
     item.textContent = `${name}${by(event)} → ${ok ? 'done' : 'failed'} in ${durationMs.toFixed(1)} ms: ${JSON.stringify(result)}`;
     item.className = ok ? 'ok' : 'failed';
   }
