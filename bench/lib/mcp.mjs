@@ -33,17 +33,48 @@ async function connect(url, headers = {}) {
   return client;
 }
 
-/** p50 and p99 ms of `calls` sequential calls of `tool`, after a warm-up. */
-async function timeCalls(client, tool, calls) {
+const now = () => performance.timeOrigin + performance.now();
+
+/**
+ * p50 and p99 ms of `calls` sequential calls of `tool`, after a warm-up. With `page` (the kit's path),
+ * also where a call's time goes, each a p50 over the calls: from the client to the page taking the
+ * call (`toPageMs`: the HTTP request, pedelec-dev, the page link), the page's work (`pageMs`: from
+ * `pedelec-tool-start` to the end of `pedelec-tool-result`), and from there back to the client
+ * (`backMs`) — one clock for all (the same machine's, by `performance.timeOrigin`).
+ */
+async function timeCalls(client, tool, calls, page) {
   for (let i = 0; i < WARMUP_CALLS; i++) await client.callTool({ name: tool, arguments: {} });
+  await page?.evaluate(() => (window.__benchCalls.length = 0));
   const ms = [];
+  const sent = [];
   for (let i = 0; i < calls; i++) {
-    const t0 = performance.now();
+    const t0 = now();
     const result = await client.callTool({ name: tool, arguments: {} });
-    ms.push(performance.now() - t0);
+    const t5 = now();
+    ms.push(t5 - t0);
+    sent.push([t0, t5]);
     if (result.isError) throw new Error(`bench: ${tool} failed: ${result.content[0]?.text}`);
   }
-  return { p50Ms: quantile(ms, 0.5), p99Ms: quantile(ms, 0.99) };
+  const timing = { p50Ms: quantile(ms, 0.5), p99Ms: quantile(ms, 0.99) };
+  if (!page) return timing;
+  const seen = await page.evaluate(() => window.__benchCalls.splice(0));
+  if (seen.length !== calls) throw new Error(`bench: the page saw ${seen.length} of ${calls} calls`);
+  const p50 = (part) => quantile(part, 0.5);
+  return {
+    ...timing,
+    toPageMs: p50(seen.map(([start], i) => start - sent[i][0])),
+    pageMs: p50(seen.map(([start, end]) => end - start)),
+    backMs: p50(seen.map(([, end], i) => sent[i][1] - end)),
+  };
+}
+
+/** Records, in the page, when each call starts and when its result event is done, on the page's clock. */
+function recordPageCalls() {
+  const at = () => performance.timeOrigin + performance.now();
+  const session = document.querySelector('pedelec-session');
+  window.__benchCalls = [];
+  session.addEventListener('pedelec-tool-start', () => window.__benchCalls.push([at(), 0]));
+  session.addEventListener('pedelec-tool-result', () => (window.__benchCalls.at(-1)[1] = at()));
 }
 
 /** A bare SDK server on loopback with one tool that answers at once: the peer. */
@@ -80,7 +111,10 @@ async function barePeer() {
   };
 }
 
-/** Resolves `{ calls, kit: { p50Ms: [...], p99Ms: [...] }, bare: {...} }`, one figure per run. */
+/**
+ * Resolves `{ calls, kit: { p50Ms, p99Ms, toPageMs, pageMs, backMs }, bare: { p50Ms, p99Ms } }`, each a
+ * list of one figure per run.
+ */
 export async function runMcp(browser, root, { calls, runs }) {
   const dir = await mkdtemp(join(tmpdir(), 'pedelec-bench-mcp-'));
   const tokenFile = join(dir, 'token');
@@ -90,22 +124,26 @@ export async function runMcp(browser, root, { calls, runs }) {
   const clients = [];
   try {
     await page.goto(core.pagesUrl, { waitUntil: 'load' });
+    await page.evaluate(recordPageCalls);
     const token = (await readFile(tokenFile, 'utf8')).trim();
     const kit = await connect(new URL('/mcp', core.pagesUrl).href, { Authorization: `Bearer ${token}` });
     const bare = await connect(peer.url);
     clients.push(kit, bare);
     for (let i = 0; i < 200 && !(await kit.listTools()).tools.some((t) => t.name === 'get_counter'); i++)
       await new Promise((resolve) => setTimeout(resolve, 50));
-    const result = { calls, kit: { p50Ms: [], p99Ms: [] }, bare: { p50Ms: [], p99Ms: [] } };
+    const result = {
+      calls,
+      kit: { p50Ms: [], p99Ms: [], toPageMs: [], pageMs: [], backMs: [] },
+      bare: { p50Ms: [], p99Ms: [] },
+    };
     // Interleaved, so that a busy moment of the machine hits both alike.
     for (let run = 0; run < runs; run++) {
       for (const [id, client] of [
         ['kit', kit],
         ['bare', bare],
       ]) {
-        const { p50Ms, p99Ms } = await timeCalls(client, 'get_counter', calls);
-        result[id].p50Ms.push(p50Ms);
-        result[id].p99Ms.push(p99Ms);
+        const timing = await timeCalls(client, 'get_counter', calls, id === 'kit' ? page : undefined);
+        for (const [key, value] of Object.entries(timing)) result[id][key].push(value);
       }
     }
     return result;

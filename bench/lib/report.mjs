@@ -85,7 +85,7 @@ export function summarizeRoundtrip(raw) {
 
 /** Per run p50 and p99 of the kit's path and of the bare SDK peer; the ratios of their medians. */
 export function summarizeMcp(raw) {
-  const kit = { p50Ms: summarize(raw.kit.p50Ms), p99Ms: summarize(raw.kit.p99Ms) };
+  const kit = Object.fromEntries(Object.entries(raw.kit).map(([key, values]) => [key, summarize(values)]));
   const bare = { p50Ms: summarize(raw.bare.p50Ms), p99Ms: summarize(raw.bare.p99Ms) };
   return {
     calls: raw.calls,
@@ -340,6 +340,12 @@ export function tableRows(s) {
     const kase = `${fmt(s.mcp.calls)} calls, SDK client → pedelec-dev --mcp → the demo in Chromium`;
     stat('mcp', kase, 'ms p50', s.mcp.kit.p50Ms, `${ratio(s.mcp.p50Ratio)} the bare SDK server`);
     stat('mcp', kase, 'ms p99', s.mcp.kit.p99Ms, `${ratio(s.mcp.p99Ratio)} the bare SDK server`);
+    // Where a call's time goes (p50s of the same calls; absent in results from before they were kept).
+    if (s.mcp.kit.toPageMs) {
+      stat('mcp', kase, 'ms p50', s.mcp.kit.toPageMs, 'of it: client → pedelec-dev → the page takes the call');
+      stat('mcp', kase, 'ms p50', s.mcp.kit.pageMs, "of it: the page's own work (tool-start to tool-result)");
+      stat('mcp', kase, 'ms p50', s.mcp.kit.backMs, 'of it: the page → pedelec-dev → the client');
+    }
     const peer = `${fmt(s.mcp.calls)} calls, SDK client → a bare SDK server (answers in Node)`;
     stat('mcp', peer, 'ms p50', s.mcp.bare.p50Ms, 'peer');
     stat('mcp', peer, 'ms p99', s.mcp.bare.p99Ms, 'peer');
