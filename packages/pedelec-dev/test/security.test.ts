@@ -589,3 +589,15 @@ test('static: the file that was checked is the file that is served (names with @
   assert.equal(response.status, 200);
   assert.equal(response.body, 'inside');
 });
+
+test('the pages --serve DIR serves carry Origin-Agent-Cluster: ?1 (WebMCP needs it where agent clusters are keyed by site)', async (t) => {
+  const site = await mkdtemp(join(tmpdir(), 'pedelec-dev-site-'));
+  t.after(() => rm(site, { recursive: true, force: true }));
+  await writeFile(join(site, 'index.html'), '<h1>page</h1>');
+  const core = await startCore(t, { serveDir: site });
+  for (const path of ['/', '/index.html']) {
+    const response = await rawHttp(core, path);
+    assert.equal(response.status, 200, path);
+    assert.equal(response.headers['origin-agent-cluster'], '?1', path);
+  }
+});

@@ -49,7 +49,9 @@ export function httpRoutes(deps: HttpRouteDeps): (req: IncomingMessage, res: Ser
     ['/cdn/', staticHandler(`${kitDir}cdn`)],
     ['/dist/', staticHandler(`${kitDir}dist`)],
   ];
-  const site = deps.serveDir === undefined ? null : staticHandler(deps.serveDir);
+  // `Origin-Agent-Cluster: ?1` on the developer's pages: browsers that key agent clusters by site refuse
+  // the WebMCP API to a page without it.
+  const site = deps.serveDir === undefined ? null : staticHandler(deps.serveDir, { 'Origin-Agent-Cluster': '?1' });
   // The inspector's icon, for the favicon fallback below; the inspector's pages are its feature's.
   const icon = staticHandler(inspectorPageDir, { 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' });
 
