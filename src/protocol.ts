@@ -10,6 +10,7 @@ export { analyzeArgsSchema, compileArgsValidator, MAX_SCHEMA_DEPTH } from './cor
 export type { ArgsError, ArgsValidator, SchemaProblem } from './core/schema/compile.js';
 export { appendKey, isPlainObject } from './core/json.js';
 export { pedelecError } from './core/errors.js';
+export { isModuleName, isWorkspacePath } from './core/workspace-names.js';
 export { APPROVAL_HELD_REQUESTS, DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS } from './core/bridge-port.js';
 export { ORIGIN_REFUSED_CLOSE_CODE } from './core/transports/websocket.js';
 export { BRIDGE_EVENT_TYPES, BRIDGE_NOTIFICATION_TYPES, BRIDGE_REQUEST_TYPES } from './core/bridge-messages.js';

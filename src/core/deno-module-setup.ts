@@ -9,6 +9,7 @@ import { ARTIFACT, type DenoModuleSources, type PreparedDenoModule } from './den
 import { invalidInput, normalizeError, pedelecError, protocolError } from './errors.js';
 import { fetchTicket } from './file-transfers.js';
 import { fieldsOf, isPlainObject, isText } from './json.js';
+import { isModuleName } from './workspace-names.js';
 
 /** A request to the bridge, as the client makes it (`waitMs`: a wait longer than the bridge timeout). */
 export type BridgeRequest = (
@@ -22,14 +23,6 @@ export type RunModule = { name: string; sources: DenoModuleSources };
 
 const MAX_ARTIFACT_BYTES = 100 * 1024 * 1024;
 const isFilled = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
-
-const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-/** `name` or `@scope/name`, each part a plain segment. */
-function isModuleName(name: unknown): name is string {
-  if (typeof name !== 'string' || name !== name.trim()) return false;
-  const scoped = /^@([^/]+)\/([^/]+)$/.exec(name);
-  return scoped ? SEGMENT.test(scoped[1]) && SEGMENT.test(scoped[2]) : SEGMENT.test(name);
-}
 
 /** A module's prepared artifact, when it carries one. */
 function sourcesOf(module: Record<string, unknown>): DenoModuleSources | null {

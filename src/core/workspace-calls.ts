@@ -10,6 +10,7 @@ import { invalidInput, pedelecError, protocolError } from './errors.js';
 import { downloadWith, uploadWith } from './file-transfers.js';
 import { fieldsOf, isObject, isPlainObject, type JsonValue } from './json.js';
 import { readWorkspace, type WorkspaceReply } from './responses.js';
+import { isWorkspacePath } from './workspace-names.js';
 import type { WorkspaceRunOptions, WorkspaceRunResult } from './workspace.js';
 
 /** What the calls act on: the bridge, and the workspace's id on the wire. */
@@ -17,16 +18,6 @@ export type WorkspaceTarget = { request: BridgeRequest; workspaceId: string };
 
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 const pathInvalid = (message: string) => pedelecError('WORKSPACE_PATH_INVALID', message);
-
-/**
- * A path inside a workspace, from its root: segments joined by `/`, none empty, `.` or `..`, and no
- * backslash, colon or control character (so no absolute path on any system).
- */
-export const isWorkspacePath = (path: unknown): path is string =>
-  typeof path === 'string' &&
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
-  /^[^/\\:\x00-\x1f]+(?:\/[^/\\:\x00-\x1f]+)*$/.test(path) &&
-  path.split('/').every((segment) => segment !== '.' && segment !== '..');
 
 /**
  * `open_workspace`: the folder at `path`, or one the user picks (no time limit: the user takes their

@@ -6,7 +6,7 @@
  * OpenAI-compatible one, `agents/openai.ts` and its `openai-*.ts` parts) is its own modules plus one
  * line in `agents/index.ts`.
  */
-import type { JsonValue } from 'pedelec-elements/core';
+import type { JsonValue, WorkspaceRunResult } from 'pedelec-elements/core';
 import type { SkillsManifest } from '../bridge/manifest.js';
 
 export type { SkillsManifest, ToolManifest } from '../bridge/manifest.js';
@@ -97,15 +97,6 @@ export interface TurnContext {
   /** The session's workspace (null with the 0.1 protocol, which has none). */
   readonly workspace: AgentWorkspace | null;
 }
-
-/** What a run printed, and how it ended (a non-zero exit code is a result, not a failure). */
-export type WorkspaceRunResult = {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  stdoutTruncated: boolean;
-  stderrTruncated: boolean;
-};
 
 /**
  * The session's workspace, as the agent works in it: paths are from its root and never leave it.

@@ -74,6 +74,39 @@ export function fail(
   json(res, status, { error: { code, message } }, headers);
 }
 
+/**
+ * The CORS headers of a ticket URL's answer — the `Origin` echoed when it may read the answer — and
+ * whether it may. A request from an origin that may not is refused (403) by the caller.
+ */
+export function ticketCors(
+  req: IncomingMessage,
+  originAllowed: (origin: string) => boolean,
+): { allowed: boolean; refused: boolean; cors: Record<string, string> } {
+  const origin = req.headers.origin;
+  const allowed = origin !== undefined && originAllowed(origin);
+  const cors: Record<string, string> = allowed
+    ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }
+    : { Vary: 'Origin' };
+  return { allowed, refused: origin !== undefined && !allowed, cors };
+}
+
+/** Answers a ticket URL's preflight: 204 naming `method`, for an allowed origin only. */
+export function answerPreflight(
+  res: ServerResponse,
+  allowed: boolean,
+  cors: Record<string, string>,
+  method: string,
+): void {
+  if (!allowed) return fail(res, 403, 'ORIGIN_NOT_ALLOWED', 'Preflight needs an allowed Origin', cors);
+  res.writeHead(204, {
+    ...cors,
+    'Access-Control-Allow-Methods': method,
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+    'Access-Control-Max-Age': '60',
+  });
+  res.end();
+}
+
 /** `attachment; filename="ascii"; filename*=UTF-8''…` — the ASCII fallback never carries quotes or controls. */
 function contentDisposition(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
@@ -123,28 +156,12 @@ export class AssetHttp {
   /** Serves `/_pedelec/assets/{upload,download}/<id>`; `rawPath` has no query. */
   async handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams): Promise<void> {
     const match = this.url.exec(rawPath);
-    const origin = req.headers.origin;
-    const allowed = origin !== undefined && this.deps.originAllowed(origin);
-    const cors: Record<string, string> = allowed
-      ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }
-      : { Vary: 'Origin' };
-    if (origin !== undefined && !allowed)
-      return fail(res, 403, 'ORIGIN_NOT_ALLOWED', 'This origin may not use pedelec-dev assets', cors);
+    const { allowed, refused, cors } = ticketCors(req, (origin) => this.deps.originAllowed(origin));
+    if (refused) return fail(res, 403, 'ORIGIN_NOT_ALLOWED', 'This origin may not use pedelec-dev assets', cors);
     if (!match) return fail(res, 404, 'ASSET_NOT_FOUND', 'Not found', cors);
     const kind = match[1] as TicketKind;
     const method = kind === 'upload' ? 'PUT' : 'GET';
-
-    if (req.method === 'OPTIONS') {
-      if (!allowed) return fail(res, 403, 'ORIGIN_NOT_ALLOWED', 'Preflight needs an allowed Origin', cors);
-      res.writeHead(204, {
-        ...cors,
-        'Access-Control-Allow-Methods': method,
-        'Access-Control-Allow-Headers': 'Authorization, Content-Type',
-        'Access-Control-Max-Age': '60',
-      });
-      res.end();
-      return;
-    }
+    if (req.method === 'OPTIONS') return answerPreflight(res, allowed, cors, method);
     if (req.method !== method && !(kind === 'upload' && req.method === 'POST')) {
       return fail(res, 405, 'METHOD_NOT_ALLOWED', `Use ${method}`, { ...cors, Allow: `${method}, OPTIONS` });
     }

@@ -4,14 +4,13 @@
  * Kept apart from bridge.ts, which owns the connection itself (frames in arrival order, fairness
  * between pages, responses and events going out): a new request type is a change here alone.
  */
-import { isPlainObject, type BridgeRequestType } from 'pedelec-elements/protocol';
+import { isModuleName, isPlainObject, type BridgeRequestType } from 'pedelec-elements/protocol';
 import type { BridgeConnection } from './bridge.js';
 import { DevCoreError } from '../errors.js';
 import { checkSkills } from './manifest.js';
 import { operationIdFor, type ProtocolProfile } from './protocol-profile.js';
 import type { DevSession, SessionWorkspace } from './session.js';
 import { agentWorkspace } from '../workspaces/agent-workspace.js';
-import { isModuleName } from '../workspaces/deno-modules.js';
 import { WORKSPACE_HANDLERS } from './workspace-requests.js';
 
 export type Request = { channelId: string; requestId: string; type: string } & Record<string, unknown>;

@@ -12,8 +12,9 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isModuleName } from 'pedelec-elements/protocol';
 import { DevCoreError } from '../errors.js';
-import { fail, json, tokenFrom } from '../assets/asset-http.js';
+import { answerPreflight, fail, json, ticketCors, tokenFrom } from '../assets/asset-http.js';
 import { AssetQuota } from '../assets/quota.js';
 import { MAX_TICKETS_PER_SESSION, TicketBook } from '../assets/tickets.js';
 import { RUNTIME_FOLDER } from './workspace-store.js';
@@ -21,14 +22,6 @@ import { RUNTIME_FOLDER } from './workspace-store.js';
 export const DENO_MODULE_URL_PREFIX = '/_pedelec/deno-modules/';
 const MODULE_URL = /^\/_pedelec\/deno-modules\/upload\/([0-9a-f-]{36})$/;
 const MAX_ARTIFACT_BYTES = 100 * 1024 * 1024;
-
-const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-/** `name` or `@scope/name`, each part a plain segment: the rule the page's SDK applies. */
-export function isModuleName(name: unknown): name is string {
-  if (typeof name !== 'string') return false;
-  const scoped = /^@([^/]+)\/([^/]+)$/.exec(name);
-  return scoped ? SEGMENT.test(scoped[1]) && SEGMENT.test(scoped[2]) : SEGMENT.test(name);
-}
 
 type ModuleState = 'pending' | 'uploading' | 'ready';
 
@@ -242,25 +235,11 @@ export class DenoModules {
 
   /** Serves `PUT /_pedelec/deno-modules/upload/<id>`: the artifact, checked and made into a package. */
   async handle(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams): Promise<void> {
-    const origin = req.headers.origin;
-    const allowed = origin !== undefined && this.options.originAllowed(origin);
-    const cors: Record<string, string> = allowed
-      ? { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }
-      : { Vary: 'Origin' };
-    if (origin !== undefined && !allowed)
-      return fail(res, 403, 'ORIGIN_NOT_ALLOWED', 'This origin may not upload Deno modules', cors);
+    const { allowed, refused, cors } = ticketCors(req, (origin) => this.options.originAllowed(origin));
+    if (refused) return fail(res, 403, 'ORIGIN_NOT_ALLOWED', 'This origin may not upload Deno modules', cors);
     const match = MODULE_URL.exec(rawPath);
     if (!match) return fail(res, 404, 'DENO_MODULE_NOT_FOUND', 'Not found', cors);
-    if (req.method === 'OPTIONS') {
-      if (!allowed) return fail(res, 403, 'ORIGIN_NOT_ALLOWED', 'Preflight needs an allowed Origin', cors);
-      res.writeHead(204, {
-        ...cors,
-        'Access-Control-Allow-Methods': 'PUT',
-        'Access-Control-Allow-Headers': 'Authorization, Content-Type',
-        'Access-Control-Max-Age': '60',
-      });
-      return void res.end();
-    }
+    if (req.method === 'OPTIONS') return answerPreflight(res, allowed, cors, 'PUT');
     if (req.method !== 'PUT')
       return fail(res, 405, 'METHOD_NOT_ALLOWED', 'Use PUT', { ...cors, Allow: 'PUT, OPTIONS' });
     const ticket = this.tickets.redeem('upload', match[1], tokenFrom(req, query));

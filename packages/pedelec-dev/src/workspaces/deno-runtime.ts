@@ -14,20 +14,13 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { WorkspaceRunResult } from 'pedelec-elements/core';
 import { DevCoreError } from '../errors.js';
 
 /** Desktop's default time limit for a run. */
 export const DEFAULT_RUN_TIMEOUT_MS = 60_000;
 /** What is kept of each of stdout and stderr. */
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
-
-export type RunResult = {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  stdoutTruncated: boolean;
-  stderrTruncated: boolean;
-};
 
 const isExecutable = (file: string) => {
   try {
@@ -119,7 +112,7 @@ export type DenoRun = {
  * on stdin: a script's own static imports are then checked against the read permission like any file
  * it opens (an entry module's are not), so it cannot import a file from outside the workspace.
  */
-export async function runDeno(run: DenoRun): Promise<RunResult> {
+export async function runDeno(run: DenoRun): Promise<WorkspaceRunResult> {
   const runtime = join(run.folder, '.pedelec-runtime');
   const runs = join(runtime, 'tmp', 'runs');
   const scriptFile = join(runs, `run_${randomBytes(12).toString('hex')}.ts`);
@@ -147,7 +140,7 @@ export async function runDeno(run: DenoRun): Promise<RunResult> {
     ...(run.args ?? []),
   ];
   try {
-    return await new Promise<RunResult>((resolve, reject) => {
+    return await new Promise<WorkspaceRunResult>((resolve, reject) => {
       const child = spawn(run.deno, flags, {
         cwd: run.folder,
         env: { DENO_DIR: denoDir, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },

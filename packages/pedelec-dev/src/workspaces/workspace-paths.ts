@@ -5,17 +5,8 @@
  */
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isWorkspacePath } from 'pedelec-elements/protocol';
 import { DevCoreError } from '../errors.js';
-
-/**
- * Segments joined by `/`, none empty, `.` or `..`, and no backslash, colon or control character: the
- * rule the page's SDK applies too, so no absolute path on any system gets through.
- */
-export const isWorkspacePath = (path: unknown): path is string =>
-  typeof path === 'string' &&
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what a path must not hold
-  /^[^/\\:\x00-\x1f]+(?:\/[^/\\:\x00-\x1f]+)*$/.test(path) &&
-  path.split('/').every((segment) => segment !== '.' && segment !== '..');
 
 export const pathInvalid = (message: string, path?: unknown) =>
   new DevCoreError('WORKSPACE_PATH_INVALID', message, path === undefined ? undefined : { path });

@@ -14,11 +14,12 @@ import { lstat, mkdir, realpath, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve, sep } from 'node:path';
+import { isWorkspacePath } from 'pedelec-elements/protocol';
 import { DevCoreError } from '../errors.js';
 import { AssetHttp, type ExistingFile } from '../assets/asset-http.js';
 import { AssetQuota, chargeOf } from '../assets/quota.js';
 import { MAX_TICKETS_PER_SESSION, TicketBook } from '../assets/tickets.js';
-import { isWorkspacePath, mimeTypeOf, pathInvalid, resolveInside } from './workspace-paths.js';
+import { mimeTypeOf, pathInvalid, resolveInside } from './workspace-paths.js';
 
 export const WORKSPACE_URL_PREFIX = '/_pedelec/workspaces/';
 /** The largest file a page may upload into, or read from, a workspace (as Desktop: 100 MiB). */
