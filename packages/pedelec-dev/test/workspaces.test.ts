@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { FolderPicks, MAX_OPEN_PICKS } from '../src/inspector/folder-picks.js';
 import { findDeno } from '../src/workspaces/deno-runtime.js';
 import { BridgeClient, chatText, startCore, untilAnswer, type Message } from './helpers.js';
-import type { DevCoreOptions } from '../src/index.js';
+import type { DevCore, DevCoreOptions } from '../src/index.js';
 
 const DENO = findDeno();
 
@@ -45,6 +45,15 @@ async function setUp(t: TestContext, options: DevCoreOptions = {}) {
 async function opened(page: BridgeClient, folder: string): Promise<string> {
   const { workspace } = await page.ok('open_workspace', { path: folder, callerSdkVersion: '0.4.6' });
   return workspace.workspaceId;
+}
+
+/** The inspector's socket, once it said hello. */
+async function openInspector(t: TestContext, core: DevCore): Promise<BridgeClient> {
+  const url = `ws://127.0.0.1:${core.port}/_pedelec/inspector/socket?token=${core.inspectorToken}`;
+  const inspector = new BridgeClient(new WebSocket(url, { origin: core.url }), null);
+  t.after(() => inspector.close());
+  await inspector.until((m) => m.type === 'hello');
+  return inspector;
 }
 
 async function refused(page: BridgeClient, type: string, payload: Message): Promise<{ code: string; message: string }> {
@@ -103,14 +112,7 @@ test('open_workspace without a path: the --workspace folder is the pick; without
   const { page } = await setUp(t, { workspace: picked });
   assert.equal((await page.ok('open_workspace', {})).workspace.path, picked);
   const other = await setUp(t);
-  const inspector = new BridgeClient(
-    new WebSocket(`ws://127.0.0.1:${other.core.port}/_pedelec/inspector/socket?token=${other.core.inspectorToken}`, {
-      origin: other.core.url,
-    }),
-    null,
-  );
-  t.after(() => inspector.close());
-  await inspector.until((m) => m.type === 'hello');
+  const inspector = await openInspector(t, other.core);
   const pending = other.page.request('open_workspace', {});
   const { pick } = await inspector.until((m) => m.type === 'folder_pick_requested');
   inspector.sendRaw({ type: 'pick_folder', id: pick.id, path: 'not/absolute' });
@@ -261,13 +263,7 @@ test('workspace.createSession: a session in an opened workspace replies with tha
   const workspaceId = await opened(page, folder);
   const created = await page.ok('create_session', { input: { provider: 'scripted', workspaceId } });
   assert.deepEqual(created.workspace, { workspaceId, path: folder });
-  const inspector = new BridgeClient(
-    new WebSocket(`ws://127.0.0.1:${core.port}/_pedelec/inspector/socket?token=${core.inspectorToken}`, {
-      origin: core.url,
-    }),
-    null,
-  );
-  t.after(() => inspector.close());
+  const inspector = await openInspector(t, core);
   const hello = await inspector.until((m) => m.type === 'hello');
   const summary = hello.sessions.find((s: Message) => s.sessionId === created.sessionId);
   assert.deepEqual([summary.workspaceId, summary.workspacePath], [workspaceId, folder]);
@@ -369,7 +365,17 @@ test('without Deno a run is refused DENO_UNAVAILABLE, saying how to get one', as
 const artifact = (runtimeSource: string) =>
   JSON.stringify({ version: 1, format: 'esm', runtimeSource, typesSource: 'export declare const value: string;' });
 
-async function putModule(ticket: Message, body: string): Promise<{ status: number; body: Message }> {
+/**
+ * Uploads `body` as a Deno module's artifact: the ticket (`type`, with `fields` and the body's size),
+ * then the PUT; resolves the HTTP status and answer.
+ */
+async function uploadModule(
+  page: BridgeClient,
+  type: 'create_workspace_deno_module_upload' | 'create_deno_module_upload',
+  fields: Message,
+  body: string,
+): Promise<{ status: number; body: Message }> {
+  const ticket = await page.ok(type, { ...fields, expectedSizeBytes: Buffer.byteLength(body) });
   const response = await fetch(ticket.uploadUrl, {
     method: 'PUT',
     headers: { Authorization: `Bearer ${ticket.token}`, 'Content-Type': 'application/json' },
@@ -378,6 +384,13 @@ async function putModule(ticket: Message, body: string): Promise<{ status: numbe
   return { status: response.status, body: (await response.json()) as Message };
 }
 
+/** A session's skills with one Deno module, `greet`. */
+const GREET_SKILLS = {
+  guidance: 'Use the module.',
+  tools: [],
+  denoModules: [{ name: 'greet', description: 'Greets.', usage: 'import { value } from "greet";' }],
+};
+
 test('workspace run modules: prepare lists the missing, the upload makes them ready, the run imports them by name; later runs need no upload', async (t) => {
   if (!needsDeno(t)) return;
   const { root, page } = await setUp(t);
@@ -385,12 +398,11 @@ test('workspace run modules: prepare lists the missing, the upload makes them re
   const prepared = await page.ok('prepare_workspace_deno_modules', { workspaceId, moduleNames: ['@acme/greet'] });
   assert.deepEqual(prepared, { missingModuleNames: ['@acme/greet'] });
   const body = artifact('export const value = "hello from a module";');
-  const ticket = await page.ok('create_workspace_deno_module_upload', {
-    workspaceId,
-    moduleName: '@acme/greet',
-    expectedSizeBytes: Buffer.byteLength(body),
+  const fields = { workspaceId, moduleName: '@acme/greet' };
+  assert.deepEqual(await uploadModule(page, 'create_workspace_deno_module_upload', fields, body), {
+    status: 201,
+    body: { moduleName: '@acme/greet', ready: true },
   });
-  assert.deepEqual(await putModule(ticket, body), { status: 201, body: { moduleName: '@acme/greet', ready: true } });
   const script = 'import { value } from "@acme/greet"; console.log(value);';
   const { result } = await run(page, workspaceId, script, { denoModules: ['@acme/greet'] });
   assert.equal(result.stdout.trim(), 'hello from a module', result.stderr);
@@ -406,12 +418,12 @@ test('a run naming a module that is not ready is DENO_MODULE_SETUP_INCOMPLETE; a
   assert.equal(missing.error.code, 'DENO_MODULE_SETUP_INCOMPLETE');
   await page.ok('prepare_workspace_deno_modules', { workspaceId, moduleNames: ['broken'] });
   const body = JSON.stringify({ version: 2, format: 'esm', runtimeSource: 'x', typesSource: 'y' });
-  const ticket = await page.ok('create_workspace_deno_module_upload', {
-    workspaceId,
-    moduleName: 'broken',
-    expectedSizeBytes: Buffer.byteLength(body),
-  });
-  const put = await putModule(ticket, body);
+  const put = await uploadModule(
+    page,
+    'create_workspace_deno_module_upload',
+    { workspaceId, moduleName: 'broken' },
+    body,
+  );
   assert.equal(put.status, 422);
   assert.equal(put.body.error.code, 'DENO_MODULE_ARTIFACT_INVALID');
   const undeclared = await refused(page, 'create_workspace_deno_module_upload', {
@@ -424,21 +436,14 @@ test('a run naming a module that is not ready is DENO_MODULE_SETUP_INCOMPLETE; a
 
 test("a session's Deno modules: turns wait for complete_session_setup (DENO_MODULE_SETUP_INCOMPLETE before), which needs every module uploaded", async (t) => {
   const { page } = await setUp(t);
-  const skills = {
-    guidance: 'Use the module.',
-    tools: [],
-    denoModules: [{ name: 'greet', description: 'Greets.', usage: 'import { value } from "greet";' }],
-  };
-  const { sessionId } = await page.ok('create_session', { input: { provider: 'scripted', skills } });
+  const { sessionId } = await page.ok('create_session', { input: { provider: 'scripted', skills: GREET_SKILLS } });
   assert.equal((await refused(page, 'send_text', { sessionId, text: 'hi' })).code, 'DENO_MODULE_SETUP_INCOMPLETE');
   assert.equal((await refused(page, 'complete_session_setup', { sessionId })).code, 'DENO_MODULE_SETUP_INCOMPLETE');
   const body = artifact('export const value = "hi";');
-  const ticket = await page.ok('create_deno_module_upload', {
-    sessionId,
-    moduleName: 'greet',
-    expectedSizeBytes: Buffer.byteLength(body),
-  });
-  assert.equal((await putModule(ticket, body)).status, 201);
+  assert.equal(
+    (await uploadModule(page, 'create_deno_module_upload', { sessionId, moduleName: 'greet' }, body)).status,
+    201,
+  );
   await page.ok('complete_session_setup', { sessionId });
   await page.ok('send_text', { sessionId, text: 'hi' });
 });
@@ -471,19 +476,12 @@ test('the scripted agent works in the session’s workspace: /write, /files, /re
 test('the agent’s /run imports the session’s Deno module by name, once its setup completed', async (t) => {
   if (!needsDeno(t)) return;
   const { page } = await setUp(t);
-  const skills = {
-    guidance: 'Use the module.',
-    tools: [],
-    denoModules: [{ name: 'greet', description: 'Greets.', usage: 'import { value } from "greet";' }],
-  };
-  const { sessionId } = await page.ok('create_session', { input: { provider: 'scripted', skills } });
+  const { sessionId } = await page.ok('create_session', { input: { provider: 'scripted', skills: GREET_SKILLS } });
   const body = artifact('export const value = "hi from greet";');
-  const ticket = await page.ok('create_deno_module_upload', {
-    sessionId,
-    moduleName: 'greet',
-    expectedSizeBytes: Buffer.byteLength(body),
-  });
-  assert.equal((await putModule(ticket, body)).status, 201);
+  assert.equal(
+    (await uploadModule(page, 'create_deno_module_upload', { sessionId, moduleName: 'greet' }, body)).status,
+    201,
+  );
   await page.ok('complete_session_setup', { sessionId });
   const reply = await say(page, sessionId, '/run import { value } from "greet"; console.log(value);');
   assert.equal(reply, 'Exit code 0.\nstdout:\nhi from greet\n');
