@@ -115,8 +115,8 @@ describe('leaks: <pedelec-chat> with a conversation', () => {
     session.addEventListener('pedelec-hold', holder);
     const control = new WeakRef(held);
     // Nothing else may hold a chat: let pending frames and tasks run, then collect — a few rounds at most,
-    // for a loaded machine that has frames and tasks of the last cycles still to run (5 of 1 000 chats
-    // were seen alive after one round). A chat something really holds stays through all of them.
+    // for a loaded machine that has frames and tasks of the last cycles still to run. A chat something
+    // really holds stays through all of them.
     const alive = () => removed.filter((ref) => ref.deref() !== undefined).length;
     for (let round = 0; round < 5 && (round === 0 || alive() > 0); round++) {
       await frame();

@@ -27,8 +27,7 @@ function cpuMs(fn: () => unknown, rounds = 3): number {
  * costs twice; quadratic four times). A floor of a few ms absorbs the clock's granularity. With
  * `apart: 4`, `work(4n)` is timed too and may cost at most eight times `work(n)` (linear four,
  * quadratic sixteen): for work whose cost jumps where a hash table grows, which at twice the input can
- * land between the two sizes and look quadratic on a busy machine (3.4 times was seen, for sets of
- * 50 000 and 100 000 entries).
+ * land between the two sizes and look quadratic on a busy machine.
  */
 function expectLinear(what: string, n: number, work: (n: number) => () => unknown, apart: 2 | 4 = 2): { at2n: number } {
   const [small, large] = [work(n), work(2 * n)];

@@ -48,8 +48,8 @@ const markdownLoads = () =>
 
 /**
  * Renders once the lazily loaded renderer is there (the first reply may show as text until then). The
- * first load fetches and transforms marked and DOMPurify cold, which a loaded two-core CI machine has
- * been seen to take over 5 s for in Firefox: that wait is given more time than later ones.
+ * first load fetches and transforms marked and DOMPurify cold, which on a loaded machine can take
+ * several seconds: that wait is given more time than later ones.
  */
 async function rendered(
   chat: PedelecChatElement,
