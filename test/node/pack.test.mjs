@@ -32,11 +32,20 @@ const NPM_LIMIT_MS = 120_000;
 const START_LIMIT_MS = 15_000;
 
 /** Packages a page that installs the kit must not get: a server, its WebSocket and files, the MCP SDK. */
-const SERVER_PACKAGES = ['ws', 'sirv', '@modelcontextprotocol/sdk', 'express', 'polka'];
+const SERVER_PACKAGES = [
+  'ws',
+  'sirv',
+  '@modelcontextprotocol/sdk',
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/client',
+  '@modelcontextprotocol/node',
+  'express',
+  'polka',
+];
 /** Modules the kit's files must not load: those packages and Node's servers. */
 const SERVER_IMPORT = new RegExp(
   String.raw`(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]` +
-    String.raw`(ws|sirv|@modelcontextprotocol\/sdk|express|polka|(?:node:)?(?:http|https|http2|net))(?:\/[^'"]*)?['"]`,
+    String.raw`(ws|sirv|@modelcontextprotocol\/(?:sdk|server|client|node)|express|polka|(?:node:)?(?:http|https|http2|net))(?:\/[^'"]*)?['"]`,
 );
 
 /**

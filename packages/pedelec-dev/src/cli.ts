@@ -108,6 +108,7 @@ function mcpLines(core: DevCore): string[] {
     `  Inspector CLI: npx @modelcontextprotocol/inspector --cli ${shell} --method tools/list`,
     'Or over HTTP, valid while this server runs:',
     `  Claude Code:   claude mcp add --transport http pedelec ${core.mcpUrl} --header "${header}"`,
+    `  Inspector CLI: npx @modelcontextprotocol/inspector --cli ${core.mcpUrl} --transport http --header "${header}" --method tools/list`,
   ];
 }
 

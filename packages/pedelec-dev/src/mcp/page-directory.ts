@@ -19,7 +19,7 @@ export type McpTool = {
   name: string;
   title?: string;
   description: string;
-  inputSchema: { [key: string]: unknown };
+  inputSchema: { type: 'object'; [key: string]: unknown };
   annotations?: { readOnlyHint?: boolean; openWorldHint?: boolean };
 };
 
@@ -156,7 +156,8 @@ function listed(name: string, tool: PageTool, link: PageLink): McpTool {
   const out: McpTool = {
     name,
     description: `${tool.description}${where ? ` (runs in the web page ${where})` : ''}`,
-    inputSchema: tool.inputSchema,
+    // The link let only object schemas in (page-link.ts).
+    inputSchema: { ...tool.inputSchema, type: 'object' },
   };
   if (tool.title) out.title = tool.title;
   const annotations: McpTool['annotations'] = {};

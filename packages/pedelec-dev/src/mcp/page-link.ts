@@ -174,6 +174,8 @@ function toolsProblem(tools: unknown): string | null {
     if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') return `tools[${i}] needs a name`;
     if (typeof tool.description !== 'string') return `tools[${i}] needs a description`;
     if (!isPlainObject(tool.inputSchema)) return `tools[${i}] needs an inputSchema object`;
+    // MCP's Tool shape: an argument list is an object schema.
+    if (tool.inputSchema.type !== 'object') return `tools[${i}] needs an inputSchema of type "object"`;
   }
   return null;
 }

@@ -1,0 +1,92 @@
+/**
+ * The MCP server behind `/mcp`, the same for both protocol eras: `tools/list` answers the linked
+ * pages' tools (page-directory.ts) and `tools/call` runs one in its page. Built on the official SDK's
+ * low-level `Server` rather than `McpServer`, which wants a Standard Schema per tool: the pages' tools
+ * come with JSON Schemas, passed on as they are.
+ *
+ * One instance serves one modern request or one legacy session (mcp-endpoint.ts); everything they
+ * share lives in the directory, so names, annotations, results and errors are the same in both eras.
+ */
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from '@modelcontextprotocol/server';
+import { callToolResult as pageCallToolResult, type CallAnswer } from 'pedelec-elements/protocol';
+import type { JsonValue, PedelecError } from 'pedelec-elements/core';
+import { toWireError } from '../errors.js';
+import { PAGES_TOOL, type PageDirectory, type PageSummary } from './page-directory.js';
+
+export type McpCallRecord = { client: string; tool: string; ok: boolean; ms: number };
+
+export type PageToolsDeps = {
+  directory: PageDirectory;
+  version: string;
+  /** Asks the operator about a call before it runs (`--mcp-approval prompt`); rejects when refused. */
+  approve?(call: { client: string; tool: string; page: PageSummary | null }): Promise<void>;
+  /** Told about each call a client made (for the inspector's log). */
+  onCall?(record: McpCallRecord): void;
+};
+
+const INSTRUCTIONS =
+  'Tools of the web pages open with pedelec-elements and linked to pedelec-dev. pedelec_pages lists the pages.';
+
+/**
+ * A page's answer as an MCP `CallToolResult`, as the page's WebMCP tools give it (the result as JSON
+ * text, and structured when an object; an error as `CODE: message`) — and an error also whole (with
+ * its details: the paths of invalid args) as structured content.
+ */
+export function callToolResult(answer: CallAnswer): CallToolResult {
+  const result: CallToolResult = pageCallToolResult(answer);
+  if (answer.ok) return result;
+  const { code, message, details } = answer.error;
+  const error = details === undefined ? { code, message } : { code, message, details };
+  return { ...result, structuredContent: { error } };
+}
+
+/** A fresh server answering from `deps.directory`; the caller connects it to a transport. */
+export function pageToolsServer(deps: PageToolsDeps): Server {
+  const { directory } = deps;
+  const server = new Server(
+    { name: 'pedelec-dev', version: deps.version },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: INSTRUCTIONS,
+      // Pages link and leave at any moment, so a list is never promised to hold; clients learn of
+      // changes from `subscriptions/listen` (or `list_changed` in the 2025 era). The list names the
+      // user's own pages: no shared cache may keep it.
+      cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'private' } },
+    },
+  );
+  server.setRequestHandler('tools/list', () => ({ tools: directory.list() }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: args } = request.params;
+    const startedAt = Date.now();
+    const client = server.getClientVersion()?.name ?? 'unknown client';
+    let result: CallToolResult;
+    const refused = await approval(deps, client, name);
+    if (refused) {
+      result = callToolResult({ ok: false, error: refused });
+    } else if (name === PAGES_TOOL) {
+      const pages = directory.pages();
+      result = callToolResult({ ok: true, result: { pages } as unknown as JsonValue });
+    } else {
+      const running = directory.call(name, args ?? {}, ctx.mcpReq.signal);
+      if (!running)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name} (no linked page offers it)`);
+      result = callToolResult(await running);
+    }
+    deps.onCall?.({ client, tool: name, ok: !result.isError, ms: Date.now() - startedAt });
+    return server.projectCallToolResult(result, undefined);
+  });
+  // A client's protocol mistakes are answered to that client by the SDK; nothing more to do here.
+  server.onerror = () => {};
+  return server;
+}
+
+/** `null` when the call may run; else why not (the operator refused, or did not answer). */
+async function approval(deps: PageToolsDeps, client: string, tool: string): Promise<PedelecError | null> {
+  if (!deps.approve || tool === PAGES_TOOL) return null;
+  try {
+    await deps.approve({ client, tool, page: deps.directory.pageOf(tool) });
+    return null;
+  } catch (error) {
+    return toWireError(error);
+  }
+}
