@@ -3,7 +3,7 @@
  * long-running client flat: each request gets an AbortSignal of its own, tied to the signal the
  * caller passed only while that request — its response body included — runs.
  *
- * Why: the SDK's transport (1.32.2) hands the one AbortSignal of its connection-long
+ * Why: the SDK's transport (2.4.0, as 1.x did) hands the one AbortSignal of its connection-long
  * `AbortController` (aborted by `close()`) to every `fetch` it makes. Node's `fetch` (undici) adds an
  * `abort` listener to the signal a request is given and removes it only when that signal aborts or
  * when the request is garbage-collected (a FinalizationRegistry; nodejs/node#52635). So the
@@ -12,7 +12,7 @@
  * caller's signal only ever holds one listener per request in flight, removed when the request
  * ends; aborting it still aborts every request in flight, body reads included.
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 
 export function fetchWithSignalPerRequest(baseFetch: FetchLike = fetch): FetchLike {
   return async (url, init) => {

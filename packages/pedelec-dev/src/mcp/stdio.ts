@@ -1,32 +1,29 @@
 /**
  * `pedelec-dev mcp`: MCP over stdio, for clients that start a server as a command and cannot send
  * headers. It serves nothing itself: it relays the client's requests to the running
- * `pedelec-dev --mcp` at `/mcp`, with the token from the token file, and that server's
- * `list_changed` back — both sides the official SDK's classes. The client's name is passed on, so the
- * inspector's log names the desktop client, not this relay.
+ * `pedelec-dev --mcp` at `/mcp`, with the token from the token file, and that server's tool-list
+ * changes back. Both eras are served on stdio by the SDK's `serveStdio` (the client's opening picks
+ * one per connection); upstream the relay always speaks 2026-07-28, which holds no session that a
+ * restart of the server could lose. The client's name is passed on, so the inspector's log names the
+ * desktop client, not this relay.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-// `Server` is marked deprecated in favour of `McpServer`; the relay passes JSON Schemas on as they are.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { DevCoreError } from '../errors.js';
 import { fetchWithSignalPerRequest } from './signal-per-request.js';
 import { defaultTokenFile, readToken } from './token-file.js';
 
 /** How long one call may run: as long as a page's tool may (a form waits up to five minutes). */
 const CALL_TIMEOUT_MS = 10 * 60_000;
+/** The revision the relay speaks to the server. */
+const UPSTREAM_VERSION = '2026-07-28';
 
 export type StdioOptions = { port: number; host?: string; tokenFile?: string; version: string };
 
 /**
  * Checks that a `pedelec-dev --mcp` runs on the port (its token file holds a token, `/mcp` answers),
- * then relays stdin/stdout to it until either side closes. A missing server is a `DevCoreError`
+ * then relays stdin/stdout to it until the client closes stdin. A missing server is a `DevCoreError`
  * (`MCP_NOT_RUNNING`) with a message fit to print as is.
  */
 export async function runStdio({ port, host = '127.0.0.1', tokenFile, version }: StdioOptions): Promise<void> {
@@ -50,34 +47,77 @@ export async function runStdio({ port, host = '127.0.0.1', tokenFile, version }:
     throw notRunning(`nothing answers at ${url.href}`);
   }
 
-  const relay = new Server({ name: 'pedelec-dev', version }, { capabilities: { tools: { listChanged: true } } });
-  let upstream: Promise<Client> | null = null;
-  const connected = (): Promise<Client> => {
-    upstream ??= (async () => {
-      const client = new Client({ name: relay.getClientVersion()?.name ?? 'stdio client', version });
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => relay.sendToolListChanged());
-      client.onclose = () => void relay.close();
-      // A fetch that keeps the transport's connection-long signal from gaining a listener per call
-      // (signal-per-request.ts): this relay runs as long as the desktop client does.
-      const fetch = fetchWithSignalPerRequest();
-      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch }));
-      return client;
-    })();
-    return upstream;
-  };
-  relay.oninitialized = () => void connected().catch(() => relay.close());
-  // The SDK's `request` leaves its abort listener on the signal it is given; `extra.signal` lives
-  // for one request only, so nothing gathers on it.
-  relay.setRequestHandler(ListToolsRequestSchema, async (request, extra) =>
-    (await connected()).listTools(request.params, { signal: extra.signal }),
-  );
-  relay.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
-    (await connected()).callTool(request.params, undefined, { signal: extra.signal, timeout: CALL_TIMEOUT_MS }),
-  );
-  const closed = new Promise<void>((resolve) => (relay.onclose = resolve));
-  await relay.connect(new StdioServerTransport());
-  process.stdin.once('end', () => void relay.close()); // the client went away
+  const upstream = new Upstream(url, headers, version);
+  const closed = new Promise<void>((resolve) => {
+    const handle = serveStdio((context) => upstream.relayServer(context.era, version), {
+      onerror: () => {}, // a client's protocol mistakes are answered to it; nothing more to do here
+    });
+    // The client closing stdin ends the connection: the SDK's transport closes itself then.
+    process.stdin.once('end', () => void handle.close().finally(resolve));
+  });
   await closed;
-  const client = await (upstream as Promise<Client> | null)?.catch(() => null);
-  await client?.close();
+  await upstream.close();
+}
+
+/** The one connection to the server, opened at the first request and shared by the relay's instances. */
+class Upstream {
+  #client: Promise<Client> | null = null;
+  /** The relay instance serving the client now (the SDK may make a probe instance first and drop it). */
+  #current: Server | null = null;
+
+  constructor(
+    private readonly url: URL,
+    private readonly headers: Record<string, string>,
+    private readonly version: string,
+  ) {}
+
+  relayServer(era: 'legacy' | 'modern', version: string): Server {
+    const relay = new Server({ name: 'pedelec-dev', version }, { capabilities: { tools: { listChanged: true } } });
+    this.#current = relay;
+    const client = () => this.#connected(relay.getClientVersion()?.name ?? `stdio client (${era})`);
+    // The SDK's `request` leaves its abort listener on the signal it is given; `ctx.mcpReq.signal`
+    // lives for one request only, so nothing gathers on it.
+    relay.setRequestHandler('tools/list', async (request, ctx) =>
+      (await client()).listTools(request.params, { signal: ctx.mcpReq.signal }),
+    );
+    relay.setRequestHandler('tools/call', async (request, ctx) =>
+      (await client()).callTool(request.params, { signal: ctx.mcpReq.signal, timeout: CALL_TIMEOUT_MS }),
+    );
+    // A 2025-era client hears of tool changes without asking first: connect as soon as it is ready.
+    relay.oninitialized = () => void client().catch(() => {});
+    relay.onerror = () => {};
+    return relay;
+  }
+
+  async close(): Promise<void> {
+    const client = await this.#client?.catch(() => null);
+    await client?.close();
+  }
+
+  /** The connected client; a failed connection is forgotten, so the next request tries again. */
+  #connected(clientName: string): Promise<Client> {
+    this.#client ??= this.#connect(clientName).catch((error: unknown) => {
+      this.#client = null;
+      throw error;
+    });
+    return this.#client;
+  }
+
+  async #connect(clientName: string): Promise<Client> {
+    const client = new Client(
+      { name: clientName, version: this.version },
+      { versionNegotiation: { mode: { pin: UPSTREAM_VERSION } } },
+    );
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      this.#current?.sendToolListChanged().catch(() => {});
+    });
+    // A fetch that keeps the transport's connection-long signal from gaining a listener per call
+    // (signal-per-request.ts): this relay runs as long as the desktop client does.
+    const fetch = fetchWithSignalPerRequest();
+    await client.connect(
+      new StreamableHTTPClientTransport(this.url, { requestInit: { headers: this.headers }, fetch }),
+    );
+    await client.listen({ toolsListChanged: true });
+    return client;
+  }
 }
