@@ -8,3 +8,23 @@ export const DEMO_TOOLS = Object.freeze([
   'set_counter',
   'update_counter',
 ]);
+
+/**
+ * Adds a tool of the test's own to the demo's session in `page` (Puppeteer): `wait_for_cancel` runs
+ * until its call is cancelled, then records the abort reason's code in `window.cancelled`.
+ */
+export function addWaitingTool(page) {
+  return page.evaluate(() => {
+    const tool = document.createElement('pedelec-tool');
+    tool.setAttribute('name', 'wait_for_cancel');
+    tool.setAttribute('description', 'Waits until cancelled.');
+    tool.handler = (_args, ctx) =>
+      new Promise((resolve) =>
+        ctx.signal.addEventListener('abort', () => {
+          window.cancelled = ctx.signal.reason?.code ?? 'aborted';
+          resolve({ stopped: true });
+        }),
+      );
+    document.querySelector('pedelec-session').append(tool);
+  });
+}
