@@ -85,15 +85,15 @@ export function summarizeRoundtrip(raw) {
 
 /** Per run p50 and p99 of the kit's path and of the bare SDK peer; the ratios of their medians. */
 export function summarizeMcp(raw) {
-  const kit = Object.fromEntries(Object.entries(raw.kit).map(([key, values]) => [key, summarize(values)]));
-  const bare = { p50Ms: summarize(raw.bare.p50Ms), p99Ms: summarize(raw.bare.p99Ms) };
-  return {
-    calls: raw.calls,
-    kit,
-    bare,
-    p50Ratio: kit.p50Ms.median / bare.p50Ms.median,
-    p99Ratio: kit.p99Ms.median / bare.p99Ms.median,
-  };
+  const eras = Object.fromEntries(
+    Object.entries(raw.eras).map(([era, { kit: rawKit, bare: rawBare }]) => {
+      const kit = Object.fromEntries(Object.entries(rawKit).map(([key, values]) => [key, summarize(values)]));
+      const bare = { p50Ms: summarize(rawBare.p50Ms), p99Ms: summarize(rawBare.p99Ms) };
+      const p50Ratio = kit.p50Ms.median / bare.p50Ms.median;
+      return [era, { kit, bare, p50Ratio, p99Ratio: kit.p99Ms.median / bare.p99Ms.median }];
+    }),
+  );
+  return { calls: raw.calls, eras };
 }
 
 /**
@@ -336,19 +336,22 @@ export function tableRows(s) {
       stat('startup', kase, 'main thread ms, blocking', p.blockingMs, 'each task beyond 50 ms');
     }
   }
-  if (s.mcp) {
-    const kase = `${fmt(s.mcp.calls)} calls, SDK client → pedelec-dev --mcp → the demo in Chromium`;
-    stat('mcp', kase, 'ms p50', s.mcp.kit.p50Ms, `${ratio(s.mcp.p50Ratio)} the bare SDK server`);
-    stat('mcp', kase, 'ms p99', s.mcp.kit.p99Ms, `${ratio(s.mcp.p99Ratio)} the bare SDK server`);
+  // Results from before both eras were measured hold one (the 2025 era's) at the top level.
+  const mcpEras = s.mcp && (s.mcp.eras ?? { legacy: s.mcp });
+  for (const [era, m] of Object.entries(mcpEras ?? {})) {
+    const clientName = era === 'modern' ? 'SDK 2.x client (2026-07-28)' : 'SDK 1.x client (2025 era)';
+    const kase = `${fmt(s.mcp.calls)} calls, ${clientName} → pedelec-dev --mcp → the demo in Chromium`;
+    stat('mcp', kase, 'ms p50', m.kit.p50Ms, `${ratio(m.p50Ratio)} the bare SDK server`);
+    stat('mcp', kase, 'ms p99', m.kit.p99Ms, `${ratio(m.p99Ratio)} the bare SDK server`);
     // Where a call's time goes (p50s of the same calls; absent in results from before they were kept).
-    if (s.mcp.kit.toPageMs) {
-      stat('mcp', kase, 'ms p50', s.mcp.kit.toPageMs, 'of it: client → pedelec-dev → the page takes the call');
-      stat('mcp', kase, 'ms p50', s.mcp.kit.pageMs, "of it: the page's own work (tool-start to tool-result)");
-      stat('mcp', kase, 'ms p50', s.mcp.kit.backMs, 'of it: the page → pedelec-dev → the client');
+    if (m.kit.toPageMs) {
+      stat('mcp', kase, 'ms p50', m.kit.toPageMs, 'of it: client → pedelec-dev → the page takes the call');
+      stat('mcp', kase, 'ms p50', m.kit.pageMs, "of it: the page's own work (tool-start to tool-result)");
+      stat('mcp', kase, 'ms p50', m.kit.backMs, 'of it: the page → pedelec-dev → the client');
     }
-    const peer = `${fmt(s.mcp.calls)} calls, SDK client → a bare SDK server (answers in Node)`;
-    stat('mcp', peer, 'ms p50', s.mcp.bare.p50Ms, 'peer');
-    stat('mcp', peer, 'ms p99', s.mcp.bare.p99Ms, 'peer');
+    const peer = `${fmt(s.mcp.calls)} calls, ${clientName} → a bare SDK server of that era (answers in Node)`;
+    stat('mcp', peer, 'ms p50', m.bare.p50Ms, 'peer');
+    stat('mcp', peer, 'ms p99', m.bare.p99Ms, 'peer');
   }
   if (s.roundtrip) {
     const kase = `${fmt(s.roundtrip.calls)} calls, pedelec-dev on loopback`;
