@@ -26,7 +26,7 @@ export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
  * splitting on. Lower them whenever the kit shrinks; raise one only in a commit of its own whose body
  * names the user-visible feature that needs the bytes.
  */
-export const SIZE_RATCHET = Object.freeze({ cdn: 29_952, core: 16_128 });
+export const SIZE_RATCHET = Object.freeze({ cdn: 30_016, core: 16_224 });
 
 /**
  * Each lazy chunk of the CDN build has its own ceiling, gzip -9, by the chunk's name (its file name
