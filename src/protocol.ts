@@ -8,7 +8,7 @@
  */
 export { analyzeArgsSchema, compileArgsValidator, MAX_SCHEMA_DEPTH } from './core/schema/compile.js';
 export type { ArgsError, ArgsValidator, SchemaProblem } from './core/schema/compile.js';
-export { appendKey, isPlainObject } from './core/json.js';
+export { appendKey, isPlainObject, pathOf, pointerOf } from './core/json.js';
 export { pedelecError } from './core/errors.js';
 export { isModuleName, isWorkspacePath } from './core/workspace-names.js';
 export { APPROVAL_HELD_REQUESTS, DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS } from './core/bridge-port.js';

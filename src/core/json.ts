@@ -39,6 +39,14 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export const appendKey = (path: string, key: string): string =>
   /^[A-Za-z_$][\w$]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`;
 
+/** The same keys as a JSON Pointer (`/a/b/2`): `~` and `/` in a key escaped as `~0` and `~1`. */
+export const pointerOf = (keys: readonly (string | number)[]): string =>
+  keys.map((key) => `/${String(key).replace(/[~/]/g, (c) => (c === '~' ? '~0' : '~1'))}`).join('');
+
+/** The keys (names and indexes) from a root down to a value, as a path after `root`: `a.b[2]`. */
+export const pathOf = (keys: readonly (string | number)[], root = ''): string =>
+  keys.reduce<string>((p, key) => (typeof key === 'number' ? `${p}[${key}]` : appendKey(p, key)), root);
+
 /** What a value that is not JSON is called in a problem's message. */
 const describe = (value: unknown): string =>
   (({ bigint: 'BigInt', function: 'a function', symbol: 'a symbol', number: String(value) }) as Record<string, string>)[
@@ -84,7 +92,7 @@ export function toBridgeJson(
       thrown instanceof NotJson
         ? thrown.what
         : `could not be converted (${normalizeError(thrown, '', 'it threw').message})`;
-    const at = keys.reduce<string>((p, key) => (typeof key === 'number' ? `${p}[${key}]` : appendKey(p, key)), path);
+    const at = pathOf(keys, path);
     return { ok: false, problem: { path: at, message: `${at}: ${what}` } };
   }
 }

@@ -8,6 +8,7 @@ import { toolTimeout, type RunningCallContext } from './call-context.js';
 import { MAX_TIMER_MS } from './bridge-port.js';
 import type { ToolCallVia } from './types.js';
 import { TOOL_NAME_PATTERN, type GenericToolHandler, type NormalizedTool, type ToolSpecificHandler } from './tools.js';
+import { argsError } from './schema/compile.js';
 /** What a call produced: the wire result, and whether the kit answered with an error of its own. */
 export type ToolOutcome =
   | { ok: true; result: JsonValue }
@@ -118,10 +119,7 @@ export class Toolbox {
     } catch (thrown) {
       // Args from page code (invoke()) may throw when read — a getter, a revoked Proxy; an agent's never do.
       errors = [
-        {
-          path: '',
-          message: `args: could not be read (${normalizeError(thrown, 'TOOL_ARGS_INVALID', 'it threw').message})`,
-        },
+        argsError([], 'type', `could not be read (${normalizeError(thrown, 'TOOL_ARGS_INVALID', 'it threw').message})`),
       ];
     }
     if (errors) return kitError(pedelecError('TOOL_ARGS_INVALID', errors[0].message, { errors }));

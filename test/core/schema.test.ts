@@ -11,8 +11,17 @@ const check = (schema: unknown) => checkArgsSchema(schema);
 const firstOf = (schema: unknown) => checkArgsSchema(schema).unvalidated[0] ?? null;
 /** An object root holding one property `x` with the given node. */
 const withX = (x: unknown) => ({ type: 'object', properties: { x } });
-const validate = (schema: ToolArgsSchema, args: unknown) => compileArgsValidator(schema)(args);
-const messages = (errors: ArgsError[] | null) => (errors ?? []).map((e) => e.message);
+/** The errors' paths and messages (the machine-readable triple has tests of its own, "the WebMCP triple"). */
+const validate = (schema: ToolArgsSchema, args: unknown) =>
+  compileArgsValidator(schema)(args)?.map(({ path, message }) => ({ path, message })) ?? null;
+/** A validator whose errors are brief: their paths and messages. */
+const brief =
+  (validator: ReturnType<typeof compileArgsValidator>) =>
+  (args: unknown): { path: string; message: string }[] | null =>
+    validator(args)?.map(({ path, message }) => ({ path, message })) ?? null;
+/** The errors as the validator gives them. */
+const validateFully = (schema: ToolArgsSchema, args: unknown) => compileArgsValidator(schema)(args);
+const messages = (errors: Pick<ArgsError, 'message'>[] | null) => (errors ?? []).map((e) => e.message);
 /** `{ a: { a: … {} } }` with `levels` objects, built without recursion. */
 function nestObjects(levels: number): unknown {
   let v: unknown = {};
@@ -805,6 +814,77 @@ describe('compileArgsValidator', () => {
     });
   });
 
+  describe('the WebMCP triple: pointer, reason, schemaPath', () => {
+    /** Each error's path, pointer, reason and schemaPath. */
+    const triples = (schema: ToolArgsSchema, args: unknown) =>
+      (validateFully(schema, args) ?? []).map(({ path, pointer, reason, schemaPath }) => ({
+        path,
+        pointer,
+        reason,
+        schemaPath,
+      }));
+    const order: ToolArgsSchema = {
+      type: 'object',
+      properties: {
+        items: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 3,
+          uniqueItems: true,
+          items: {
+            type: 'object',
+            properties: { qty: { type: 'integer', minimum: 1, maximum: 9 }, sku: { type: 'string', pattern: '^S' } },
+            required: ['qty'],
+          },
+        },
+        note: { type: 'string', minLength: 2, maxLength: 4 },
+        mode: { type: 'string', enum: ['fast', 'slow'] },
+        'a/b~c': { type: 'boolean' },
+        pick: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+      },
+      required: ['items'],
+    };
+
+    it('names the keyword that failed, its place in the subschema, and the value as a JSON Pointer', () => {
+      expect(
+        triples(order, {
+          items: [{ qty: 0, sku: 'X1' }, { sku: 'S2' }, { qty: 10 }],
+          note: 'abcdef',
+          mode: 'other',
+          'a/b~c': 1,
+          pick: true,
+        }),
+      ).to.deep.equal([
+        { path: 'items[0].qty', pointer: '/items/0/qty', reason: 'minimum', schemaPath: '/minimum' },
+        { path: 'items[0].sku', pointer: '/items/0/sku', reason: 'pattern', schemaPath: '/pattern' },
+        { path: 'items[1].qty', pointer: '/items/1/qty', reason: 'required', schemaPath: '/required' },
+        { path: 'items[2].qty', pointer: '/items/2/qty', reason: 'maximum', schemaPath: '/maximum' },
+        { path: 'note', pointer: '/note', reason: 'maxLength', schemaPath: '/maxLength' },
+        { path: 'mode', pointer: '/mode', reason: 'enum', schemaPath: '/enum' },
+        { path: '["a/b~c"]', pointer: '/a~1b~0c', reason: 'type', schemaPath: '/type' },
+        { path: 'pick', pointer: '/pick', reason: 'oneOf', schemaPath: '/oneOf' },
+      ]);
+    });
+
+    it('covers the root, lengths, counts and duplicates', () => {
+      expect(triples(order, 'x')).to.deep.equal([{ path: '', pointer: '', reason: 'type', schemaPath: '/type' }]);
+      expect(triples(order, {})).to.deep.equal([
+        { path: 'items', pointer: '/items', reason: 'required', schemaPath: '/required' },
+      ]);
+      expect(triples(order, { items: [], note: 'a' })).to.deep.equal([
+        { path: 'items', pointer: '/items', reason: 'minItems', schemaPath: '/minItems' },
+        { path: 'note', pointer: '/note', reason: 'minLength', schemaPath: '/minLength' },
+      ]);
+      const four = [{ qty: 1 }, { qty: 2 }, { qty: 3 }, { qty: 4 }];
+      expect(triples(order, { items: four })).to.deep.equal([
+        { path: 'items', pointer: '/items', reason: 'maxItems', schemaPath: '/maxItems' },
+      ]);
+      expect(triples(order, { items: [{ qty: 1 }, { qty: 1 }] })).to.deep.equal([
+        { path: 'items', pointer: '/items', reason: 'uniqueItems', schemaPath: '/uniqueItems' },
+      ]);
+    });
+  });
+
   describe('general', () => {
     it('reports at most 10 errors', () => {
       const s: ToolArgsSchema = {
@@ -817,14 +897,16 @@ describe('compileArgsValidator', () => {
     });
 
     it('is reusable: the same validator gives the same answers again', () => {
-      const v = compileArgsValidator({
-        type: 'object',
-        properties: {
-          name: { type: 'string', pattern: 'a' },
-          tags: { type: 'array', items: { type: 'string' }, uniqueItems: true },
-        },
-        required: ['name'],
-      });
+      const v = brief(
+        compileArgsValidator({
+          type: 'object',
+          properties: {
+            name: { type: 'string', pattern: 'a' },
+            tags: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+          },
+          required: ['name'],
+        }),
+      );
       for (let round = 0; round < 3; round++) {
         expect(v({ name: 'cat', tags: ['x', 'y'] })).to.equal(null);
         expect(v({ name: 'dog', tags: ['x', 'x'] })).to.deep.equal([
@@ -876,15 +958,20 @@ describe('compileArgsValidator', () => {
     });
 
     it('reads own data only, even after the page pollutes Object.prototype (enumerable or not)', () => {
-      const v = compileArgsValidator({
-        type: 'object',
-        properties: {
-          query: { type: 'string' },
-          limit: { type: 'integer' },
-          tags: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
-        },
-        required: ['query'],
-      });
+      const v = brief(
+        compileArgsValidator({
+          type: 'object',
+          properties: {
+            query: { type: 'string' },
+            limit: { type: 'integer' },
+            tags: {
+              type: 'array',
+              items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+            },
+          },
+          required: ['query'],
+        }),
+      );
       const proto = Object.prototype as Record<string, unknown>;
       const withPolluted = (how: 'assign' | 'define', values: Record<string, unknown>, check: () => void) => {
         for (const [key, value] of Object.entries(values)) {

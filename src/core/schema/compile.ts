@@ -24,13 +24,21 @@
  * (`MAX_SCHEMA_DEPTH`), so recursion over the schema is bounded; the only recursion that follows
  * the *value* alone (uniqueItems) is bounded by {@link MAX_DEPTH}.
  */
-import { appendKey, hasOwn, isPlainObject } from '../json.js';
+import { appendKey, hasOwn, isPlainObject, pathOf, pointerOf } from '../json.js';
 import { KEYWORDS, KINDS, RULES, TYPES, type Test } from './keywords.js';
 import { codePointLength, lengthWithin, uniqueProblem } from './value-checks.js';
 import type { ToolArgsSchema } from './types.js';
 
 export type SchemaProblem = { path: string; message: string };
-export type ArgsError = { path: string; message: string };
+/**
+ * One way the args are invalid. `path` names the value in JS notation (`items[0].qty`; for a missing
+ * property, the property) and `message` says what is wrong with it. The WebMCP drafts' triple says
+ * the same for machines, as the browsers' own argument errors do: `pointer`, the same place as a JSON
+ * Pointer (`/items/0/qty`); `reason`, the keyword that failed (`type`, `required`, `enum`, `pattern`,
+ * `minimum`, `maxLength`, `uniqueItems`, `oneOf`…); `schemaPath`, that keyword's JSON Pointer in the
+ * failing subschema (`/required`).
+ */
+export type ArgsError = { path: string; message: string; pointer: string; reason: string; schemaPath: string };
 /** `null` when the args are valid, else the errors found (at most {@link MAX_ERRORS}). */
 export type ArgsValidator = (args: unknown) => ArgsError[] | null;
 
@@ -46,16 +54,21 @@ export const MAX_DEPTH = 64;
 /** Enum values listed in a message before it is shortened. */
 const ENUM_LISTED = 20;
 
+/** The names and indexes from the args down to a value. */
+export type Keys = (string | number)[];
 /** Pushes the errors of a value that failed the node's test. */
-type Explain = (v: unknown, out: ArgsError[], path: string) => void;
+type Explain = (v: unknown, out: ArgsError[], where: Keys) => void;
 /** What leaves a node unvalidated when thrown: an empty object, known by its identity alone. */
 type Unvalidated = { readonly [key: string]: never };
 /** A compiled node: the predicate that is all valid args ever meet, and the explanation of a failure. */
 type Compiled = [test: Test, explain: Explain];
 
-const push = (out: ArgsError[], path: string, rest: string) => {
-  out.push({ path, message: `${path || 'args'}: ${rest}` });
+/** One error: the `reason` keyword failed for the value at `keys` (for `required`, the missing property). */
+export const argsError = (keys: Keys, reason: string, rest: string): ArgsError => {
+  const path = pathOf(keys);
+  return { path, message: `${path || 'args'}: ${rest}`, pointer: pointerOf(keys), reason, schemaPath: `/${reason}` };
 };
+const push = (out: ArgsError[], keys: Keys, reason: string, rest: string) => out.push(argsError(keys, reason, rest));
 /** A failed test: notes where (see `first` in analyzeArgsSchema). */
 const stop = (first: number[], at: number) => ((first[0] = at), false);
 /** Whether there is room for more errors. */
@@ -133,6 +146,7 @@ export function analyzeArgsSchema(
     let min = -Infinity;
     let max = Infinity;
     let minKey = '';
+    let maxKey = '';
     let re: RegExp | undefined;
     // Paths are built only for a problem: most keywords are absent, and valid ones need none.
     for (const key of keywords) {
@@ -147,7 +161,7 @@ export function analyzeArgsSchema(
         min = value as number;
         minKey = key;
       }
-      if (key.startsWith('max') && (max = value as number) < min)
+      if (key.startsWith('max') && ((maxKey = key), (max = value as number) < min))
         reject(at(minKey), `must not exceed ${at(key)} (${min} > ${max})`);
       if (key === 'pattern') {
         // Non-global: `test` keeps no `lastIndex` state between calls. Without `u` only when it must.
@@ -230,14 +244,16 @@ export function analyzeArgsSchema(
       return matched;
     };
     /** One explanation for every kind of node. */
-    const explain: Explain = (v, out, path) => {
+    const explain: Explain = (v, out, where) => {
       if (!hasType)
         return push(
           out,
-          path,
+          where,
+          'oneOf',
           `must match exactly one of ${plural(alts.length, 'schema')} (matched ${count(v, alts.length)})`,
         );
-      if (!is!(v)) return push(out, path, `must be ${kind === 'number' && typeof v !== 'number' ? 'a number' : what}`);
+      if (!is!(v))
+        return push(out, where, 'type', `must be ${kind === 'number' && typeof v !== 'number' ? 'a number' : what}`);
       if (object) {
         // Properties before the one that failed the test passed it: start there.
         const failed = first[0];
@@ -245,19 +261,20 @@ export function analyzeArgsSchema(
           const name = keys[i];
           const x = (v as Record<string, unknown>)[name];
           if (hasOwn(v as object, name)) {
-            if (i === failed || !tests[i](x)) nodes[i][1](x, out, appendKey(path, name));
-          } else if (mandatory[i]) push(out, appendKey(path, name), 'is required');
+            if (i === failed || !tests[i](x)) nodes[i][1](x, out, [...where, name]);
+          } else if (mandatory[i]) push(out, [...where, name], 'required', 'is required');
         }
         return;
       }
-      if (allowed && !allowed.has(v)) push(out, path, oneOfMessage(values));
+      if (allowed && !allowed.has(v)) push(out, where, 'enum', oneOfMessage(values));
       // A number (or boolean) is its own size; minimum ≤ maximum, so only one bound can fail.
       const size = string ? codePointLength(v as string) : array ? (v as unknown[]).length : (v as number);
       if (size < min || size > max) {
         const [least, n] = size < min ? ['least', min] : ['most', max];
         push(
           out,
-          path,
+          where,
+          size < min ? minKey : maxKey,
           string
             ? `must be at ${least} ${plural(n, 'character')}`
             : array
@@ -267,16 +284,23 @@ export function analyzeArgsSchema(
         // Lengths first: a pathological pattern never sees an over-long string.
         if (string) return;
       }
-      if (re && !re.test(v as string)) push(out, path, `must match pattern ${node.pattern as string}`);
+      if (re && !re.test(v as string)) push(out, where, 'pattern', `must match pattern ${node.pattern as string}`);
       if (array) {
         const failed = first[0];
         for (let i = failed < 0 ? 0 : failed; i < (v as unknown[]).length && more(out); i++) {
-          if (i === failed || !itemTest((v as unknown[])[i])) itemExplain((v as unknown[])[i], out, `${path}[${i}]`);
+          if (i === failed || !itemTest((v as unknown[])[i])) itemExplain((v as unknown[])[i], out, [...where, i]);
         }
         const problem = unique && more(out) && uniqueProblem(v as unknown[], budget);
         if (problem) {
-          if (problem[1] === undefined) push(out, `${path}[${problem[0]}]`, `nested deeper than ${MAX_DEPTH} levels`);
-          else push(out, path, `must not contain duplicates (items ${problem[0]} and ${problem[1]} are equal)`);
+          if (problem[1] === undefined)
+            push(out, [...where, problem[0]], 'uniqueItems', `nested deeper than ${MAX_DEPTH} levels`);
+          else
+            push(
+              out,
+              where,
+              'uniqueItems',
+              `must not contain duplicates (items ${problem[0]} and ${problem[1]} are equal)`,
+            );
         }
       }
     };
@@ -311,10 +335,12 @@ export function analyzeArgsSchema(
     proto.clean = clean;
     if (test(args)) return null;
     const out: ArgsError[] = [];
-    explain(args, out, '');
+    explain(args, out, []);
     if (out.length) return out.slice(0, MAX_ERRORS);
     // Nothing found although `test` failed: an optional property was read through the prototype.
-    return clean ? run(args, false) : [{ path: '', message: 'args: is invalid' }];
+    if (clean) return run(args, false);
+    push(out, [], 'type', 'is invalid');
+    return out;
   };
   return {
     unvalidated,

@@ -47,12 +47,32 @@ function fill(group: Control[], value: unknown): void {
   }
 }
 
-/** `TOOL_ARGS_INVALID` for the first control the browser finds invalid, with the browser's message. */
+/** The schema keyword each of the browser's validity flags stands for. */
+const REASONS: [keyof ValidityState, string][] = [
+  ['valueMissing', 'required'],
+  ['typeMismatch', 'type'],
+  ['badInput', 'type'],
+  ['patternMismatch', 'pattern'],
+  ['tooShort', 'minLength'],
+  ['tooLong', 'maxLength'],
+  ['rangeUnderflow', 'minimum'],
+  ['rangeOverflow', 'maximum'],
+  ['stepMismatch', 'multipleOf'],
+];
+
+/**
+ * `TOOL_ARGS_INVALID` for the first control the browser finds invalid, with the browser's message,
+ * and the keyword its validity flag stands for.
+ */
 function invalidField(form: HTMLFormElement): PedelecError {
   const field = ([...form.elements] as Control[]).find((control) => control.willValidate && !control.validity.valid);
   const path = field?.name ?? '';
   const message = `${path || 'form'}: ${field?.validationMessage || 'is invalid'}`;
-  return pedelecError('TOOL_ARGS_INVALID', message, { errors: [{ path, message }] });
+  const reason = REASONS.find(([flag]) => field?.validity[flag])?.[1] ?? 'type';
+  const pointer = path && `/${path.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  return pedelecError('TOOL_ARGS_INVALID', message, {
+    errors: [{ path, message, pointer, reason, schemaPath: `/${reason}` }],
+  });
 }
 
 /** The tool's custom states (`:state(awaiting-submit)`), once it has internals of the kit's. */

@@ -32,11 +32,11 @@ describe('argument validation (ours)', () => {
     toolCall('r3', 'update_counter', { delta: 1.5 });
     toolCall('r4', 'update_counter', null);
     expect(calls).to.deep.equal([]);
-    for (const [id, path] of [
-      ['r1', 'delta'],
-      ['r2', 'delta'],
-      ['r3', 'delta'],
-      ['r4', ''],
+    for (const [id, path, reason] of [
+      ['r1', 'delta', 'type'],
+      ['r2', 'delta', 'required'],
+      ['r3', 'delta', 'type'],
+      ['r4', '', 'type'],
     ] as const) {
       const result = resultOf(id);
       expect(Object.keys(result)).to.deep.equal(['error']);
@@ -45,8 +45,12 @@ describe('argument validation (ours)', () => {
       const { errors } = result.error.details;
       expect(Object.keys(result.error.details)).to.deep.equal(['errors']);
       expect(errors).to.be.an('array').that.is.not.empty;
-      for (const e of errors) expect(Object.keys(e).sort()).to.deep.equal(['message', 'path']);
+      for (const e of errors)
+        expect(Object.keys(e).sort()).to.deep.equal(['message', 'path', 'pointer', 'reason', 'schemaPath']);
       expect(errors[0].path, id).to.equal(path);
+      // The WebMCP drafts' triple, for the Pedelec agent too.
+      const { pointer, schemaPath } = errors[0];
+      expect([pointer, errors[0].reason, schemaPath], id).to.deep.equal([path && `/${path}`, reason, `/${reason}`]);
       expect(result.error.message, 'the first problem').to.equal(errors[0].message);
     }
     expect(resultOf('r1').error.details.errors[0].message).to.match(/^delta: .*integer/);

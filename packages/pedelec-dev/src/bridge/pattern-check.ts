@@ -18,7 +18,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { ToolArgsSchema } from 'pedelec-elements/core';
-import { appendKey, isPlainObject, MAX_SCHEMA_DEPTH, type ArgsError } from 'pedelec-elements/protocol';
+import { isPlainObject, MAX_SCHEMA_DEPTH, pathOf, pointerOf, type ArgsError } from 'pedelec-elements/protocol';
 import { startWorker } from '../package-files.js';
 import type { PatternAnswer, PatternJob } from './pattern-worker.js';
 
@@ -45,8 +45,24 @@ export function hasPattern(node: unknown, level = 1): boolean {
   return node.type === 'object' && isPlainObject(node.properties) && Object.values(node.properties).some(below);
 }
 
+/**
+ * An error of the pattern check at `keys`. Checks run here only for schemas with a `pattern`, and
+ * what fails here is the pattern's check (too long a string for it, or a check past its budget):
+ * `reason` says `pattern`.
+ */
+const patternError = (keys: (string | number)[], rest: string): ArgsError => {
+  const path = pathOf(keys);
+  return {
+    path,
+    message: `${path || 'args'}: ${rest}`,
+    pointer: pointerOf(keys),
+    reason: 'pattern',
+    schemaPath: '/pattern',
+  };
+};
+
 /** A failed check that is not about the args' content: the one error the agent gets. */
-const unchecked = (why: string): ArgsError[] => [{ path: '', message: `args: ${why}` }];
+const unchecked = (why: string): ArgsError[] => [patternError([], why)];
 
 export class PatternChecks {
   private worker: Worker | null = null;
@@ -63,11 +79,10 @@ export class PatternChecks {
   check(schema: ToolArgsSchema, args: unknown): Promise<ArgsError[] | null> {
     if (this.closed) return Promise.resolve(unchecked('could not be checked: pedelec-dev is stopping'));
     // Linear in the args and run before any pattern, so it needs neither the worker nor its budget.
-    const overlong = overlongPatternInput(schema, args, '', MAX_PATTERN_INPUT);
+    const overlong = overlongPatternInput(schema, args, [], MAX_PATTERN_INPUT);
     if (overlong !== null) {
-      const where = overlong || 'args';
-      const message = `${where}: is longer than ${MAX_PATTERN_INPUT} characters, too long for pedelec-dev to check against the schema's pattern`;
-      return Promise.resolve([{ path: overlong, message }]);
+      const why = `is longer than ${MAX_PATTERN_INPUT} characters, too long for pedelec-dev to check against the schema's pattern`;
+      return Promise.resolve([patternError(overlong, why)]);
     }
     return new Promise((resolve) => {
       this.queue.push({ id: this.nextId++, schema, args, resolve });
@@ -160,31 +175,31 @@ export class PatternChecks {
 }
 
 /**
- * The path of the first string longer than `limit` that a `pattern` of the schema would be run on, or
- * null. It follows the schema as deep as the validator reads it (`MAX_SCHEMA_DEPTH` levels, which
- * bounds its recursion), and looks into every `oneOf` alternative: a long string any alternative's
- * pattern would see is refused.
+ * The keys down to the first string longer than `limit` that a `pattern` of the schema would be run
+ * on, or null. It follows the schema as deep as the validator reads it (`MAX_SCHEMA_DEPTH` levels,
+ * which bounds its recursion), and looks into every `oneOf` alternative: a long string any
+ * alternative's pattern would see is refused.
  */
 export function overlongPatternInput(
   node: unknown,
   value: unknown,
-  path: string,
+  keys: (string | number)[],
   limit: number,
   level = 1,
-): string | null {
+): (string | number)[] | null {
   if (!isPlainObject(node) || level > MAX_SCHEMA_DEPTH) return null;
   if (Array.isArray(node.oneOf)) {
     for (const alternative of node.oneOf) {
-      const found = overlongPatternInput(alternative, value, path, limit, level + 1);
+      const found = overlongPatternInput(alternative, value, keys, limit, level + 1);
       if (found !== null) return found;
     }
     return null;
   }
   if (typeof value === 'string')
-    return node.type === 'string' && typeof node.pattern === 'string' && value.length > limit ? path : null;
+    return node.type === 'string' && typeof node.pattern === 'string' && value.length > limit ? keys : null;
   if (Array.isArray(value) && node.type === 'array' && Object.hasOwn(node, 'items')) {
     for (let i = 0; i < value.length; i++) {
-      const found = overlongPatternInput(node.items, value[i], `${path}[${i}]`, limit, level + 1);
+      const found = overlongPatternInput(node.items, value[i], [...keys, i], limit, level + 1);
       if (found !== null) return found;
     }
     return null;
@@ -192,7 +207,7 @@ export function overlongPatternInput(
   if (isPlainObject(value) && node.type === 'object' && isPlainObject(node.properties)) {
     for (const name of Object.keys(node.properties)) {
       if (!Object.hasOwn(value, name)) continue;
-      const found = overlongPatternInput(node.properties[name], value[name], appendKey(path, name), limit, level + 1);
+      const found = overlongPatternInput(node.properties[name], value[name], [...keys, name], limit, level + 1);
       if (found !== null) return found;
     }
   }

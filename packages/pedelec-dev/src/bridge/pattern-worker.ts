@@ -18,7 +18,8 @@ parentPort?.on('message', (job: PatternJob) => {
   try {
     errors = compileArgsValidator(job.schema)(job.args);
   } catch (error) {
-    errors = [{ path: '', message: `args: could not be checked (${(error as Error)?.message ?? String(error)})` }];
+    const message = `args: could not be checked (${(error as Error)?.message ?? String(error)})`;
+    errors = [{ path: '', message, pointer: '', reason: 'pattern', schemaPath: '/pattern' }];
   }
   parentPort?.postMessage({ id: job.id, errors } satisfies PatternAnswer);
 });
