@@ -14,11 +14,20 @@ export type CallToolResult = {
 
 /**
  * The result as JSON text (and as structured content when it is a plain object), or the error as
- * `CODE: message` with `isError`.
+ * `CODE: message` with `isError` — and whole as structured content (`{ error: { code, message,
+ * details } }`), so that an agent reads its details (the failing arguments) as data.
  */
 export function callToolResult(answer: CallAnswer): CallToolResult {
-  if (!answer.ok)
-    return { isError: true, content: [{ type: 'text', text: `${answer.error.code}: ${answer.error.message}` }] };
+  if (!answer.ok) {
+    const { code, message, details } = answer.error;
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `${code}: ${message}` }],
+      structuredContent: {
+        error: (details === undefined ? { code, message } : { code, message, details }) as JsonValue,
+      },
+    };
+  }
   const { result } = answer;
   const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(result) }];
   return isPlainObject(result) ? { content, structuredContent: result } : { content };

@@ -137,6 +137,7 @@ export type PedelecErrorCode =
   | 'FOREIGN_ELEMENT'
   // The browser's agent API (WebMCP)
   | 'WEBMCP_NAME_TAKEN'
+  | 'WEBMCP_SCHEMA_REDUCED'
   | 'WEBMCP_UNAVAILABLE'
   // MCP clients through pedelec-dev
   | 'MCP_LINK_REFUSED'

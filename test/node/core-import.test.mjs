@@ -45,7 +45,16 @@ test("the protocol entry (what a Core shares with the kit) imports in Node: the 
   assert.deepEqual(protocol.callToolResult({ ok: false, error: { code: 'X', message: 'why' } }), {
     isError: true,
     content: [{ type: 'text', text: 'X: why' }],
+    structuredContent: { error: { code: 'X', message: 'why' } },
   });
+  const details = { errors: [{ path: 'a', message: 'a: must be a number' }] };
+  assert.deepEqual(
+    protocol.callToolResult({
+      ok: false,
+      error: { code: 'TOOL_ARGS_INVALID', message: 'a: must be a number', details },
+    }).structuredContent,
+    { error: { code: 'TOOL_ARGS_INVALID', message: 'a: must be a number', details } },
+  );
   for (const name of [
     'APPROVAL_HELD_REQUESTS',
     'DEFAULT_TOOL_TIMEOUT_MS',

@@ -71,7 +71,11 @@ describe('<pedelec-session webmcp>: calls', () => {
       const result = await callAsAgent('add', args);
       expect(result.isError, JSON.stringify(args)).to.equal(true);
       expect(textOf(result)).to.equal(text);
-      expect(result.structuredContent).to.equal(undefined);
+      // …and the error whole, for an agent that reads data: the failing argument and its keyword.
+      expect(result.structuredContent.error.code).to.equal('TOOL_ARGS_INVALID');
+      expect(result.structuredContent.error.details.errors[0].message).to.equal(
+        text.slice('TOOL_ARGS_INVALID: '.length),
+      );
     }
     expect(textOf(await callAsAgent('add', { a: 'one', b: 1 }))).to.match(/^TOOL_ARGS_INVALID: a: /);
     expect(ran).to.equal(0);

@@ -8,7 +8,7 @@
  * share lives in the directory, so names, annotations, results and errors are the same in both eras.
  */
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from '@modelcontextprotocol/server';
-import { callToolResult as pageCallToolResult, type CallAnswer } from 'pedelec-elements/protocol';
+import { callToolResult } from 'pedelec-elements/protocol';
 import type { JsonValue, PedelecError } from 'pedelec-elements/core';
 import { toWireError } from '../errors.js';
 import { PAGES_TOOL, type PageDirectory, type PageSummary } from './page-directory.js';
@@ -26,19 +26,6 @@ export type PageToolsDeps = {
 
 const INSTRUCTIONS =
   'Tools of the web pages open with pedelec-elements and linked to pedelec-dev. pedelec_pages lists the pages.';
-
-/**
- * A page's answer as an MCP `CallToolResult`, as the page's WebMCP tools give it (the result as JSON
- * text, and structured when an object; an error as `CODE: message`) — and an error also whole (with
- * its details: the paths of invalid args) as structured content.
- */
-export function callToolResult(answer: CallAnswer): CallToolResult {
-  const result: CallToolResult = pageCallToolResult(answer);
-  if (answer.ok) return result;
-  const { code, message, details } = answer.error;
-  const error = details === undefined ? { code, message } : { code, message, details };
-  return { ...result, structuredContent: { error } };
-}
 
 /** A fresh server answering from `deps.directory`; the caller connects it to a transport. */
 export function pageToolsServer(deps: PageToolsDeps): Server {

@@ -20,6 +20,7 @@ import { normalizeError, pedelecError, type PedelecError } from '../../../core/e
 import { callToolResult, type CallToolResult } from '../../../core/call-tool-result.js';
 import { canonicalJson } from '../../../core/json.js';
 import { foreignFields, foreignTool, type AgentSide, type DeclaredTool } from '../host.js';
+import { browserSchema } from './browser-schema.js';
 import { importedDefinitions } from './webmcp-import.js';
 import { boundForm, exposes, modelContext } from './webmcp-tokens.js';
 
@@ -78,15 +79,20 @@ const offered = (built: DeclaredTool): boolean =>
 /** The tools offered to the browser's agent. */
 export const exposedTools = (tools: readonly DeclaredTool[]): DeclaredTool[] => tools.filter(offered);
 
-/** What is registered for one tool (without `execute`): the foreign agents' fields, the hints as annotations. */
-function describe(built: DeclaredTool): Omit<WebmcpTool, 'execute'> {
-  const { readOnly, untrustedContent, ...described } = foreignTool(built);
-  if (!readOnly && !untrustedContent) return described;
+/**
+ * What is registered for one tool (without `execute`): the foreign agents' fields, the schema as
+ * validating browsers accept it (`removed`: what that took out), the hints as annotations.
+ */
+function describe(built: DeclaredTool): { tool: Omit<WebmcpTool, 'execute'>; removed: string[] } {
+  const { readOnly, untrustedContent, inputSchema, ...described } = foreignTool(built);
+  const { schema, removed } = browserSchema(inputSchema);
+  const tool = { ...described, inputSchema: schema };
+  if (!readOnly && !untrustedContent) return { tool, removed };
   const annotations = {
     ...(readOnly && { readOnlyHint: readOnly }),
     ...(untrustedContent && { untrustedContentHint: untrustedContent }),
   };
-  return { ...described, annotations };
+  return { tool: { ...tool, annotations }, removed };
 }
 
 export class WebmcpExposure {
@@ -124,7 +130,11 @@ export class WebmcpExposure {
         this.#warn(pedelecError('WEBMCP_UNAVAILABLE', message, { tool: name, reason: 'name too long' }));
         continue;
       }
-      const tool = describe(built);
+      const { tool, removed } = describe(built);
+      if (removed.length) {
+        const message = `WebMCP: the tool ${name} is registered without what browsers refuse in a schema (${removed.join(', ')}); the kit still checks calls against its whole schema`;
+        this.#warn(pedelecError('WEBMCP_SCHEMA_REDUCED', message, { tool: name, paths: removed }));
+      }
       offered.set(name, { key: canonicalJson([tool, exposedTo ?? null]), tool });
     }
     for (const [name, registration] of this.#registrations) {
@@ -186,11 +196,14 @@ export class WebmcpExposure {
     }
   }
 
-  /** A tool's `execute`: the session's current tools, the element's path; resolves, never rejects. */
+  /**
+   * A tool's `execute`: the session's current tools, the element's path; resolves, never rejects. No
+   * input is an empty arguments object, as WebMCP has it.
+   */
   #execute(name: string): WebmcpTool['execute'] {
     return async (input, client) => {
       try {
-        return callToolResult(await this.host.call(name, input, client?.signal));
+        return callToolResult(await this.host.call(name, input === undefined ? {} : input, client?.signal));
       } catch (thrown) {
         return callToolResult({ ok: false, error: normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'The call failed') });
       }
