@@ -92,6 +92,10 @@ function pageLinkEvents(log: MessageLog, directory: PageDirectory): PageLinkEven
       directory.joined(link);
     },
     toolsChanged: (link: PageLink) => directory.toolsChanged(link),
+    toolLeftOut(link: PageLink, tool: string, reason: string) {
+      const { url, origin } = link.identity!;
+      log.record('info', link.id, origin, `MCP page link from ${url}: tool ${tool} left out, ${reason}`);
+    },
     left(link: PageLink) {
       if (link.identity) log.record('info', link.id, link.identity.origin, 'MCP page link closed');
       directory.left(link);

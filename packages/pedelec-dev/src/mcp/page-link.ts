@@ -6,7 +6,8 @@
  * call takes (validation, deadline, result check), so this side only routes.
  *
  * A page that breaks the link's rules (a frame that is not JSON, a frame before `hello`, a tool list
- * that is not one) is closed with a reason it reports; a version this side does not speak is closed
+ * that is not one) is closed with a reason it reports; a tool that is not MCP's Tool shape is left out
+ * (the inspector's log says why), the page's other tools are offered; a version this side does not speak is closed
  * with {@link LINK_REFUSED_CLOSE_CODE}, which the page reports as `MCP_LINK_REFUSED`.
  */
 import { randomUUID } from 'node:crypto';
@@ -39,9 +40,16 @@ export type PageLinkEvents = {
   joined(link: PageLink): void;
   /** Its tools changed. */
   toolsChanged(link: PageLink): void;
+  /** A tool of its list cannot be offered to MCP clients: left out, for `reason`; the rest are offered. */
+  toolLeftOut(link: PageLink, tool: string, reason: string): void;
   /** It went away (after `joined`, or before). */
   left(link: PageLink): void;
 };
+
+/** The answers a page sent (not ones this side made up: gone, busy, cancelled, unreadable). */
+const fromPages = new WeakSet<CallAnswer>();
+/** Whether `answer` is what a page sent: its error's code is the page's word, not pedelec-dev's. */
+export const answeredByPage = (answer: CallAnswer): boolean => fromPages.has(answer);
 
 const pageGone = (why: string): CallAnswer => ({
   ok: false,
@@ -141,7 +149,14 @@ export class PageLink {
   #tools(tools: unknown): void {
     const problem = toolsProblem(tools);
     if (problem) return this.close(1008, `pedelec-dev: ${problem}`);
-    this.tools = tools as PageTool[];
+    // One tool that is not MCP's Tool shape must not break every client's tools/list: it is left out.
+    this.tools = (tools as unknown[]).flatMap((tool, i) => {
+      const why = toolProblem(tool);
+      if (why === null) return [offerable(tool as PageTool)];
+      const name = isPlainObject(tool) && typeof tool.name === 'string' && tool.name ? tool.name : `tools[${i}]`;
+      this.events.toolLeftOut(this, name, why);
+      return [];
+    });
     this.events.toolsChanged(this);
   }
 
@@ -149,8 +164,10 @@ export class PageLink {
     const settle = typeof frame.id === 'string' ? this.#running.get(frame.id) : undefined;
     if (!settle) return; // cancelled meanwhile, or never asked
     this.#running.delete(frame.id as string);
+    const answer = answerOf(frame);
+    if (answer) fromPages.add(answer);
     settle(
-      answerOf(frame) ?? {
+      answer ?? {
         ok: false,
         error: { code: 'INTERNAL_ERROR', message: 'The page answered the call in a form pedelec-dev cannot read' },
       },
@@ -166,16 +183,42 @@ export class PageLink {
   }
 }
 
-/** Why a `tools` frame's list is not one pedelec-dev can offer; `null` when it is. */
+/** Why a `tools` frame's list is not one pedelec-dev can read; `null` when it is. */
 function toolsProblem(tools: unknown): string | null {
   if (!Array.isArray(tools)) return 'tools must be an array';
   if (tools.length > MAX_PAGE_TOOLS) return `a page may offer at most ${MAX_PAGE_TOOLS} tools`;
-  for (const [i, tool] of tools.entries()) {
-    if (!isPlainObject(tool) || typeof tool.name !== 'string' || tool.name === '') return `tools[${i}] needs a name`;
-    if (typeof tool.description !== 'string') return `tools[${i}] needs a description`;
-    if (!isPlainObject(tool.inputSchema)) return `tools[${i}] needs an inputSchema object`;
-    // MCP's Tool shape: an argument list is an object schema.
-    if (tool.inputSchema.type !== 'object') return `tools[${i}] needs an inputSchema of type "object"`;
-  }
   return null;
+}
+
+/** Why one page tool is not MCP's Tool shape; `null` when it is. */
+function toolProblem(tool: unknown): string | null {
+  if (!isPlainObject(tool)) return 'it is not an object';
+  if (typeof tool.name !== 'string' || tool.name === '') return 'it has no name';
+  if (typeof tool.description !== 'string') return 'its description is not a string';
+  if (tool.title !== undefined && typeof tool.title !== 'string') return 'its title is not a string';
+  const schema = tool.inputSchema;
+  if (!isPlainObject(schema) || schema.type !== 'object') return 'its inputSchema is not an object schema';
+  if (schema.properties !== undefined && !isPlainObject(schema.properties))
+    return 'its inputSchema.properties is not an object';
+  const nodes = Object.values(schema.properties ?? {});
+  if (nodes.some((node) => !isPlainObject(node) && typeof node !== 'boolean'))
+    return 'a property of its inputSchema is not a schema';
+  const { required } = schema;
+  if (required !== undefined && !(Array.isArray(required) && required.every((name) => typeof name === 'string')))
+    return 'its inputSchema.required is not a list of names';
+  return null;
+}
+
+/**
+ * A tool whose properties may be JSON Schema's boolean schemas, with each as the object schema that
+ * means the same (`true` → `{}`, `false` → `{ "not": {} }`): MCP clients read every property as an
+ * object, and one that cannot would fail its whole list.
+ */
+function offerable(tool: PageTool): PageTool {
+  const properties = tool.inputSchema.properties as Record<string, unknown> | undefined;
+  if (!properties || !Object.values(properties).some((node) => typeof node === 'boolean')) return tool;
+  const objects = Object.fromEntries(
+    Object.entries(properties).map(([name, node]) => [name, node === true ? {} : node === false ? { not: {} } : node]),
+  );
+  return { ...tool, inputSchema: { ...tool.inputSchema, properties: objects } } as PageTool;
 }
