@@ -46,7 +46,7 @@ for (const era of ERAS)
       assert.deepEqual(await names(), [...DEMO_TOOLS, 'pedelec_pages'].sort());
       const { tools } = await client.listTools();
       const update = tools.find((tool) => tool.name === 'update_counter');
-      assert.match(update.description, /counter.*\(runs in the web page “.+” at http:\/\/127\.0\.0\.1:\d+\)$/);
+      assert.match(update.description, /^Web page http:\/\/127\.0\.0\.1:\d+ “.+”: .*counter/);
       assert.equal(update.inputSchema.properties.delta.type, 'integer');
       assert.deepEqual(tools.find((tool) => tool.name === 'get_counter').annotations, { readOnlyHint: true });
 

@@ -97,10 +97,7 @@ test('the kit’s link client publishes to pedelec-dev, and an MCP call runs in 
   const add = tools.find((tool) => tool.name === 'add')!;
   assert.deepEqual(add.inputSchema, ADD.inputSchema);
   assert.deepEqual(add.annotations, { readOnlyHint: true });
-  assert.match(
-    add.description ?? '',
-    /^Adds two numbers \(runs in the web page “Contract” at http:\/\/localhost:5173\)$/,
-  );
+  assert.match(add.description ?? '', /^Web page http:\/\/localhost:5173 “Contract”: Adds two numbers$/);
 
   const result = (await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })) as CallToolResult;
   assert.deepEqual(result.structuredContent, { sum: 5 });
@@ -114,7 +111,7 @@ test('the kit’s link client publishes to pedelec-dev, and an MCP call runs in 
   const failed = (await client.callTool({ name: 'add', arguments: { a: 'x', b: 1 } })) as CallToolResult;
   assert.equal(failed.isError, true);
   assert.deepEqual(failed.content, [{ type: 'text', text: `${INVALID.code}: ${INVALID.message}` }]);
-  assert.deepEqual(failed.structuredContent, { error: INVALID });
+  assert.deepEqual(failed.structuredContent, { error: { ...INVALID, source: 'page' } });
 
   // Who the page said it is, in its hello.
   const pages = (await client.callTool({ name: 'pedelec_pages', arguments: {} })) as CallToolResult;

@@ -149,13 +149,27 @@ export class PageDirectory {
   }
 }
 
-/** A page tool as MCP clients see it: its description names the page it runs in. */
+/** A title as quoted in a description: one line, no quotes of its own, at most 80 characters. */
+const quotable = (title: string) =>
+  title
+    .replace(/[\p{Cc}“”"]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 80);
+
+/**
+ * A page tool as MCP clients see it. Its description starts with where it runs — the origin the
+ * browser sent with the link (never what the page says of itself), then the page's title quoted —
+ * so that what a page writes in a description cannot pass for another page: whatever follows the
+ * first colon is the page's.
+ */
 function listed(name: string, tool: PageTool, link: PageLink): McpTool {
   const { origin, title } = link.identity!;
-  const where = [title && `“${title}”`, origin && `at ${origin}`].filter(Boolean).join(' ');
+  const quoted = quotable(title);
+  const where = `Web page ${origin ?? 'of unknown origin'}${quoted ? ` “${quoted}”` : ''}`;
   const out: McpTool = {
     name,
-    description: `${tool.description}${where ? ` (runs in the web page ${where})` : ''}`,
+    description: `${where}: ${tool.description}`,
     // The link let only object schemas in (page-link.ts).
     inputSchema: { ...tool.inputSchema, type: 'object' },
   };

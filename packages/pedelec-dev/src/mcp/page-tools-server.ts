@@ -7,11 +7,12 @@
  * One instance serves one modern request or one legacy session (mcp-endpoint.ts); everything they
  * share lives in the directory, so names, annotations, results and errors are the same in both eras.
  */
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from '@modelcontextprotocol/server';
-import { callToolResult } from 'pedelec-elements/protocol';
+import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import { callToolResult, type CallAnswer } from 'pedelec-elements/protocol';
 import type { JsonValue, PedelecError } from 'pedelec-elements/core';
 import { toWireError } from '../errors.js';
 import { PAGES_TOOL, type PageDirectory, type PageSummary } from './page-directory.js';
+import { answeredByPage } from './page-link.js';
 
 export type McpCallRecord = { client: string; tool: string; ok: boolean; ms: number };
 
@@ -46,18 +47,23 @@ export function pageToolsServer(deps: PageToolsDeps): Server {
     const { name, arguments: args } = request.params;
     const startedAt = Date.now();
     const client = server.getClientVersion()?.name ?? 'unknown client';
-    let result: CallToolResult;
+    let answer: CallAnswer;
     const refused = await approval(deps, client, name);
     if (refused) {
-      result = callToolResult({ ok: false, error: refused });
+      answer = { ok: false, error: refused };
     } else if (name === PAGES_TOOL) {
-      const pages = directory.pages();
-      result = callToolResult({ ok: true, result: { pages } as unknown as JsonValue });
+      answer = { ok: true, result: { pages: directory.pages() } as unknown as JsonValue };
     } else {
       const running = directory.call(name, args ?? {}, ctx.mcpReq.signal);
       if (!running)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name} (no linked page offers it)`);
-      result = callToolResult(await running);
+      answer = await running;
+    }
+    const result = callToolResult(answer);
+    // Whose word an error code is: a page may send any code, pedelec-dev's own included.
+    if (!answer.ok) {
+      const error = result.structuredContent?.error as { [key: string]: JsonValue };
+      error.source = answeredByPage(answer) ? 'page' : 'pedelec-dev';
     }
     deps.onCall?.({ client, tool: name, ok: !result.isError, ms: Date.now() - startedAt });
     return server.projectCallToolResult(result, undefined);
