@@ -145,6 +145,7 @@ export type PedelecErrorCode =
   | 'PAGE_BUSY'
   | 'MCP_NOT_RUNNING'
   | 'TOKEN_FILE_FAILED'
+  | 'TOKEN_FILE_UNSAFE'
   // pedelec-dev's server
   | 'ORIGIN_NOT_ALLOWED'
   | 'INVALID_ORIGIN'

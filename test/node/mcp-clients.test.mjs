@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { skipBrowser } from '../../scripts/browsers.mjs';
@@ -188,4 +188,23 @@ test('pedelec-dev mcp with no server on the port: one line on stderr, exit 1', a
   assert.equal(result.stdout, '');
   assert.match(result.stderr, /^pedelec-dev: no pedelec-dev --mcp on port 9 \(no token in .+\); start one first/);
   assert.equal(result.stderr.trim().split('\n').length, 1);
+});
+
+test('pedelec-dev mcp refuses a token file others may read: one line on stderr, exit 1, nothing sent', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-open-token-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'token');
+  writeFileSync(file, `${'d'.repeat(32)}\n`, { mode: 0o644 });
+  chmodSync(file, 0o644);
+  const result = await new Promise((resolve) =>
+    execFile(
+      process.execPath,
+      [CLI, 'mcp', '--port', '9', '--mcp-token-file', file],
+      { timeout: 20_000 },
+      (error, stdout, stderr) => resolve({ code: error?.code ?? 0, stdout, stderr }),
+    ),
+  );
+  assert.equal(result.code, 1);
+  assert.equal(result.stdout, '');
+  assert.match(result.stderr, /^pedelec-dev: The MCP token file .+ is not safe to use: others may read or write it/);
 });

@@ -101,12 +101,12 @@ function mcpLines(core: DevCore): string[] {
   const header = `Authorization: Bearer ${core.mcpToken}`;
   return [
     `  Page link: ${core.toolsUrl}  (<pedelec-session mcp="${core.toolsUrl}">)`,
-    `  MCP:       ${core.mcpUrl}  (header ${header}, valid while this server runs; token in ${core.mcpTokenFile})`,
+    `  MCP:       ${core.mcpUrl}  (header ${header}; the token lasts until you delete ${core.mcpTokenFile})`,
     'MCP clients, over stdio (stable across restarts):',
     `  Claude Code:   claude mcp add pedelec -- ${shell}`,
     `  Cursor:        .cursor/mcp.json ${cursor}`,
     `  Inspector CLI: npx @modelcontextprotocol/inspector --cli ${shell} --method tools/list`,
-    'Or over HTTP, valid while this server runs:',
+    'Or over HTTP, with the token (it lasts until you delete its file):',
     `  Claude Code:   claude mcp add --transport http pedelec ${core.mcpUrl} --header "${header}"`,
     `  Inspector CLI: npx @modelcontextprotocol/inspector --cli ${core.mcpUrl} --transport http --header "${header}" --method tools/list`,
   ];

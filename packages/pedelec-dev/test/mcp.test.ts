@@ -4,7 +4,7 @@
 // the link (docs/mcp.md), so each rule of the server is tested alone; test/node/mcp-demo.test.mjs (at the
 // repository's root) drives the real kit in Chromium.
 import { test, type TestContext } from 'node:test';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
@@ -391,6 +391,33 @@ test('the token file: written readable by the user only, reused at the next star
   const third = await startCore(t, { mcp: true, mcpTokenFile: file });
   assert.notEqual(third.mcpToken, first.mcpToken, 'a file without a token gets a new one');
   assert.equal((await readFile(file, 'utf8')).trim(), third.mcpToken);
+});
+
+test('a token file another user could have planted or can read is refused: a link, another owner, others’ access', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mcp-token-unsafe-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const refuses = async (file: string, why: RegExp) => {
+    const error = (await startCore(t, { mcp: true, mcpTokenFile: file }).then(
+      () => null,
+      (thrown: unknown) => thrown,
+    )) as { code?: string; message?: string } | null;
+    assert.equal(error?.code, 'TOKEN_FILE_UNSAFE', file);
+    assert.match(error.message ?? '', why);
+  };
+  const target = join(dir, 'elsewhere');
+  await writeFile(target, `${'a'.repeat(32)}\n`, { mode: 0o600 });
+  await symlink(target, join(dir, 'link.token'));
+  await refuses(join(dir, 'link.token'), /is a symbolic link/);
+  await writeFile(join(dir, 'open.token'), `${'b'.repeat(32)}\n`, { mode: 0o644 });
+  await chmod(join(dir, 'open.token'), 0o644);
+  await refuses(join(dir, 'open.token'), /others may read or write it \(mode 644\)/);
+  if (process.getuid?.() === 0) {
+    // Only root can give a file away: run as root (as CI does), the owner check is tested too.
+    await writeFile(join(dir, 'theirs.token'), `${'c'.repeat(32)}\n`, { mode: 0o600 });
+    await chown(join(dir, 'theirs.token'), 4321, 4321);
+    await refuses(join(dir, 'theirs.token'), /belongs to another user/);
+  }
+  assert.equal((await readFile(target, 'utf8')).trim(), 'a'.repeat(32), 'the link’s target is untouched');
 });
 
 for (const era of ERAS) {

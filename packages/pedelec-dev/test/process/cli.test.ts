@@ -94,7 +94,7 @@ test('--mcp prints the MCP endpoint with its token, and the page link; the token
   const { bridgeUrl } = await cli.started();
   const base = new URL(bridgeUrl).host;
   const mcp = new RegExp(
-    `MCP: +http://${base}/mcp {2}\\(header Authorization: Bearer ([0-9a-f]{32}), valid while this server runs; token in ${tokenFile.replaceAll('/', '\\/')}\\)`,
+    `MCP: +http://${base}/mcp {2}\\(header Authorization: Bearer ([0-9a-f]{32}); the token lasts until you delete ${tokenFile.replaceAll('/', '\\/')}\\)`,
   );
   const [, token] = mcp.exec(cli.out.stdout) ?? assert.fail(`no MCP line in:\n${cli.out.stdout}`);
   assert.match(
