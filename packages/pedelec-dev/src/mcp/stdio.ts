@@ -59,11 +59,22 @@ export async function runStdio({ port, host = '127.0.0.1', tokenFile, version }:
   await upstream.close();
 }
 
-/** The one connection to the server, opened at the first request and shared by the relay's instances. */
+/** The first wait before connecting again after the server went away; it doubles up to the next. */
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MOST_MS = 5000;
+
+/**
+ * The one connection to the server, opened at the first request and shared by the relay's instances.
+ * When the server goes away (its listen stream ends unasked), the connection is forgotten and made
+ * again — at once for the next request, and in the background with a growing wait, so that a
+ * restarted server's tool changes reach the client without it asking first.
+ */
 class Upstream {
   #client: Promise<Client> | null = null;
   /** The relay instance serving the client now (the SDK may make a probe instance first and drop it). */
   #current: Server | null = null;
+  #clientName = 'stdio client';
+  #closed = false;
 
   constructor(
     private readonly url: URL,
@@ -90,12 +101,14 @@ class Upstream {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     const client = await this.#client?.catch(() => null);
     await client?.close();
   }
 
   /** The connected client; a failed connection is forgotten, so the next request tries again. */
-  #connected(clientName: string): Promise<Client> {
+  #connected(clientName = this.#clientName): Promise<Client> {
+    this.#clientName = clientName;
     this.#client ??= this.#connect(clientName).catch((error: unknown) => {
       this.#client = null;
       throw error;
@@ -117,7 +130,27 @@ class Upstream {
     await client.connect(
       new StreamableHTTPClientTransport(this.url, { requestInit: { headers: this.headers }, fetch }),
     );
-    await client.listen({ toolsListChanged: true });
+    const subscription = await client.listen({ toolsListChanged: true });
+    void subscription.closed.then((how) => {
+      if (how === 'local' || this.#closed) return;
+      // The server went away: what it listed is gone with it.
+      this.#client = null;
+      void client.close().catch(() => {});
+      this.#current?.sendToolListChanged().catch(() => {});
+      this.#reconnect(RECONNECT_FIRST_MS);
+    });
     return client;
+  }
+
+  /** Connects again after `waitMs` (unless a request did first), waiting longer after each failure. */
+  #reconnect(waitMs: number): void {
+    const timer = setTimeout(() => {
+      if (this.#closed || this.#client) return;
+      this.#connected().then(
+        () => this.#current?.sendToolListChanged().catch(() => {}),
+        () => this.#reconnect(Math.min(waitMs * 2, RECONNECT_MOST_MS)),
+      );
+    }, waitMs);
+    timer.unref(); // never what keeps the relay running once its client has gone
   }
 }
