@@ -33,23 +33,13 @@ let socket = null;
 
 // ───────────────────────────── socket ─────────────────────────────
 
-// The token arrives in the fragment (never sent to the server). It is kept for this tab only and
-// taken out of the address bar, so it does not stay in history or show in a screenshot.
-const TOKEN_KEY = 'pedelec-dev-inspector-token';
-const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? sessionStorage.getItem(TOKEN_KEY);
-if (token) {
-  sessionStorage.setItem(TOKEN_KEY, token);
-  history.replaceState(null, '', location.pathname + location.search);
-}
+// The token arrives in the fragment, which is never sent to the server, and stays there: a reload
+// keeps it. No storage holds it: the pages pedelec-dev serves share this origin, and a page opened
+// later in this tab would read sessionStorage or localStorage (and the inspector cannot be framed).
+const token = new URLSearchParams(location.hash.slice(1)).get('token');
 // A new URL pasted into this tab (pedelec-dev restarted: a new token) changes only the fragment, which
-// does not reload the page: take the token and start over with it.
-addEventListener('hashchange', () => {
-  const next = new URLSearchParams(location.hash.slice(1)).get('token');
-  if (!next) return;
-  sessionStorage.setItem(TOKEN_KEY, next);
-  history.replaceState(null, '', location.pathname + location.search);
-  location.reload();
-});
+// does not reload the page: start over with it.
+addEventListener('hashchange', () => location.reload());
 
 function connect() {
   if (!token) {
