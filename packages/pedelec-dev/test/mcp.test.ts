@@ -453,6 +453,11 @@ for (const era of ERAS) {
     await asked;
     assert.deepEqual([prompts[0].call.client, prompts[0].call.tool], ['approval-test', 'add']);
     assert.match(prompts[0].call.page, /^Shop \(p[0-9a-f]{8}\)$/);
+    // The page's origin, URL, and the arguments as they will run.
+    assert.deepEqual(
+      [prompts[0].origin, prompts[0].call.url, prompts[0].call.args],
+      [PAGE_ORIGIN, `${PAGE_ORIGIN}/shop/`, '{"a":1,"b":2}'],
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(settled, false, 'the call waits for the operator');
     inspector.send(JSON.stringify({ type: 'approve', id: prompts[0].id, approved: true }));
@@ -473,3 +478,99 @@ for (const era of ERAS) {
     assert.match(calls[1], /^MCP call add by approval-test: error in \d+ ms$/);
   });
 }
+
+/** The inspector's approval prompts and their resolutions, from now on (once its socket is open). */
+async function approvalWatch(t: TestContext, core: DevCore) {
+  const socket = new WebSocket(
+    `${core.url.replace(/^http/, 'ws')}/_pedelec/inspector/socket?token=${core.inspectorToken}`,
+    { origin: core.url },
+  );
+  t.after(() => socket.close());
+  const prompts: Message[] = [];
+  const resolved: Message[] = [];
+  socket.on('message', (data: RawData) => {
+    const message = JSON.parse(data.toString()) as Message;
+    if (message.type === 'approval_requested') prompts.push(message.prompt);
+    if (message.type === 'approval_resolved') resolved.push(message);
+  });
+  await new Promise((resolve) => socket.once('open', resolve));
+  const until = <T>(what: string, get: () => T | undefined) =>
+    untilAnswer(
+      async () => get(),
+      (found) => found !== undefined,
+      what,
+      { timeoutMs: 5000, everyMs: 10 },
+    );
+  return {
+    prompts,
+    resolved,
+    nextPrompt: async (count: number) => (await until(`prompt ${count}`, () => prompts[count - 1])) as Message,
+    answer: (id: string, approved: boolean) => socket.send(JSON.stringify({ type: 'approve', id, approved })),
+  };
+}
+
+test('--mcp-approval prompt: the approved call runs on the page and tool asked about, with those args — or fails if it went', async (t) => {
+  const core = await mcpCore(t, { mcpApproval: 'prompt' });
+  const inspector = await approvalWatch(t, core);
+  const one = await LinkPage.open(t, core, { label: 'shop', title: 'One' });
+  const client = await mcpClient(t, core, { era: 'modern' });
+  await toolsOnceThey(client, (list) => list.length === 2);
+  const call = client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+  const prompt = await inspector.nextPrompt(1);
+  // Meanwhile a second page offers the same name: `add` now names neither page alone.
+  const two = await LinkPage.open(t, core, { label: 'shop', title: 'Two' });
+  await toolsOnceThey(client, (list) => list.length === 3);
+  inspector.answer(prompt.id, true);
+  assert.deepEqual((await call).structuredContent, { sum: 3 });
+  assert.deepEqual(
+    one.frames.filter((f) => f.type === 'call').map((f) => [f.tool, f.args]),
+    [['add', { a: 1, b: 2 }]],
+  );
+  assert.deepEqual(
+    two.frames.filter((f) => f.type === 'call'),
+    [],
+  );
+
+  // Asked about page One's tool; page One leaves before the answer: the call fails, nothing else runs.
+  const gone = client.callTool({ name: 'add__shop', arguments: { a: 5, b: 5 } });
+  const second = await inspector.nextPrompt(2);
+  one.socket.close();
+  await toolsOnceThey(client, (list) => list.length === 2);
+  inspector.answer(second.id, true);
+  const result = await gone;
+  assert.equal(result.isError, true);
+  assert.match(textOf(result), /^PAGE_GONE: /);
+  assert.deepEqual(
+    two.frames.filter((f) => f.type === 'call'),
+    [],
+  );
+});
+
+test('--mcp-approval prompt: a call its client cancels while asked is withdrawn; the page hears nothing of it', async (t) => {
+  const core = await mcpCore(t, { mcpApproval: 'prompt' });
+  const inspector = await approvalWatch(t, core);
+  const page = await LinkPage.open(t, core);
+  const client = await mcpClient(t, core, { era: 'legacy' });
+  await toolsOnceThey(client, (list) => list.length === 2);
+  const controller = new AbortController();
+  const call = client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }, controller.signal);
+  const prompt = await inspector.nextPrompt(1);
+  controller.abort();
+  await assert.rejects(call);
+  const withdrawn = await untilAnswer(
+    async () => inspector.resolved.find((r) => r.id === prompt.id),
+    (found) => found !== undefined,
+    'the prompt withdrawn',
+    { timeoutMs: 5000, everyMs: 10 },
+  );
+  assert.deepEqual([withdrawn!.approved, withdrawn!.reason], [false, 'withdrawn']);
+  inspector.answer(prompt.id, true); // too late: nothing is asked any more
+  // A call the page does answer, after: the only frames it got are that call's.
+  const later = client.callTool({ name: 'add', arguments: { a: 2, b: 2 } });
+  inspector.answer((await inspector.nextPrompt(2)).id, true);
+  assert.deepEqual((await later).structuredContent, { sum: 4 });
+  assert.deepEqual(
+    page.frames.filter((f) => f.type === 'call' || f.type === 'cancel').map((f) => [f.type, f.args]),
+    [['call', { a: 2, b: 2 }]],
+  );
+});

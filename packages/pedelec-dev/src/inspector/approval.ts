@@ -11,8 +11,14 @@ import { DevCoreError } from '../errors.js';
 export type ApprovalMode = 'auto' | 'prompt' | 'deny';
 export const APPROVAL_MODES: readonly ApprovalMode[] = ['auto', 'prompt', 'deny'];
 
-/** An MCP client's call to a page's tool, as an approval prompt shows it. */
-export type CallInQuestion = { client: string; tool: string; page: string };
+/**
+ * An MCP client's call to a page's tool, as an approval prompt shows it: the client, the page (its
+ * title and label, its URL; the prompt's `origin` is the page's), the tool as the client named it and
+ * the arguments as JSON text (shortened past {@link SHOWN_ARGS_CHARS} characters).
+ */
+export type CallInQuestion = { client: string; tool: string; page: string; url: string; args: string };
+/** How much of a call's arguments a prompt shows. */
+export const SHOWN_ARGS_CHARS = 2000;
 export type ApprovalPrompt = { id: string; origin: string | null; askedAt: number; call?: CallInQuestion };
 export type ApprovalEvent =
   | { type: 'approval_requested'; prompt: ApprovalPrompt }
@@ -21,7 +27,7 @@ export type ApprovalEvent =
       id: string;
       origin: string | null;
       approved: boolean;
-      reason: 'operator' | 'timeout' | 'stopped';
+      reason: 'operator' | 'timeout' | 'stopped' | 'withdrawn';
     };
 
 type Waiter = { resolve(): void; reject(error: DevCoreError): void };
@@ -74,12 +80,18 @@ export class Approvals {
    * Resolves once the operator approves this one call (whatever the origin mode: the caller decides
    * to ask); rejects `APPROVAL_REJECTED` or `APPROVAL_TIMEOUT`. Never remembered: the next call asks again.
    */
-  askCall(origin: string | null, call: CallInQuestion): Promise<void> {
+  askCall(origin: string | null, call: CallInQuestion, signal?: AbortSignal): Promise<void> {
     const prompt: ApprovalPrompt = { id: `approval_${randomUUID()}`, origin, askedAt: Date.now(), call };
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => this.settle(prompt.id, false, 'timeout'), this.timeoutMs);
-      this.open.set(prompt.id, { prompt, waiters: [{ resolve, reject }], timer });
+      // The client gave up on its call: the question is withdrawn, and nobody answers it any more.
+      const withdraw = () => this.settle(prompt.id, false, 'withdrawn');
+      const done = () => signal?.removeEventListener('abort', withdraw);
+      const waiter = { resolve: () => (done(), resolve()), reject: (error: DevCoreError) => (done(), reject(error)) };
+      this.open.set(prompt.id, { prompt, waiters: [waiter], timer });
       this.notify({ type: 'approval_requested', prompt });
+      if (signal?.aborted) withdraw();
+      else signal?.addEventListener('abort', withdraw, { once: true });
     });
   }
 
@@ -108,7 +120,7 @@ export class Approvals {
     for (const key of [...this.open.keys()]) this.settle(key, false, 'stopped');
   }
 
-  private settle(key: string, approved: boolean, reason: 'operator' | 'timeout' | 'stopped'): void {
+  private settle(key: string, approved: boolean, reason: 'operator' | 'timeout' | 'stopped' | 'withdrawn'): void {
     const open = this.open.get(key);
     if (!open) return;
     this.open.delete(key);
@@ -118,9 +130,11 @@ export class Approvals {
     const error =
       reason === 'timeout'
         ? new DevCoreError('APPROVAL_TIMEOUT', 'Nobody answered the approval prompt in time', { origin })
-        : new DevCoreError('APPROVAL_REJECTED', `The operator did not approve this ${call ? 'call' : 'origin'}`, {
-            origin,
-          });
+        : reason === 'withdrawn'
+          ? new DevCoreError('ABORTED', 'The client cancelled the call before it was approved', { origin })
+          : new DevCoreError('APPROVAL_REJECTED', `The operator did not approve this ${call ? 'call' : 'origin'}`, {
+              origin,
+            });
     for (const waiter of open.waiters) {
       if (approved) waiter.resolve();
       else waiter.reject(error);

@@ -9,7 +9,7 @@ import { LINK_REFUSED_CLOSE_CODE } from 'pedelec-elements/protocol';
 import { closeSockets, type DevFeature } from '../http/feature.js';
 import { plain } from '../http/http-routes.js';
 import type { OriginRules } from '../http/security.js';
-import type { Approvals } from '../inspector/approval.js';
+import { SHOWN_ARGS_CHARS, type Approvals } from '../inspector/approval.js';
 import type { MessageLog } from '../inspector/message-log.js';
 import { McpEndpoint } from './mcp-endpoint.js';
 import { PageDirectory } from './page-directory.js';
@@ -70,12 +70,18 @@ function mcpEndpoint(inputs: McpFeatureInputs, token: string, directory: PageDir
     version: inputs.version,
     approve:
       inputs.approval === 'prompt'
-        ? ({ client, tool, page }) =>
-            approvals.askCall(page?.origin ?? null, {
+        ? ({ client, tool, page, args }, signal) => {
+            const text = JSON.stringify(args);
+            const shown = text.length > SHOWN_ARGS_CHARS ? `${text.slice(0, SHOWN_ARGS_CHARS)}…` : text;
+            const call = {
               client,
               tool,
-              page: page ? `${page.title || page.url} (${page.label})` : '?',
-            })
+              page: `${page.title || page.url} (${page.label})`,
+              url: page.url,
+              args: shown,
+            };
+            return approvals.askCall(page.origin, call, signal);
+          }
         : undefined,
     onCall: ({ client, tool, ok, ms }) =>
       log.record('info', 'mcp', null, `MCP call ${tool} by ${client}: ${ok ? 'answered' : 'error'} in ${ms} ms`),

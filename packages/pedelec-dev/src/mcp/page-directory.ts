@@ -108,6 +108,17 @@ export class PageDirectory {
     return this.pages().find((page) => page.label === (link && this.#labels.get(link))) ?? null;
   }
 
+  /**
+   * The page and its tool that `name` stands for now: what an approval is asked about, and what the
+   * approved call then runs on, even if the names change meanwhile. `null` when no page offers it.
+   */
+  target(name: string): { page: PageSummary; run(args: unknown, signal?: AbortSignal): Promise<CallAnswer> } | null {
+    const entry = this.#byName.get(name);
+    const page = this.pageOf(name);
+    if (!entry || !page) return null;
+    return { page, run: (args, signal) => entry.link.call(entry.tool.name, args, signal) };
+  }
+
   /** Runs the tool listed as `name`; `null` when no page offers it. */
   call(name: string, args: unknown, signal?: AbortSignal): Promise<CallAnswer> | null {
     const entry = this.#byName.get(name);

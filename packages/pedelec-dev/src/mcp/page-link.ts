@@ -46,6 +46,11 @@ export type PageLinkEvents = {
   left(link: PageLink): void;
 };
 
+const cancelled = (): CallAnswer => ({
+  ok: false,
+  error: { code: 'ABORTED', message: 'The client cancelled the call' },
+});
+
 /** The answers a page sent (not ones this side made up: gone, busy, cancelled, unreadable). */
 const fromPages = new WeakSet<CallAnswer>();
 /** Whether `answer` is what a page sent: its error's code is the page's word, not pedelec-dev's. */
@@ -85,18 +90,19 @@ export class PageLink {
       const message = `the page is running ${MAX_RUNNING_CALLS} calls already; try again when one has finished`;
       return Promise.resolve({ ok: false, error: { code: 'PAGE_BUSY', message } });
     }
+    // Cancelled before it started (while an approval was asked): the page never hears of it.
+    if (signal?.aborted) return Promise.resolve(cancelled());
     const id = String(this.#nextCall++);
     return new Promise<CallAnswer>((resolve) => {
       const onAbort = () => {
         this.#running.delete(id);
         this.#send({ type: 'cancel', id });
-        resolve({ ok: false, error: { code: 'ABORTED', message: 'The client cancelled the call' } });
+        resolve(cancelled());
       };
       this.#running.set(id, (answer) => {
         signal?.removeEventListener('abort', onAbort);
         resolve(answer);
       });
-      if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#send({ type: 'call', id, tool, args: args ?? {} });
     });

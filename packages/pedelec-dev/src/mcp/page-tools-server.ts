@@ -19,8 +19,14 @@ export type McpCallRecord = { client: string; tool: string; ok: boolean; ms: num
 export type PageToolsDeps = {
   directory: PageDirectory;
   version: string;
-  /** Asks the operator about a call before it runs (`--mcp-approval prompt`); rejects when refused. */
-  approve?(call: { client: string; tool: string; page: PageSummary | null }): Promise<void>;
+  /**
+   * Asks the operator about a call before it runs (`--mcp-approval prompt`); rejects when refused, or
+   * when `signal` aborts first (the client cancelled).
+   */
+  approve?(
+    call: { client: string; tool: string; page: PageSummary; args: unknown },
+    signal: AbortSignal,
+  ): Promise<void>;
   /** Told about each call a client made (for the inspector's log). */
   onCall?(record: McpCallRecord): void;
 };
@@ -48,16 +54,17 @@ export function pageToolsServer(deps: PageToolsDeps): Server {
     const startedAt = Date.now();
     const client = server.getClientVersion()?.name ?? 'unknown client';
     let answer: CallAnswer;
-    const refused = await approval(deps, client, name);
-    if (refused) {
-      answer = { ok: false, error: refused };
-    } else if (name === PAGES_TOOL) {
+    if (name === PAGES_TOOL) {
       answer = { ok: true, result: { pages: directory.pages() } as unknown as JsonValue };
     } else {
-      const running = directory.call(name, args ?? {}, ctx.mcpReq.signal);
-      if (!running)
+      // The page and tool the name stands for now: what is asked about is what runs, with the same args.
+      const target = directory.target(name);
+      if (!target)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name} (no linked page offers it)`);
-      answer = await running;
+      const given = structuredClone(args ?? {});
+      const { signal } = ctx.mcpReq;
+      const refused = await approval(deps, { client, tool: name, page: target.page, args: given }, signal);
+      answer = refused ? { ok: false, error: refused } : await target.run(given, signal);
     }
     const result = callToolResult(answer);
     // Whose word an error code is: a page may send any code, pedelec-dev's own included.
@@ -73,11 +80,15 @@ export function pageToolsServer(deps: PageToolsDeps): Server {
   return server;
 }
 
-/** `null` when the call may run; else why not (the operator refused, or did not answer). */
-async function approval(deps: PageToolsDeps, client: string, tool: string): Promise<PedelecError | null> {
-  if (!deps.approve || tool === PAGES_TOOL) return null;
+/** `null` when the call may run; else why not (the operator refused or did not answer, or the client cancelled). */
+async function approval(
+  deps: PageToolsDeps,
+  call: { client: string; tool: string; page: PageSummary; args: unknown },
+  signal: AbortSignal,
+): Promise<PedelecError | null> {
+  if (!deps.approve) return null;
   try {
-    await deps.approve({ client, tool, page: deps.directory.pageOf(tool) });
+    await deps.approve(call, signal);
     return null;
   } catch (error) {
     return toWireError(error);

@@ -276,7 +276,8 @@ test(
     );
     const { page, problems } = await openInspector(t, await chromium(), core);
     const call = () => client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }) as Promise<CallToolResult>;
-    const prompt = /^approval-test \(MCP\) calls add in Shop \(p[0-9a-f]{8}\) Approve Reject$/;
+    const prompt =
+      /^approval-test \(MCP\) calls add in Shop \(p[0-9a-f]{8}\) — origin http:\/\/localhost:5173, page http:\/\/localhost:5173\/shop\/ — with \{"a":1,"b":2\} Approve Reject$/;
 
     const approved = call();
     await promptCount(page, 1);

@@ -17,13 +17,17 @@ export function renderApprovals(approvals, send) {
       el(
         'li',
         {},
-        el(
-          'span',
-          {},
-          p.call
-            ? `${p.call.client} (MCP) calls ${p.call.tool} in ${p.call.page} `
-            : `${p.origin ?? '(no origin)'} asks to use Pedelec `,
-        ),
+        p.call
+          ? el(
+              'span',
+              {},
+              `${p.call.client} (MCP) calls ${p.call.tool} in ${p.call.page} — origin ${p.origin ?? '(none)'}, page `,
+              el('small', {}, p.call.url),
+              ' — with ',
+              el('code', {}, p.call.args),
+              ' ',
+            )
+          : el('span', {}, `${p.origin ?? '(no origin)'} asks to use Pedelec `),
         el('button', { type: 'button', onclick: () => send({ type: 'approve', id: p.id, approved: true }) }, 'Approve'),
         ' ',
         el('button', { type: 'button', onclick: () => send({ type: 'approve', id: p.id, approved: false }) }, 'Reject'),

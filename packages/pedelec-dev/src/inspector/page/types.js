@@ -22,7 +22,7 @@
  *   autoEndOnDisconnect: boolean, status: string, routes: number, createdAt: number, skills?: SkillsManifest
  * }} SessionSummary Updates leave `skills` out; a Core from before explicitModel sends none.
  * @typedef {{ sessionId: string, text: string, openedAt: number }} OpenTurn
- * @typedef {{ client: string, tool: string, page: string }} CallInQuestion
+ * @typedef {{ client: string, tool: string, page: string, url: string, args: string }} CallInQuestion
  * @typedef {{ id: string, origin: string | null, askedAt: number, call?: CallInQuestion }} ApprovalPrompt
  * @typedef {{ id: string, origin: string | null, askedAt: number }} FolderPick
  * @typedef {{
