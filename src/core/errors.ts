@@ -143,6 +143,7 @@ export type PedelecErrorCode =
   | 'MCP_LINK_REFUSED'
   | 'PAGE_GONE'
   | 'PAGE_BUSY'
+  | 'PAGE_ANSWER_TOO_LARGE'
   | 'MCP_NOT_RUNNING'
   | 'TOKEN_FILE_FAILED'
   | 'TOKEN_FILE_UNSAFE'

@@ -4,7 +4,7 @@
  * token. Off, `/mcp` answers 404 and a page's link on `/tools` is closed with
  * {@link LINK_REFUSED_CLOSE_CODE}, naming the flag — so the page can say why.
  */
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { LINK_REFUSED_CLOSE_CODE } from 'pedelec-elements/protocol';
 import { closeSockets, type DevFeature } from '../http/feature.js';
 import { plain } from '../http/http-routes.js';
@@ -13,7 +13,7 @@ import { SHOWN_ARGS_CHARS, type Approvals } from '../inspector/approval.js';
 import type { MessageLog } from '../inspector/message-log.js';
 import { McpEndpoint } from './mcp-endpoint.js';
 import { PageDirectory } from './page-directory.js';
-import { PageLink, type PageLinkEvents } from './page-link.js';
+import { LINKS_FULL_CLOSE_CODE, MAX_LINKS, MAX_LINKS_PER_ORIGIN, PageLink, type PageLinkEvents } from './page-link.js';
 
 export type McpFeatureInputs = {
   /** The bearer token `/mcp` requires; `null` when MCP is off. */
@@ -49,11 +49,10 @@ export function mcpFeature(inputs: McpFeatureInputs): DevFeature {
   const directory = new PageDirectory();
   const endpoint = mcpEndpoint(inputs, token, directory);
   const links = pageLinkEvents(inputs.log, directory);
+  const room = new LinkRoom();
   return {
     routes: [{ path: '/mcp', handle: (req, res) => endpoint.handle(req, res) }],
-    sockets: [
-      { path: '/tools', forPages: true, sockets, accept: (ws, _req, origin) => void new PageLink(ws, origin, links) },
-    ],
+    sockets: [{ path: '/tools', forPages: true, sockets, accept: (ws, _req, origin) => room.admit(ws, origin, links) }],
     async close() {
       await endpoint.close();
       await closeSockets([sockets]);
@@ -107,4 +106,31 @@ function pageLinkEvents(log: MessageLog, directory: PageDirectory): PageLinkEven
       directory.left(link);
     },
   };
+}
+
+/**
+ * The links open at once, bounded in all and per origin (one page, or one origin's pages, cannot take
+ * every place): a link past either bound is closed at once with a reason the page reports.
+ */
+class LinkRoom {
+  readonly #byOrigin = new Map<string | null, number>();
+  #total = 0;
+
+  admit(ws: WebSocket, origin: string | null, events: PageLinkEvents): void {
+    const fromOrigin = this.#byOrigin.get(origin) ?? 0;
+    if (this.#total >= MAX_LINKS || fromOrigin >= MAX_LINKS_PER_ORIGIN) {
+      const which =
+        this.#total >= MAX_LINKS ? `${MAX_LINKS} page links` : `${MAX_LINKS_PER_ORIGIN} page links from ${origin}`;
+      return ws.close(LINKS_FULL_CLOSE_CODE, `pedelec-dev: ${which} are open; close a page first`.slice(0, 123));
+    }
+    this.#total++;
+    this.#byOrigin.set(origin, fromOrigin + 1);
+    ws.once('close', () => {
+      this.#total--;
+      const left = (this.#byOrigin.get(origin) ?? 1) - 1;
+      if (left) this.#byOrigin.set(origin, left);
+      else this.#byOrigin.delete(origin);
+    });
+    new PageLink(ws, origin, events);
+  }
 }

@@ -26,7 +26,7 @@ export type McpTool = {
 /** A page as `pedelec_pages` describes it. */
 export type PageSummary = { label: string; origin: string | null; title: string; url: string; tools: string[] };
 
-type Entry = { link: PageLink; tool: PageTool; listed: McpTool };
+type Entry = { link: PageLink; tool: PageTool };
 
 /** Characters MCP names may not hold become `_`. */
 const safe = (text: string) => text.replace(/[^a-zA-Z0-9_-]/g, '_');
@@ -51,6 +51,7 @@ export class PageDirectory {
   #labels = new Map<PageLink, string>();
   #byName = new Map<string, Entry>();
   readonly #listeners = new Set<() => void>();
+  #stale = false;
 
   /** Told after every change of what `list()` answers (a page joined, left, or changed its tools). */
   onChange(listener: () => void): () => void {
@@ -60,28 +61,35 @@ export class PageDirectory {
 
   joined(link: PageLink): void {
     this.#pages.push(link);
-    this.#rebuild();
+    this.#changed();
   }
 
   toolsChanged(link: PageLink): void {
-    if (this.#pages.includes(link)) this.#rebuild();
+    if (this.#pages.includes(link)) this.#changed();
   }
 
   left(link: PageLink): void {
     const at = this.#pages.indexOf(link);
     if (at < 0) return;
     this.#pages.splice(at, 1);
-    this.#rebuild();
+    this.#changed();
   }
 
   get size(): number {
     return this.#pages.length;
   }
 
-  /** Every page tool as MCP clients see it, then {@link PAGES_TOOL}. */
+  /**
+   * Every page tool as MCP clients see it, then {@link PAGES_TOOL}. Made when asked, not at every
+   * change: pages at their bounds change thousands of tools at a time, and most changes are never
+   * listed before the next.
+   */
   list(): McpTool[] {
+    this.#fresh();
+    const where = new Map<PageLink, string>();
+    const placeOf = (link: PageLink) => where.get(link) ?? where.set(link, placeOfPage(link)).get(link)!;
     return [
-      ...[...this.#byName.values()].map((entry) => entry.listed),
+      ...[...this.#byName].map(([name, { link, tool }]) => listed(name, tool, placeOf(link))),
       {
         name: PAGES_TOOL,
         description:
@@ -93,19 +101,24 @@ export class PageDirectory {
   }
 
   pages(): PageSummary[] {
-    return this.#pages.map((link) => ({
-      label: this.#labels.get(link)!,
-      origin: link.identity!.origin,
-      title: link.identity!.title,
-      url: link.identity!.url,
-      tools: [...this.#byName].filter(([, e]) => e.link === link).map(([name]) => name),
-    }));
+    this.#fresh();
+    const names = new Map<PageLink, string[]>(this.#pages.map((link) => [link, []]));
+    for (const [name, { link }] of this.#byName) names.get(link)!.push(name);
+    return this.#pages.map((link) => this.#summary(link, names.get(link)!));
+  }
+
+  #summary(link: PageLink, tools: string[]): PageSummary {
+    const { origin, title, url } = link.identity!;
+    return { label: this.#labels.get(link)!, origin, title, url, tools };
   }
 
   /** The page that offers the tool listed as `name`, if any. */
   pageOf(name: string): PageSummary | null {
+    this.#fresh();
     const link = this.#byName.get(name)?.link;
-    return this.pages().find((page) => page.label === (link && this.#labels.get(link))) ?? null;
+    if (!link) return null;
+    const tools = [...this.#byName].filter(([, entry]) => entry.link === link).map(([listed]) => listed);
+    return this.#summary(link, tools);
   }
 
   /**
@@ -113,6 +126,7 @@ export class PageDirectory {
    * approved call then runs on, even if the names change meanwhile. `null` when no page offers it.
    */
   target(name: string): { page: PageSummary; run(args: unknown, signal?: AbortSignal): Promise<CallAnswer> } | null {
+    this.#fresh();
     const entry = this.#byName.get(name);
     const page = this.pageOf(name);
     if (!entry || !page) return null;
@@ -121,8 +135,26 @@ export class PageDirectory {
 
   /** Runs the tool listed as `name`; `null` when no page offers it. */
   call(name: string, args: unknown, signal?: AbortSignal): Promise<CallAnswer> | null {
+    this.#fresh();
     const entry = this.#byName.get(name);
     return entry ? entry.link.call(entry.tool.name, args, signal) : null;
+  }
+
+  /**
+   * Names are made again once for a batch of changes (the pages' frames that arrived together), not
+   * once per change: pages at their bounds change thousands of tools at a time, and every page's
+   * names may depend on every other's. A question asked before then gets them made at once.
+   */
+  #changed(): void {
+    if (this.#stale) return;
+    this.#stale = true;
+    setImmediate(() => this.#fresh());
+  }
+
+  #fresh(): void {
+    if (!this.#stale) return;
+    this.#stale = false;
+    this.#rebuild();
   }
 
   #rebuild(): void {
@@ -152,7 +184,7 @@ export class PageDirectory {
         let listedName = bare;
         for (let n = 2; byName.has(listedName); n++)
           listedName = `${bare.slice(0, MAX_NAME - 1 - String(n).length)}_${n}`;
-        byName.set(listedName, { link, tool, listed: listed(listedName, tool, link) });
+        byName.set(listedName, { link, tool });
       }
     }
     this.#byName = byName;
@@ -168,16 +200,20 @@ const quotable = (title: string) =>
     .trim()
     .slice(0, 80);
 
+/** Where a page's tools run, as their descriptions start: the origin its link came from, its title quoted. */
+function placeOfPage(link: PageLink): string {
+  const { origin, title } = link.identity!;
+  const quoted = quotable(title);
+  return `Web page ${origin ?? 'of unknown origin'}${quoted ? ` “${quoted}”` : ''}`;
+}
+
 /**
  * A page tool as MCP clients see it. Its description starts with where it runs — the origin the
  * browser sent with the link (never what the page says of itself), then the page's title quoted —
  * so that what a page writes in a description cannot pass for another page: whatever follows the
  * first colon is the page's.
  */
-function listed(name: string, tool: PageTool, link: PageLink): McpTool {
-  const { origin, title } = link.identity!;
-  const quoted = quotable(title);
-  const where = `Web page ${origin ?? 'of unknown origin'}${quoted ? ` “${quoted}”` : ''}`;
+function listed(name: string, tool: PageTool, where: string): McpTool {
   const out: McpTool = {
     name,
     description: `${where}: ${tool.description}`,

@@ -28,6 +28,20 @@ import { frameText } from '../errors.js';
 export const MAX_RUNNING_CALLS = 64;
 /** At most this many tools per page. */
 export const MAX_PAGE_TOOLS = 512;
+/** Links at once, in all and from one origin; a link past either is refused with {@link LINKS_FULL_CLOSE_CODE}. */
+export const MAX_LINKS = 64;
+export const MAX_LINKS_PER_ORIGIN = 16;
+/** The close code of a link refused for want of room (the page reports it as `MCP_LINK_REFUSED`). */
+export const LINKS_FULL_CLOSE_CODE = 4429;
+/** A tool's description and title, in characters, and its input schema as JSON text, in bytes. */
+export const MAX_DESCRIPTION_CHARS = 8192;
+export const MAX_TITLE_CHARS = 256;
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+/** A call's answer as the page sent it (its `result` frame), in bytes; a larger one is not passed on. */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+/** An error's message, in characters (longer is cut), and its details as JSON text, in bytes (larger are left out). */
+export const MAX_ERROR_MESSAGE_CHARS = 4096;
+export const MAX_ERROR_DETAILS_BYTES = 64 * 1024;
 
 /** A frame from the page as read: a JSON object, whose `type` this side compares with the contract's. */
 type PageFrameFields = { type?: PageLinkFrame['type']; [key: string]: unknown };
@@ -131,7 +145,7 @@ export class PageLink {
     const frame: PageFrameFields = parsed;
     if (this.identity === null) return this.#hello(frame);
     if (frame.type === 'tools') return this.#tools(frame.tools);
-    if (frame.type === 'result') return this.#result(frame);
+    if (frame.type === 'result') return this.#result(frame, (data as Buffer).length);
     this.close(1008, `pedelec-dev: unknown link frame type ${JSON.stringify(frame.type)}`);
   }
 
@@ -166,12 +180,16 @@ export class PageLink {
     this.events.toolsChanged(this);
   }
 
-  #result(frame: PageFrameFields): void {
+  #result(frame: PageFrameFields, bytes: number): void {
     const settle = typeof frame.id === 'string' ? this.#running.get(frame.id) : undefined;
     if (!settle) return; // cancelled meanwhile, or never asked
     this.#running.delete(frame.id as string);
+    if (bytes > MAX_ANSWER_BYTES) {
+      const message = `The page's answer is ${bytes} bytes; pedelec-dev passes on at most ${MAX_ANSWER_BYTES}`;
+      return settle({ ok: false, error: { code: 'PAGE_ANSWER_TOO_LARGE', message } });
+    }
     const answer = answerOf(frame);
-    if (answer) fromPages.add(answer);
+    if (answer) fromPages.add(bounded(answer));
     settle(
       answer ?? {
         ok: false,
@@ -196,12 +214,31 @@ function toolsProblem(tools: unknown): string | null {
   return null;
 }
 
+/** `answer` with its error's message cut and its details left out past their bounds (in place). */
+function bounded(answer: CallAnswer): CallAnswer {
+  if (answer.ok) return answer;
+  const { error } = answer;
+  if (error.message.length > MAX_ERROR_MESSAGE_CHARS)
+    error.message = `${error.message.slice(0, MAX_ERROR_MESSAGE_CHARS)}…`;
+  if (error.details !== undefined && Buffer.byteLength(JSON.stringify(error.details)) > MAX_ERROR_DETAILS_BYTES) {
+    delete error.details;
+    error.message += ` (its details were longer than ${MAX_ERROR_DETAILS_BYTES} bytes, and left out)`;
+  }
+  return answer;
+}
+
 /** Why one page tool is not MCP's Tool shape; `null` when it is. */
 function toolProblem(tool: unknown): string | null {
   if (!isPlainObject(tool)) return 'it is not an object';
   if (typeof tool.name !== 'string' || tool.name === '') return 'it has no name';
   if (typeof tool.description !== 'string') return 'its description is not a string';
+  if (tool.description.length > MAX_DESCRIPTION_CHARS)
+    return `its description is longer than ${MAX_DESCRIPTION_CHARS} characters`;
   if (tool.title !== undefined && typeof tool.title !== 'string') return 'its title is not a string';
+  if (typeof tool.title === 'string' && tool.title.length > MAX_TITLE_CHARS)
+    return `its title is longer than ${MAX_TITLE_CHARS} characters`;
+  if (Buffer.byteLength(JSON.stringify(tool.inputSchema)) > MAX_SCHEMA_BYTES)
+    return `its inputSchema is larger than ${MAX_SCHEMA_BYTES} bytes`;
   const schema = tool.inputSchema;
   if (!isPlainObject(schema) || schema.type !== 'object') return 'its inputSchema is not an object schema';
   if (schema.properties !== undefined && !isPlainObject(schema.properties))
