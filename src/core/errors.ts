@@ -145,6 +145,7 @@ export type PedelecErrorCode =
   | 'PAGE_BUSY'
   | 'PAGE_ANSWER_TOO_LARGE'
   | 'MCP_NOT_RUNNING'
+  | 'MCP_SERVER_UNPROVEN'
   | 'TOKEN_FILE_FAILED'
   | 'TOKEN_FILE_UNSAFE'
   // pedelec-dev's server

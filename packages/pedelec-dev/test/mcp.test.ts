@@ -4,6 +4,7 @@
 // the link (docs/mcp.md), so each rule of the server is tested alone; test/node/mcp-demo.test.mjs (at the
 // repository's root) drives the real kit in Chromium.
 import { test, type TestContext } from 'node:test';
+import { createHmac } from 'node:crypto';
 import { chmod, chown, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -573,4 +574,18 @@ test('--mcp-approval prompt: a call its client cancels while asked is withdrawn;
     page.frames.filter((f) => f.type === 'call' || f.type === 'cancel').map((f) => [f.type, f.args]),
     [['call', { a: 2, b: 2 }]],
   );
+});
+
+test('the proof route: an HMAC of the nonce and port with the token, for desktop processes only', async (t) => {
+  const core = await mcpCore(t);
+  const nonce = '0123456789abcdef0123456789abcdef';
+  const answer = await rawHttp(core, `/_pedelec/mcp-proof?nonce=${nonce}`);
+  assert.equal(answer.status, 200);
+  const expected = createHmac('sha256', TOKEN).update(`pedelec-dev mcp proof ${core.port} ${nonce}`).digest('hex');
+  assert.deepEqual(JSON.parse(answer.body), { proof: expected });
+  assert.equal(
+    (await rawHttp(core, `/_pedelec/mcp-proof?nonce=${nonce}`, { headers: { Origin: PAGE_ORIGIN } })).status,
+    403,
+  );
+  assert.equal((await rawHttp(core, '/_pedelec/mcp-proof?nonce=short')).status, 400);
 });

@@ -8,6 +8,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { LINK_REFUSED_CLOSE_CODE } from 'pedelec-elements/protocol';
 import { closeSockets, type DevFeature } from '../http/feature.js';
 import { plain } from '../http/http-routes.js';
+import { answerProof, PROOF_PATH } from './server-proof.js';
 import type { OriginRules } from '../http/security.js';
 import { SHOWN_ARGS_CHARS, type Approvals } from '../inspector/approval.js';
 import type { MessageLog } from '../inspector/message-log.js';
@@ -51,7 +52,10 @@ export function mcpFeature(inputs: McpFeatureInputs): DevFeature {
   const links = pageLinkEvents(inputs.log, directory);
   const room = new LinkRoom();
   return {
-    routes: [{ path: '/mcp', handle: (req, res) => endpoint.handle(req, res) }],
+    routes: [
+      { path: '/mcp', handle: (req, res) => endpoint.handle(req, res) },
+      { path: PROOF_PATH, handle: (req, res, _path, query) => answerProof(req, res, query, token) },
+    ],
     sockets: [{ path: '/tools', forPages: true, sockets, accept: (ws, _req, origin) => room.admit(ws, origin, links) }],
     async close() {
       await endpoint.close();

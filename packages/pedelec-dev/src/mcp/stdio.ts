@@ -11,6 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { DevCoreError } from '../errors.js';
+import { serverProves } from './server-proof.js';
 import { fetchWithSignalPerRequest } from './signal-per-request.js';
 import { defaultTokenFile, readToken } from './token-file.js';
 
@@ -20,6 +21,12 @@ const CALL_TIMEOUT_MS = 10 * 60_000;
 const UPSTREAM_VERSION = '2026-07-28';
 
 export type StdioOptions = { port: number; host?: string; tokenFile?: string; version: string };
+
+const unproven = (port: number, file: string) =>
+  new DevCoreError(
+    'MCP_SERVER_UNPROVEN',
+    `the server on port ${port} does not prove it holds the token in ${file}, so the token was not sent to it; stop what runs there, or start pedelec-dev --mcp --port ${port} with that token file`,
+  );
 
 /**
  * Checks that a `pedelec-dev --mcp` runs on the port (its token file holds a token, `/mcp` answers),
@@ -37,17 +44,13 @@ export async function runStdio({ port, host = '127.0.0.1', tokenFile, version }:
     );
   if (!token) throw notRunning(`no token in ${file}`);
   const headers = { Authorization: `Bearer ${token}` };
-  try {
-    // Any HTTP answer means a server is there; the token is checked when the client connects.
-    const probe = await fetch(url, { method: 'DELETE', headers, signal: AbortSignal.timeout(5000) });
-    await probe.body?.cancel();
-    if (probe.status === 401) throw notRunning(`its token is not the one in ${file}`);
-  } catch (error) {
-    if (error instanceof DevCoreError) throw error;
-    throw notRunning(`nothing answers at ${url.href}`);
-  }
+  // The token goes only to a server that proves it holds it (server-proof.ts).
+  const proven = await serverProves(url, token);
+  if (proven === 'unreachable') throw notRunning(`nothing answers at ${url.href}`);
+  if (proven === 'absent') throw notRunning(`what answers at ${url.origin} is not a pedelec-dev --mcp`);
+  if (!proven) throw unproven(port, file);
 
-  const upstream = new Upstream(url, headers, version);
+  const upstream = new Upstream(url, headers, version, () => serverProves(url, token));
   const closed = new Promise<void>((resolve) => {
     const handle = serveStdio((context) => upstream.relayServer(context.era, version), {
       onerror: () => {}, // a client's protocol mistakes are answered to it; nothing more to do here
@@ -80,6 +83,8 @@ class Upstream {
     private readonly url: URL,
     private readonly headers: Record<string, string>,
     private readonly version: string,
+    /** Whether the server on the port now still proves it holds the token (it may have been replaced). */
+    private readonly proven: () => Promise<boolean | 'unreachable' | 'absent'>,
   ) {}
 
   relayServer(era: 'legacy' | 'modern', version: string): Server {
@@ -117,6 +122,8 @@ class Upstream {
   }
 
   async #connect(clientName: string): Promise<Client> {
+    if ((await this.proven()) !== true)
+      throw new DevCoreError('MCP_SERVER_UNPROVEN', 'the server on the port does not prove it holds the token');
     const client = new Client(
       { name: clientName, version: this.version },
       { versionNegotiation: { mode: { pin: UPSTREAM_VERSION } } },

@@ -4,6 +4,9 @@
 // The server and the relay are child processes (their sources, through tsx); the client is the 1.x SDK
 // client over stdio, as a desktop client starts the relay.
 import { test } from 'node:test';
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import { writeFile } from 'node:fs/promises';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -70,4 +73,38 @@ test('the relay: a call in flight fails promptly when the server dies; a restart
   );
   const again = (await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })) as CallToolResult;
   assert.deepEqual(again.structuredContent, { sum: 5 });
+});
+
+test('the relay sends its token only to a server that proves it holds it: a process squatting the port learns nothing', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'relay-squat-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const tokenFile = join(dir, 'token');
+  await writeFile(tokenFile, `${'e'.repeat(32)}\n`, { mode: 0o600 });
+  // Answers every request, as a server that wanted the token would, and notes what it was sent.
+  const seen: (string | undefined)[] = [];
+  const squatter = createServer((req, res) => {
+    seen.push(req.headers.authorization);
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ proof: '0'.repeat(64) }));
+  });
+  await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise((resolve) => squatter.close(resolve)));
+  const port = (squatter.address() as { port: number }).port;
+  const { command, args, env } = nodeTs(CLI_SOURCE, ['mcp', '--port', String(port), '--mcp-token-file', tokenFile]);
+  const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
+    execFile(command, args, { env, timeout: 20_000 }, (error, _stdout, stderr) =>
+      resolve({ code: typeof error?.code === 'number' ? error.code : 0, stderr }),
+    ),
+  );
+  assert.equal(result.code, 1);
+  assert.match(
+    result.stderr,
+    /^pedelec-dev: the server on port \d+ does not prove it holds the token in .+, so the token was not sent to it/,
+  );
+  assert.ok(seen.length > 0, 'the relay asked for a proof');
+  assert.deepEqual(
+    seen.filter((authorization) => authorization !== undefined),
+    [],
+    'no token was sent',
+  );
 });
