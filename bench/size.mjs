@@ -39,7 +39,7 @@ export const CHUNK_BUDGETS = Object.freeze({
   markdown: 28_672,
   webmcp: 4_096,
   'mcp-page-link': 2_048,
-  'foreign-agents-host': 1_024,
+  'foreign-agents-host': 1_280,
   'form-binding': 3_072,
   'file-transfers': 1_024,
   'deno-module-setup': 1_536,
