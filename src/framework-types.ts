@@ -162,6 +162,8 @@ export interface PedelecSessionProps {
   tools?: ToolDefinition[];
   /** Other origins the WebMCP tools are shown to (property only: markup cannot expose tools to another origin). */
   exposedTo?: readonly string[] | undefined;
+  /** In a frame, offer the tools to foreign agents (WebMCP, the MCP link) all the same; without it a framed session offers them none (property only: markup cannot decide it). */
+  allowFramed?: boolean | undefined;
   /** The workspace new sessions are created in (from the core's `openWorkspace`), where the agent works on the user's folder; null: Pedelec makes one for each session (`session.workspace`). */
   workspace?: PedelecWorkspace | null;
   /** Generic handler for calls nothing else answers. */

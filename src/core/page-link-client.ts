@@ -22,6 +22,7 @@ import {
   readServerFrame,
   resultFrame,
   type CallAnswer,
+  type HelloFrame,
   type CallFrame,
   type PageLinkFrame,
   type PageTool,
@@ -54,7 +55,7 @@ export type LinkSocketFactory = (url: string) => LinkSocket;
 /** What the client asks of the page it links. */
 export interface PageLinkHandler {
   /** Who the page is, for its `hello` (asked on every open): its label, if any, title and URL. */
-  hello(): { label?: string | null; title: string; url: string };
+  hello(): { label?: string | null } & Omit<HelloFrame, 'type' | 'version' | 'label'>;
   /** The tools the page offers now (asked on every open and every {@link PageLinkClient.connect}). */
   tools(): PageTool[];
   /**
@@ -123,8 +124,8 @@ export class PageLinkClient {
     socket.onopen = () => {
       if (this.#socket !== socket) return;
       this.#retries = 0;
-      const { label, title, url: pageUrl } = this.handler.hello();
-      this.#send({ type: 'hello', version: PAGE_LINK_VERSION, ...(label && { label }), title, url: pageUrl });
+      const { label, ...about } = this.handler.hello();
+      this.#send({ type: 'hello', version: PAGE_LINK_VERSION, ...(label && { label }), ...about });
       this.#published = '';
       this.#publish();
     };

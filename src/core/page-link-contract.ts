@@ -50,6 +50,10 @@ export type HelloFrame = {
   title: string;
   /** The document's URL. */
   url: string;
+  /** Set when the page is in a frame (its session has `allowFramed`). */
+  framed?: true;
+  /** In a frame: the top-level document's origin, when the page may read it. */
+  topOrigin?: string;
 };
 
 /** Page → pedelec-dev, after `hello` and on every change: the tools it offers now. */

@@ -57,6 +57,8 @@ describe('CDN file: the WebMCP code and the form binding are loaded only when a 
     doc.body.innerHTML = `<pedelec-session webmcp><pedelec-tool name="one" description="One."></pedelec-tool></pedelec-session>
       <pedelec-session webmcp><pedelec-tool name="two" description="Two."></pedelec-tool></pedelec-session>`;
     const sessions = [...doc.querySelectorAll('pedelec-session')] as any[];
+    // The page is this test's frame: its sessions say their tools may be offered from one.
+    for (const session of sessions) session.allowFramed = true;
     // Chromium registers a frame's tools; Firefox's older API refuses every frame but the top window
     // (NotAllowedError), which each session says once.
     const registered = () => sessions.every((s) => s.webmcpTools.length === 1);

@@ -31,6 +31,8 @@ export type ForeignAgentInputs = {
   label: string | null;
   /** The element's window (its document's), if any. */
   window: Window | null;
+  /** Whether foreign agents may be offered the tools from a frame (the `allowFramed` property). */
+  allowFramed: boolean;
 };
 
 /**
@@ -123,10 +125,27 @@ export function agentSide(
   via: ForeignAgent,
   offered: (tools: readonly DeclaredTool[]) => readonly DeclaredTool[],
 ): AgentSide {
+  let warned = false;
   return {
-    connected: () => host.connected(),
+    // In a frame the page may be one the user never chose to give agents (an ad, a widget): only a
+    // session that says so offers its tools from there. Said once, the first time it matters.
+    connected: () => {
+      const allowed = !framed(host.inputs().window) || host.inputs().allowFramed;
+      if (!allowed && !warned && host.connected()) {
+        warned = true;
+        host.warn({
+          code: via === 'mcp' ? 'MCP_LINK_REFUSED' : 'WEBMCP_UNAVAILABLE',
+          message: `No ${via} in a frame: set allowFramed on the session to offer its tools from here`,
+          details: { reason: 'framed' },
+        });
+      }
+      return allowed && host.connected();
+    },
     offered: () => offered(host.tools()),
     call: (tool, args, signal) => host.call(via, offered, tool, args, signal),
     warn: (warning) => host.warn(warning),
   };
 }
+
+/** Whether `window` is a frame's (not the top-level document's). */
+export const framed = (window: Window | null): boolean => !!window && window.top !== window;

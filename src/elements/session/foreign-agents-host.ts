@@ -30,6 +30,7 @@ function foreignAgentHost(element: SessionElementPort, parts: SessionParts): For
       mcp: { url: element.mcp, scripted: parts.scripted('mcp') },
       label: element.getAttribute('mcp-label') || element.id || null,
       window: element.ownerDocument.defaultView,
+      allowFramed: element.allowFramed === true,
     }),
     tools,
     call: (via, offered, tool, args, signal) => {

@@ -55,6 +55,7 @@ export let bookkeepingOf!: (el: PedelecSessionElement) => ReturnType<SessionPart
  * @prop {GenericToolHandler | null} fallback - Generic handler for calls nothing else answers.
  * @prop {string | boolean | null} webmcp - WebMCP, the browser's own agent, as a token list: `expose` (empty means `expose`) offers the tools to the browser's agent, with no bridge or `start()`; `import` offers the page's other WebMCP tools (`<form toolname>`, other scripts') to the Pedelec agent. As a property: `true` sets `expose`, `false` or `null` removes the attribute.
  * @prop {readonly string[] | undefined} exposedTo - Other origins the WebMCP tools are shown to (property only: markup cannot expose tools to another origin).
+ * @prop {boolean | undefined} allowFramed - In a frame, offer the tools to foreign agents (WebMCP, the MCP link) all the same; without it a framed session offers them none (property only: markup cannot decide it).
  * @prop {string[]} webmcpTools - Read-only: the tool names registered with the browser's agent now.
  * @prop {PedelecWorkspace | null} workspace - The workspace new sessions are created in (from the core's `openWorkspace`), where the agent works on the user's folder; null: Pedelec makes one for each session (`session.workspace`).
  * @prop {boolean} toolsStale - Read-only: tools, `provider`, `model`, `effort-level`, `effort`, `guidance`, `bridge` (or `extension-id`), `novalidate` or `workspace` changed since the session was created (also while it was being created); `restart()` applies them. The running session keeps its connection until then.
@@ -113,6 +114,7 @@ export class PedelecSessionElement extends ReactiveElement {
     bridge: { attribute: false },
     mcp: { attribute: false },
     exposedTo: { attribute: false },
+    allowFramed: { attribute: false },
     // The attribute is the value: observed through Lit, read and written by the accessors below.
     webmcp: {},
     tools: { attribute: false },
@@ -143,6 +145,7 @@ export class PedelecSessionElement extends ReactiveElement {
   declare debug: boolean;
   declare tools: ToolDefinition[];
   declare exposedTo: readonly string[] | undefined;
+  declare allowFramed: boolean | undefined;
   declare workspace: PedelecWorkspace | null;
 
   readonly #internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;

@@ -35,6 +35,7 @@ export interface SessionElementPort extends SessionInputs, ReactiveElement {
   readonly guidance: string | null;
   readonly debug: boolean;
   readonly exposedTo: readonly string[] | undefined;
+  readonly allowFramed: boolean | undefined;
   readonly mcp: string | undefined;
 }
 

@@ -24,7 +24,15 @@ export type McpTool = {
 };
 
 /** A page as `pedelec_pages` describes it. */
-export type PageSummary = { label: string; origin: string | null; title: string; url: string; tools: string[] };
+export type PageSummary = {
+  label: string;
+  origin: string | null;
+  title: string;
+  url: string;
+  /** In a frame: with the top document's origin when the page could read it (else `null`). */
+  framed?: { topOrigin: string | null };
+  tools: string[];
+};
 
 type Entry = { link: PageLink; tool: PageTool };
 
@@ -93,7 +101,7 @@ export class PageDirectory {
       {
         name: PAGES_TOOL,
         description:
-          'Lists the web pages linked to pedelec-dev: for each, its label, origin, title, URL and the names its tools have here.',
+          'Lists the web pages linked to pedelec-dev: for each, its label, origin, title, URL, whether it is in a frame (and of which top page, when known) and the names its tools have here.',
         inputSchema: { type: 'object', properties: {}, additionalProperties: false },
         annotations: { readOnlyHint: true },
       },
@@ -108,8 +116,9 @@ export class PageDirectory {
   }
 
   #summary(link: PageLink, tools: string[]): PageSummary {
-    const { origin, title, url } = link.identity!;
-    return { label: this.#labels.get(link)!, origin, title, url, tools };
+    const { origin, title, url, framed, topOrigin } = link.identity!;
+    const label = this.#labels.get(link)!;
+    return { label, origin, title, url, ...(framed && { framed: { topOrigin } }), tools };
   }
 
   /** The page that offers the tool listed as `name`, if any. */
@@ -202,9 +211,10 @@ const quotable = (title: string) =>
 
 /** Where a page's tools run, as their descriptions start: the origin its link came from, its title quoted. */
 function placeOfPage(link: PageLink): string {
-  const { origin, title } = link.identity!;
+  const { origin, title, framed } = link.identity!;
   const quoted = quotable(title);
-  return `Web page ${origin ?? 'of unknown origin'}${quoted ? ` “${quoted}”` : ''}`;
+  // The top page's origin is the page's own word: pedelec_pages shows it, the description does not.
+  return `Web page ${origin ?? 'of unknown origin'}${quoted ? ` “${quoted}”` : ''}${framed ? ' (in a frame)' : ''}`;
 }
 
 /**

@@ -47,7 +47,15 @@ export const MAX_ERROR_DETAILS_BYTES = 64 * 1024;
 type PageFrameFields = { type?: PageLinkFrame['type']; [key: string]: unknown };
 
 /** Who the page says it is (its `hello`), and its origin as the browser sent it. */
-export type PageIdentity = { label: string | null; title: string; url: string; origin: string | null };
+export type PageIdentity = {
+  label: string | null;
+  title: string;
+  url: string;
+  origin: string | null;
+  /** The page is in a frame (its session allowed it); `topOrigin`: the top document's, when it said. */
+  framed: boolean;
+  topOrigin: string | null;
+};
 
 export type PageLinkEvents = {
   /** The page said who it is: it counts as a page from now on. */
@@ -162,6 +170,8 @@ export class PageLink {
       title: text(frame.title, 200),
       url: text(frame.url, 2048),
       origin: this.origin,
+      framed: frame.framed === true,
+      topOrigin: frame.framed === true ? text(frame.topOrigin, 2048) || null : null,
     };
     this.events.joined(this);
   }

@@ -14,7 +14,7 @@
 import { pedelecError } from '../../../core/errors.js';
 import { PageLinkClient, type LinkSocketFactory } from '../../../core/page-link-client.js';
 import { parseBridge } from '../../bridge-url.js';
-import { agentSide, foreignTool, type AgentSide, type ForeignAgentHost } from '../host.js';
+import { agentSide, foreignTool, framed, type AgentSide, type ForeignAgentHost } from '../host.js';
 
 /** What the link needs from its session element besides what every foreign agent's part does. */
 export interface PageLinkHost extends AgentSide {
@@ -40,7 +40,12 @@ export class McpPageLink {
   ) {
     this.#client = new PageLinkClient(
       {
-        hello: () => ({ label: host.label(), title: document.title, url: location.href }),
+        hello: () => ({
+          label: host.label(),
+          title: document.title,
+          url: location.href,
+          ...(framed(window) && { framed: true as const, topOrigin: topOrigin(window) }),
+        }),
         tools: () => host.offered().map(foreignTool),
         call: (tool, args, signal) => host.call(tool, args, signal),
         refused: (error) => host.warn(error),
@@ -76,4 +81,13 @@ export function partOf(host: ForeignAgentHost): McpPageLink {
     mcp: () => host.inputs().mcp,
     label: () => host.inputs().label,
   });
+}
+
+/** In a frame, the top-level document's origin when the page may read it (same origin), else none. */
+function topOrigin(window: Window): string | undefined {
+  try {
+    return window.top?.location.origin;
+  } catch {
+    return undefined; // another origin's document: not the page's to read
+  }
 }
