@@ -40,7 +40,7 @@ export const CHUNK_BUDGETS = Object.freeze({
   webmcp: 4_096,
   'mcp-page-link': 2_048,
   'foreign-agents-host': 1_280,
-  'form-binding': 3_072,
+  'form-binding': 3_328,
   'file-transfers': 1_024,
   'deno-module-setup': 1_536,
   'workspace-calls': 2_048,
