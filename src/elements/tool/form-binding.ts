@@ -20,7 +20,7 @@ import { pedelecError, type PedelecError } from '../../core/errors.js';
 import type { ToolCallContext, ToolSpecificHandler } from '../../core/index.js';
 import { isPlainObject } from '../../core/json.js';
 import { MAX_TIMER_MS } from '../../core/bridge-port.js';
-import { controlsOf, formOf, type Control } from './form-schema.js';
+import { controlsOf, destinationElsewhere, formOf, type Control } from './form-schema.js';
 import type { PedelecToolElement } from './pedelec-tool.element.js';
 
 export { schemaOf } from './form-schema.js';
@@ -107,7 +107,9 @@ function callForm(tool: PedelecToolElement, args: unknown, ctx: ToolCallContext)
   for (const [arg, group] of controlsOf(form)) if (Object.hasOwn(given, arg)) fill(group, given[arg]);
   if (!form.checkValidity()) throw invalidField(form);
 
-  const autosubmit = tool.hasAttribute('autosubmit') || form.hasAttribute('toolautosubmit');
+  // Never on an agent's command where the submission leaves the page's origin: a person presses the button.
+  const autosubmit =
+    (tool.hasAttribute('autosubmit') || form.hasAttribute('toolautosubmit')) && !destinationElsewhere(form);
   const root = form.getRootNode() as Document | ShadowRoot;
   const states = autosubmit ? undefined : statesOf(tool);
   return new Promise((resolve, reject) => {

@@ -49,6 +49,20 @@ export function formOf(tool: Element): HTMLFormElement | null {
   return found?.localName === 'form' ? (found as HTMLFormElement) : null;
 }
 
+/**
+ * The origin a form's submission goes to when it is not the page's own, else `null`: such a form is
+ * never submitted on an agent's command, since the agent's arguments would leave the page.
+ */
+export function destinationElsewhere(form: HTMLFormElement): string | null {
+  try {
+    // The attribute, not `form.action`, which a control named `action` would stand for.
+    const to = new URL(form.getAttribute('action') ?? '', form.ownerDocument.baseURI).origin;
+    return to === form.ownerDocument.defaultView?.location.origin ? null : to;
+  } catch {
+    return 'an address that cannot be read';
+  }
+}
+
 /** The controls that take args, by name in tree order: one control, or a radio or checkbox group. */
 export function controlsOf(form: HTMLFormElement): Map<string, Control[]> {
   const byName = new Map<string, Control[]>();
@@ -165,6 +179,11 @@ export function schemaOf(tool: PedelecToolElement): SchemaSource | undefined {
   if (!tool.hasAttribute('form')) return undefined;
   const form = formOf(tool);
   watch(tool, form);
+  // Markup injected before the page's own form could take its id, and its calls: an id must name one element.
+  const id = tool.getAttribute('form')!;
+  const named = (tool.getRootNode() as ParentNode).querySelectorAll(`[id="${CSS.escape(id)}"]`).length;
+  if (named > 1)
+    return { ok: false, reason: `form: ${named} elements have the id "${id}"; it must name one form`, path: 'form' };
   if (!form) {
     const reason = `form: no <form id="${tool.getAttribute('form')}"> in the tool's document or shadow root`;
     return { ok: false, reason, path: 'form' };
@@ -173,7 +192,11 @@ export function schemaOf(tool: PedelecToolElement): SchemaSource | undefined {
   // Own data properties: a control named `__proto__` is an arg like any other.
   const properties = Object.fromEntries(groups.map(([name, group]) => [name, controlSchema(group)]));
   const required = groups.filter(([, group]) => group.some((control) => control.required)).map(([name]) => name);
-  const schema = required.length > 0 ? { type: 'object', properties, required } : { type: 'object', properties };
+  const schema: Record<string, unknown> = { type: 'object', properties };
+  if (required.length > 0) schema.required = required;
+  const elsewhere = destinationElsewhere(form);
+  // Said to every agent, in the schema it reads: such a form waits for a person (form-binding.ts).
+  if (elsewhere) schema.description = `Submitting sends this form to ${elsewhere}: a person must press its button.`;
   return { ok: true, schema, owned: true };
 }
 

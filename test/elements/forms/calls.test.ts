@@ -149,6 +149,24 @@ describe('<pedelec-tool form>: a call', () => {
     expect(tool.matches(':state(awaiting-submit)')).to.equal(false);
   });
 
+  it('a form that submits to another origin is never submitted on an agent’s command, and says so in its schema', async () => {
+    const found = await page(`
+      <form id="booking" action="https://elsewhere.example/book" toolautosubmit><input name="name"><button>Book</button></form>
+      <pedelec-session><pedelec-tool name="book" description="Book a table." form="booking" autosubmit></pedelec-tool></pedelec-session>`);
+    await bound(found.session, 'book', 'name');
+    const tool = found.session.querySelector('pedelec-tool')!;
+    expect(found.session.manifest!.tools[0].argsSchema.description).to.equal(
+      'Submitting sends this form to https://elsewhere.example: a person must press its button.',
+    );
+    const submits = answerSubmits(found.form, () => ({ sent: true }));
+    const call = found.session.invoke('book', { name: 'Di' });
+    // Despite autosubmit and toolautosubmit: it waits for a person, as without them.
+    await until(() => tool.matches(':state(awaiting-submit)'), 'the tool to await the submit');
+    expect(submits).to.deep.equal([]);
+    (found.form.querySelector('button') as HTMLButtonElement).click(); // the person
+    expect(await call).to.deep.equal({ ok: true, result: { sent: true } });
+  });
+
   it('the resolution order is unchanged: a handler, an event listener, a named handler answer before the form', async () => {
     const { session, form, tool } = await booking();
     const submits = answerSubmits(form, () => 'form');

@@ -105,6 +105,18 @@ describe('<pedelec-tool form>: the schema', () => {
     await until(() => schemaOf(session, 'book').required.includes('vip'), 'vip to be required');
   });
 
+  it('an id that names two elements (markup injected before the form) makes the tool invalid', async () => {
+    const host = await mountHost();
+    host.innerHTML = `<div id="booking"></div>
+      <form id="booking"><input name="name"></form>
+      <pedelec-session><pedelec-tool name="book" description="Book." form="booking"></pedelec-tool></pedelec-session>`;
+    const session = host.querySelector('pedelec-session') as PedelecSessionElement;
+    const tool = host.querySelector('pedelec-tool') as PedelecToolElement;
+    await until(() => tool.invalidReason, 'the tool to be invalid');
+    expect(tool.invalidReason).to.equal('tool "book": form: 2 elements have the id "booking"; it must name one form');
+    expect(session.manifest?.tools ?? []).to.deep.equal([]);
+  });
+
   it('a form that is not there leaves the tool out, invalid, until it is', async () => {
     const host = await mountHost();
     const errors = record<PedelecErrorEvent>(host, 'pedelec-error');
