@@ -37,7 +37,7 @@ export const SIZE_RATCHET = Object.freeze({ cdn: 30_016, core: 16_224 });
 export const CHUNK_BUDGETS = Object.freeze({
   'pedelec-chat': 10_240,
   markdown: 28_672,
-  webmcp: 4_096,
+  webmcp: 4_352,
   'mcp-page-link': 2_048,
   'foreign-agents-host': 1_280,
   'form-binding': 3_328,
