@@ -82,7 +82,7 @@ test(
       assert.equal(await page.$eval('#counter', (output) => output.value), '7');
       assert.equal(await page.$eval('#counter-form input', (input) => input.value), '7');
 
-      // `webmcp="expose import"`: the feedback form the browser registered is offered to the Pedelec
+      // `webmcp="expose import forward"`: the feedback form the browser registered is offered to the Pedelec
       // agent (not registered again), its select as an enum; a call goes through the browser.
       const manifest = await page.evaluate(() => document.querySelector('pedelec-session').manifest);
       const feedback = manifest.tools.find((t) => t.name === 'send_feedback');

@@ -149,3 +149,9 @@ export function agentSide(
 
 /** Whether `window` is a frame's (not the top-level document's). */
 export const framed = (window: Window | null): boolean => !!window && window.top !== window;
+
+/**
+ * The definitions WebMCP's import made from the page's other tools (webmcp/webmcp-import.ts): never
+ * registered with WebMCP again, and sent over the MCP link only with `webmcp="import forward"`.
+ */
+export const importedDefinitions = new WeakSet<ToolDefinition>();

@@ -97,6 +97,30 @@ describe('<pedelec-session mcp>: the page link to pedelec-dev --mcp', () => {
     await listedOnce((list) => !list.includes('link_first') && !list.includes('link_second'));
   });
 
+  it('the page\'s other WebMCP tools reach MCP clients only with webmcp="import forward" (Chromium)', async function () {
+    const context = (document as any).modelContext;
+    if (!context?.getTools || !context.executeTool) return this.skip(); // import needs Chromium's surface
+    const theirs = new AbortController();
+    await context.registerTool(
+      { name: 'page_script_tool', description: 'Registered by another script.', execute: () => 'theirs' },
+      { signal: theirs.signal },
+    );
+    try {
+      const { session } = await linked('<pedelec-tool name="own_tool" description="Ours."></pedelec-tool>');
+      session.setAttribute('webmcp', 'import');
+      await until(() => session.manifest?.tools.some((t) => t.name === 'page_script_tool'), 'imported', 3000);
+      const names = await listedOnce((all) => all.some((name) => name.startsWith('own_tool')));
+      expect(
+        names.some((name) => name.startsWith('page_script_tool')),
+        'not forwarded',
+      ).to.equal(false);
+      session.setAttribute('webmcp', 'import forward');
+      await listedOnce((all) => all.some((name) => name.startsWith('page_script_tool')));
+    } finally {
+      theirs.abort();
+    }
+  });
+
   it('a Core without --mcp refuses the link: one MCP_LINK_REFUSED naming the flag', async () => {
     const host = await mount('<div></div>');
     const warnings: string[] = [];

@@ -14,7 +14,7 @@
 import { pedelecError } from '../../../core/errors.js';
 import { PageLinkClient, type LinkSocketFactory } from '../../../core/page-link-client.js';
 import { parseBridge } from '../../bridge-url.js';
-import { agentSide, foreignTool, framed, type AgentSide, type ForeignAgentHost } from '../host.js';
+import { agentSide, foreignTool, framed, importedDefinitions, type AgentSide, type ForeignAgentHost } from '../host.js';
 
 /** What the link needs from its session element besides what every foreign agent's part does. */
 export interface PageLinkHost extends AgentSide {
@@ -77,7 +77,12 @@ export class McpPageLink {
 /** The chunk's entry (lazy-part.ts): the link of a session element, through its host. */
 export function partOf(host: ForeignAgentHost): McpPageLink {
   return new McpPageLink({
-    ...agentSide(host, 'mcp', (tools) => tools),
+    // The page's other WebMCP tools (imported) go to MCP clients only when the page forwards them.
+    ...agentSide(host, 'mcp', (tools) =>
+      /(^|\s)forward(\s|$)/i.test(host.inputs().webmcp ?? '')
+        ? tools
+        : tools.filter(({ definition }) => !definition || !importedDefinitions.has(definition)),
+    ),
     mcp: () => host.inputs().mcp,
     label: () => host.inputs().label,
   });

@@ -19,9 +19,8 @@
 import { normalizeError, pedelecError, type PedelecError } from '../../../core/errors.js';
 import { callToolResult, type CallToolResult } from '../../../core/call-tool-result.js';
 import { canonicalJson } from '../../../core/json.js';
-import { foreignFields, foreignTool, type AgentSide, type DeclaredTool } from '../host.js';
+import { foreignFields, foreignTool, importedDefinitions, type AgentSide, type DeclaredTool } from '../host.js';
 import { browserSchema } from './browser-schema.js';
-import { importedDefinitions } from './webmcp-import.js';
 import { boundForm, exposes, modelContext } from './webmcp-tokens.js';
 
 /** Chromium refuses longer names ("Invalid tool name"): they are skipped in every browser. */

@@ -21,6 +21,7 @@ import { pedelecError, type PedelecError } from '../../../core/errors.js';
 import type { ToolCallContext, ToolDefinition } from '../../../core/index.js';
 import { canonicalJson } from '../../../core/json.js';
 import { PedelecToolElement } from '../../tool/pedelec-tool.element.js';
+import { importedDefinitions } from '../host.js';
 import { importedArgsSchema } from './imported-schema.js';
 import { boundForm, exposes, imports } from './webmcp-tokens.js';
 
@@ -45,9 +46,6 @@ type ImportingContext = EventTarget & {
   getTools(): Promise<ListedTool[]>;
   executeTool(tool: ListedTool, input: unknown, options?: { signal?: AbortSignal }): Promise<unknown>;
 };
-
-/** The definitions this chunk made from the page's tools: never registered with WebMCP again. */
-export const importedDefinitions = new WeakSet<ToolDefinition>();
 
 /** Whether the model context has what import needs. */
 const importing = (context: unknown): context is ImportingContext => {
