@@ -246,6 +246,24 @@ describe('<pedelec-session webmcp="import">', () => {
     }
   });
 
+  it('an imported form that navigates away (its default left alone) answers FORM_NOT_ANSWERED, not a result', async () => {
+    const { session, host } = await mounted(`
+      <form id="leaving" toolname="leave_form" tooldescription="Leaves." toolautosubmit action="/webmcp-sink" target="sink">
+        <input name="q"><button>Go</button>
+      </form>
+      <iframe name="sink" title="Where the submit lands"></iframe>
+      <pedelec-session webmcp="import"></pedelec-session>`);
+    await imported(session, 'leave_form');
+    const landed = new Promise((resolve) =>
+      host.querySelector('iframe')!.addEventListener('load', resolve, { once: true }),
+    );
+    const answer = await session.invoke('leave_form', { q: 'x' });
+    await landed;
+    expect(answer.ok).to.equal(false);
+    expect((answer as any).error.code).to.equal('FORM_NOT_ANSWERED');
+    expect((answer as any).error.message).to.match(/^leave_form: the form was submitted without preventDefault\(\)/);
+  });
+
   it('a form that waits for the user gets 5 minutes, and FORM_AWAITING_USER 1 s before they are up', async () => {
     const { session, host } = await mounted(`
       <form toolname="ask" tooldescription="Ask a question."><input name="q" required><button>Ask</button></form>

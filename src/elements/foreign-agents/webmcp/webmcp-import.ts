@@ -245,7 +245,7 @@ export class WebmcpImport {
       name,
       description: description as string,
       argsSchema: importedArgsSchema(tool.inputSchema) as ToolDefinition['argsSchema'],
-      handler: (args, ctx) => this.#call(tool, args, ctx, awaitsUser),
+      handler: (args, ctx) => this.#call(tool, args, ctx, awaitsUser, form),
     };
     if (awaitsUser) definition.timeoutMs = FORM_TIMEOUT_MS;
     if (typeof tool.title === 'string' && tool.title) definition.title = tool.title;
@@ -258,7 +258,13 @@ export class WebmcpImport {
    * submits a form). A form waiting for the user is answered `FORM_AWAITING_USER` 1 s before the
    * deadline, and the browser's call is let go (the form stays filled).
    */
-  async #call(tool: ListedTool, args: unknown, ctx: ToolCallContext, awaitsUser: boolean): Promise<unknown> {
+  async #call(
+    tool: ListedTool,
+    args: unknown,
+    ctx: ToolCallContext,
+    awaitsUser: boolean,
+    form: HTMLFormElement | undefined,
+  ): Promise<unknown> {
     const context = this.#context;
     if (!context)
       throw pedelecError('TOOL_UNAVAILABLE', `Tool ${tool.name} is not available on this page`, { tool: tool.name });
@@ -266,6 +272,11 @@ export class WebmcpImport {
     const abort = () => controller.abort(ctx.signal?.reason);
     ctx.signal?.addEventListener('abort', abort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // A form submitted with its default left alone navigates (to another frame, or the page is gone):
+    // the browser's call then answers nothing, which is no result.
+    let navigated = false;
+    const onSubmit = (event: Event) => void setTimeout(() => (navigated ||= !event.defaultPrevented));
+    form?.addEventListener('submit', onSubmit);
     try {
       const executing = context.executeTool(tool, args, { signal: controller.signal });
       const awaiting = new Promise<never>((_resolve, reject) => {
@@ -280,6 +291,15 @@ export class WebmcpImport {
         );
       });
       const result = await Promise.race([executing, awaiting]);
+      if (form) await new Promise((resolve) => setTimeout(resolve)); // the submit's own check, first
+      if (navigated)
+        throw pedelecError(
+          'FORM_NOT_ANSWERED',
+          `${tool.name}: the form was submitted without preventDefault(), so the browser navigated away`,
+          {
+            tool: tool.name,
+          },
+        );
       if (typeof result !== 'string') return result;
       try {
         return JSON.parse(result) as unknown;
@@ -288,6 +308,7 @@ export class WebmcpImport {
       }
     } finally {
       clearTimeout(timer);
+      form?.removeEventListener('submit', onSubmit);
       ctx.signal?.removeEventListener('abort', abort);
     }
   }
