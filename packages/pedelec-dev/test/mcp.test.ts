@@ -277,6 +277,7 @@ for (const era of ERAS) {
       tools: [
         ADD,
         { ...ADD, name: 'scalar', inputSchema: { type: 'string' } },
+        { name: 'schemaless', description: 'No inputSchema.' } as LinkTool,
         { ...ADD, name: 'titled', title: 5 } as unknown as LinkTool,
         { ...ADD, name: 'listed', inputSchema: { type: 'object', required: 'a' } },
         { ...ADD, name: 'flags', inputSchema: { type: 'object', properties: { any: true, none: false } } },
@@ -292,11 +293,12 @@ for (const era of ERAS) {
     });
     const notes = await untilAnswer(
       async () => log.filter((text) => text.includes('left out')),
-      (found) => found.length === 3,
-      (found) => `three notes; got ${JSON.stringify(found)}`,
+      (found) => found.length === 4,
+      (found) => `four notes; got ${JSON.stringify(found)}`,
     );
     assert.deepEqual(notes, [
       `MCP page link from ${PAGE_ORIGIN}/shop/: tool scalar left out, its inputSchema is not an object schema`,
+      `MCP page link from ${PAGE_ORIGIN}/shop/: tool schemaless left out, its inputSchema is not an object schema`,
       `MCP page link from ${PAGE_ORIGIN}/shop/: tool titled left out, its title is not a string`,
       `MCP page link from ${PAGE_ORIGIN}/shop/: tool listed left out, its inputSchema.required is not a list of names`,
     ]);

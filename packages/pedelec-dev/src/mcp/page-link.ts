@@ -247,10 +247,10 @@ function toolProblem(tool: unknown): string | null {
   if (tool.title !== undefined && typeof tool.title !== 'string') return 'its title is not a string';
   if (typeof tool.title === 'string' && tool.title.length > MAX_TITLE_CHARS)
     return `its title is longer than ${MAX_TITLE_CHARS} characters`;
-  if (Buffer.byteLength(JSON.stringify(tool.inputSchema)) > MAX_SCHEMA_BYTES)
-    return `its inputSchema is larger than ${MAX_SCHEMA_BYTES} bytes`;
   const schema = tool.inputSchema;
   if (!isPlainObject(schema) || schema.type !== 'object') return 'its inputSchema is not an object schema';
+  if (Buffer.byteLength(JSON.stringify(schema)) > MAX_SCHEMA_BYTES)
+    return `its inputSchema is larger than ${MAX_SCHEMA_BYTES} bytes`;
   if (schema.properties !== undefined && !isPlainObject(schema.properties))
     return 'its inputSchema.properties is not an object';
   const nodes = Object.values(schema.properties ?? {});
