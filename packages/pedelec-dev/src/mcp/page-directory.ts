@@ -121,32 +121,24 @@ export class PageDirectory {
     return { label, origin, title, url, ...(framed && { framed: { topOrigin } }), tools };
   }
 
-  /** The page that offers the tool listed as `name`, if any. */
-  pageOf(name: string): PageSummary | null {
-    this.#fresh();
-    const link = this.#byName.get(name)?.link;
-    if (!link) return null;
-    const tools = [...this.#byName].filter(([, entry]) => entry.link === link).map(([listed]) => listed);
-    return this.#summary(link, tools);
-  }
-
   /**
-   * The page and its tool that `name` stands for now: what an approval is asked about, and what the
-   * approved call then runs on, even if the names change meanwhile. `null` when no page offers it.
+   * The page and its tool that `name` stands for now: what an approval is asked about (`page()`, made
+   * only when asked), and what the approved call then runs on, even if the names change meanwhile.
+   * `null` when no page offers it.
    */
-  target(name: string): { page: PageSummary; run(args: unknown, signal?: AbortSignal): Promise<CallAnswer> } | null {
+  target(name: string): { page(): PageSummary; run(args: unknown, signal?: AbortSignal): Promise<CallAnswer> } | null {
     this.#fresh();
     const entry = this.#byName.get(name);
-    const page = this.pageOf(name);
-    if (!entry || !page) return null;
-    return { page, run: (args, signal) => entry.link.call(entry.tool.name, args, signal) };
-  }
-
-  /** Runs the tool listed as `name`; `null` when no page offers it. */
-  call(name: string, args: unknown, signal?: AbortSignal): Promise<CallAnswer> | null {
-    this.#fresh();
-    const entry = this.#byName.get(name);
-    return entry ? entry.link.call(entry.tool.name, args, signal) : null;
+    if (!entry) return null;
+    const { link, tool } = entry;
+    return {
+      page: () =>
+        this.#summary(
+          link,
+          [...this.#byName].filter(([, e]) => e.link === link).map(([listed]) => listed),
+        ),
+      run: (args, signal) => link.call(tool.name, args, signal),
+    };
   }
 
   /**

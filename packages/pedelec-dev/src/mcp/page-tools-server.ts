@@ -63,7 +63,7 @@ export function pageToolsServer(deps: PageToolsDeps): Server {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name} (no linked page offers it)`);
       const given = structuredClone(args ?? {});
       const { signal } = ctx.mcpReq;
-      const refused = await approval(deps, { client, tool: name, page: target.page, args: given }, signal);
+      const refused = await approval(deps, { client, tool: name, target, args: given }, signal);
       answer = refused ? { ok: false, error: refused } : await target.run(given, signal);
     }
     const result = callToolResult(answer);
@@ -83,12 +83,12 @@ export function pageToolsServer(deps: PageToolsDeps): Server {
 /** `null` when the call may run; else why not (the operator refused or did not answer, or the client cancelled). */
 async function approval(
   deps: PageToolsDeps,
-  call: { client: string; tool: string; page: PageSummary; args: unknown },
+  { target, ...call }: { client: string; tool: string; target: { page(): PageSummary }; args: unknown },
   signal: AbortSignal,
 ): Promise<PedelecError | null> {
   if (!deps.approve) return null;
   try {
-    await deps.approve(call, signal);
+    await deps.approve({ ...call, page: target.page() }, signal);
     return null;
   } catch (error) {
     return toWireError(error);

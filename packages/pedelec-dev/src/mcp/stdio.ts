@@ -43,16 +43,15 @@ export async function runStdio({ port, host = '127.0.0.1', tokenFile, version }:
       `no pedelec-dev --mcp on port ${port} (${why}); start one first: pedelec-dev --mcp --port ${port}`,
     );
   if (!token) throw notRunning(`no token in ${file}`);
-  const headers = { Authorization: `Bearer ${token}` };
   // The token goes only to a server that proves it holds it (server-proof.ts).
   const proven = await serverProves(url, token);
   if (proven === 'unreachable') throw notRunning(`nothing answers at ${url.href}`);
   if (proven === 'absent') throw notRunning(`what answers at ${url.origin} is not a pedelec-dev --mcp`);
   if (!proven) throw unproven(port, file);
 
-  const upstream = new Upstream(url, headers, version, () => serverProves(url, token));
+  const upstream = new Upstream(url, token, version);
   const closed = new Promise<void>((resolve) => {
-    const handle = serveStdio((context) => upstream.relayServer(context.era, version), {
+    const handle = serveStdio((context) => upstream.relayServer(context.era), {
       onerror: () => {}, // a client's protocol mistakes are answered to it; nothing more to do here
     });
     // The client closing stdin ends the connection: the SDK's transport closes itself then.
@@ -81,14 +80,15 @@ class Upstream {
 
   constructor(
     private readonly url: URL,
-    private readonly headers: Record<string, string>,
+    private readonly token: string,
     private readonly version: string,
-    /** Whether the server on the port now still proves it holds the token (it may have been replaced). */
-    private readonly proven: () => Promise<boolean | 'unreachable' | 'absent'>,
   ) {}
 
-  relayServer(era: 'legacy' | 'modern', version: string): Server {
-    const relay = new Server({ name: 'pedelec-dev', version }, { capabilities: { tools: { listChanged: true } } });
+  relayServer(era: 'legacy' | 'modern'): Server {
+    const relay = new Server(
+      { name: 'pedelec-dev', version: this.version },
+      { capabilities: { tools: { listChanged: true } } },
+    );
     this.#current = relay;
     const client = () => this.#connected(relay.getClientVersion()?.name ?? `stdio client (${era})`);
     // The SDK's `request` leaves its abort listener on the signal it is given; `ctx.mcpReq.signal`
@@ -122,7 +122,8 @@ class Upstream {
   }
 
   async #connect(clientName: string): Promise<Client> {
-    if ((await this.proven()) !== true)
+    // The server on the port may have been replaced since: it proves again that it holds the token.
+    if ((await serverProves(this.url, this.token)) !== true)
       throw new DevCoreError('MCP_SERVER_UNPROVEN', 'the server on the port does not prove it holds the token');
     const client = new Client(
       { name: clientName, version: this.version },
@@ -135,7 +136,10 @@ class Upstream {
     // (signal-per-request.ts): this relay runs as long as the desktop client does.
     const fetch = fetchWithSignalPerRequest();
     await client.connect(
-      new StreamableHTTPClientTransport(this.url, { requestInit: { headers: this.headers }, fetch }),
+      new StreamableHTTPClientTransport(this.url, {
+        requestInit: { headers: { Authorization: `Bearer ${this.token}` } },
+        fetch,
+      }),
     );
     const subscription = await client.listen({ toolsListChanged: true });
     void subscription.closed.then((how) => {
