@@ -6,9 +6,9 @@
  * MCP page link's contract with the page's client of it. Node-safe, no DOM. Not part of the Pedelec
  * SDK's API: it follows the kit's version exactly, and `pedelec-dev` depends on that same version.
  */
-export { analyzeArgsSchema, compileArgsValidator, MAX_SCHEMA_DEPTH } from './core/schema/compile.js';
+export { analyzeArgsSchema, argsError, compileArgsValidator, MAX_SCHEMA_DEPTH } from './core/schema/compile.js';
 export type { ArgsError, ArgsValidator, SchemaProblem } from './core/schema/compile.js';
-export { appendKey, isPlainObject, pathOf, pointerOf } from './core/json.js';
+export { appendKey, isPlainObject } from './core/json.js';
 export { pedelecError } from './core/errors.js';
 export { isModuleName, isWorkspacePath } from './core/workspace-names.js';
 export { APPROVAL_HELD_REQUESTS, DEFAULT_TOOL_TIMEOUT_MS, MAX_TIMER_MS } from './core/bridge-port.js';

@@ -18,7 +18,7 @@
  */
 import { pedelecError, type PedelecError } from '../../core/errors.js';
 import type { ToolCallContext, ToolSpecificHandler } from '../../core/index.js';
-import { isPlainObject } from '../../core/json.js';
+import { isPlainObject, pointerOf } from '../../core/json.js';
 import { MAX_TIMER_MS } from '../../core/bridge-port.js';
 import { controlsOf, destinationElsewhere, formOf, type Control } from './form-schema.js';
 import type { PedelecToolElement } from './pedelec-tool.element.js';
@@ -69,9 +69,8 @@ function invalidField(form: HTMLFormElement): PedelecError {
   const path = field?.name ?? '';
   const message = `${path || 'form'}: ${field?.validationMessage || 'is invalid'}`;
   const reason = REASONS.find(([flag]) => field?.validity[flag])?.[1] ?? 'type';
-  const pointer = path && `/${path.replace(/~/g, '~0').replace(/\//g, '~1')}`;
   return pedelecError('TOOL_ARGS_INVALID', message, {
-    errors: [{ path, message, pointer, reason, schemaPath: `/${reason}` }],
+    errors: [{ path, message, pointer: pointerOf(path ? [path] : []), reason, schemaPath: `/${reason}` }],
   });
 }
 

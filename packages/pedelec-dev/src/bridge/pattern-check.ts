@@ -18,7 +18,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { ToolArgsSchema } from 'pedelec-elements/core';
-import { isPlainObject, MAX_SCHEMA_DEPTH, pathOf, pointerOf, type ArgsError } from 'pedelec-elements/protocol';
+import { argsError, isPlainObject, MAX_SCHEMA_DEPTH, type ArgsError } from 'pedelec-elements/protocol';
 import { startWorker } from '../package-files.js';
 import type { PatternAnswer, PatternJob } from './pattern-worker.js';
 
@@ -50,16 +50,7 @@ export function hasPattern(node: unknown, level = 1): boolean {
  * what fails here is the pattern's check (too long a string for it, or a check past its budget):
  * `reason` says `pattern`.
  */
-const patternError = (keys: (string | number)[], rest: string): ArgsError => {
-  const path = pathOf(keys);
-  return {
-    path,
-    message: `${path || 'args'}: ${rest}`,
-    pointer: pointerOf(keys),
-    reason: 'pattern',
-    schemaPath: '/pattern',
-  };
-};
+const patternError = (keys: (string | number)[], rest: string): ArgsError => argsError(keys, 'pattern', rest);
 
 /** A failed check that is not about the args' content: the one error the agent gets. */
 const unchecked = (why: string): ArgsError[] => [patternError([], why)];

@@ -7,7 +7,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { ToolArgsSchema } from 'pedelec-elements/core';
-import { compileArgsValidator, type ArgsError } from 'pedelec-elements/protocol';
+import { argsError, compileArgsValidator, type ArgsError } from 'pedelec-elements/protocol';
 
 export type PatternJob = { id: number; schema: ToolArgsSchema; args: unknown };
 /** A check's errors, or `ready`: sent once, when the worker has loaded and takes jobs. */
@@ -18,8 +18,7 @@ parentPort?.on('message', (job: PatternJob) => {
   try {
     errors = compileArgsValidator(job.schema)(job.args);
   } catch (error) {
-    const message = `args: could not be checked (${(error as Error)?.message ?? String(error)})`;
-    errors = [{ path: '', message, pointer: '', reason: 'pattern', schemaPath: '/pattern' }];
+    errors = [argsError([], 'pattern', `could not be checked (${(error as Error)?.message ?? String(error)})`)];
   }
   parentPort?.postMessage({ id: job.id, errors } satisfies PatternAnswer);
 });
