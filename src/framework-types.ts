@@ -164,6 +164,8 @@ export interface PedelecSessionProps {
   exposedTo?: readonly string[] | undefined;
   /** In a frame, offer the tools to foreign agents (WebMCP, the MCP link) all the same; without it a framed session offers them none (property only: markup cannot decide it). */
   allowFramed?: boolean | undefined;
+  /** The key `pedelec-dev` printed for the MCP page link; needed by pages it does not serve itself, unless it runs with `--mcp-open-links` (property only: a key does not belong in markup). */
+  mcpKey?: string | undefined;
   /** The workspace new sessions are created in (from the core's `openWorkspace`), where the agent works on the user's folder; null: Pedelec makes one for each session (`session.workspace`). */
   workspace?: PedelecWorkspace | null;
   /** Generic handler for calls nothing else answers. */

@@ -26,6 +26,7 @@ export type { CallToolResult } from './core/call-tool-result.js';
 export {
   answerOf,
   isLinkRefusal,
+  LINK_KEY_PATH,
   LINK_REFUSED_CLOSE_CODE,
   PAGE_LINK_VERSION,
   readServerFrame,
@@ -43,5 +44,5 @@ export type {
   ToolsFrame,
 } from './core/page-link-contract.js';
 export { LINK_RETRY_MS, PageLinkClient } from './core/page-link-client.js';
-export type { LinkSocket, LinkSocketFactory, PageLinkHandler } from './core/page-link-client.js';
+export type { HelloFields, LinkSocket, LinkSocketFactory, PageLinkHandler } from './core/page-link-client.js';
 export { isLoopbackHost } from './core/loopback.js';

@@ -54,8 +54,11 @@ export type LinkSocketFactory = (url: string) => LinkSocket;
 
 /** What the client asks of the page it links. */
 export interface PageLinkHandler {
-  /** Who the page is, for its `hello` (asked on every open): its label, if any, title and URL. */
-  hello(): { label?: string | null } & Omit<HelloFrame, 'type' | 'version' | 'label'>;
+  /**
+   * Who the page is, for its `hello` on the link to `url` (asked on every open, and awaited: a key may
+   * have to be fetched first): its label, if any, title, URL and link key.
+   */
+  hello(url: string): HelloFields | Promise<HelloFields>;
   /** The tools the page offers now (asked on every open and every {@link PageLinkClient.connect}). */
   tools(): PageTool[];
   /**
@@ -66,6 +69,9 @@ export interface PageLinkHandler {
   /** pedelec-dev refused the link: `MCP_LINK_REFUSED`, with the URL, the close code and its reason. */
   refused(error: PedelecError): void;
 }
+
+/** What a page's `hello` says besides its type and version. */
+export type HelloFields = { label?: string | null } & Omit<HelloFrame, 'type' | 'version' | 'label'>;
 
 /** The page's end of one MCP page link. */
 export class PageLinkClient {
@@ -121,14 +127,7 @@ export class PageLinkClient {
     this.#url = url;
     const socket = this.openSocket(url);
     this.#socket = socket;
-    socket.onopen = () => {
-      if (this.#socket !== socket) return;
-      this.#retries = 0;
-      const { label, ...about } = this.handler.hello();
-      this.#send({ type: 'hello', version: PAGE_LINK_VERSION, ...(label && { label }), ...about });
-      this.#published = '';
-      this.#publish();
-    };
+    socket.onopen = () => void this.#hello(socket, url);
     socket.onmessage = (event: { data: unknown }) => {
       if (this.#socket === socket) this.#receive(event.data);
     };
@@ -150,6 +149,17 @@ export class PageLinkClient {
       const wait = LINK_RETRY_MS[Math.min(this.#retries++, LINK_RETRY_MS.length - 1)];
       this.#retryTimer = setTimeout(() => this.#open(url), wait);
     };
+  }
+
+  /** Says who the page is on `socket`, just opened, then publishes the tools. */
+  async #hello(socket: LinkSocket, url: string): Promise<void> {
+    if (this.#socket !== socket) return;
+    this.#retries = 0;
+    const { label, ...about } = await this.handler.hello(url);
+    if (this.#socket !== socket) return; // closed while the page found its key
+    this.#send({ type: 'hello', version: PAGE_LINK_VERSION, ...(label && { label }), ...about });
+    this.#published = '';
+    this.#publish();
   }
 
   #close(): void {

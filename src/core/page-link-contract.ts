@@ -12,6 +12,12 @@ import type { JsonValue } from './json.js';
 export const PAGE_LINK_VERSION = 1;
 
 /**
+ * Where a page pedelec-dev serves asks for the link key (`POST`, same origin): the key its `hello`
+ * carries when the session has no `mcpKey`. Another site's page is refused it.
+ */
+export const LINK_KEY_PATH = '/_pedelec/link-key';
+
+/**
  * The close code with which pedelec-dev refuses a link it will not serve: another link version, or
  * MCP not on. A page's origin that is not allowed is refused with the bridge's own 4003
  * (`ORIGIN_REFUSED_CLOSE_CODE`); both lie in {@link isLinkRefusal}'s range.
@@ -54,6 +60,8 @@ export type HelloFrame = {
   framed?: true;
   /** In a frame: the top-level document's origin, when the page may read it. */
   topOrigin?: string;
+  /** The link key (the session's `mcpKey`, or the one pedelec-dev gave the page it served). */
+  key?: string;
 };
 
 /** Page → pedelec-dev, after `hello` and on every change: the tools it offers now. */

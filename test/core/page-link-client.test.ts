@@ -61,9 +61,11 @@ class FakeSocket implements LinkSocket {
     this.drop(code ?? 1005, reason ?? '');
   }
 
-  open(): void {
+  /** Opens; resolves once the client has said hello on it (it may first look for its key). */
+  async open(): Promise<void> {
     this.readyState = 1;
     this.onopen?.({});
+    await this.frame((frame) => frame.type === 'hello');
   }
 
   receive(frame: unknown): void {
@@ -148,22 +150,22 @@ describe('PageLinkClient', () => {
     link = linked();
   });
 
-  it('says hello on open with the link version, then publishes the tools', () => {
+  it('says hello on open with the link version, then publishes the tools', async () => {
     link.client.connect(URL_A);
     expect(link.sockets.map((s) => s.url)).to.deep.equal([URL_A]);
     expect(link.client.url).to.equal(URL_A);
     expect(link.last().sent, 'nothing before the socket is open').to.deep.equal([]);
-    link.last().open();
+    await link.last().open();
     expect(link.last().sent).to.deep.equal([
       { type: 'hello', version: PAGE_LINK_VERSION, label: 'shop', title: 'Shop', url: 'http://localhost:5173/shop/' },
       { type: 'tools', tools: [ADD] },
     ]);
   });
 
-  it('a page without a label says hello without one', () => {
+  it('a page without a label says hello without one', async () => {
     const unlabelled = linked({ label: null });
     unlabelled.client.connect(URL_A);
-    unlabelled.last().open();
+    await unlabelled.last().open();
     expect(unlabelled.last().sent[0]).to.deep.equal({
       type: 'hello',
       version: PAGE_LINK_VERSION,
@@ -172,9 +174,9 @@ describe('PageLinkClient', () => {
     });
   });
 
-  it('publishes the tools again only when they changed, compared as canonical JSON', () => {
+  it('publishes the tools again only when they changed, compared as canonical JSON', async () => {
     link.client.connect(URL_A);
-    link.last().open();
+    await link.last().open();
     link.client.connect(URL_A);
     // The same tools, their keys in another order: nothing new.
     link.state.tools = [{ inputSchema: ADD.inputSchema, description: ADD.description, name: ADD.name }];
@@ -197,7 +199,7 @@ describe('PageLinkClient', () => {
     });
     answering.client.connect(URL_A);
     const socket = answering.last();
-    socket.open();
+    await socket.open();
     socket.receive({ type: 'call', id: '7', tool: 'add', args: { a: 1, b: 2 } });
     expect(await socket.frame((f) => f.type === 'result')).to.deep.equal({
       type: 'result',
@@ -223,7 +225,7 @@ describe('PageLinkClient', () => {
     const slow = linked({ call: () => new Promise((resolve) => finish.push(resolve)) });
     slow.client.connect(URL_A);
     const socket = slow.last();
-    socket.open();
+    await socket.open();
     socket.receive({ type: 'call', id: '1', tool: 'add', args: {} });
     socket.receive({ type: 'call', id: '2', tool: 'add', args: {} });
     const [first, second] = slow.calls;
@@ -240,10 +242,10 @@ describe('PageLinkClient', () => {
     ]);
   });
 
-  it('ignores frames that are not a call or a cancel of the link', () => {
+  it('ignores frames that are not a call or a cancel of the link', async () => {
     link.client.connect(URL_A);
     const socket = link.last();
-    socket.open();
+    await socket.open();
     for (const frame of [
       'not JSON',
       null,
@@ -257,7 +259,7 @@ describe('PageLinkClient', () => {
     expect(link.calls).to.deep.equal([]);
   });
 
-  it('a link that drops is tried again after 1 s, 2, 4 … then every 30 s; an open starts over at 1 s', (t) => {
+  it('a link that drops is tried again after 1 s, 2, 4 … then every 30 s; an open starts over at 1 s', async (t) => {
     const timers = fakeTimers(t);
     link.client.connect(URL_A);
     const waits: number[] = [];
@@ -268,29 +270,29 @@ describe('PageLinkClient', () => {
     }
     expect(waits).to.deep.equal([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
     expect(link.sockets.map((s) => s.url)).to.deep.equal(Array(waits.length + 1).fill(URL_A));
-    link.last().open();
+    await link.last().open();
     link.last().drop(1001);
     expect(timers.fire()).to.equal(1000);
     expect(link.refusals).to.deep.equal([]);
   });
 
-  it('a drop aborts the running calls; the next socket says hello and publishes again', (t) => {
+  it('a drop aborts the running calls; the next socket says hello and publishes again', async (t) => {
     const timers = fakeTimers(t);
     const slow = linked({ call: () => new Promise(() => {}) });
     slow.client.connect(URL_A);
-    slow.last().open();
+    await slow.last().open();
     slow.last().receive({ type: 'call', id: '1', tool: 'add', args: {} });
     slow.last().drop(1006);
     expect(slow.calls[0]!.signal.reason).to.deep.equal({ code: 'ABORTED', message: 'the MCP page link closed' });
     timers.fire();
-    slow.last().open();
+    await slow.last().open();
     expect(slow.last().sent.map((f) => f.type)).to.deep.equal(['hello', 'tools']);
   });
 
-  it('a refusal (4000–4999) is reported once, and the URL is not tried again until it changes', (t) => {
+  it('a refusal (4000–4999) is reported once, and the URL is not tried again until it changes', async (t) => {
     const timers = fakeTimers(t);
     link.client.connect(URL_A);
-    link.last().open();
+    await link.last().open();
     link.last().drop(LINK_REFUSED_CLOSE_CODE, 'pedelec-dev: start it with --mcp to link pages on /tools');
     expect(link.refusals).to.deep.equal([
       {

@@ -212,7 +212,7 @@ export function devCorePlugin(options = {}) {
           restartable: describe(cores.restartable),
           legacy: describe(cores.legacy),
           whole: describe(cores.whole),
-          mcp: { ...describe(cores.mcp), toolsUrl: cores.mcp.toolsUrl },
+          mcp: { ...describe(cores.mcp), toolsUrl: cores.mcp.toolsUrl, linkKey: cores.mcp.mcpLinkKey },
           closedPort,
           benchCalls: BENCH_CALLS,
         };

@@ -13,8 +13,8 @@ export type DevCores = DevCoreInfo & {
   legacy: DevCoreInfo;
   /** `--no-fragments`: replies only as whole `chat_message`s, as from a provider that does not stream. */
   whole: DevCoreInfo;
-  /** `--mcp`: pages link their tools on `toolsUrl`. */
-  mcp: DevCoreInfo & { toolsUrl: string };
+  /** `--mcp`: pages link their tools on `toolsUrl`, with `linkKey` (the session's `mcpKey`). */
+  mcp: DevCoreInfo & { toolsUrl: string; linkKey: string };
   /** A loopback port nothing listens on. */
   closedPort: number;
   /** How many tool calls the `bench` rule makes in one turn. */

@@ -62,7 +62,10 @@ async function main(): Promise<void> {
     ...(options.strictProviders ? ['strict providers'] : []),
     ...(options.allowNoOrigin ? ['clients without Origin allowed'] : []),
     ...(options.mcp
-      ? [`MCP on${options.mcpApproval === 'prompt' ? ' (each call approved in the inspector)' : ''}`]
+      ? [
+          `MCP on${options.mcpApproval === 'prompt' ? ' (each call approved in the inspector)' : ''}`,
+          ...(options.mcpOpenLinks ? ['page links open'] : []),
+        ]
       : []),
   ];
   const lines = [`pedelec-dev ${packageVersion()} — ${settings.join(', ')}`, ...pageLines(core.url, options.serveDir)];
@@ -101,6 +104,9 @@ function mcpLines(core: DevCore): string[] {
   const header = `Authorization: Bearer ${core.mcpToken}`;
   return [
     `  Page link: ${core.toolsUrl}  (<pedelec-session mcp="${core.toolsUrl}">)`,
+    core.mcpLinkKey
+      ? `  Link key:  ${core.mcpLinkKey}  (pages served here get it; on others set session.mcpKey to it)`
+      : '  Link key:  none needed (--mcp-open-links: any allowed page may link its tools)',
     `  MCP:       ${core.mcpUrl}  (header ${header}; the token lasts until you delete ${core.mcpTokenFile})`,
     'MCP clients, over stdio (stable across restarts):',
     `  Claude Code:   claude mcp add pedelec -- ${shell}`,

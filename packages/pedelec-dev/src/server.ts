@@ -29,6 +29,7 @@ import type { ApprovalMode } from './inspector/approval.js';
 import { inspectorFeature } from './inspector/inspector-feature.js';
 import { MessageLog } from './inspector/message-log.js';
 import { mcpFeature } from './mcp/mcp-feature.js';
+import { linkKeyOf } from './mcp/link-key.js';
 import { tokenFromFile } from './mcp/token-file.js';
 import { kitRoot, packageVersion } from './package-files.js';
 import { DenoModules } from './workspaces/deno-modules.js';
@@ -95,6 +96,11 @@ export type DevCoreOptions = {
    * `~/.pedelec-dev/<port>.token`; here, no file.
    */
   mcpTokenFile?: string | ((port: number) => string);
+  /**
+   * A page's link on `/tools` needs no key (`--mcp-open-links`): any page from an allowed origin may
+   * offer its tools to the MCP clients. For single-user machines; default `false`.
+   */
+  mcpOpenLinks?: boolean;
   /** `prompt`: every MCP call waits for the operator's approval in the inspector (`--mcp-approval`). Default `auto`. */
   mcpApproval?: 'auto' | 'prompt';
   /**
@@ -144,6 +150,11 @@ export type DevCore = {
   mcpToken: string | null;
   /** Where that token is kept, if anywhere. */
   mcpTokenFile: string | null;
+  /**
+   * The key a page's link needs (the session's `mcpKey`; pages this server serves are given it), when
+   * MCP is on; it lasts as long as the token.
+   */
+  mcpLinkKey: string | null;
   /** Where a page links its tools (`<pedelec-session mcp="…">`), when MCP is on. */
   toolsUrl: string | null;
   /** Ends every session, closes every socket, deletes the asset folders. Idempotent. */
@@ -214,6 +225,21 @@ function mcpTokenOf(options: DevCoreOptions, port: number): { token: string | nu
   return { token: file ? tokenFromFile(file) : randomBytes(16).toString('hex'), file };
 }
 
+/** Where MCP clients and pages find MCP, and what they need to be let in; all `null` when it is off. */
+function mcpAddresses(
+  mcp: { token: string | null; file: string | null },
+  baseUrl: string,
+): Pick<DevCore, 'mcpUrl' | 'mcpToken' | 'mcpTokenFile' | 'mcpLinkKey' | 'toolsUrl'> {
+  const on = mcp.token !== null;
+  return {
+    mcpUrl: on ? `${baseUrl}/mcp` : null,
+    mcpToken: mcp.token,
+    mcpTokenFile: mcp.file,
+    mcpLinkKey: on ? linkKeyOf(mcp.token!) : null,
+    toolsUrl: on ? `${baseUrl.replace(/^http/, 'ws')}/tools` : null,
+  };
+}
+
 export async function startDevCore(options: DevCoreOptions = {}): Promise<DevCore> {
   const { host, port } = checkedAddress(options);
   const kitDir = kitRoot(); // before anything is set up: a kit that cannot be found leaves nothing running
@@ -261,6 +287,8 @@ function composeFeatures(options: DevCoreOptions, shared: Shared, inputs: Featur
     mcpFeature({
       token: inputs.mcpToken,
       originRules: inputs.originRules,
+      ownOrigins: inputs.ownOrigins,
+      openLinks: options.mcpOpenLinks ?? false,
       version: packageVersion(),
       approval: options.mcpApproval ?? 'auto',
       approvals,
@@ -397,10 +425,7 @@ function compose(
     bridgeUrl: `${wsUrl}/bridge`,
     inspectorUrl: `${baseUrl}${RESERVED_PREFIX}inspector#token=${inspectorToken}`,
     inspectorToken,
-    mcpUrl: mcp.token ? `${baseUrl}/mcp` : null,
-    mcpToken: mcp.token,
-    mcpTokenFile: mcp.file,
-    toolsUrl: mcp.token ? `${wsUrl}/tools` : null,
+    ...mcpAddresses(mcp, baseUrl),
     close,
   };
 }

@@ -19,7 +19,15 @@ const report = () => {
   console.log(JSON.stringify({ heapUsed, rss, loopDelayMs: loopDelay.max / 1e6, at: Date.now() }));
   loopDelay.reset();
 };
-console.log(JSON.stringify({ url: core.url, bridgeUrl: core.bridgeUrl, toolsUrl: core.toolsUrl, port: core.port }));
+console.log(
+  JSON.stringify({
+    url: core.url,
+    bridgeUrl: core.bridgeUrl,
+    toolsUrl: core.toolsUrl,
+    mcpLinkKey: core.mcpLinkKey,
+    port: core.port,
+  }),
+);
 const timer = setInterval(report, 100);
 process.on('SIGTERM', () => {
   clearInterval(timer);

@@ -317,9 +317,10 @@ export class LinkPage {
 
   static async open(
     t: TestContext,
-    core: Pick<DevCore, 'toolsUrl'>,
+    core: Pick<DevCore, 'toolsUrl' | 'mcpLinkKey'>,
     {
       label,
+      key = core.mcpLinkKey,
       title = 'A page',
       tools = [ADD],
       answer,
@@ -332,6 +333,8 @@ export class LinkPage {
       answer?: LinkAnswer;
       version?: number;
       origin?: string;
+      /** The link key its hello carries (default: the Core's; `null`: none). */
+      key?: string | null;
     } = {},
   ): Promise<LinkPage> {
     if (!core.toolsUrl) throw new Error('the Core has no /tools: start it with mcp: true');
@@ -342,7 +345,8 @@ export class LinkPage {
       socket.once('open', resolve);
       socket.once('error', reject);
     });
-    socket.send(JSON.stringify({ type: 'hello', version, label, title, url: `${PAGE_ORIGIN}/shop/` }));
+    const hello = { type: 'hello', version, label, title, url: `${PAGE_ORIGIN}/shop/`, ...(key !== null && { key }) };
+    socket.send(JSON.stringify(hello));
     if (version === 1) page.publish(tools);
     return page;
   }
@@ -489,7 +493,7 @@ export async function twoPages(t: TestContext) {
 export type CoreReport = { heapUsed: number; rss: number; loopDelayMs: number; at: number };
 
 /** A Core in a process of its own (see `startCoreChild`). */
-export type CoreChild = Pick<DevCore, 'url' | 'bridgeUrl' | 'toolsUrl' | 'port'> & {
+export type CoreChild = Pick<DevCore, 'url' | 'bridgeUrl' | 'toolsUrl' | 'mcpLinkKey' | 'port'> & {
   /** The largest heap and RSS it reported so far, in MiB. */
   memory(): { maxHeapMb: number; maxRssMb: number };
   /** The longest stretch the Core's thread was busy (its event loop's delay), in ms. */
@@ -505,7 +509,7 @@ export type CoreChild = Pick<DevCore, 'url' | 'bridgeUrl' | 'toolsUrl' | 'port'>
 /**
  * Starts a Core in a child process with a small heap (`--max-old-space-size=heapMb`), for tests that
  * try to exhaust it or watch it grow: such a test must not take the test runner down with it. Resolves
- * with the Core's `url`, `bridgeUrl`, `toolsUrl` (null unless `mcp`) and `port`, `memory()` (the
+ * with the Core's `url`, `bridgeUrl`, `toolsUrl` and `mcpLinkKey` (null unless `mcp`) and `port`, `memory()` (the
  * largest heap and RSS it reported so far, in MiB), `maxLoopDelayMs()` (the longest its thread was
  * busy at a stretch), `reports()`, `stderr` (its stream), `kill(signal)` and `exit` (null while it
  * runs, else its exit code or signal and its stderr). `flags` go to node (e.g. `--expose-gc`),
@@ -546,30 +550,32 @@ export async function startCoreChild(
     await Promise.race([exited, delay(3000)]);
     if (!state.exit) child.kill('SIGKILL');
   });
-  const address = await new Promise<Pick<DevCore, 'url' | 'bridgeUrl' | 'toolsUrl' | 'port'>>((resolve, reject) => {
-    let buffered = '';
-    // Generous: the child compiles the sources (tsx) before the Core starts.
-    const timer = setTimeout(() => reject(new Error(`the Core did not start: ${state.stderr}`)), 20_000);
-    void exited.then(() => reject(new Error(`the Core exited before it started: ${state.stderr}`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let newline;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = JSON.parse(buffered.slice(0, newline)) as Message;
-        buffered = buffered.slice(newline + 1);
-        if (line.url) {
-          clearTimeout(timer);
-          resolve(line as Pick<DevCore, 'url' | 'bridgeUrl' | 'toolsUrl' | 'port'>);
-        } else {
-          const report = line as CoreReport;
-          state.maxHeapMb = Math.max(state.maxHeapMb, report.heapUsed / 2 ** 20);
-          state.maxRssMb = Math.max(state.maxRssMb, report.rss / 2 ** 20);
-          state.maxLoopDelayMs = Math.max(state.maxLoopDelayMs, report.loopDelayMs);
-          state.reports.push(report);
+  const address = await new Promise<Pick<DevCore, 'url' | 'bridgeUrl' | 'toolsUrl' | 'mcpLinkKey' | 'port'>>(
+    (resolve, reject) => {
+      let buffered = '';
+      // Generous: the child compiles the sources (tsx) before the Core starts.
+      const timer = setTimeout(() => reject(new Error(`the Core did not start: ${state.stderr}`)), 20_000);
+      void exited.then(() => reject(new Error(`the Core exited before it started: ${state.stderr}`)));
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        let newline;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const line = JSON.parse(buffered.slice(0, newline)) as Message;
+          buffered = buffered.slice(newline + 1);
+          if (line.url) {
+            clearTimeout(timer);
+            resolve(line as Pick<DevCore, 'url' | 'bridgeUrl' | 'toolsUrl' | 'mcpLinkKey' | 'port'>);
+          } else {
+            const report = line as CoreReport;
+            state.maxHeapMb = Math.max(state.maxHeapMb, report.heapUsed / 2 ** 20);
+            state.maxRssMb = Math.max(state.maxRssMb, report.rss / 2 ** 20);
+            state.maxLoopDelayMs = Math.max(state.maxLoopDelayMs, report.loopDelayMs);
+            state.reports.push(report);
+          }
         }
-      }
-    });
-  });
+      });
+    },
+  );
   return {
     ...address,
     memory: () => ({ maxHeapMb: state.maxHeapMb, maxRssMb: state.maxRssMb }),

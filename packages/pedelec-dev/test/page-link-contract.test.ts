@@ -43,14 +43,17 @@ const INVALID = {
 
 type Call = { tool: string; args: unknown; signal: AbortSignal };
 
-/** The kit's link client, linked to `url` over `ws` as a page of PAGE_ORIGIN: its calls and refusals kept. */
-function kitLink(t: TestContext, url: string, call?: PageLinkHandler['call']) {
+/**
+ * The kit's link client, linked to `url` over `ws` as a page of PAGE_ORIGIN with the link key `key`:
+ * its calls and refusals kept.
+ */
+function kitLink(t: TestContext, url: string, key: string | null, call?: PageLinkHandler['call']) {
   const calls: Call[] = [];
   let refused: (error: PedelecError) => void = () => {};
   const refusal = new Promise<PedelecError>((resolve) => (refused = resolve));
   const client = new PageLinkClient(
     {
-      hello: () => ({ label: 'contract', title: 'Contract', url: `${PAGE_ORIGIN}/contract/` }),
+      hello: () => ({ label: 'contract', title: 'Contract', url: `${PAGE_ORIGIN}/contract/`, ...(key && { key }) }),
       tools: () => [ADD, STUCK],
       call(tool, args, signal) {
         calls.push({ tool, args, signal });
@@ -91,7 +94,7 @@ const listedOnce = (client: Client, name: string): Promise<Tool[]> =>
 
 test('the kit’s link client publishes to pedelec-dev, and an MCP call runs in it and comes back', async (t) => {
   const core = await startCore(t, { mcp: true, mcpToken: TOKEN });
-  const link = kitLink(t, core.toolsUrl!);
+  const link = kitLink(t, core.toolsUrl!, core.mcpLinkKey);
   const client = await mcpClient(t, core);
   const tools = await listedOnce(client, 'add');
   const add = tools.find((tool) => tool.name === 'add')!;
@@ -134,7 +137,7 @@ test('an MCP client’s cancel reaches the kit’s link client: the call’s sig
   const running = new Promise<Call>((resolve) => (started = resolve));
   let aborted: (reason: unknown) => void = () => {};
   const abort = new Promise<unknown>((resolve) => (aborted = resolve));
-  kitLink(t, core.toolsUrl!, (tool, args, signal) => {
+  kitLink(t, core.toolsUrl!, core.mcpLinkKey, (tool, args, signal) => {
     started({ tool, args, signal });
     signal.addEventListener('abort', () => aborted(signal.reason));
     return new Promise<CallAnswer>(() => {});
@@ -152,7 +155,7 @@ test('an MCP client’s cancel reaches the kit’s link client: the call’s sig
 test('pedelec-dev without --mcp refuses the kit’s link with the shared close code: one MCP_LINK_REFUSED', async (t) => {
   const core = await startCore(t);
   const url = core.bridgeUrl.replace(/\/bridge$/, '/tools');
-  const link = kitLink(t, url);
+  const link = kitLink(t, url, null);
   const error = await link.refusal;
   assert.equal(error.code, 'MCP_LINK_REFUSED');
   assert.match(error.message, /--mcp/);
@@ -162,6 +165,45 @@ test('pedelec-dev without --mcp refuses the kit’s link with the shared close c
     code: LINK_REFUSED_CLOSE_CODE,
   });
   assert.equal(link.client.url, null, 'not tried again');
+});
+
+test('a link without the link key, or with a wrong one, is refused: one MCP_LINK_REFUSED naming the fix', async (t) => {
+  const core = await startCore(t, { mcp: true, mcpToken: TOKEN });
+  for (const key of [null, 'f'.repeat(32)]) {
+    const link = kitLink(t, core.toolsUrl!, key);
+    const error = await link.refusal;
+    assert.equal(error.code, 'MCP_LINK_REFUSED');
+    const missing = key === null ? 'no link key' : 'wrong link key';
+    assert.equal(
+      (error.details as { reason: string }).reason,
+      `pedelec-dev: ${missing}; set mcpKey to the key pedelec-dev printed, or start it with --mcp-open-links`,
+    );
+    assert.equal(link.client.url, null, 'not tried again');
+  }
+  const client = await mcpClient(t, core);
+  const { tools } = await client.listTools();
+  assert.deepEqual(
+    tools.map((tool) => tool.name),
+    ['pedelec_pages'],
+    'no page tool was offered',
+  );
+});
+
+test('the link key is derived from the token: it outlives a restart with the same token, and reveals nothing of it', async (t) => {
+  const first = await startCore(t, { mcp: true, mcpToken: TOKEN });
+  const second = await startCore(t, { mcp: true, mcpToken: TOKEN });
+  const other = await startCore(t, { mcp: true, mcpToken: 'b'.repeat(32) });
+  assert.match(first.mcpLinkKey!, /^[0-9a-f]{32}$/);
+  assert.equal(second.mcpLinkKey, first.mcpLinkKey);
+  assert.notEqual(other.mcpLinkKey, first.mcpLinkKey);
+  assert.notEqual(first.mcpLinkKey, TOKEN);
+});
+
+test('with --mcp-open-links a page links its tools without a key', async (t) => {
+  const core = await startCore(t, { mcp: true, mcpToken: TOKEN, mcpOpenLinks: true });
+  kitLink(t, core.toolsUrl!, null);
+  const client = await mcpClient(t, core);
+  await listedOnce(client, 'add');
 });
 
 test('pedelec-dev refuses another link version with the shared close code, which the page reads as a refusal', async (t) => {

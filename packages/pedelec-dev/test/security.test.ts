@@ -451,6 +451,32 @@ test('the inspector socket needs the server origin and the token; anything else 
   assert.ok(core.inspectorUrl.endsWith(`/_pedelec/inspector#token=${'a'.repeat(32)}`));
 });
 
+test('the link key goes to pages the server serves (a POST with its own Origin), and to nothing else', async (t) => {
+  const core = await startCore(t, { mcp: true, mcpToken: 'a'.repeat(32) });
+  const asked = (method: string, origin: string | null) =>
+    rawHttp(core, '/_pedelec/link-key', { method, headers: { Origin: origin } });
+  const given = await asked('POST', core.url);
+  assert.equal(given.status, 200);
+  assert.equal(given.headers['cache-control'], 'no-store');
+  assert.deepEqual(JSON.parse(given.body), { key: core.mcpLinkKey });
+  const refusals: [string, string | null, number][] = [
+    ['POST', PAGE_ORIGIN, 403], // an allowed origin, but not a page this server served
+    ['POST', `http://127.0.0.1:${core.port + 1}`, 403],
+    ['POST', null, 403], // not a page: a local process reads the token file instead
+    ['GET', core.url, 405],
+  ];
+  for (const [method, origin, status] of refusals) {
+    const refused = await asked(method, origin);
+    assert.equal(refused.status, status, `${method} from ${origin}`);
+    assert.doesNotMatch(refused.body, new RegExp(core.mcpLinkKey!), `${method} from ${origin}`);
+  }
+  const off = await startCore(t);
+  assert.equal(
+    (await rawHttp(off, '/_pedelec/link-key', { method: 'POST', headers: { Origin: off.url } })).status,
+    404,
+  );
+});
+
 test('an oversized frame closes that connection with 1009; the server survives', async (t) => {
   const core = await startCore(t);
   const page = await BridgeClient.open(t, core);

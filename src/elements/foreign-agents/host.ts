@@ -25,8 +25,11 @@ export type ForeignAgentInputs = {
   webmcp: string | null;
   /** Origins WebMCP tools are shown to (the `exposedTo` property). */
   exposedTo: readonly string[] | undefined;
-  /** The `mcp` link URL, and whether it was set from script (then any host is allowed). */
-  mcp: { url: string | undefined; scripted: boolean };
+  /**
+   * The `mcp` link URL, whether it was set from script (then any host is allowed), and the link key
+   * (the `mcpKey` property).
+   */
+  mcp: { url: string | undefined; scripted: boolean; key: string | undefined };
   /** What the page calls itself on the MCP link: `mcp-label`, else the element's `id`, else none. */
   label: string | null;
   /** The element's window (its document's), if any. */

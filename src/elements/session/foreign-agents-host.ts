@@ -27,7 +27,7 @@ function foreignAgentHost(element: SessionElementPort, parts: SessionParts): For
     inputs: () => ({
       webmcp: element.getAttribute('webmcp'),
       exposedTo: element.exposedTo,
-      mcp: { url: element.mcp, scripted: parts.scripted('mcp') },
+      mcp: { url: element.mcp, scripted: parts.scripted('mcp'), key: element.mcpKey },
       label: element.getAttribute('mcp-label') || element.id || null,
       window: element.ownerDocument.defaultView,
       allowFramed: element.allowFramed === true,

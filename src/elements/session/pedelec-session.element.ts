@@ -55,6 +55,7 @@ export let bookkeepingOf!: (el: PedelecSessionElement) => ReturnType<SessionPart
  * @prop {GenericToolHandler | null} fallback - Generic handler for calls nothing else answers.
  * @prop {string | boolean | null} webmcp - WebMCP, the browser's own agent, as a token list: `expose` (empty means `expose`) offers the tools to the browser's agent, with no bridge or `start()`; `import` offers the page's other WebMCP tools (`<form toolname>`, other scripts') to the Pedelec agent. As a property: `true` sets `expose`, `false` or `null` removes the attribute.
  * @prop {readonly string[] | undefined} exposedTo - Other origins the WebMCP tools are shown to (property only: markup cannot expose tools to another origin).
+ * @prop {string | undefined} mcpKey - The key `pedelec-dev` printed for the MCP page link; needed by pages it does not serve itself, unless it runs with `--mcp-open-links` (property only: a key does not belong in markup).
  * @prop {boolean | undefined} allowFramed - In a frame, offer the tools to foreign agents (WebMCP, the MCP link) all the same; without it a framed session offers them none (property only: markup cannot decide it).
  * @prop {string[]} webmcpTools - Read-only: the tool names registered with the browser's agent now.
  * @prop {PedelecWorkspace | null} workspace - The workspace new sessions are created in (from the core's `openWorkspace`), where the agent works on the user's folder; null: Pedelec makes one for each session (`session.workspace`).
@@ -115,6 +116,7 @@ export class PedelecSessionElement extends ReactiveElement {
     mcp: { attribute: false },
     exposedTo: { attribute: false },
     allowFramed: { attribute: false },
+    mcpKey: { attribute: false },
     // The attribute is the value: observed through Lit, read and written by the accessors below.
     webmcp: {},
     tools: { attribute: false },
@@ -146,6 +148,7 @@ export class PedelecSessionElement extends ReactiveElement {
   declare tools: ToolDefinition[];
   declare exposedTo: readonly string[] | undefined;
   declare allowFramed: boolean | undefined;
+  declare mcpKey: string | undefined;
   declare workspace: PedelecWorkspace | null;
 
   readonly #internals = typeof this.attachInternals === 'function' ? this.attachInternals() : null;

@@ -36,6 +36,7 @@ export interface SessionElementPort extends SessionInputs, ReactiveElement {
   readonly debug: boolean;
   readonly exposedTo: readonly string[] | undefined;
   readonly allowFramed: boolean | undefined;
+  readonly mcpKey: string | undefined;
   readonly mcp: string | undefined;
 }
 

@@ -62,6 +62,7 @@ describe('<pedelec-session> in a frame: foreign agents only with allowFramed', (
     expect((await pages()).some((p) => p.label === label)).to.equal(false);
 
     const session = page.win.document.querySelector('pedelec-session') as PedelecSessionElement;
+    session.mcpKey = devCore.mcp.linkKey;
     session.allowFramed = true;
     const linked = await until(async () => (await pages()).find((p) => p.label === label), 'the framed page linked', {
       timeoutMs: 5000,

@@ -27,13 +27,18 @@ async function mcp(tool?: string, args?: unknown): Promise<McpTool[] | CallToolR
 }
 
 let pages = 0;
-/** A session linked to the `mcp` Core, with a label of its own (the Core is shared by every test). */
+/**
+ * A session linked to the `mcp` Core with its link key, under a label of its own (the Core is shared
+ * by every test).
+ */
 async function linked(tools: string): Promise<{ session: PedelecSessionElement; label: string }> {
   const label = `t${++pages}`;
-  const host = await mount(
-    `<pedelec-session mcp="${devCore.mcp.toolsUrl}" mcp-label="${label}" provider="scripted">${tools}</pedelec-session>`,
-  );
-  return { session: host.querySelector('pedelec-session')!, label };
+  const host = await mount(`<pedelec-session mcp-label="${label}" provider="scripted">${tools}</pedelec-session>`);
+  const session = host.querySelector('pedelec-session')!;
+  // The test server's pages are not pedelec-dev's own: they are given the key, as a developer would.
+  session.mcpKey = devCore.mcp.linkKey;
+  session.setAttribute('mcp', devCore.mcp.toolsUrl);
+  return { session, label };
 }
 
 /** The names the client lists, once `check` accepts them (polled; rejects after 5 s). */
@@ -134,6 +139,22 @@ describe('<pedelec-session mcp>: the page link to pedelec-dev --mcp', () => {
     // No retry: still one warning a while later.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(warnings).to.have.length(1);
+  });
+
+  it('another site’s page without the link key is refused (one MCP_LINK_REFUSED naming mcpKey); with it, it links', async () => {
+    const host = await mount('<div></div>');
+    const warnings: { code: string; message: string }[] = [];
+    host.addEventListener('pedelec-warning', (e) => warnings.push((e as CustomEvent).detail.warning));
+    host.innerHTML = `<pedelec-session mcp="${devCore.mcp.toolsUrl}" mcp-label="keyless">
+        <pedelec-tool name="keyed_tool" description="Needs the key."></pedelec-tool>
+      </pedelec-session>`;
+    await until(() => warnings.length > 0, 'the refusal', 5000);
+    expect(warnings.map((w) => w.code)).to.deep.equal(['MCP_LINK_REFUSED']);
+    expect(warnings[0].message).to.match(/no link key; set mcpKey/);
+    expect((await mcp()).map((tool) => tool.name)).not.to.include('keyed_tool');
+    host.querySelector('pedelec-session')!.mcpKey = devCore.mcp.linkKey;
+    await listedOnce((names) => names.includes('keyed_tool'));
+    expect(warnings, 'no second warning').to.have.length(1);
   });
 
   it('markup may only name a loopback host (INVALID_INPUT); nothing is linked', async () => {

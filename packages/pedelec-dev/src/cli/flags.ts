@@ -292,6 +292,13 @@ export const CLI_FLAGS: readonly CliFlag[] = [
     help: 'auto: MCP calls run at once; prompt: each waits for your click in the inspector',
   },
   {
+    name: 'mcp-open-links',
+    kind: 'boolean',
+    field: 'mcpOpenLinks',
+    needs: { flag: 'mcp' },
+    help: 'pages link their tools without the link key (for a machine only you use)',
+  },
+  {
     name: 'mcp-token-file',
     kind: 'string',
     arg: 'F',

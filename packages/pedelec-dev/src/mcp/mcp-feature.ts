@@ -8,6 +8,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { LINK_REFUSED_CLOSE_CODE } from 'pedelec-elements/protocol';
 import { closeSockets, type DevFeature } from '../http/feature.js';
 import { plain } from '../http/http-routes.js';
+import { answerLinkKey, isLinkKey, LINK_KEY_PATH, linkKeyOf } from './link-key.js';
 import { answerProof, PROOF_PATH } from './server-proof.js';
 import type { OriginRules } from '../http/security.js';
 import { SHOWN_ARGS_CHARS, type Approvals } from '../inspector/approval.js';
@@ -21,6 +22,10 @@ export type McpFeatureInputs = {
   token: string | null;
   originRules: OriginRules;
   version: string;
+  /** The server's own origins: its pages are given the link key. */
+  ownOrigins: ReadonlySet<string>;
+  /** Links need no key (`--mcp-open-links`, for single-user machines). */
+  openLinks: boolean;
   /** `prompt`: every call waits for the operator's approval in the inspector. */
   approval: 'auto' | 'prompt';
   approvals: Approvals;
@@ -49,12 +54,14 @@ export function mcpFeature(inputs: McpFeatureInputs): DevFeature {
   }
   const directory = new PageDirectory();
   const endpoint = mcpEndpoint(inputs, token, directory);
-  const links = pageLinkEvents(inputs.log, directory);
+  const linkKey = linkKeyOf(token);
+  const links = pageLinkEvents(inputs.log, directory, inputs.openLinks ? null : linkKey);
   const room = new LinkRoom();
   return {
     routes: [
       { path: '/mcp', handle: (req, res) => endpoint.handle(req, res) },
       { path: PROOF_PATH, handle: (req, res, _path, query) => answerProof(req, res, query, token) },
+      { path: LINK_KEY_PATH, handle: (req, res) => answerLinkKey(req, res, inputs.ownOrigins, linkKey) },
     ],
     sockets: [{ path: '/tools', forPages: true, sockets, accept: (ws, _req, origin) => room.admit(ws, origin, links) }],
     async close() {
@@ -92,9 +99,14 @@ function mcpEndpoint(inputs: McpFeatureInputs, token: string, directory: PageDir
   });
 }
 
-/** What a page's link tells the directory, and the inspector's log. */
-function pageLinkEvents(log: MessageLog, directory: PageDirectory): PageLinkEvents {
+/** What a page's link tells the directory, and the inspector's log; `linkKey` `null`: links are open. */
+function pageLinkEvents(log: MessageLog, directory: PageDirectory, linkKey: string | null): PageLinkEvents {
   return {
+    keyRefusal(key: unknown) {
+      if (linkKey === null || isLinkKey(key, linkKey)) return null;
+      const fix = 'set mcpKey to the key pedelec-dev printed, or start it with --mcp-open-links';
+      return `${key === undefined ? 'no link key' : 'wrong link key'}; ${fix}`;
+    },
     joined(link: PageLink) {
       const { title, url, origin } = link.identity!;
       log.record('info', link.id, origin, `MCP page link from ${url}${title ? ` (${title})` : ''}`);

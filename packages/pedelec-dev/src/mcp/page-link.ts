@@ -5,6 +5,7 @@
  * `call`s and `cancel`s and gets each call's `result`. The page runs every call on the path an agent's
  * call takes (validation, deadline, result check), so this side only routes.
  *
+ * A page whose `hello` lacks the link key (link-key.ts) is refused, unless links are open to any page.
  * A page that breaks the link's rules (a frame that is not JSON, a frame before `hello`, a tool list
  * that is not one) is closed with a reason it reports; a tool that is not MCP's Tool shape is left out
  * (the inspector's log says why), the page's other tools are offered; a version this side does not speak is closed
@@ -58,6 +59,11 @@ export type PageIdentity = {
 };
 
 export type PageLinkEvents = {
+  /**
+   * Why the link key a page's `hello` carries (`undefined`: none) does not let it in; `null` when it
+   * does (the right key, or `--mcp-open-links`).
+   */
+  keyRefusal(key: unknown): string | null;
   /** The page said who it is: it counts as a page from now on. */
   joined(link: PageLink): void;
   /** Its tools changed. */
@@ -163,6 +169,8 @@ export class PageLink {
       const reason = `pedelec-dev speaks page link version ${PAGE_LINK_VERSION}, not ${JSON.stringify(frame.version)}`;
       return this.close(LINK_REFUSED_CLOSE_CODE, reason);
     }
+    const keyRefusal = this.events.keyRefusal(frame.key);
+    if (keyRefusal !== null) return this.close(LINK_REFUSED_CLOSE_CODE, `pedelec-dev: ${keyRefusal}`);
     const text = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : '');
     const label = text(frame.label, 64);
     this.identity = {

@@ -30,7 +30,7 @@ const ANSWERED_WITHIN_MS = 1000;
 const BUSY_SIDE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { WebSocket } = require('ws');
-const { toolsUrl, mcpUrl, token, pages, tools, republish, busyCalls } = workerData;
+const { toolsUrl, linkKey, mcpUrl, token, pages, tools, republish, busyCalls } = workerData;
 const origins = ['http://localhost:5173', 'http://127.0.0.1:5173', 'http://localhost:5174'];
 const description = 'A tool of a busy page. '.repeat(45);
 const answer = JSON.stringify({ text: 'r'.repeat(1024 * 1024) });
@@ -41,7 +41,7 @@ const frames = Array.from({ length: pages }, (_, page) =>
 const open = (page) => new Promise((resolve, reject) => {
   const socket = new WebSocket(toolsUrl, { origin: origins[page % origins.length] });
   socket.on('open', () => {
-    socket.send(JSON.stringify({ type: 'hello', version: 1, label: 'busy' + page, title: 'Busy', url: 'http://busy/' }));
+    socket.send(JSON.stringify({ type: 'hello', version: 1, label: 'busy' + page, title: 'Busy', url: 'http://busy/', key: linkKey }));
     socket.send(frames[page]);
     resolve(socket);
   });
@@ -93,6 +93,7 @@ test(`${PAGES} busy pages: a well-behaved client's calls are each answered withi
     eval: true,
     workerData: {
       toolsUrl: core.toolsUrl,
+      linkKey: core.mcpLinkKey,
       mcpUrl,
       token,
       pages: PAGES,

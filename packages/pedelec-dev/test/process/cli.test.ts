@@ -256,7 +256,7 @@ test('--help prints the usage line and exits 0', async (t) => {
   assert.match(cli.out.stdout, /^Usage: pedelec-dev \[--port N\]/);
   assert.match(
     cli.out.stdout,
-    /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\] \[--core-statuses\] \[--max-sessions N\] \[--session-idle-ms N\] \[--asset-quota-mb N\] \[--workspace-root DIR\] \[--workspace DIR\] \[--workspace-quota-mb N\] \[--deno FILE\] \[--mcp\] \[--mcp-approval auto\|prompt\] \[--mcp-token-file F\]$/m,
+    /^Usage: .*\[--protocol current\|0\.1\] \[--no-fragments\] \[--core-statuses\] \[--max-sessions N\] \[--session-idle-ms N\] \[--asset-quota-mb N\] \[--workspace-root DIR\] \[--workspace DIR\] \[--workspace-quota-mb N\] \[--deno FILE\] \[--mcp\] \[--mcp-approval auto\|prompt\] \[--mcp-open-links\] \[--mcp-token-file F\]$/m,
   );
   assert.match(
     cli.out.stdout,

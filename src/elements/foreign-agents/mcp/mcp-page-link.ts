@@ -13,13 +13,15 @@
  */
 import { pedelecError } from '../../../core/errors.js';
 import { PageLinkClient, type LinkSocketFactory } from '../../../core/page-link-client.js';
+import { isPlainObject } from '../../../core/json.js';
+import { LINK_KEY_PATH } from '../../../core/page-link-contract.js';
 import { parseBridge } from '../../bridge-url.js';
 import { agentSide, foreignTool, framed, importedDefinitions, type AgentSide, type ForeignAgentHost } from '../host.js';
 
 /** What the link needs from its session element besides what every foreign agent's part does. */
 export interface PageLinkHost extends AgentSide {
-  /** The `mcp` value, and whether it was set from script (then any host is allowed). */
-  mcp(): { url: string | undefined; scripted: boolean };
+  /** The `mcp` value, whether it was set from script (then any host is allowed), and the `mcpKey`. */
+  mcp(): { url: string | undefined; scripted: boolean; key: string | undefined };
   /** What the page calls itself on the link: `mcp-label`, else the element's `id`, else none. */
   label(): string | null;
 }
@@ -29,6 +31,8 @@ export class McpPageLink {
   readonly #client: PageLinkClient;
   /** The `mcp` value last warned about as unusable: warned once while it stays. */
   #warned: string | null = null;
+  /** The `mcpKey` the link was opened with. */
+  #key: string | undefined;
 
   /**
    * @param host - the session element, as the link sees it.
@@ -40,12 +44,16 @@ export class McpPageLink {
   ) {
     this.#client = new PageLinkClient(
       {
-        hello: () => ({
-          label: host.label(),
-          title: document.title,
-          url: location.href,
-          ...(framed(window) && { framed: true as const, topOrigin: topOrigin(window) }),
-        }),
+        hello: async (url) => {
+          const key = host.mcp().key || (await servedKey(url));
+          return {
+            label: host.label(),
+            title: document.title,
+            url: location.href,
+            ...(framed(window) && { framed: true as const, topOrigin: topOrigin(window) }),
+            ...(key && { key }),
+          };
+        },
         tools: () => host.offered().map(foreignTool),
         call: (tool, args, signal) => host.call(tool, args, signal),
         refused: (error) => host.warn(error),
@@ -56,6 +64,10 @@ export class McpPageLink {
 
   /** Brings the link in line with the element (called once for a batch of changes: foreign-agents.ts). */
   sync(): void {
+    // A new key is a new link: a link refused for want of one is tried again with it.
+    const { key } = this.host.mcp();
+    if (key !== this.#key) this.#client.close();
+    this.#key = key;
     this.#client.connect(this.#wantedUrl());
   }
 
@@ -86,6 +98,21 @@ export function partOf(host: ForeignAgentHost): McpPageLink {
     mcp: () => host.inputs().mcp,
     label: () => host.inputs().label,
   });
+}
+
+/**
+ * The link key `pedelec-dev` gives the pages it serves, when the link goes back to the page's own
+ * server; else (or when it gives none) no key.
+ */
+async function servedKey(linkUrl: string): Promise<string | undefined> {
+  if (new URL(linkUrl).host !== location.host) return undefined;
+  try {
+    const response = await fetch(LINK_KEY_PATH, { method: 'POST' });
+    const body: unknown = response.ok ? await response.json() : null;
+    return isPlainObject(body) && typeof body.key === 'string' ? body.key : undefined;
+  } catch {
+    return undefined; // not pedelec-dev, or gone: the link's refusal says what is missing
+  }
 }
 
 /** In a frame, the top-level document's origin when the page may read it (same origin), else none. */
