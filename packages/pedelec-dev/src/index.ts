@@ -3,6 +3,7 @@
  * The `pedelec-dev` command (cli.ts) is a thin wrapper around the same function.
  */
 export { startDevCore, DEFAULT_PORT, MAX_FRAME_BYTES, type DevCore, type DevCoreOptions } from './server.js';
+export type { McpOpen } from './mcp/mcp-endpoint.js';
 export { RESERVED_PREFIX } from './http/http-routes.js';
 export { parseCli } from './cli/parse.js';
 export { USAGE } from './cli/help.js';

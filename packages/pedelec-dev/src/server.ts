@@ -28,7 +28,8 @@ import { FolderPicks } from './inspector/folder-picks.js';
 import type { ApprovalMode } from './inspector/approval.js';
 import { inspectorFeature } from './inspector/inspector-feature.js';
 import { MessageLog } from './inspector/message-log.js';
-import { mcpFeature } from './mcp/mcp-feature.js';
+import { mcpFeature, type McpFeature } from './mcp/mcp-feature.js';
+import type { McpOpen } from './mcp/mcp-endpoint.js';
 import { linkKeyOf } from './mcp/link-key.js';
 import { tokenFromFile } from './mcp/token-file.js';
 import { kitRoot, packageVersion } from './package-files.js';
@@ -155,6 +156,11 @@ export type DevCore = {
    * MCP is on; it lasts as long as the token.
    */
   mcpLinkKey: string | null;
+  /**
+   * What MCP clients hold open now: 2025-era sessions and 2026-07-28 listen streams (both 0 while MCP
+   * is off). A client that went away holds neither.
+   */
+  mcpOpen(): McpOpen;
   /** Where a page links its tools (`<pedelec-session mcp="…">`), when MCP is on. */
   toolsUrl: string | null;
   /** Ends every session, closes every socket, deletes the asset folders. Idempotent. */
@@ -274,7 +280,11 @@ type FeatureInputs = {
 };
 
 /** The features, in the order they stop: MCP, the bridge, the inspector, assets, workspaces. */
-function composeFeatures(options: DevCoreOptions, shared: Shared, inputs: FeatureInputs): DevFeature[] {
+function composeFeatures(
+  options: DevCoreOptions,
+  shared: Shared,
+  inputs: FeatureInputs,
+): [McpFeature, ...DevFeature[]] {
   const { agents, approvals, picks, log, registry, desk, reportBug } = shared;
   const strictProviders = options.strictProviders ?? false;
   const approval = options.approval ?? 'auto';
@@ -426,6 +436,7 @@ function compose(
     inspectorUrl: `${baseUrl}${RESERVED_PREFIX}inspector#token=${inspectorToken}`,
     inspectorToken,
     ...mcpAddresses(mcp, baseUrl),
+    mcpOpen: () => features[0].open(),
     close,
   };
 }

@@ -17,7 +17,12 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  InMemoryServerEventBus,
+  isLegacyRequest,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { checkOrigin, type OriginRules } from '../http/security.js';
 import { LegacySessions } from './legacy-sessions.js';
@@ -44,7 +49,17 @@ function refuse(res: ServerResponse, status: number, message: string): void {
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message }, id: null }));
 }
 
+/** What MCP clients hold open on the server now. */
+export type McpOpen = {
+  /** 2025-era sessions (`Mcp-Session-Id`). */
+  sessions: number;
+  /** 2026-07-28 `subscriptions/listen` streams. */
+  listenStreams: number;
+};
+
 export class McpEndpoint {
+  /** The change events `subscriptions/listen` streams subscribe to: one listener per open stream. */
+  readonly #bus = new InMemoryServerEventBus();
   readonly #modern: McpHttpHandler;
   readonly #legacy: LegacySessions;
   readonly #serve: NodeMcpRequestHandler;
@@ -54,6 +69,7 @@ export class McpEndpoint {
     const newServer = () => pageToolsServer(deps);
     this.#modern = createMcpHandler(newServer, {
       legacy: 'reject',
+      bus: this.#bus,
       maxRequestBodySize: MAX_BODY_BYTES,
       // Rejected requests are answered to their client; the rest would be pedelec-dev's own bugs.
       onerror: () => {},
@@ -72,6 +88,11 @@ export class McpEndpoint {
       this.#modern.notify.toolsChanged();
       this.#legacy.toolsChanged();
     });
+  }
+
+  /** What MCP clients hold open now (sessions and listen streams), for the inspector and tests. */
+  get open(): McpOpen {
+    return { sessions: this.#legacy.size, listenStreams: this.#bus.listenerCount };
   }
 
   /** Every request to `/mcp` (its Host already checked). */

@@ -13,7 +13,7 @@ import { answerProof, PROOF_PATH } from './server-proof.js';
 import type { OriginRules } from '../http/security.js';
 import { SHOWN_ARGS_CHARS, type Approvals } from '../inspector/approval.js';
 import type { MessageLog } from '../inspector/message-log.js';
-import { McpEndpoint } from './mcp-endpoint.js';
+import { McpEndpoint, type McpOpen } from './mcp-endpoint.js';
 import { PageDirectory } from './page-directory.js';
 import { LINKS_FULL_CLOSE_CODE, MAX_LINKS, MAX_LINKS_PER_ORIGIN, PageLink, type PageLinkEvents } from './page-link.js';
 
@@ -35,7 +35,10 @@ export type McpFeatureInputs = {
   reportBug: (error: unknown) => void;
 };
 
-export function mcpFeature(inputs: McpFeatureInputs): DevFeature {
+/** The feature, and what MCP clients hold open on it now (none while MCP is off). */
+export type McpFeature = DevFeature & { open(): McpOpen };
+
+export function mcpFeature(inputs: McpFeatureInputs): McpFeature {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: inputs.maxFrameBytes });
   const { token } = inputs;
   if (token === null) {
@@ -49,6 +52,7 @@ export function mcpFeature(inputs: McpFeatureInputs): DevFeature {
           accept: (ws) => ws.close(LINK_REFUSED_CLOSE_CODE, 'pedelec-dev: start it with --mcp to link pages on /tools'),
         },
       ],
+      open: () => ({ sessions: 0, listenStreams: 0 }),
       close: () => closeSockets([sockets]),
     };
   }
@@ -64,6 +68,7 @@ export function mcpFeature(inputs: McpFeatureInputs): DevFeature {
       { path: LINK_KEY_PATH, handle: (req, res) => answerLinkKey(req, res, inputs.ownOrigins, linkKey) },
     ],
     sockets: [{ path: '/tools', forPages: true, sockets, accept: (ws, _req, origin) => room.admit(ws, origin, links) }],
+    open: () => endpoint.open,
     async close() {
       await endpoint.close();
       await closeSockets([sockets]);
