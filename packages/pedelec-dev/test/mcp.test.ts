@@ -335,6 +335,45 @@ for (const era of ERAS) {
   });
 }
 
+/**
+ * A 2025-era client connected to `url`, tried up to three times: the first try may go out on a pooled
+ * connection to the server that stopped ("other side closed"), as it would for any client.
+ */
+async function connectedAgain(url: URL, requestInit: RequestInit): Promise<Client> {
+  for (let attempt = 1; ; attempt++) {
+    const client = new Client({ name: 'back', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+      return client;
+    } catch (error) {
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
+test('a 2025-era session ends when its client ends it; a restarted server takes the client on a new one', async (t) => {
+  const core = await mcpCore(t);
+  const url = new URL(core.mcpUrl!);
+  const requestInit = { headers: { Authorization: `Bearer ${TOKEN}` } };
+  const client = new Client({ name: 'going', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(url, { requestInit });
+  await client.connect(transport);
+  t.after(() => client.close());
+  assert.deepEqual(core.mcpOpen(), { sessions: 1, listenStreams: 0 });
+  await transport.terminateSession(); // what a 2025-era client sends as it goes (DELETE)
+  await client.close();
+  assert.deepEqual(core.mcpOpen(), { sessions: 0, listenStreams: 0 });
+
+  // A server restarted on the port knows no session: the client's next connection opens a new one.
+  const port = core.port;
+  await core.close();
+  const again = await mcpCore(t, { port });
+  const back = await connectedAgain(url, requestInit);
+  t.after(() => back.close());
+  assert.deepEqual(names((await back.listTools()).tools), ['pedelec_pages']);
+  assert.deepEqual(again.mcpOpen(), { sessions: 1, listenStreams: 0 });
+});
+
 test('modern: server/discover names 2026-07-28; an unsupported version is HTTP 400 with -32022 naming it', async (t) => {
   const core = await mcpCore(t);
   const discover = firstRequest('modern');
