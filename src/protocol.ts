@@ -37,6 +37,7 @@ export type {
   CallFrame,
   CancelFrame,
   HelloFrame,
+  LinkApprover,
   PageLinkFrame,
   PageTool,
   ResultFrame,

@@ -478,8 +478,11 @@ export class Pedelec {
     let session = this.#sessions.get(sessionId);
     // A create that names an ended session's id starts a session of its own (a resume reattaches to it).
     if (session && init.created && session.getStatus() === 'ended') session = undefined;
-    const toolbox = session?.toolbox ?? wiring.toolbox ?? new Toolbox(this.#options.validateArgs !== false);
-    if (!session || replaceHandlers) toolbox.setTools(skills?.tools ?? []);
+    const { validateArgs, onApproval } = this.#options;
+    const toolbox = session?.toolbox ?? wiring.toolbox ?? new Toolbox(validateArgs !== false, onApproval);
+    // A wired toolbox (the elements') was given its tools as built, approvals included: the manifest
+    // read back from the skills would lose what never goes to Core.
+    if ((!session || replaceHandlers) && toolbox !== wiring.toolbox) toolbox.setTools(skills?.tools ?? []);
     if (session) return session;
     session = new PedelecSession<string>(this.#bridge, { ...init, sessionId, toolbox });
     this.#sessions.set(sessionId, session);

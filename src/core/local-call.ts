@@ -9,7 +9,7 @@ import { normalizeError } from './errors.js';
 import type { CallAnswer } from './page-link-contract.js';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './bridge-port.js';
 import type { NormalizedTool } from './tools.js';
-import type { Toolbox } from './toolbox.js';
+import type { ToolCall, Toolbox } from './toolbox.js';
 import type { PedelecEventContext, ToolCallVia } from './types.js';
 
 /** What a local call answers: exactly what the agent would have received. Never a rejection. */
@@ -29,6 +29,8 @@ export type LocalCall = {
   /** The call's id, `<via>_<n>`: its `toolRequestId` (and `turnId`). */
   id: string;
   via: Exclude<ToolCallVia, 'pedelec'>;
+  /** A foreign agent's call of a consequential tool: who approved it before it came. */
+  approvedBy?: ToolCall['approvedBy'];
   session: LocalCallSession;
   /** The caller's own cancellation: aborts the handler's `ctx.signal`. */
   signal?: AbortSignal;
@@ -43,7 +45,7 @@ export type LocalCall = {
  * call would from Core.
  */
 export function callLocally(toolbox: Toolbox, call: LocalCall): Promise<LocalCallResult> {
-  const { tool, args, id, via, session, signal, tools } = call;
+  const { tool, args, id, via, session, signal, tools, approvedBy } = call;
   const timeoutMs = (tools ?? toolbox.tools).get(tool)?.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const startedAt = Date.now();
   const base: PedelecEventContext = {
@@ -58,7 +60,7 @@ export function callLocally(toolbox: Toolbox, call: LocalCall): Promise<LocalCal
   const onAbort = () => abort(normalizeError(signal?.reason, 'ABORTED', 'The call was aborted'));
   if (signal?.aborted) onAbort();
   else signal?.addEventListener('abort', onAbort, { once: true });
-  const outcome = toolbox.run({ tool, args, ctx, via, abort, enforceDeadline: true, tools });
+  const outcome = toolbox.run({ tool, args, ctx, via, abort, enforceDeadline: true, tools, approvedBy });
   const finish = (settled: Awaited<typeof outcome>): LocalCallResult => {
     settle();
     signal?.removeEventListener('abort', onAbort);

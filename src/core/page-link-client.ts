@@ -25,6 +25,7 @@ import {
   type HelloFrame,
   type CallFrame,
   type PageLinkFrame,
+  type LinkApprover,
   type PageTool,
 } from './page-link-contract.js';
 
@@ -65,7 +66,7 @@ export interface PageLinkHandler {
    * Runs one call and answers it. `signal` aborts (reason `ABORTED`) when the client cancels the call
    * or the link closes; the answer is then not sent. A rejection is answered `TOOL_HANDLER_ERROR`.
    */
-  call(tool: string, args: unknown, signal: AbortSignal): Promise<CallAnswer>;
+  call(tool: string, args: unknown, signal: AbortSignal, approvedBy?: LinkApprover): Promise<CallAnswer>;
   /** pedelec-dev refused the link: `MCP_LINK_REFUSED`, with the URL, the close code and its reason. */
   refused(error: PedelecError): void;
 }
@@ -192,12 +193,12 @@ export class PageLinkClient {
     controller?.abort(pedelecError('ABORTED', 'The MCP client cancelled the call'));
   }
 
-  async #call({ id, tool, args }: CallFrame): Promise<void> {
+  async #call({ id, tool, args, approvedBy }: CallFrame): Promise<void> {
     const controller = new AbortController();
     this.#running.set(id, controller);
     let answer: CallAnswer;
     try {
-      answer = await this.handler.call(tool, args, controller.signal);
+      answer = await this.handler.call(tool, args, controller.signal, approvedBy);
     } catch (thrown) {
       answer = { ok: false, error: normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'The call failed') };
     }

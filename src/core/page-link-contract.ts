@@ -38,7 +38,16 @@ export type PageTool = {
   title?: string;
   readOnly?: boolean;
   untrustedContent?: boolean;
+  /**
+   * A person must approve each call (the tool's `consequential`): pedelec-dev asks the MCP client's
+   * user, else its operator, and sends the `call` only once approved, saying who approved it. The page
+   * never asks: its own UI is not a surface an MCP client's agent cannot reach.
+   */
+  consequential?: boolean;
 };
+
+/** Who approved a consequential tool's call before pedelec-dev sent it. */
+export type LinkApprover = 'mcp-client' | 'operator';
 
 /**
  * A call's answer: the handler's result, or the error — the one the Pedelec agent would have received,
@@ -79,8 +88,10 @@ export type CallFrame = {
   /** The call's id on this link: its `result` and any `cancel` name it. */
   id: string;
   tool: string;
-  /** As the MCP client gave them (an object; `{}` for none): the page validates them. */
+  /** As the MCP client gave them (an object; `{}` for none), as approved: the page validates them. */
   args: unknown;
+  /** A consequential tool's call: who approved it. Without it the page refuses such a call. */
+  approvedBy?: LinkApprover;
 };
 
 /** pedelec-dev → page: the client cancelled the call `id`; no result is expected. */
@@ -119,8 +130,11 @@ export function readServerFrame(data: unknown): ServerLinkFrame | null {
   } catch {
     return null;
   }
-  const { type, id, tool, args } = (frame ?? {}) as { type?: unknown; id?: unknown; tool?: unknown; args?: unknown };
+  const { type, id, tool, args, approvedBy } = (frame ?? {}) as Record<string, unknown>;
   if (typeof id !== 'string') return null;
   if (type === 'cancel') return { type, id };
-  return type === 'call' && typeof tool === 'string' ? { type, id, tool, args } : null;
+  if (type !== 'call' || typeof tool !== 'string') return null;
+  return approvedBy === 'mcp-client' || approvedBy === 'operator'
+    ? { type, id, tool, args, approvedBy }
+    : { type, id, tool, args };
 }

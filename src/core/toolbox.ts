@@ -9,6 +9,8 @@ import { MAX_TIMER_MS } from './bridge-port.js';
 import type { ToolCallVia } from './types.js';
 import { TOOL_NAME_PATTERN, type GenericToolHandler, type NormalizedTool, type ToolSpecificHandler } from './tools.js';
 import { argsError } from './schema/compile.js';
+import { lazyModule } from './lazy-module.js';
+import type { PedelecOptions, ToolApprovalAnswer, ToolApprovalDecision, ToolApprovalRequest } from './types.js';
 /** What a call produced: the wire result, and whether the kit answered with an error of its own. */
 export type ToolOutcome =
   | { ok: true; result: JsonValue }
@@ -33,6 +35,8 @@ export type ToolCall = {
    * from a foreign agent (WebMCP, MCP) runs the page's current tools.
    */
   tools?: ReadonlyMap<string, NormalizedTool>;
+  /** A foreign agent's call of a consequential tool: who approved it before it came (tool-approval.ts). */
+  approvedBy?: 'mcp-client' | 'operator' | 'browser-hint';
 };
 
 /**
@@ -46,7 +50,19 @@ export type ToolboxHooks = {
   dispatch?(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined;
   /** The inline handler, looked up at call time (an element's `handler` may change after start). */
   inline?(tool: string): ToolSpecificHandler | undefined;
+  /**
+   * Who asks a person about an agent's call of a consequential tool, and how they answer; `null` when
+   * nobody can be asked. Unset: the `onApproval` option, if any.
+   */
+  ask?: (
+    request: ToolApprovalRequest,
+  ) => { decidedBy: 'page' | 'chat'; answer: ToolApprovalAnswer | Promise<ToolApprovalAnswer> } | null;
+  /** Told of every decision on a consequential tool's call. */
+  decided?: (decision: ToolApprovalDecision) => void;
 };
+
+/** The approval step, loaded at the first consequential call (a failed load rejects `CHUNK_LOAD_FAILED`). */
+const approvalStep = lazyModule(() => import('./tool-approval.js'));
 
 const kitError = (error: PedelecError, reportToPage = false): ToolOutcome => ({
   ok: false,
@@ -70,7 +86,10 @@ export class Toolbox {
   /** @internal The elements' steps of the resolution order. */
   hooks: ToolboxHooks = {};
 
-  constructor(public validateArgs = true) {}
+  constructor(
+    public validateArgs = true,
+    readonly onApproval?: PedelecOptions['onApproval'],
+  ) {}
 
   /**
    * Registers the generic fallback (`onTool(fn)`) or a named handler (`onTool(name, fn)`, the latest
@@ -108,7 +127,7 @@ export class Toolbox {
   }
 
   #answer(call: ToolCall): ToolOutcome | Promise<ToolOutcome> {
-    const { tool, args, ctx } = call;
+    const { tool, args } = call;
     const { hooks } = this;
     const unavailable = hooks.unavailable?.(tool, call);
     if (unavailable) return kitError(unavailable);
@@ -123,6 +142,21 @@ export class Toolbox {
       ];
     }
     if (errors) return kitError(pedelecError('TOOL_ARGS_INVALID', errors[0].message, { errors }));
+    const approval = declared?.approval;
+    if (approval && call.via !== 'local')
+      // A consequential tool's call runs once a person approved it, with the arguments they approved.
+      return approvalStep()
+        .then((step) => step.approve(call, { ...declared, approval }, this))
+        .then((approved) =>
+          'error' in approved ? kitError(approved.error) : this.#handle({ ...call, args: approved.args }, declared),
+        );
+    return this.#handle(call, declared);
+  }
+
+  /** The first handler in resolution order, for arguments that may run. */
+  #handle(call: ToolCall, declared: NormalizedTool | undefined): ToolOutcome | Promise<ToolOutcome> {
+    const { tool, args, ctx } = call;
+    const { hooks } = this;
     const named = this.named.get(tool);
     if (named) return settle(() => named(args, ctx));
     const dispatched = hooks.dispatch?.(call);

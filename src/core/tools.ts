@@ -7,6 +7,7 @@ import { isPlainObject } from './json.js';
 import { analyzeArgsSchema, type ArgsValidator } from './schema/compile.js';
 import type { ToolArgsSchema } from './schema/types.js';
 import type { ToolCallContext } from './types.js';
+import { DEFAULT_TOOL_TIMEOUT_MS } from './bridge-port.js';
 import type { AgentDenoModuleDefinition, PreparedDenoModule } from './deno-modules.js';
 
 /**
@@ -36,7 +37,23 @@ export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends str
   untrustedContent?: boolean;
   /** (ours) Offered to the Pedelec agent only, never to foreign agents (WebMCP, MCP). Never sent to Core. */
   private?: boolean;
+  /**
+   * (ours) A person approves each agent's call before the handler runs (`onApproval`, or the page's
+   * event or chat card); foreign agents are told it is consequential. The manifest's `timeoutMs` then
+   * covers the approval wait plus the handler's own time.
+   */
+  consequential?: boolean;
+  /** (ours) The person approving may edit the arguments. */
+  approvalEditable?: boolean;
+  /** (ours) How long a consequential call waits for a person (default 300 000 ms): then `TOOL_APPROVAL_TIMEOUT`. */
+  approvalTimeoutMs?: number;
 };
+
+/** How long a consequential tool's call waits for a person unless told otherwise. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;
+
+/** A consequential tool's approval: whether its arguments may be edited, and how long it waits. */
+export type ToolApproval = { editable: boolean; timeoutMs: number };
 
 export type SkillsInput<TTools extends readonly ToolDefinition[] = readonly ToolDefinition[]> = {
   guidance: string;
@@ -88,10 +105,12 @@ export type NormalizedTool = {
   validate: ArgsValidator;
   /** Non-fatal findings (unknown keywords…), reported once by whoever normalized the tool. */
   warnings: PedelecError[];
+  /** Set for a consequential tool. */
+  approval?: ToolApproval;
 };
 
 /** A tool that passed the checks of tools-api.md step 3, before its validator is compiled (step 6). */
-type CheckedTool = { name: string; manifest: SerializableToolManifest; handler: ToolSpecificHandler | undefined };
+type CheckedTool = Omit<NormalizedTool, 'validate' | 'warnings'>;
 
 /**
  * tools-api.md step 3 for one entry: the public SDK's checks, messages and order. Throws the first
@@ -113,16 +132,28 @@ function checkTool(entry: unknown, index: number, owned?: boolean): CheckedTool 
   // What is sent is the clone: a toJSON or a getter may have made it something else.
   if ((clone as { type?: unknown } | null)?.type !== 'object') throw fail('argsSchema must describe an object');
   // firstProblem() found nothing: each field is of the type it checked.
-  return {
-    name: name as string,
-    manifest: {
+  return withApproval(
+    {
       name: name as string,
-      description: description as string,
-      argsSchema: clone,
-      ...(timeoutMs !== undefined && { timeoutMs: timeoutMs as number }),
+      manifest: {
+        name: name as string,
+        description: description as string,
+        argsSchema: clone,
+        ...(timeoutMs !== undefined && { timeoutMs: timeoutMs as number }),
+      },
+      handler: handler as ToolSpecificHandler | undefined,
     },
-    handler: handler as ToolSpecificHandler | undefined,
-  };
+    entry,
+  );
+}
+
+/** A consequential tool's approval, and its manifest's time: Core waits for the person and the handler. */
+function withApproval(tool: CheckedTool, entry: Record<string, unknown>): CheckedTool {
+  if (entry.consequential !== true) return tool;
+  const timeoutMs = (entry.approvalTimeoutMs as number | undefined) ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+  const approval = { editable: entry.approvalEditable === true, timeoutMs };
+  const handlerMs = tool.manifest.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  return { ...tool, approval, manifest: { ...tool.manifest, timeoutMs: handlerMs + timeoutMs } };
 }
 
 /** The first thing wrong with a tool entry, in the public SDK's order and words; `''` when nothing is. */
@@ -132,6 +163,9 @@ function firstProblem(entry: Record<string, unknown>): string {
   if (typeof description !== 'string' || !description.trim()) return 'description must be a non-empty string';
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0))
     return 'timeoutMs must be a positive integer';
+  const { approvalTimeoutMs } = entry;
+  if (approvalTimeoutMs !== undefined && !(Number.isInteger(approvalTimeoutMs) && (approvalTimeoutMs as number) > 0))
+    return 'approvalTimeoutMs must be a positive integer';
   if (handler !== undefined && typeof handler !== 'function') return 'handler must be a function';
   if ('input' in entry) return 'input is no longer supported; use argsSchema';
   if (!isPlainObject(argsSchema)) return 'argsSchema must be an object';

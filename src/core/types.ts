@@ -59,6 +59,47 @@ export type PedelecOptions = {
   onWarning?: (warning: PedelecError) => void;
   /** (ours) Log to the console; otherwise the SDK never writes to it. */
   debug?: boolean;
+  /**
+   * (ours) Asks a person about each call of a consequential tool before its handler runs (the agent's
+   * calls; `invoke()` needs none). Without it such a call fails at once with
+   * `TOOL_APPROVAL_UNAVAILABLE`.
+   */
+  onApproval?: (request: ToolApprovalRequest) => ToolApprovalAnswer | Promise<ToolApprovalAnswer>;
+};
+
+/** (ours) A consequential tool's call, waiting for a person's approval. */
+export type ToolApprovalRequest = {
+  readonly tool: string;
+  /** The arguments, already checked against the tool's schema. */
+  readonly args: unknown;
+  readonly via: ToolCallVia;
+  /** Whether the person may change the arguments (`approvalEditable`): answer with `args` then. */
+  readonly editable: boolean;
+  /** Aborts when the wait is over without this answer (timed out, the call ended): withdraw the question. */
+  readonly signal: AbortSignal;
+  readonly context: ToolCallContext;
+};
+
+/**
+ * (ours) A person's answer: `true` / `false`, or `{ approved, reason?, args? }` — `reason` goes to the
+ * agent with a rejection; `args`, when the tool allows it, replaces the arguments (checked again).
+ */
+export type ToolApprovalAnswer = boolean | { approved: boolean; reason?: string; args?: unknown };
+
+/** (ours) Who decided on a consequential tool's call; `browser-hint`: left to the browser's own confirmation. */
+export type ToolApprovalDecider = 'page' | 'chat' | 'mcp-client' | 'operator' | 'browser-hint';
+
+/** (ours) A decision on a consequential tool's call. */
+export type ToolApprovalDecision = {
+  readonly tool: string;
+  /** The arguments the call runs with (edited ones, when the person edited them). */
+  readonly args: unknown;
+  readonly via: ToolCallVia;
+  readonly decidedBy: ToolApprovalDecider;
+  readonly approved: boolean;
+  readonly reason?: string;
+  /** Epoch ms of the decision. */
+  readonly at: number;
 };
 
 export type TurnKind = 'user' | 'prepare';

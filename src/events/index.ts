@@ -1,5 +1,7 @@
 export { PedelecEvent, type PedelecEventMap } from './pedelec-event.js';
 export * from './tool-call.event.js';
+export * from './tool-approval.event.js';
+export * from './tool-approval-decided.event.js';
 export * from './tool-start.event.js';
 export * from './tool-result.event.js';
 export * from './turn.event.js';

@@ -10,6 +10,7 @@ import type { PedelecError } from '../../core/errors.js';
 import type { LocalCallResult } from '../../core/local-call.js';
 import type { PageTool } from '../../core/page-link-contract.js';
 import type { NormalizedTool, ToolDefinition } from '../../core/tools.js';
+import type { ToolCall } from '../../core/toolbox.js';
 import type { PedelecToolElement } from '../tool/pedelec-tool.element.js';
 
 /** One tool the session built, and where it was declared (an element, or a JS definition). */
@@ -65,6 +66,7 @@ export interface ForeignAgentHost {
     tool: string,
     args: unknown,
     signal?: AbortSignal,
+    approvedBy?: ToolCall['approvedBy'],
   ): Promise<LocalCallResult>;
   /** Adds a source of tools to every build from now on. */
   addToolSource(source: ToolSource): void;
@@ -93,7 +95,7 @@ export const foreignTools = (tools: readonly DeclaredTool[]): DeclaredTool[] =>
   tools.filter((t) => !foreignFields(t).private);
 
 /** A tool as foreign agents are told of it: as the MCP page link publishes it, a hint only when set. */
-export type ForeignTool = PageTool & { readOnly?: true; untrustedContent?: true };
+export type ForeignTool = PageTool & { readOnly?: true; untrustedContent?: true; consequential?: true };
 
 /**
  * A built tool as foreign agents are told of it: its manifest entry (the args schema as `inputSchema`)
@@ -110,6 +112,7 @@ export function foreignTool(declared: DeclaredTool): ForeignTool {
     ...(typeof title === 'string' && title && { title }),
     ...(readOnly === true && { readOnly }),
     ...(untrustedContent === true && { untrustedContent }),
+    ...(declared.tool.approval && { consequential: true as const }),
   };
 }
 
@@ -118,7 +121,8 @@ export interface AgentSide {
   connected: () => boolean;
   /** The tools this agent is offered now. */
   offered(): readonly DeclaredTool[];
-  call(tool: string, args: unknown, signal?: AbortSignal): Promise<LocalCallResult>;
+  /** `approvedBy`: a consequential tool's call, approved where the agent lives (tool-approval.ts). */
+  call(tool: string, args: unknown, signal?: AbortSignal, approvedBy?: ToolCall['approvedBy']): Promise<LocalCallResult>;
   warn: (warning: PedelecError) => void;
 }
 
@@ -145,7 +149,7 @@ export function agentSide(
       return allowed && host.connected();
     },
     offered: () => offered(host.tools()),
-    call: (tool, args, signal) => host.call(via, offered, tool, args, signal),
+    call: (tool, args, signal, approvedBy) => host.call(via, offered, tool, args, signal, approvedBy),
     warn: (warning) => host.warn(warning),
   };
 }

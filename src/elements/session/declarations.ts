@@ -21,6 +21,8 @@ export interface DeclarationsHost {
   readonly element: ReactiveElement;
   /** Extra JS-defined tools, merged after the declared ones. */
   tools(): ToolDefinition[];
+  /** How long a consequential tool's call waits for a person unless the tool says (`toolApprovalTimeoutMs`). */
+  approvalTimeoutMs(): number | undefined;
   /** The `guidance` attribute (null when absent). */
   guidance(): string | null;
   /** Dispatches one of the session's events: a declaration problem (`pedelec-error`, its element on `event.element`). */
@@ -160,7 +162,7 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
     let definitions = this.host.tools();
     definitions = Array.isArray(definitions) ? definitions : [];
     for (const source of this.#sources) definitions = source(toolElements, definitions);
-    const built = this.#registry.build(toolElements, definitions);
+    const built = this.#registry.build(toolElements, definitions, this.host.approvalTimeoutMs());
     this.#built = built;
 
     const key = (problem: ToolBuild['invalid'][number]) => problem.element ?? `js:${problem.name}`;

@@ -8,7 +8,11 @@
  */
 import { type PedelecError, type ToolCallContext } from '../../core/index.js';
 import { pedelecError } from '../../core/errors.js';
-import { Toolbox, type ToolCall, type ToolOutcome } from '../../core/toolbox.js';
+import { Toolbox, type ToolboxHooks, type ToolCall, type ToolOutcome } from '../../core/toolbox.js';
+import type { ToolApprovalRequest } from '../../core/types.js';
+import { PedelecToolApprovalDecidedEvent } from '../../events/tool-approval-decided.event.js';
+import { PedelecToolApprovalEvent } from '../../events/tool-approval.event.js';
+import { approvalSurfaceOf } from '../approval-surfaces.js';
 import { monotonic } from '../../core/bridge-port.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import { PedelecToolCallEvent } from '../../events/tool-call.event.js';
@@ -25,6 +29,8 @@ export interface ElementToolboxHost {
   sent(tool: string): boolean;
   /** Dispatches one of the session's events: `pedelec-tool-start`, `pedelec-tool-result`, `pedelec-error`. */
   emit(event: Event): void;
+  /** The session element (where a JS tool's approval is asked, and which a chat offers its card to). */
+  readonly element: HTMLElement;
 }
 
 type Running = { element: PedelecToolElement | null; abort(reason: PedelecError): void };
@@ -41,6 +47,8 @@ export class ElementToolbox extends Toolbox {
       unavailable: (tool, call) => this.#unavailable(tool, call),
       dispatch: (call) => this.#dispatch(call),
       inline: (tool) => this.#inline(tool),
+      ask: (request) => this.#ask(request),
+      decided: (decision) => host.emit(new PedelecToolApprovalDecidedEvent(decision)),
     };
   }
 
@@ -121,6 +129,29 @@ export class ElementToolbox extends Toolbox {
     );
     element.dispatchEvent(event);
     return event.close();
+  }
+
+  /**
+   * A consequential tool's call from the Pedelec agent: the page's own answer to `pedelec-tool-approval`
+   * first, else the chat's card; with neither, nobody can be asked, and the developer is told how to
+   * give the tool a surface.
+   */
+  #ask(request: ToolApprovalRequest): ReturnType<NonNullable<ToolboxHooks['ask']>> {
+    const { tool } = request;
+    const built = this.host.built().byName.get(tool);
+    const target = built?.element ?? this.host.element;
+    const event = new PedelecToolApprovalEvent({ ...request });
+    target.dispatchEvent(event);
+    const answered = PedelecToolApprovalEvent.close(event);
+    if (answered) return { decidedBy: 'page', answer: answered.value };
+    const surface = approvalSurfaceOf(this.host.element);
+    if (surface) return { decidedBy: 'chat', answer: surface({ ...request, declared: built?.tool }) };
+    console.error(
+      `[pedelec] ${tool} is consequential, and nobody could be asked to approve its call (TOOL_APPROVAL_UNAVAILABLE): ` +
+        'put a <pedelec-chat> for this session on the page, or answer pedelec-tool-approval with event.respondWith().',
+      target,
+    );
+    return null;
   }
 
   #inline(tool: string) {

@@ -33,7 +33,7 @@ function foreignAgentHost(element: SessionElementPort, parts: SessionParts): For
       allowFramed: element.allowFramed === true,
     }),
     tools,
-    call: (via, offered, tool, args, signal) => {
+    call: (via, offered, tool, args, signal, approvedBy) => {
       // The running session, or none: before start() no provider or model either (elements.md: `''`),
       // where invoke()'s context names the element's.
       const session = parts.lifecycle.session;
@@ -44,7 +44,7 @@ function foreignAgentHost(element: SessionElementPort, parts: SessionParts): For
         provider: session?.provider ?? '',
         model: session?.model,
         sessionCreatedAt: session?.sessionCreatedAt ?? Date.now(),
-      });
+      }, approvedBy);
     },
     addToolSource: (source) => declarations.addToolSource(source),
     rebuild: () => declarations.queue(),

@@ -40,6 +40,7 @@ export let bookkeepingOf!: (el: PedelecSessionElement) => ReturnType<SessionPart
  * @attr {string} resume-id - An existing session to resume (property `resumeId`).
  * @attr {boolean} novalidate - Do not validate the agent's arguments against the tools' schemas (property `noValidate`).
  * @attr {boolean} debug - Also log warnings to the console (otherwise the kit never writes to it).
+ * @attr {number} approval-timeout-ms - How long a consequential tool's call waits for a person, for the tools that do not say (property `toolApprovalTimeoutMs`; default 300 000).
  * @attr {string} mcp - Also link the tools to `pedelec-dev --mcp` for desktop MCP clients, with no bridge or `start()`: `ws://127.0.0.1:7717/tools`. Loopback hosts only from markup; other hosts through the `mcp` property.
  * @attr {string} mcp-label - The page's label on the MCP link, which names its tools when several pages offer one name (unset: the element's `id`).
  * @attr {string} status - Reflected (output), once the element has left `inactive`: the `status` property.
@@ -60,6 +61,8 @@ export let bookkeepingOf!: (el: PedelecSessionElement) => ReturnType<SessionPart
  * @prop {string[]} webmcpTools - Read-only: the tool names registered with the browser's agent now.
  * @prop {PedelecWorkspace | null} workspace - The workspace new sessions are created in (from the core's `openWorkspace`), where the agent works on the user's folder; null: Pedelec makes one for each session (`session.workspace`).
  * @prop {boolean} toolsStale - Read-only: tools, `provider`, `model`, `effort-level`, `effort`, `guidance`, `bridge` (or `extension-id`), `novalidate` or `workspace` changed since the session was created (also while it was being created); `restart()` applies them. The running session keeps its connection until then.
+ * @fires {PedelecToolApprovalEvent} pedelec-tool-approval - A consequential tool's call waits for a person (bubbling from its `<pedelec-tool>`): answer with `respondWith()`.
+ * @fires {PedelecToolApprovalDecidedEvent} pedelec-tool-approval-decided - A decision on a consequential tool's call: who decided, and how.
  * @fires {PedelecToolCallEvent} pedelec-tool-call - From a `<pedelec-tool>` inside it (the event bubbles): a listener here can answer the calls of every tool.
  * @fires {PedelecToolStartEvent} pedelec-tool-start - Every tool call, before it is answered.
  * @fires {PedelecToolResultEvent} pedelec-tool-result - Every tool call's answer, with `ok` and `durationMs`.
@@ -105,6 +108,7 @@ export class PedelecSessionElement extends ReactiveElement {
     effort: { type: String },
     guidance: { type: String },
     bridgeTimeoutMs: { type: Number, attribute: 'bridge-timeout-ms' },
+    toolApprovalTimeoutMs: { type: Number, attribute: 'approval-timeout-ms' },
     extensionId: { type: String, attribute: 'extension-id' },
     autostart: { type: Boolean },
     persist: { type: Boolean },
@@ -139,6 +143,7 @@ export class PedelecSessionElement extends ReactiveElement {
   declare effort: string | null;
   declare guidance: string | null;
   declare bridgeTimeoutMs: number | undefined;
+  declare toolApprovalTimeoutMs: number | undefined;
   declare extensionId: string | null;
   declare autostart: boolean;
   declare persist: boolean;

@@ -51,6 +51,7 @@ export type StartPlan = {
  */
 export const BUILD_INPUTS: ReadonlySet<PropertyKey> = new Set([
   'tools',
+  'toolApprovalTimeoutMs',
   'extensionId',
   'provider',
   'model',

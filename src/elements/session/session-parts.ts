@@ -9,6 +9,7 @@ import type { ReactiveElement } from '@lit/reactive-element';
 import type { PedelecError, PedelecEventContext, ToolDefinition } from '../../core/index.js';
 import { callLocally, type LocalCallResult, type LocalCallSession } from '../../core/local-call.js';
 import type { NormalizedTool } from '../../core/tools.js';
+import type { ToolCall } from '../../core/toolbox.js';
 import { PedelecWarningEvent } from '../../events/warning.event.js';
 import { ownMembers } from '../registration.js';
 import { PedelecToolElement } from '../tool/pedelec-tool.element.js';
@@ -32,6 +33,7 @@ import type { ForeignAgents } from '../foreign-agents/foreign-agents.js';
 /** The session element, as its parts see it. */
 export interface SessionElementPort extends SessionInputs, ReactiveElement {
   readonly tools: ToolDefinition[];
+  readonly toolApprovalTimeoutMs: number | null | undefined;
   readonly guidance: string | null;
   readonly debug: boolean;
   readonly exposedTo: readonly string[] | undefined;
@@ -72,6 +74,7 @@ export type SessionParts = {
     signal?: AbortSignal,
     tools?: () => ReadonlyMap<string, NormalizedTool>,
     session?: LocalCallSession,
+    approvedBy?: ToolCall['approvedBy'],
   ): Promise<LocalCallResult>;
   /** A `pedelec-warning` (and the console's, with `debug`). */
   warn: (warning: PedelecError) => void;
@@ -125,6 +128,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
   const declarations: SessionDeclarations = new SessionDeclarations({
     element,
     tools: () => element.tools,
+    approvalTimeoutMs: () => element.toolApprovalTimeoutMs ?? undefined,
     guidance: () => element.guidance,
     emit: hooks.emit,
     warn,
@@ -146,6 +150,7 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     sent: (tool) =>
       lifecycle.held.staleness.sent(tool) || (lifecycle.phase.name === 'starting' && toolbox.tools.has(tool)),
     emit: hooks.emit,
+    element,
   });
   const lifecycle: SessionLifecycle = new SessionLifecycle(
     {
@@ -163,10 +168,11 @@ export function wireSession(element: SessionElementPort, hooks: SessionElementHo
     },
     toolbox,
   );
-  const call: SessionParts['call'] = (via, tool, args, signal, tools, session) => {
+  const call: SessionParts['call'] = (via, tool, args, signal, tools, session, approvedBy) => {
     declarations.upToDate();
     session ??= localSession(element, lifecycle.session);
-    return callLocally(toolbox, { tool, args, tools: tools?.(), signal, via, id: toolbox.nextId(via), session });
+    const id = toolbox.nextId(via);
+    return callLocally(toolbox, { tool, args, tools: tools?.(), signal, via, id, session, approvedBy });
   };
   // The foreign agents' entry: a lazy chunk, which loads each agent's part as its attribute asks.
   const foreign = lazyPart(

@@ -44,7 +44,8 @@ export class ToolRegistry {
   /** JS definitions, by the canonical JSON of their data (the same object may be changed in place). */
   #cache = new Map<string, NormalizedTool | PedelecError>();
   /** Elements, by their declaration object: an element hands out a new one only when it changed. */
-  #byElement = new WeakMap<PedelecToolElement, [ToolDeclaration, NormalizedTool | PedelecError]>();
+  /** Each element's last reading, the session's approval time it was built with, and the tool built. */
+  #byElement = new WeakMap<PedelecToolElement, [ToolDeclaration, number | undefined, NormalizedTool | PedelecError]>();
   /** How many builds ran: one per batch of changes, however many tools changed in it. */
   builds = 0;
 
@@ -53,7 +54,19 @@ export class ToolRegistry {
     return this.#cache.size;
   }
 
-  build(elements: readonly PedelecToolElement[], definitions: readonly ToolDefinition[]): ToolBuild {
+  /**
+   * @param approvalTimeoutMs - the session's approval time (`toolApprovalTimeoutMs`), for the
+   *   consequential tools that do not set their own.
+   */
+  build(
+    elements: readonly PedelecToolElement[],
+    definitions: readonly ToolDefinition[],
+    approvalTimeoutMs?: number,
+  ): ToolBuild {
+    const withDefault = (definition: ToolDefinition): ToolDefinition =>
+      approvalTimeoutMs === undefined || !definition.consequential || 'approvalTimeoutMs' in definition
+        ? definition
+        : { ...definition, approvalTimeoutMs };
     this.builds++;
     const used = new Map<string, NormalizedTool | PedelecError>();
     const candidates: BuiltTool[] = [];
@@ -77,12 +90,18 @@ export class ToolRegistry {
       const declared = declarationOf(element);
       if (!declared.ok) return problems.push(invalid(element, declared.name, declared.reason, declared.path));
       let cached = this.#byElement.get(element);
-      if (cached?.[0] !== declared)
-        this.#byElement.set(element, (cached = [declared, normalizeTool(declared.definition, index, declared.owned)]));
-      add(cached[1], element, null, declared.definition.name);
+      if (cached?.[0] !== declared || cached[1] !== approvalTimeoutMs) {
+        const normalized = normalizeTool(withDefault(declared.definition), index, declared.owned);
+        this.#byElement.set(element, (cached = [declared, approvalTimeoutMs, normalized]));
+      }
+      add(cached[2], element, null, declared.definition.name);
     });
     definitions.forEach((definition, index) => {
-      const normalized = this.#normalize(definition, elements.length + index, used);
+      const normalized = this.#normalize(
+        withDefault(definition),
+        elements.length + index,
+        used,
+      );
       // The name as normalization read it: a getter of the page's is not read again.
       add(normalized, null, definition, (normalized as { details?: { toolName?: unknown } }).details?.toolName);
     });

@@ -52,6 +52,9 @@ export let setInvalid!: (tool: PedelecToolElement, reason: string | null) => voi
  * @attr {boolean} read-only - Tells foreign agents (WebMCP, MCP) that the tool changes nothing (property `readOnly`).
  * @attr {boolean} untrusted-content - Tells foreign agents that results may hold content the page does not vouch for (property `untrustedContent`).
  * @attr {boolean} private - Offered to the Pedelec agent only, never to foreign agents (WebMCP, MCP).
+ * @attr {boolean} consequential - A person approves each agent's call before the handler runs (the page's `pedelec-tool-approval` answer, else the chat's card); foreign agents are told (WebMCP `consequentialHint`, MCP `destructiveHint`). `invoke()` needs no approval.
+ * @attr {boolean} approval-editable - With `consequential`: the person approving may edit the arguments (property `approvalEditable`).
+ * @attr {number} approval-timeout-ms - With `consequential`: how long a call waits for a person, in ms (property `approvalTimeoutMs`; unset: the session's `approval-timeout-ms`, else 300 000). Then `TOOL_APPROVAL_TIMEOUT`.
  * @attr {string} form - The id of a `<form>` (in the tool's document or shadow root) that is the tool: its schema (unless declared otherwise) and its inline handler, which fills, checks and submits it.
  * @attr {boolean} autosubmit - With `form`: a call submits the form; without, it waits for the user to submit it (`:state(awaiting-submit)`).
  * @attr {boolean} invalid - Reflected (output): the declaration is invalid and left out of the manifest; see `invalidReason`.
@@ -61,6 +64,7 @@ export let setInvalid!: (tool: PedelecToolElement, reason: string | null) => voi
  * @prop {ToolDefinition | null} definition - Read-only: the definition built from all of the above (null when its args schema cannot be read; other problems show in `invalidReason`).
  * @prop {string | null} invalidReason - Read-only: why the declaration is left out, or null.
  *
+ * @fires {PedelecToolApprovalEvent} pedelec-tool-approval - A consequential call waits for a person: answer with `respondWith(true | false | { approved, reason?, args? })` (bubbles, composed, not cancelable).
  * @fires {PedelecToolCallEvent} pedelec-tool-call - A call to answer with `respondWith()` or `deny()` (bubbles, composed, not cancelable).
  * @cssstate awaiting-submit - A call filled the tool's `form` and waits for the user to submit it.
  * @slot - `<pedelec-arg>` children or one `<script type="application/json">` holding the schema.
@@ -83,6 +87,9 @@ export class PedelecToolElement extends ReactiveElement {
     readOnly: { type: Boolean, attribute: 'read-only' },
     untrustedContent: { type: Boolean, attribute: 'untrusted-content' },
     private: { type: Boolean },
+    consequential: { type: Boolean },
+    approvalEditable: { type: Boolean, attribute: 'approval-editable' },
+    approvalTimeoutMs: { type: Number, attribute: 'approval-timeout-ms' },
     handler: { attribute: false },
     argsSchema: { attribute: false },
   };
@@ -106,6 +113,9 @@ export class PedelecToolElement extends ReactiveElement {
   declare readOnly: boolean;
   declare untrustedContent: boolean;
   declare private: boolean;
+  declare consequential: boolean;
+  declare approvalEditable: boolean;
+  declare approvalTimeoutMs: number | null;
   declare handler: ToolSpecificHandler | undefined;
   declare argsSchema: ToolArgsSchema | undefined;
 
@@ -135,6 +145,9 @@ export class PedelecToolElement extends ReactiveElement {
     this.readOnly = false;
     this.untrustedContent = false;
     this.private = false;
+    this.consequential = false;
+    this.approvalEditable = false;
+    this.approvalTimeoutMs = null;
   }
 
   /** Renders nothing: no render root of its own (hidden.ts adds a hidden shadow root where one is needed). */
@@ -179,6 +192,12 @@ export class PedelecToolElement extends ReactiveElement {
     };
     // Checked with the rest of the definition, so a bad value is reported like any other.
     if (this.timeoutMs !== null && this.timeoutMs !== undefined) definition.timeoutMs = this.timeoutMs;
+    if (this.consequential) {
+      definition.consequential = true;
+      if (this.approvalEditable) definition.approvalEditable = true;
+      if (this.approvalTimeoutMs !== null && this.approvalTimeoutMs !== undefined)
+        definition.approvalTimeoutMs = this.approvalTimeoutMs;
+    }
     return { ok: true, definition: definition as ToolDefinition, owned: source.owned };
   }
 }

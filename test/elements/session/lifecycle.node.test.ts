@@ -130,6 +130,8 @@ function fakeElement(options: { persistKey?: string | null; resumeId?: string | 
     built: () => ({ tools: [], byName: new Map(), invalid: [], disabled: new Set() }),
     sent: () => false,
     emit: (event) => element.events.push(event.type),
+    // No consequential tool here: nothing asks on the element.
+    element: new EventTarget() as unknown as HTMLElement,
   });
   const config = {
     provider: 'codex',

@@ -55,7 +55,7 @@ export class McpPageLink {
           };
         },
         tools: () => host.offered().map(foreignTool),
-        call: (tool, args, signal) => host.call(tool, args, signal),
+        call: (tool, args, signal, approvedBy) => host.call(tool, args, signal, approvedBy),
         refused: (error) => host.warn(error),
       },
       openSocket,

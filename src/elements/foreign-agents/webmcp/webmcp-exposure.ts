@@ -21,7 +21,7 @@ import { callToolResult, type CallToolResult } from '../../../core/call-tool-res
 import { canonicalJson } from '../../../core/json.js';
 import { foreignFields, foreignTool, importedDefinitions, type AgentSide, type DeclaredTool } from '../host.js';
 import { browserSchema } from './browser-schema.js';
-import { boundForm, exposes, modelContext } from './webmcp-tokens.js';
+import { boundForm, exposes, hasToken, modelContext } from './webmcp-tokens.js';
 
 /** Chromium refuses longer names ("Invalid tool name"): they are skipped in every browser. */
 const MAX_NAME_LENGTH = 128;
@@ -32,7 +32,7 @@ type WebmcpTool = {
   description: string;
   inputSchema: object;
   title?: string;
-  annotations?: { readOnlyHint?: true; untrustedContentHint?: true };
+  annotations?: { readOnlyHint?: true; untrustedContentHint?: true; consequentialHint?: true };
   execute(input: unknown, client?: { signal?: AbortSignal }): Promise<CallToolResult>;
 };
 
@@ -75,21 +75,26 @@ const offered = (built: DeclaredTool): boolean =>
   !(built.definition && importedDefinitions.has(built.definition)) &&
   !(built.element && boundForm(built.element)?.hasAttribute('toolname'));
 
-/** The tools offered to the browser's agent. */
-export const exposedTools = (tools: readonly DeclaredTool[]): DeclaredTool[] => tools.filter(offered);
+/**
+ * The tools offered to the browser's agent; a consequential one only with the `consequential` token:
+ * its approval is then the browser's confirmation, which the page opts into knowingly.
+ */
+export const exposedTools = (tools: readonly DeclaredTool[], webmcp: string | null): DeclaredTool[] =>
+  tools.filter((built) => offered(built) && (!built.tool.approval || hasToken(webmcp, 'consequential')));
 
 /**
  * What is registered for one tool (without `execute`): the foreign agents' fields, the schema as
  * validating browsers accept it (`removed`: what that took out), the hints as annotations.
  */
 function describe(built: DeclaredTool): { tool: Omit<WebmcpTool, 'execute'>; removed: string[] } {
-  const { readOnly, untrustedContent, inputSchema, ...described } = foreignTool(built);
+  const { readOnly, untrustedContent, consequential, inputSchema, ...described } = foreignTool(built);
   const { schema, removed } = browserSchema(inputSchema);
   const tool = { ...described, inputSchema: schema };
-  if (!readOnly && !untrustedContent) return { tool, removed };
+  if (!readOnly && !untrustedContent && !consequential) return { tool, removed };
   const annotations = {
     ...(readOnly && { readOnlyHint: readOnly }),
     ...(untrustedContent && { untrustedContentHint: untrustedContent }),
+    ...(consequential && { consequentialHint: consequential }),
   };
   return { tool: { ...tool, annotations }, removed };
 }
@@ -202,7 +207,9 @@ export class WebmcpExposure {
   #execute(name: string): WebmcpTool['execute'] {
     return async (input, client) => {
       try {
-        return callToolResult(await this.host.call(name, input === undefined ? {} : input, client?.signal));
+        // A consequential tool is registered only where the page leaves it to the browser's confirmation.
+        const args = input === undefined ? {} : input;
+        return callToolResult(await this.host.call(name, args, client?.signal, 'browser-hint'));
       } catch (thrown) {
         return callToolResult({ ok: false, error: normalizeError(thrown, 'TOOL_HANDLER_ERROR', 'The call failed') });
       }

@@ -10,9 +10,12 @@
 export const exposes = (value: string | null): boolean =>
   value !== null && (!value.trim() || value.toLowerCase().split(/\s+/).includes('expose'));
 
+/** Whether a `webmcp` attribute value holds `token` (`import`, `forward`, `consequential`). */
+export const hasToken = (value: string | null, token: string): boolean =>
+  value !== null && value.toLowerCase().split(/\s+/).includes(token);
+
 /** Whether a `webmcp` attribute value asks for `import`. */
-export const imports = (value: string | null): boolean =>
-  value !== null && value.toLowerCase().split(/\s+/).includes('import');
+export const imports = (value: string | null): boolean => hasToken(value, 'import');
 
 /**
  * The page's model context now, if the browser (or a polyfill the page loaded) has one: Chromium's

@@ -24,7 +24,7 @@ export type Webmcp = {
 export function partOf(host: ForeignAgentHost): Webmcp {
   const webmcp = () => host.inputs().webmcp;
   // The browser's agent calls the tools offered now (not those sent to Core at start()).
-  const side = agentSide(host, 'webmcp', exposedTools);
+  const side = agentSide(host, 'webmcp', (tools) => exposedTools(tools, webmcp()));
   const exposure = new WebmcpExposure({ ...side, webmcp, exposedTo: () => host.inputs().exposedTo });
   const imported = new WebmcpImport({
     connected: side.connected,

@@ -1,0 +1,59 @@
+import type { ToolApprovalAnswer, ToolCallContext, ToolCallVia } from '../core/index.js';
+import { PedelecEvent } from './pedelec-event.js';
+
+export type PedelecToolApprovalDetail = {
+  readonly tool: string;
+  /** The arguments, already checked against the tool's schema. */
+  readonly args: unknown;
+  readonly via: ToolCallVia;
+  /** Whether the person may change the arguments (`approval-editable`): answer with `args` then. */
+  readonly editable: boolean;
+  /** Aborts when the wait is over without this answer (timed out, the call ended): close your UI. */
+  readonly signal: AbortSignal;
+  readonly context: ToolCallContext;
+};
+
+/**
+ * Fired on a consequential `<pedelec-tool>` (on the session for a JS tool) when the Pedelec agent calls
+ * it, before the handler runs: the page asks a person, in its own UI. Bubbles and is composed. Answer
+ * synchronously, during dispatch, with `respondWith(true | false | { approved, reason?, args? })` or a
+ * promise of it; unanswered, the session's `<pedelec-chat>` shows a card, and with no chat the call
+ * fails with `TOOL_APPROVAL_UNAVAILABLE`. Never fired for foreign agents' calls (the page is a surface
+ * they can drive) nor for `invoke()`. Not cancelable.
+ */
+export class PedelecToolApprovalEvent extends PedelecEvent<PedelecToolApprovalDetail> {
+  static readonly eventName = 'pedelec-tool-approval';
+
+  /** Ends the dispatch: the answer given, if any. Later answers throw. */
+  static close(
+    event: PedelecToolApprovalEvent,
+  ): { value: ToolApprovalAnswer | Promise<ToolApprovalAnswer> } | undefined {
+    event.#open = false;
+    return event.#answer;
+  }
+  /** `tool`, `args`, `via`, `editable`, `signal` and `context` (the call's `ToolCallContext`). */
+  declare readonly detail: PedelecToolApprovalDetail;
+  #answer: { value: ToolApprovalAnswer | Promise<ToolApprovalAnswer> } | undefined;
+  #open = true;
+
+  constructor(detail: PedelecToolApprovalDetail) {
+    super(PedelecToolApprovalEvent.eventName, detail, true);
+  }
+
+  /** Answers for the person: `true` / `false`, `{ approved, reason?, args? }`, or a promise of one. */
+  respondWith(answer: ToolApprovalAnswer | Promise<ToolApprovalAnswer>): void {
+    if (!this.#open)
+      throw new DOMException(
+        'pedelec-tool-approval is answered during dispatch only; pass a promise',
+        'InvalidStateError',
+      );
+    if (this.#answer) throw new DOMException('pedelec-tool-approval was already answered', 'InvalidStateError');
+    this.#answer = { value: answer };
+  }
+}
+
+declare module './pedelec-event.js' {
+  interface PedelecEventMap {
+    'pedelec-tool-approval': PedelecToolApprovalEvent;
+  }
+}
