@@ -84,6 +84,11 @@ customElements.whenDefined('pedelec-tool').then(() => {
   tool('get_counter').handler = () => ({ value: counter });
   tool('list_todos').handler = () => ({ items: todos.map((t) => ({ ...t })) });
   tool('get_current_page').handler = () => ({ title: document.title, url: location.href });
+  tool('clear_todos').handler = () => {
+    const removed = todos.splice(0).length;
+    renderTodos();
+    return { removed };
+  };
 });
 
 // ── Tools, the event way ────────────────────────────────────────────────

@@ -20,6 +20,8 @@ import type {
   PedelecReadyEvent,
   PedelecSessionElement,
   PedelecStatusEvent,
+  PedelecToolApprovalDecidedEvent,
+  PedelecToolApprovalEvent,
   PedelecToolCallEvent,
   PedelecToolElement,
   PedelecToolResultEvent,
@@ -152,6 +154,10 @@ export interface PedelecSessionProps {
   noValidate?: boolean;
   /** Also log warnings to the console (otherwise the kit never writes to it). */
   debug?: boolean;
+  /** How long a consequential tool's call waits for a person, for the tools that do not say (property `toolApprovalTimeoutMs`; default 300 000). */
+  'approval-timeout-ms'?: number | string;
+  /** How long a consequential tool's call waits for a person, for the tools that do not say (property `toolApprovalTimeoutMs`; default 300 000). */
+  toolApprovalTimeoutMs?: number | undefined;
   /** Also link the tools to `pedelec-dev --mcp` for desktop MCP clients, with no bridge or `start()`: `ws://127.0.0.1:7717/tools`. Loopback hosts only from markup; other hosts through the `mcp` property. */
   mcp?: string;
   /** The page's label on the MCP link, which names its tools when several pages offer one name (unset: the element's `id`). */
@@ -174,6 +180,10 @@ export interface PedelecSessionProps {
 
 /** The events of `<pedelec-session>`. */
 export interface PedelecSessionEvents {
+  /** A consequential tool's call waits for a person (bubbling from its `<pedelec-tool>`): answer with `respondWith()`. */
+  'pedelec-tool-approval': PedelecToolApprovalEvent;
+  /** A decision on a consequential tool's call: who decided, and how. */
+  'pedelec-tool-approval-decided': PedelecToolApprovalDecidedEvent;
   /** From a `<pedelec-tool>` inside it (the event bubbles): a listener here can answer the calls of every tool. */
   'pedelec-tool-call': PedelecToolCallEvent;
   /** Every tool call, before it is answered. */
@@ -230,6 +240,16 @@ export interface PedelecToolProps {
   untrustedContent?: boolean;
   /** Offered to the Pedelec agent only, never to foreign agents (WebMCP, MCP). */
   private?: boolean;
+  /** A person approves each agent's call before the handler runs (the page's `pedelec-tool-approval` answer, else the chat's card); foreign agents are told (WebMCP `consequentialHint`, MCP `destructiveHint`). `invoke()` needs no approval. */
+  consequential?: boolean;
+  /** With `consequential`: the person approving may edit the arguments (property `approvalEditable`). */
+  'approval-editable'?: boolean;
+  /** With `consequential`: the person approving may edit the arguments (property `approvalEditable`). */
+  approvalEditable?: boolean;
+  /** With `consequential`: how long a call waits for a person, in ms (property `approvalTimeoutMs`; unset: the session's `approval-timeout-ms`, else 300 000). Then `TOOL_APPROVAL_TIMEOUT`. */
+  'approval-timeout-ms'?: number | string;
+  /** With `consequential`: how long a call waits for a person, in ms (property `approvalTimeoutMs`; unset: the session's `approval-timeout-ms`, else 300 000). Then `TOOL_APPROVAL_TIMEOUT`. */
+  approvalTimeoutMs?: number | null;
   /** The id of a `<form>` (in the tool's document or shadow root) that is the tool: its schema (unless declared otherwise) and its inline handler, which fills, checks and submits it. */
   form?: string;
   /** With `form`: a call submits the form; without, it waits for the user to submit it (`:state(awaiting-submit)`). */
@@ -242,6 +262,8 @@ export interface PedelecToolProps {
 
 /** The events of `<pedelec-tool>`. */
 export interface PedelecToolEvents {
+  /** A consequential call waits for a person: answer with `respondWith(true | false | { approved, reason?, args? })` (bubbles, composed, not cancelable). */
+  'pedelec-tool-approval': PedelecToolApprovalEvent;
   /** A call to answer with `respondWith()` or `deny()` (bubbles, composed, not cancelable). */
   'pedelec-tool-call': PedelecToolCallEvent;
 }

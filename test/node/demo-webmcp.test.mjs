@@ -13,15 +13,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { skipBrowser, webmcpChromiumArgs } from '../../scripts/browsers.mjs';
 import { eventually, launchBrowser, recordProblems } from '../support/browser.mjs';
-import { DEMO_TOOLS as SESSION_TOOLS } from '../support/demo.mjs';
+import { CONSEQUENTIAL_DEMO_TOOLS, DEMO_TOOLS as SESSION_TOOLS } from '../support/demo.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * The demo's tools as the browser's agent sees them (demo/index.html): the session's, `set_counter`
- * (a `<pedelec-tool form>`) among them, and `send_feedback`, a `<form toolname>` the browser registers.
+ * The demo's tools as the browser's agent sees them (demo/index.html): the session's but the
+ * consequential one (its `webmcp` has no `consequential` token), `set_counter` (a `<pedelec-tool form>`)
+ * among them, and `send_feedback`, a `<form toolname>` the browser registers.
  */
-const DEMO_TOOLS = [...SESSION_TOOLS, 'send_feedback'].sort();
+const DEMO_TOOLS = [
+  ...SESSION_TOOLS.filter((name) => !CONSEQUENTIAL_DEMO_TOOLS.includes(name)),
+  'send_feedback',
+].sort();
 
 test(
   "the demo's tools through puppeteer's page.webmcp: list, call, an invalid call, a removed tool",

@@ -1,6 +1,7 @@
 /** The tools the demo's session declares (demo/index.html), sorted: what every agent is offered. */
 export const DEMO_TOOLS = Object.freeze([
   'add_todo',
+  'clear_todos',
   'complete_todo',
   'get_counter',
   'get_current_page',
@@ -8,6 +9,9 @@ export const DEMO_TOOLS = Object.freeze([
   'set_counter',
   'update_counter',
 ]);
+
+/** The demo's consequential tools: offered to the browser's agent only with `webmcp="… consequential"`. */
+export const CONSEQUENTIAL_DEMO_TOOLS = Object.freeze(['clear_todos']);
 
 /**
  * Adds a tool of the test's own to the demo's session in `page` (Puppeteer): `wait_for_cancel` runs
