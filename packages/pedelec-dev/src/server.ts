@@ -102,7 +102,7 @@ export type DevCoreOptions = {
    * offer its tools to the MCP clients. For single-user machines; default `false`.
    */
   mcpOpenLinks?: boolean;
-  /** `prompt`: every MCP call waits for the operator's approval in the inspector (`--mcp-approval`). Default `auto`. */
+  /** `prompt`: MCP calls wait for the operator in the inspector (`--mcp-approval`; call-approval.ts). Default `auto`. */
   mcpApproval?: 'auto' | 'prompt';
   /**
    * Pages may open workspace folders inside this one, the folder itself too (`--workspace-root`;

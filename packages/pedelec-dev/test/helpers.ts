@@ -296,7 +296,14 @@ export async function untilAnswer<T>(
 
 // A page on the MCP tool link (`/tools`, docs/mcp.md), scripted, for the MCP tests.
 /** A tool as a page publishes it on the link. */
-export type LinkTool = { name: string; description: string; inputSchema: object; readOnly?: boolean };
+export type LinkTool = {
+  name: string;
+  description: string;
+  inputSchema: object;
+  readOnly?: boolean;
+  /** A person must approve each call: pedelec-dev asks before it sends the call, and says who approved. */
+  consequential?: boolean;
+};
 /** How a `LinkPage` settles a call: `{ ok, result }` or `{ ok: false, error }`; `undefined` never answers. */
 export type LinkAnswer = (call: Message) => Message | undefined | Promise<Message | undefined>;
 

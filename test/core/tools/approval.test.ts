@@ -6,7 +6,10 @@
  */
 import { describe, it } from 'node:test';
 import { expect } from '../../support/expect.js';
-import type { ToolApprovalAnswer, ToolApprovalRequest } from '../../../src/core/index.js';
+import type { ToolApprovalAnswer, ToolApprovalDecision, ToolApprovalRequest } from '../../../src/core/index.js';
+import { callLocally } from '../../../src/core/local-call.js';
+import { Toolbox, type ToolCall } from '../../../src/core/toolbox.js';
+import { normalizeSkills } from '../../../src/core/tools.js';
 import { counterTool, fake, newClient, open, skillsOf, startTurn, submitted, toolCall, toolHooks } from './harness.js';
 
 toolHooks();
@@ -153,5 +156,30 @@ describe('consequential tools: the agent’s call waits for a person', () => {
     );
     expect(error?.code).to.equal('INVALID_INPUT');
     expect(error?.message).to.equal('tool approvalTimeoutMs must be a positive integer');
+  });
+
+  it('a foreign agent’s call runs only as approved where that agent lives: approvedBy, else TOOL_APPROVAL_UNAVAILABLE', async () => {
+    const [tool] = normalizeSkills(skillsOf(counterTool({ consequential: true })))!.tools;
+    const ran: unknown[] = [];
+    const decisions: ToolApprovalDecision[] = [];
+    const toolbox = new Toolbox(true, () => true); // a page that would approve anything: never asked here
+    toolbox.setTools([{ ...tool!, handler: (args) => (ran.push(args), 'done') }]);
+    toolbox.hooks.decided = (decision) => decisions.push(decision);
+    const call = (approvedBy?: ToolCall['approvedBy']) =>
+      callLocally(toolbox, {
+        tool: 'update_counter',
+        args: { delta: 1 },
+        via: 'mcp',
+        id: 'mcp_1',
+        session: { sessionId: '', provider: '', model: undefined, sessionCreatedAt: 0 },
+        approvedBy,
+      });
+    const refused = await call();
+    expect(refused.ok ? null : refused.error.code).to.equal('TOOL_APPROVAL_UNAVAILABLE');
+    expect(ran).to.deep.equal([]);
+    expect(await call('operator')).to.deep.include({ ok: true, result: 'done' });
+    expect(decisions.map(({ via, decidedBy, approved }) => [via, decidedBy, approved])).to.deep.equal([
+      ['mcp', 'operator', true],
+    ]);
   });
 });

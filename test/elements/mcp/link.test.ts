@@ -157,6 +157,30 @@ describe('<pedelec-session mcp>: the page link to pedelec-dev --mcp', () => {
     expect(warnings, 'no second warning').to.have.length(1);
   });
 
+  it('a consequential tool is never approved by the page for an MCP client: listed destructive, refused without a person', async () => {
+    const { session } = await linked(
+      `<pedelec-tool name="link_clear" description="Clears everything." consequential></pedelec-tool>`,
+    );
+    let ran = 0;
+    session.querySelector<PedelecToolElement>('pedelec-tool')!.handler = () => (ran++, 'cleared');
+    const asked: Event[] = [];
+    const approve = (event: Event) => (asked.push(event), (event as any).respondWith(true));
+    document.addEventListener('pedelec-tool-approval', approve);
+    try {
+      await listedOnce((names) => names.includes('link_clear'));
+      const listed = (await mcp()).find((tool) => tool.name === 'link_clear')!;
+      expect(listed.annotations).to.deep.include({ destructiveHint: true });
+      // The test server's client shows no forms, and this pedelec-dev has no operator prompt.
+      const result = await mcp('link_clear', {});
+      expect(result.isError).to.equal(true);
+      expect(result.structuredContent.error.code).to.equal('TOOL_APPROVAL_UNAVAILABLE');
+      expect(ran).to.equal(0);
+      expect(asked, 'the page is never asked for an MCP client').to.deep.equal([]);
+    } finally {
+      document.removeEventListener('pedelec-tool-approval', approve);
+    }
+  });
+
   it('markup may only name a loopback host (INVALID_INPUT); nothing is linked', async () => {
     const host = await mount('<div></div>');
     const warnings: { code: string; message: string }[] = [];

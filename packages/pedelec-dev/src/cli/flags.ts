@@ -289,7 +289,9 @@ export const CLI_FLAGS: readonly CliFlag[] = [
     field: 'mcpApproval',
     default: 'auto',
     needs: { flag: 'mcp' },
-    help: 'auto: MCP calls run at once; prompt: each waits for your click in the inspector',
+    help:
+      "auto: MCP calls run at once (a consequential tool's once the MCP client's user approves); " +
+      "prompt: each waits for your click in the inspector, unless the client's user approved it",
   },
   {
     name: 'mcp-open-links',

@@ -33,6 +33,21 @@ export type ApprovalEvent =
 type Waiter = { resolve(): void; reject(error: DevCoreError): void };
 type OpenPrompt = { prompt: ApprovalPrompt; waiters: Waiter[]; timer: ReturnType<typeof setTimeout> };
 
+/**
+ * Why a prompt's waiters are refused. An MCP call's refusal is a tool approval's
+ * (`TOOL_APPROVAL_REJECTED`, as when the client's user rejects it); `APPROVAL_REJECTED` keeps meaning
+ * an origin's, as the extension's popup answers it.
+ */
+function refusal(reason: 'operator' | 'timeout' | 'stopped' | 'withdrawn', origin: string | null, ofCall: boolean) {
+  if (reason === 'timeout')
+    return new DevCoreError('APPROVAL_TIMEOUT', 'Nobody answered the approval prompt in time', { origin });
+  if (reason === 'withdrawn')
+    return new DevCoreError('ABORTED', 'The client cancelled the call before it was approved', { origin });
+  return ofCall
+    ? new DevCoreError('TOOL_APPROVAL_REJECTED', 'The operator did not approve this call', { origin })
+    : new DevCoreError('APPROVAL_REJECTED', 'The operator did not approve this origin', { origin });
+}
+
 /** A `null` origin (a non-browser client) is a key of its own. */
 const keyOf = (origin: string | null) => origin ?? '\u0000null';
 
@@ -78,7 +93,8 @@ export class Approvals {
 
   /**
    * Resolves once the operator approves this one call (whatever the origin mode: the caller decides
-   * to ask); rejects `APPROVAL_REJECTED` or `APPROVAL_TIMEOUT`. Never remembered: the next call asks again.
+   * to ask); rejects `TOOL_APPROVAL_REJECTED` (the `APPROVAL_*` codes name origin approval) or
+   * `APPROVAL_TIMEOUT`. Never remembered: the next call asks again.
    */
   askCall(origin: string | null, call: CallInQuestion, signal?: AbortSignal): Promise<void> {
     const prompt: ApprovalPrompt = { id: `approval_${randomUUID()}`, origin, askedAt: Date.now(), call };
@@ -127,14 +143,7 @@ export class Approvals {
     clearTimeout(open.timer);
     const { origin, call } = open.prompt;
     if (approved && !call) this.approved.add(key);
-    const error =
-      reason === 'timeout'
-        ? new DevCoreError('APPROVAL_TIMEOUT', 'Nobody answered the approval prompt in time', { origin })
-        : reason === 'withdrawn'
-          ? new DevCoreError('ABORTED', 'The client cancelled the call before it was approved', { origin })
-          : new DevCoreError('APPROVAL_REJECTED', `The operator did not approve this ${call ? 'call' : 'origin'}`, {
-              origin,
-            });
+    const error = refusal(reason, origin, call !== undefined);
     for (const waiter of open.waiters) {
       if (approved) waiter.resolve();
       else waiter.reject(error);

@@ -25,6 +25,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { checkOrigin, type OriginRules } from '../http/security.js';
+import { ClientQuestions } from './call-approval.js';
 import { LegacySessions } from './legacy-sessions.js';
 import type { PageDirectory } from './page-directory.js';
 import { pageToolsServer, type PageToolsDeps } from './page-tools-server.js';
@@ -66,7 +67,8 @@ export class McpEndpoint {
   readonly #stopWatching: () => void;
 
   constructor(private readonly deps: McpEndpointDeps) {
-    const newServer = () => pageToolsServer(deps);
+    const questions = new ClientQuestions();
+    const newServer = () => pageToolsServer(deps, questions);
     this.#modern = createMcpHandler(newServer, {
       legacy: 'reject',
       bus: this.#bus,

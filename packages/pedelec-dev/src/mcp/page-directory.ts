@@ -7,7 +7,7 @@
  * One tool of pedelec-dev's own, {@link PAGES_TOOL}, lists the pages.
  */
 import { createHash } from 'node:crypto';
-import type { CallAnswer, PageTool } from 'pedelec-elements/protocol';
+import type { CallAnswer, CallFrame, PageTool } from 'pedelec-elements/protocol';
 import type { PageLink } from './page-link.js';
 
 /** The management tool: which pages are linked, and their tools. */
@@ -20,7 +20,18 @@ export type McpTool = {
   title?: string;
   description: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
-  annotations?: { readOnlyHint?: boolean; openWorldHint?: boolean };
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+};
+
+/**
+ * The page and its tool that a listed name stood for when asked: what an approval is asked about
+ * (`page()`, made only when asked), and what the approved call then runs on, even if the names change
+ * meanwhile. `consequential`: a person must approve each call, and `run` says who did.
+ */
+export type CallTarget = {
+  consequential: boolean;
+  page(): PageSummary;
+  run(args: unknown, signal?: AbortSignal, approvedBy?: CallFrame['approvedBy']): Promise<CallAnswer>;
 };
 
 /** A page as `pedelec_pages` describes it. */
@@ -121,23 +132,20 @@ export class PageDirectory {
     return { label, origin, title, url, ...(framed && { framed: { topOrigin } }), tools };
   }
 
-  /**
-   * The page and its tool that `name` stands for now: what an approval is asked about (`page()`, made
-   * only when asked), and what the approved call then runs on, even if the names change meanwhile.
-   * `null` when no page offers it.
-   */
-  target(name: string): { page(): PageSummary; run(args: unknown, signal?: AbortSignal): Promise<CallAnswer> } | null {
+  /** The page and its tool that `name` stands for now; `null` when no page offers it. */
+  target(name: string): CallTarget | null {
     this.#fresh();
     const entry = this.#byName.get(name);
     if (!entry) return null;
     const { link, tool } = entry;
     return {
+      consequential: tool.consequential === true,
       page: () =>
         this.#summary(
           link,
           [...this.#byName].filter(([, e]) => e.link === link).map(([listed]) => listed),
         ),
-      run: (args, signal) => link.call(tool.name, args, signal),
+      run: (args, signal, approvedBy) => link.call(tool.name, args, signal, approvedBy),
     };
   }
 
@@ -224,7 +232,9 @@ function listed(name: string, tool: PageTool, where: string): McpTool {
   };
   if (tool.title) out.title = tool.title;
   const annotations: McpTool['annotations'] = {};
-  if (tool.readOnly) annotations.readOnlyHint = true;
+  // A call that needs a person's approval is never advertised as one that changes nothing.
+  if (tool.consequential) annotations.destructiveHint = true;
+  else if (tool.readOnly) annotations.readOnlyHint = true;
   if (tool.untrustedContent) annotations.openWorldHint = true;
   if (Object.keys(annotations).length) out.annotations = annotations;
   return out;

@@ -19,6 +19,7 @@ import {
   LINK_REFUSED_CLOSE_CODE,
   PAGE_LINK_VERSION,
   type CallAnswer,
+  type CallFrame,
   type PageLinkFrame,
   type PageTool,
   type ServerLinkFrame,
@@ -111,8 +112,11 @@ export class PageLink {
     socket.on('error', () => {}); // always followed by 'close'
   }
 
-  /** Runs `tool` in the page; resolves with its answer, never rejects. `signal` cancels it in the page too. */
-  call(tool: string, args: unknown, signal?: AbortSignal): Promise<CallAnswer> {
+  /**
+   * Runs `tool` in the page; resolves with its answer, never rejects. `signal` cancels it in the page too.
+   * `approvedBy` names who approved a consequential tool's call: the page refuses one without it.
+   */
+  call(tool: string, args: unknown, signal?: AbortSignal, approvedBy?: CallFrame['approvedBy']): Promise<CallAnswer> {
     if (this.#gone) return Promise.resolve(pageGone('the page closed its link'));
     if (this.#running.size >= MAX_RUNNING_CALLS) {
       const message = `the page is running ${MAX_RUNNING_CALLS} calls already; try again when one has finished`;
@@ -132,7 +136,7 @@ export class PageLink {
         resolve(answer);
       });
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#send({ type: 'call', id, tool, args: args ?? {} });
+      this.#send({ type: 'call', id, tool, args: args ?? {}, ...(approvedBy && { approvedBy }) });
     });
   }
 
@@ -255,6 +259,9 @@ function toolProblem(tool: unknown): string | null {
   if (tool.title !== undefined && typeof tool.title !== 'string') return 'its title is not a string';
   if (typeof tool.title === 'string' && tool.title.length > MAX_TITLE_CHARS)
     return `its title is longer than ${MAX_TITLE_CHARS} characters`;
+  // Offered without its flag, a consequential tool would run with nobody asked.
+  if (tool.consequential !== undefined && typeof tool.consequential !== 'boolean')
+    return 'its consequential is not a boolean';
   const schema = tool.inputSchema;
   if (!isPlainObject(schema) || schema.type !== 'object') return 'its inputSchema is not an object schema';
   if (Buffer.byteLength(JSON.stringify(schema)) > MAX_SCHEMA_BYTES)

@@ -1,17 +1,18 @@
 /**
  * The MCP server behind `/mcp`, the same for both protocol eras: `tools/list` answers the linked
- * pages' tools (page-directory.ts) and `tools/call` runs one in its page. Built on the official SDK's
- * low-level `Server` rather than `McpServer`, which wants a Standard Schema per tool: the pages' tools
- * come with JSON Schemas, passed on as they are.
+ * pages' tools (page-directory.ts) and `tools/call` runs one in its page, once approved where it must
+ * be (call-approval.ts). Built on the official SDK's low-level `Server` rather than `McpServer`, which
+ * wants a Standard Schema per tool: the pages' tools come with JSON Schemas, passed on as they are.
  *
  * One instance serves one modern request or one legacy session (mcp-endpoint.ts); everything they
- * share lives in the directory, so names, annotations, results and errors are the same in both eras.
+ * share lives in the directory and the approval questions, so names, annotations, results and errors
+ * are the same in both eras.
  */
-import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { callToolResult, type CallAnswer } from 'pedelec-elements/protocol';
-import type { JsonValue, PedelecError } from 'pedelec-elements/core';
-import { toWireError } from '../errors.js';
-import { PAGES_TOOL, type PageDirectory, type PageSummary } from './page-directory.js';
+import type { JsonValue } from 'pedelec-elements/core';
+import { callApproval, type ApprovalSurfaces, type CallInQuestion, type ClientQuestions } from './call-approval.js';
+import { PAGES_TOOL, type PageDirectory } from './page-directory.js';
 import { answeredByPage } from './page-link.js';
 
 export type McpCallRecord = { client: string; tool: string; ok: boolean; ms: number };
@@ -23,10 +24,7 @@ export type PageToolsDeps = {
    * Asks the operator about a call before it runs (`--mcp-approval prompt`); rejects when refused, or
    * when `signal` aborts first (the client cancelled).
    */
-  approve?(
-    call: { client: string; tool: string; page: PageSummary; args: unknown },
-    signal: AbortSignal,
-  ): Promise<void>;
+  approve?: ApprovalSurfaces['operator'];
   /** Told about each call a client made (for the inspector's log). */
   onCall?(record: McpCallRecord): void;
 };
@@ -34,8 +32,12 @@ export type PageToolsDeps = {
 const INSTRUCTIONS =
   'Tools of the web pages open with pedelec-elements and linked to pedelec-dev. pedelec_pages lists the pages.';
 
-/** A fresh server answering from `deps.directory`; the caller connects it to a transport. */
-export function pageToolsServer(deps: PageToolsDeps): Server {
+/**
+ * A fresh server answering from `deps.directory`; the caller connects it to a transport. `questions`
+ * holds the approvals asked of clients' users, shared by every instance: a client's retry with its
+ * user's answer may reach another one.
+ */
+export function pageToolsServer(deps: PageToolsDeps, questions: ClientQuestions): Server {
   const { directory } = deps;
   const server = new Server(
     { name: 'pedelec-dev', version: deps.version },
@@ -46,8 +48,11 @@ export function pageToolsServer(deps: PageToolsDeps): Server {
       // changes from `subscriptions/listen` (or `list_changed` in the 2025 era). The list names the
       // user's own pages: no shared cache may keep it.
       cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'private' } },
+      // A retry's `requestState` must name an approval question still open, and takes it.
+      requestState: { verify: questions.verify },
     },
   );
+  const surfaces: ApprovalSurfaces = { questions, operator: deps.approve };
   server.setRequestHandler('tools/list', () => ({ tools: directory.list() }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
@@ -57,14 +62,26 @@ export function pageToolsServer(deps: PageToolsDeps): Server {
     if (name === PAGES_TOOL) {
       answer = { ok: true, result: { pages: directory.pages() } as unknown as JsonValue };
     } else {
-      // The page and tool the name stands for now: what is asked about is what runs, with the same args.
-      const target = directory.target(name);
+      const asked = ctx.mcpReq.requestState<CallInQuestion>();
+      // The page and tool the name stands for now, or the ones the client's user was asked about: what
+      // is approved is what runs, with the same args.
+      const target = asked?.target ?? directory.target(name);
       if (!target)
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name} (no linked page offers it)`);
-      const given = structuredClone(args ?? {});
-      const { signal } = ctx.mcpReq;
-      const refused = await approval(deps, { client, tool: name, target, args: given }, signal);
-      answer = refused ? { ok: false, error: refused } : await target.run(given, signal);
+      const call = { client, name, target, args: structuredClone(args ?? {}) };
+      const { signal, inputResponses } = ctx.mcpReq;
+      const approval = await callApproval(
+        call,
+        { capabilities: server.getClientCapabilities(), answered: asked, responses: inputResponses, signal },
+        surfaces,
+      );
+      if ('ask' in approval) return approval.ask satisfies InputRequiredResult;
+      if ('mismatched' in approval)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
+          reason: 'invalid_request_state',
+        });
+      if ('refused' in approval) answer = { ok: false, error: approval.refused };
+      else answer = await approval.run.target.run(approval.run.args, signal, approval.run.approvedBy);
     }
     const result = callToolResult(answer);
     // Whose word an error code is: a page may send any code, pedelec-dev's own included.
@@ -78,19 +95,4 @@ export function pageToolsServer(deps: PageToolsDeps): Server {
   // A client's protocol mistakes are answered to that client by the SDK; nothing more to do here.
   server.onerror = () => {};
   return server;
-}
-
-/** `null` when the call may run; else why not (the operator refused or did not answer, or the client cancelled). */
-async function approval(
-  deps: PageToolsDeps,
-  { target, ...call }: { client: string; tool: string; target: { page(): PageSummary }; args: unknown },
-  signal: AbortSignal,
-): Promise<PedelecError | null> {
-  if (!deps.approve) return null;
-  try {
-    await deps.approve({ ...call, page: target.page() }, signal);
-    return null;
-  } catch (error) {
-    return toWireError(error);
-  }
 }

@@ -8,7 +8,7 @@
  * desktop client, not this relay.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { Server } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, Server, type ClientCapabilities } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { DevCoreError } from '../errors.js';
 import { serverProves } from './server-proof.js';
@@ -96,9 +96,26 @@ class Upstream {
     relay.setRequestHandler('tools/list', async (request, ctx) =>
       (await client()).listTools(request.params, { signal: ctx.mcpReq.signal }),
     );
-    relay.setRequestHandler('tools/call', async (request, ctx) =>
-      (await client()).callTool(request.params, { signal: ctx.mcpReq.signal, timeout: CALL_TIMEOUT_MS }),
-    );
+    relay.setRequestHandler('tools/call', async (request, ctx) => {
+      const { inputResponses, signal } = ctx.mcpReq;
+      const requestState = ctx.mcpReq.requestState<string>();
+      // The server asks the client's user to approve a consequential call (call-approval.ts) only if
+      // the client shows forms: the relay says whether this one does, and passes the question back to
+      // it as it came (`2026-07-28`; the SDK asks a 2025-era client with `elicitation/create`), then
+      // the user's answer on with the state the server keeps the question under.
+      const capabilities: ClientCapabilities | undefined =
+        era === 'modern'
+          ? (ctx.mcpReq.envelope as Record<string, ClientCapabilities> | undefined)?.[CLIENT_CAPABILITIES_META_KEY]
+          : relay.getClientCapabilities();
+      const elicitation = capabilities?.elicitation;
+      const params = {
+        ...request.params,
+        ...(inputResponses && { inputResponses }),
+        ...(requestState !== undefined && { requestState }),
+        _meta: { ...request.params._meta, [CLIENT_CAPABILITIES_META_KEY]: elicitation ? { elicitation } : {} },
+      };
+      return (await client()).callTool(params, { signal, timeout: CALL_TIMEOUT_MS, allowInputRequired: true });
+    });
     // A 2025-era client hears of tool changes without asking first: connect as soon as it is ready.
     relay.oninitialized = () => void client().catch(() => {});
     relay.onerror = () => {};

@@ -295,7 +295,7 @@ test(
     const result = await refused;
     assert.equal(result.isError, true);
     assert.deepEqual(result.content, [
-      { type: 'text', text: 'APPROVAL_REJECTED: The operator did not approve this call' },
+      { type: 'text', text: 'TOOL_APPROVAL_REJECTED: The operator did not approve this call' },
     ]);
     await promptCount(page, 0);
     assert.deepEqual(problems, []);
