@@ -38,6 +38,9 @@ describe('<pedelec-session webmcp>: no model context', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(warnings.map((w) => w.detail.warning.code)).to.deep.equal(['WEBMCP_UNAVAILABLE']);
       expect(warnings[0]!.detail.warning.message).to.include('modelContext');
+      expect(warnings[0]!.detail.warning.message, 'how to turn it on, per browser').to.match(
+        /--enable-features=WebMCP.*dom\.modelcontext\.enabled/,
+      );
       expect(logged).to.deep.equal([]);
       expect(el.webmcpTools).to.deep.equal([]);
       expect(await el.invoke('t', {})).to.deep.equal({ ok: true, result: 'fine' });

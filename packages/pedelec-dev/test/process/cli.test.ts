@@ -145,6 +145,33 @@ test('a port in use is a clear error and exit code 1', async (t) => {
   assert.match(cli.out.stderr, /--port 0/);
 });
 
+test('pedelec-dev mcp where no pedelec-dev --mcp runs: one line naming the flag, exit 1', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'relay-no-mcp-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const tokenFile = join(dir, 'token');
+  const core = await startDevCore({ port: 0 }); // MCP off
+  t.after(() => core.close());
+  const port = String(core.port);
+  // No token file yet, then one left from an earlier --mcp run: the server on the port is not an MCP one.
+  const missing = run(t, ['mcp', '--port', port, '--mcp-token-file', tokenFile]);
+  assert.deepEqual(await missing.exit(), { code: 1, signal: null });
+  await writeFile(tokenFile, `${'a'.repeat(32)}\n`, { mode: 0o600 });
+  const stale = run(t, ['mcp', '--port', port, '--mcp-token-file', tokenFile]);
+  assert.deepEqual(await stale.exit(), { code: 1, signal: null });
+  for (const { out } of [missing, stale]) {
+    assert.equal(out.stdout, '', 'stdout is the MCP channel: nothing but MCP goes there');
+    const lines = out.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 1, out.stderr);
+    assert.match(
+      lines[0]!,
+      new RegExp(
+        `^pedelec-dev: no pedelec-dev --mcp on port ${port} \\(.+\\); start one first: pedelec-dev --mcp --port ${port}$`,
+      ),
+    );
+  }
+  assert.match(stale.out.stderr, /is not a pedelec-dev --mcp/);
+});
+
 test('start-up mistakes fail at once with exit code 1 and a message naming the problem', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'pedelec-dev-cli-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
