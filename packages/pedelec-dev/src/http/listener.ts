@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { DevCoreError } from '../errors.js';
+import { portHolder, portInUseMessage } from './port-holder.js';
 import { isLoopbackHost } from './security.js';
 
 export type Listener = {
@@ -33,12 +34,6 @@ function urlHost(host: string): string {
 }
 
 function listenError(error: NodeJS.ErrnoException, host: string, port: number): DevCoreError {
-  if (error.code === 'EADDRINUSE') {
-    return new DevCoreError(
-      'PORT_IN_USE',
-      `Port ${port} on ${host} is already in use. Stop what is using it, or choose another with --port (--port 0 picks a free one).`,
-    );
-  }
   if (error.code === 'EACCES')
     return new DevCoreError(
       'PORT_NOT_ALLOWED',
@@ -62,6 +57,8 @@ export async function listen(host: string, port: number, reportBug: (error: unkn
       });
     });
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new DevCoreError('PORT_IN_USE', portInUseMessage(host, port, await portHolder(host, port)));
     throw listenError(error as NodeJS.ErrnoException, host, port);
   }
   server.on('error', reportBug);

@@ -134,15 +134,31 @@ test('SIGINT stops cleanly too', async (t) => {
 });
 
 test('a port in use is a clear error and exit code 1', async (t) => {
-  const blocker = net.createServer();
+  // Another program, not an HTTP one: it hangs up on whoever asks what it is.
+  const blocker = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise((resolve) => blocker.close(resolve)));
   const { port } = blocker.address() as AddressInfo;
   const cli = run(t, ['--port', String(port)]);
   const { code } = await cli.exit();
-  assert.equal(code, 1);
-  assert.match(cli.out.stderr, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use`));
+  assert.equal(code, 1, `${cli.out.stdout}\n${cli.out.stderr}`);
+  assert.match(cli.out.stderr, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use by another program`));
   assert.match(cli.out.stderr, /--port 0/);
+  assert.match(cli.out.stderr, /name that port in its bridge/);
+});
+
+test('a port another pedelec-dev holds: said so, with how to stop it or move, and what the page must then name', async (t) => {
+  const other = await startDevCore({ port: 0 });
+  t.after(() => other.close());
+  const cli = run(t, ['--port', String(other.port)]);
+  assert.deepEqual(await cli.exit(), { code: 1, signal: null });
+  const lines = cli.out.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, cli.out.stderr);
+  assert.match(
+    lines[0]!,
+    new RegExp(`Port ${other.port} on 127\\.0\\.0\\.1 is held by another pedelec-dev \\(npm start`),
+  );
+  assert.match(lines[0]!, /Ctrl\+C.*--port N.*ws:\/\/127\.0\.0\.1:N\/bridge/);
 });
 
 test('pedelec-dev mcp where no pedelec-dev --mcp runs: one line naming the flag, exit 1', async (t) => {
