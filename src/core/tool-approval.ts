@@ -11,7 +11,7 @@
 import { normalizeError, pedelecError, type PedelecError } from './errors.js';
 import { MAX_TIMER_MS } from './bridge-port.js';
 import { argsError } from './schema/compile.js';
-import type { ToolCall, Toolbox } from './toolbox.js';
+import type { Asked, ToolCall, Toolbox } from './toolbox.js';
 import type { NormalizedTool, ToolApproval } from './tools.js';
 import type { ToolApprovalAnswer, ToolApprovalDecider, ToolApprovalRequest } from './types.js';
 
@@ -57,16 +57,15 @@ export async function approve(
     context: call.ctx,
   };
   const ask = hooks.ask ?? (onApproval && ((asking) => ({ decidedBy: 'page', answer: onApproval(asking) })));
-  const asked = ask?.(request);
-  if (!asked) return unavailable(tool.name, 'nobody can be asked on this page');
+  let asked: Asked | null | undefined;
   let answer: ToolApprovalAnswer | PedelecError;
   try {
+    asked = await ask?.(request);
+    if (!asked) return unavailable(tool.name, 'nobody can be asked on this page');
     answer = await waitFor(asked.answer, tool, call);
   } catch (thrown) {
-    answer = {
-      approved: false,
-      reason: normalizeError(thrown, 'TOOL_APPROVAL_REJECTED', 'the approval failed').message,
-    };
+    // The surface broke (a chunk that did not load, the page's own promise rejected): nobody decided.
+    return unavailable(tool.name, `asking for it failed: ${normalizeError(thrown, '', 'it failed').message}`);
   } finally {
     controller.abort(pedelecError('ABORTED', 'The approval is no longer awaited'));
   }

@@ -54,12 +54,13 @@ export type ToolboxHooks = {
    * Who asks a person about an agent's call of a consequential tool, and how they answer; `null` when
    * nobody can be asked. Unset: the `onApproval` option, if any.
    */
-  ask?: (
-    request: ToolApprovalRequest,
-  ) => { decidedBy: 'page' | 'chat'; answer: ToolApprovalAnswer | Promise<ToolApprovalAnswer> } | null;
+  ask?: (request: ToolApprovalRequest) => Asked | null | Promise<Asked | null>;
   /** Told of every decision on a consequential tool's call. */
   decided?: (decision: ToolApprovalDecision) => void;
 };
+
+/** Who a person's answer will come from, and the answer (a value, or a promise of one). */
+export type Asked = { decidedBy: 'page' | 'chat'; answer: ToolApprovalAnswer | Promise<ToolApprovalAnswer> };
 
 /** The approval step, loaded at the first consequential call (a failed load rejects `CHUNK_LOAD_FAILED`). */
 const approvalStep = lazyModule(() => import('./tool-approval.js'));

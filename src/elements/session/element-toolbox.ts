@@ -8,11 +8,9 @@
  */
 import { type PedelecError, type ToolCallContext } from '../../core/index.js';
 import { pedelecError } from '../../core/errors.js';
-import { Toolbox, type ToolboxHooks, type ToolCall, type ToolOutcome } from '../../core/toolbox.js';
-import type { ToolApprovalRequest } from '../../core/types.js';
+import { Toolbox, type ToolCall, type ToolOutcome } from '../../core/toolbox.js';
+import { lazyModule } from '../../core/lazy-module.js';
 import { PedelecToolApprovalDecidedEvent } from '../../events/tool-approval-decided.event.js';
-import { PedelecToolApprovalEvent } from '../../events/tool-approval.event.js';
-import { approvalSurfaceOf } from '../approval-surfaces.js';
 import { monotonic } from '../../core/bridge-port.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import { PedelecToolCallEvent } from '../../events/tool-call.event.js';
@@ -33,6 +31,9 @@ export interface ElementToolboxHost {
   readonly element: HTMLElement;
 }
 
+/** Who asks a person about a consequential call: loaded with the approval step, at the first such call. */
+const approvalAsker = lazyModule(() => import('./approval-asker.js'));
+
 type Running = { element: PedelecToolElement | null; abort(reason: PedelecError): void };
 
 export class ElementToolbox extends Toolbox {
@@ -47,7 +48,7 @@ export class ElementToolbox extends Toolbox {
       unavailable: (tool, call) => this.#unavailable(tool, call),
       dispatch: (call) => this.#dispatch(call),
       inline: (tool) => this.#inline(tool),
-      ask: (request) => this.#ask(request),
+      ask: async (request) => (await approvalAsker()).ask(host, request),
       decided: (decision) => host.emit(new PedelecToolApprovalDecidedEvent(decision)),
     };
   }
@@ -129,29 +130,6 @@ export class ElementToolbox extends Toolbox {
     );
     element.dispatchEvent(event);
     return event.close();
-  }
-
-  /**
-   * A consequential tool's call from the Pedelec agent: the page's own answer to `pedelec-tool-approval`
-   * first, else the chat's card; with neither, nobody can be asked, and the developer is told how to
-   * give the tool a surface.
-   */
-  #ask(request: ToolApprovalRequest): ReturnType<NonNullable<ToolboxHooks['ask']>> {
-    const { tool } = request;
-    const built = this.host.built().byName.get(tool);
-    const target = built?.element ?? this.host.element;
-    const event = new PedelecToolApprovalEvent({ ...request });
-    target.dispatchEvent(event);
-    const answered = PedelecToolApprovalEvent.close(event);
-    if (answered) return { decidedBy: 'page', answer: answered.value };
-    const surface = approvalSurfaceOf(this.host.element);
-    if (surface) return { decidedBy: 'chat', answer: surface({ ...request, declared: built?.tool }) };
-    console.error(
-      `[pedelec] ${tool} is consequential, and nobody could be asked to approve its call (TOOL_APPROVAL_UNAVAILABLE): ` +
-        'put a <pedelec-chat> for this session on the page, or answer pedelec-tool-approval with event.respondWith().',
-      target,
-    );
-    return null;
   }
 
   #inline(tool: string) {

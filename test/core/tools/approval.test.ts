@@ -113,6 +113,17 @@ describe('consequential tools: the agent’s call waits for a person', () => {
     expect(ran).to.deep.equal([{ delta: 1 }]);
   });
 
+  it('an approval that fails (the surface threw or rejected) is TOOL_APPROVAL_UNAVAILABLE, not a person’s rejection', async () => {
+    const { ran } = await consequential(() => Promise.reject(new Error('the dialog did not load')));
+    toolCall('r1', 'update_counter', { delta: 1 });
+    const { error } = await resultFor('r1');
+    expect(error?.code).to.equal('TOOL_APPROVAL_UNAVAILABLE');
+    expect(error?.message).to.equal(
+      "update_counter needs a person's approval, and asking for it failed: the dialog did not load",
+    );
+    expect(ran).to.deep.equal([]);
+  });
+
   it('invalid arguments are refused before anyone is asked', async () => {
     const { asked } = await consequential(() => true);
     toolCall('r1', 'update_counter', { delta: 'x' });

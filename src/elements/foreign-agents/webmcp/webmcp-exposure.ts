@@ -123,8 +123,7 @@ export class WebmcpExposure {
       for (const [name, registration] of this.#registrations) this.#drop(name, registration);
       if (!wanted) return this.#warned.clear();
       const reason = 'the browser has no document.modelContext or navigator.modelContext';
-      const turnOn =
-        'turn it on with Chromium --enable-features=WebMCP, or Firefox dom.modelcontext.enabled in about:config';
+      const turnOn = 'turn it on: Chromium --enable-features=WebMCP, Firefox dom.modelcontext.enabled in about:config';
       return this.#warn(
         pedelecError('WEBMCP_UNAVAILABLE', `WebMCP is not available: ${reason}; ${turnOn}`, { reason }),
       );
