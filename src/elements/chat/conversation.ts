@@ -9,11 +9,13 @@ import { PedelecEndedEvent } from '../../events/ended.event.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import { PedelecReadyEvent } from '../../events/ready.event.js';
 import { PedelecStatusEvent } from '../../events/status.event.js';
+import { PedelecToolApprovalDecidedEvent } from '../../events/tool-approval-decided.event.js';
 import { PedelecToolResultEvent } from '../../events/tool-result.event.js';
 import { PedelecToolStartEvent } from '../../events/tool-start.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
 import { ADVICE, adviceFor, errorAdvice, providerAdvice } from './advice.js';
+import { decisionText } from './decisions.js';
 import { Transcript } from './transcript.js';
 
 const BUSY = ['starting', 'running', 'waiting_tool_result'];
@@ -138,6 +140,12 @@ export class Conversation {
       case PedelecToolResultEvent.eventName: {
         const { context, ok, durationMs } = (event as PedelecToolResultEvent).detail;
         t.toolResult(context.toolRequestId, ok, durationMs);
+        break;
+      }
+      case PedelecToolApprovalDecidedEvent.eventName: {
+        // Every agent's calls, unlike tool rows: who let a consequential call run matters whoever made it.
+        const { detail } = event as PedelecToolApprovalDecidedEvent;
+        t.decision(decisionText(detail), detail.approved);
         break;
       }
       case PedelecStatusEvent.eventName:

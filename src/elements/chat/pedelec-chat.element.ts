@@ -1,4 +1,5 @@
 import { LitElement, type PropertyValues } from 'lit';
+import { lazyModule } from '../../core/lazy-module.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
 import { AgentBodies } from './agent-bodies.js';
 import { chatTemplate } from './chat-templates.js';
@@ -7,6 +8,9 @@ import { chatStyles } from './pedelec-chat.styles.js';
 import { SessionBinding } from './session-binding.js';
 import { defineElement } from '../define-element.js';
 import { CHAT_TAG } from '../tags.js';
+
+/** The approval card, loaded when the chat is first asked: most conversations never need it. */
+const loadApprovalCard = lazyModule(() => import('./approval-card.js'));
 
 /** Turns Markdown into DOM the chat inserts as is (sanitizing is the renderer's job). */
 export type RenderMarkdown = (markdown: string) => Node;
@@ -18,6 +22,10 @@ export let boundSessionOf!: (chat: PedelecChatElement) => PedelecSessionElement 
  * A ready chat panel for the agent of its `<pedelec-session>`: the conversation (user turns — also
  * those page code starts with `sendText()` —, the agent's streamed reply, one row per tool call,
  * errors), a composer, and a line that tells the user what to set up when the agent is not reachable.
+ * It is where a consequential tool's call is approved when the page does not answer
+ * `pedelec-tool-approval` itself: a card in the transcript (the tool, its arguments, Approve and Reject
+ * with an optional reason, the arguments editable when the tool allows it), and a row for every
+ * decision on the session's consequential calls, whoever decided.
  * Agent text is shown as text; the `markdown` attribute opts into sanitized Markdown. Light and dark
  * follow `prefers-color-scheme` (force one with `color-scheme` on the element); its default height is
  * `24rem`.
@@ -44,6 +52,8 @@ export let boundSessionOf!: (chat: PedelecChatElement) => PedelecSessionElement 
  * @csspart running - A tool call still running.
  * @csspart done - A tool call that was answered.
  * @csspart failed - A tool call the kit answered with an error (not found, denied, invalid, threw…).
+ * @csspart approval - An approval card (`role="group"`); also `waiting`, `approved`, `rejected` or `withdrawn` (the call stopped waiting).
+ * @csspart decision - A row saying who approved or rejected a consequential tool's call; also `approved` or `rejected`.
  * @csspart error - An error row.
  * @csspart availability - The line saying what to set up.
  * @csspart composer - The form around the text field and the send button.
@@ -101,6 +111,15 @@ export class PedelecChatElement extends LitElement {
       this.#conversation.event(event);
       this.requestUpdate();
     },
+    // The card goes in the transcript where the call arrived, and takes focus once it shows.
+    ask: (question) =>
+      loadApprovalCard().then(({ askInChat }) =>
+        askInChat(question, (card) => {
+          this.#conversation.transcript.approval(card);
+          this.requestUpdate();
+          return this.updateComplete;
+        }),
+      ),
   });
   readonly #conversation = new Conversation(
     () => this.#binding.session,
@@ -199,12 +218,17 @@ export class PedelecChatElement extends LitElement {
   #onSubmit = (event: Event): void => {
     event.preventDefault();
     this.#send();
-    this.renderRoot.querySelector('textarea')!.focus();
+    this.#input.focus();
   };
+
+  /** The composer's text field (by its part: an approval card in the log may hold a text field too). */
+  get #input(): HTMLTextAreaElement {
+    return this.renderRoot.querySelector('[part=input]')!;
+  }
 
   /** Sends the composer's text. While a turn runs the text stays where it is. */
   #send(): void {
-    const input = this.renderRoot.querySelector('textarea')!;
+    const input = this.#input;
     const text = input.value.trim();
     if (!this.#binding.session || !text || this.#conversation.busy) return;
     input.value = '';

@@ -125,7 +125,8 @@ export const chatStyles = css`
     border-radius: 6px;
     background: light-dark(#0000000d, #ffffff14);
   }
-  [part~='tool'] {
+  [part~='tool'],
+  [part~='decision'] {
     font-size: 0.85em;
     color: var(--pedelec-chat-muted-color, light-dark(#565a63, #a9adb6));
   }

@@ -1,8 +1,9 @@
 /**
  * Which `<pedelec-session>` a chat talks to, as a reactive controller: its `forElement` property;
  * else `for="<id>"`, looked up in the chat's root (and again when that id appears later); else the
- * nearest session around it (shadow-including). It listens to the bound session's events, and tells
- * its chat when the binding changes or the session updates (its bridge, say).
+ * nearest session around it (shadow-including). It listens to the bound session's events, offers the
+ * chat's approval card to it for as long as it is bound, and tells its chat when the binding changes
+ * or the session updates (its bridge, say).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { PedelecChatDeltaEvent } from '../../events/chat-delta.event.js';
@@ -10,9 +11,11 @@ import { PedelecEndedEvent } from '../../events/ended.event.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
 import { PedelecReadyEvent } from '../../events/ready.event.js';
 import { PedelecStatusEvent } from '../../events/status.event.js';
+import { PedelecToolApprovalDecidedEvent } from '../../events/tool-approval-decided.event.js';
 import { PedelecToolResultEvent } from '../../events/tool-result.event.js';
 import { PedelecToolStartEvent } from '../../events/tool-start.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
+import { offerApprovalSurface, type ApprovalSurface } from '../approval-surfaces.js';
 import { onSessionConnected } from '../session-connected.js';
 import { PedelecSessionElement } from '../session/pedelec-session.element.js';
 
@@ -22,6 +25,7 @@ export const CHAT_EVENTS = [
   PedelecChatDeltaEvent.eventName,
   PedelecToolStartEvent.eventName,
   PedelecToolResultEvent.eventName,
+  PedelecToolApprovalDecidedEvent.eventName,
   PedelecStatusEvent.eventName,
   PedelecErrorEvent.eventName,
   PedelecEndedEvent.eventName,
@@ -43,6 +47,8 @@ export type BindingHooks = {
   updated(): void;
   /** One of the bound session's events. */
   event(event: Event): void;
+  /** Asks the person about a consequential tool's call of the bound session (the chat's card). */
+  ask: ApprovalSurface;
 };
 
 export class SessionBinding implements ReactiveController {
@@ -51,6 +57,8 @@ export class SessionBinding implements ReactiveController {
   /** The session the conversation belongs to: binding to another one starts a new conversation. */
   #owner: PedelecSessionElement | null = null;
   readonly #watch = { hostUpdated: () => this.hooks.updated() };
+  /** Takes the chat's card back from the session it was offered to. */
+  #withdraw: (() => void) | null = null;
   /** Stops waiting for a session to connect; set while the chat has none. */
   #stopWaiting: (() => void) | null = null;
   readonly #observer = new MutationObserver((records) => {
@@ -98,6 +106,9 @@ export class SessionBinding implements ReactiveController {
         next?.addEventListener(type, this.#listener);
       }
       previous?.removeController(this.#watch);
+      // At once, not when the chat's view is ready: a chat still loading is a surface the session has.
+      this.#withdraw?.();
+      this.#withdraw = next && offerApprovalSurface(next, this.hooks.ask);
       this.session = next;
       const fresh = !!next && next !== this.#owner;
       if (fresh) this.#owner = next;

@@ -1,8 +1,14 @@
-/** One row of a chat transcript. Agent rows are `busy` while their turn runs. */
+/**
+ * One row of a chat transcript. Agent rows are `busy` while their turn runs. An approval row holds its
+ * card as it shows (the card renders itself as the person answers it); a decision row says who decided
+ * on a consequential tool's call.
+ */
 export type ChatEntry =
   | { kind: 'user'; text: string }
   | { kind: 'agent'; text: string; busy: boolean }
   | { kind: 'tool'; id: string; name: string; state: 'running' | 'done' | 'failed'; ms?: number }
+  | { kind: 'approval'; card: unknown }
+  | { kind: 'decision'; text: string; approved: boolean }
   | { kind: 'error'; text: string };
 
 type AgentEntry = ChatEntry & { kind: 'agent' };
@@ -18,7 +24,8 @@ let pageIds = 0;
 
 /**
  * What `<pedelec-chat>` shows, as plain data: user turns, the agent's streamed text, one row per tool
- * call and errors, oldest first, in pages. No DOM here, so it can be driven without a browser.
+ * call, approval cards and decisions, and errors, oldest first, in pages. No DOM here, so it can be
+ * driven without a browser.
  *
  * Every event costs the same however long the conversation is: only rows still open (the message
  * streaming in, tool calls running) can change, and they are kept at hand; the view renders again
@@ -102,6 +109,15 @@ export class Transcript {
 
   error(text: string): void {
     this.#add({ kind: 'error', text });
+  }
+
+  /** A consequential tool's call asks the person here: `card` is what shows. */
+  approval(card: unknown): void {
+    this.#add({ kind: 'approval', card });
+  }
+
+  decision(text: string, approved: boolean): void {
+    this.#add({ kind: 'decision', text, approved });
   }
 
   /**
