@@ -26,7 +26,7 @@ export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
  * splitting on. Lower them whenever the kit shrinks; raise one only in a commit of its own whose body
  * names the user-visible feature that needs the bytes.
  */
-export const SIZE_RATCHET = Object.freeze({ cdn: 30_016, core: 16_224 });
+export const SIZE_RATCHET = Object.freeze({ cdn: 30_720, core: 16_384 });
 
 /**
  * Each lazy chunk of the CDN build has its own ceiling, gzip -9, by the chunk's name (its file name
@@ -37,7 +37,7 @@ export const SIZE_RATCHET = Object.freeze({ cdn: 30_016, core: 16_224 });
 export const CHUNK_BUDGETS = Object.freeze({
   'pedelec-chat': 10_240,
   markdown: 28_672,
-  webmcp: 4_352,
+  webmcp: 4_480,
   'mcp-page-link': 2_048,
   'foreign-agents-host': 1_280,
   'form-binding': 3_328,
@@ -45,6 +45,10 @@ export const CHUNK_BUDGETS = Object.freeze({
   'deno-module-setup': 1_536,
   'workspace-calls': 2_048,
   websocket: 1_024,
+  'tool-approval': 1_280,
+  'approval-asker': 512,
+  'approval-surfaces': 256,
+  'approval-card': 2_048,
 });
 
 export const CDN_FILE = 'cdn/pedelec-elements.js';
