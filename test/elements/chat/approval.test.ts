@@ -46,10 +46,10 @@ type Mounted = {
  * A session with a consequential `update_counter` (with the tool's extra attributes) and a chat, a
  * button before them, started, with a turn open. The handler adds `delta` to a counter.
  */
-async function mountApproval(toolAttrs = ''): Promise<Mounted> {
+async function mountApproval(toolAttrs = '', sessionAttrs = ''): Promise<Mounted> {
   const host = await fixture<HTMLDivElement>(html`<div></div>`);
   host.innerHTML = `<button id="before">Before</button>
-    <pedelec-session provider="codex" model="m">
+    <pedelec-session provider="codex" model="m" ${sessionAttrs}>
       <pedelec-tool name="update_counter" description="Change the visible counter by delta." consequential ${toolAttrs}>
         <pedelec-arg name="delta" type="integer" required minimum="-100" maximum="100"></pedelec-arg>
       </pedelec-tool>
@@ -340,6 +340,39 @@ describe('<pedelec-chat>: approving a consequential tool’s call', () => {
     expect(decisionRows(chat)).to.deep.equal([
       'Approved update_counter (by the page)',
       'Rejected update_counter (by the page): the page says no',
+    ]);
+  });
+
+  it('a WebMCP call of the same tool neither shows nor takes the waiting card; Approve approves only the Pedelec call (Chromium)', async function () {
+    const context = (document as any).modelContext;
+    if (!context?.executeTool) return this.skip(); // the browser's agent's surface: Chromium's WebMCP
+    const { chat, runs, decided, tool } = await mountApproval('', 'webmcp="expose consequential"');
+    const call = agentCalls({ delta: 2 });
+    const card = await cardOf(chat);
+    // The browser's agent's call runs while the card waits, and is slow enough to click during it.
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const plain = tool.handler!;
+    tool.handler = async (args, ctx) => {
+      if ((ctx as { via?: string }).via === 'webmcp') await released;
+      return plain(args, ctx);
+    };
+    const listed = await until(
+      async () => ((await context.getTools()) as any[]).find((t) => t.name === 'update_counter' && t.window === window),
+      'update_counter registered with WebMCP',
+    );
+    const browserCall = context.executeTool(listed, { delta: 5 });
+    await until(() => decided.some((e) => e.detail.via === 'webmcp'), 'the WebMCP call decided');
+    expect(cards(chat), 'no card for the browser’s agent').to.have.length(1);
+    expect(state(card)).to.equal('waiting');
+    button(card, 'Approve').click();
+    expect(await call.result()).to.deep.equal({ value: 2 });
+    release();
+    expect(JSON.parse(await browserCall).structuredContent).to.deep.equal({ value: 7 });
+    expect(runs, 'each call with its own arguments').to.deep.equal([{ delta: 2 }, { delta: 5 }]);
+    expect(decided.map((e) => [e.detail.via, e.detail.decidedBy, e.detail.args])).to.deep.equal([
+      ['webmcp', 'browser-hint', { delta: 5 }],
+      ['pedelec', 'chat', { delta: 2 }],
     ]);
   });
 
