@@ -6,7 +6,13 @@
  * MCP page link's contract with the page's client of it. Node-safe, no DOM. Not part of the Pedelec
  * SDK's API: it follows the kit's version exactly, and `pedelec-dev` depends on that same version.
  */
-export { analyzeArgsSchema, argsError, compileArgsValidator, MAX_SCHEMA_DEPTH } from './core/schema/compile.js';
+export {
+  analyzeArgsSchema,
+  argsError,
+  argsMessage,
+  compileArgsValidator,
+  MAX_SCHEMA_DEPTH,
+} from './core/schema/compile.js';
 export type { ArgsError, ArgsValidator, SchemaProblem } from './core/schema/compile.js';
 export { appendKey, isPlainObject } from './core/json.js';
 export { pedelecError } from './core/errors.js';

@@ -10,7 +10,7 @@
  */
 import { normalizeError, pedelecError, type PedelecError } from './errors.js';
 import { MAX_TIMER_MS } from './bridge-port.js';
-import { argsError } from './schema/compile.js';
+import { argsError, argsMessage } from './schema/compile.js';
 import type { Asked, ToolCall, Toolbox } from './toolbox.js';
 import type { NormalizedTool, ToolApproval } from './tools.js';
 import type { ToolApprovalAnswer, ToolApprovalDecider, ToolApprovalRequest } from './types.js';
@@ -90,7 +90,7 @@ function revalidated(tool: NormalizedTool, args: unknown): Approved {
     errors = [argsError([], 'type', `could not be read (${normalizeError(thrown, '', 'it threw').message})`)];
   }
   if (!errors) return { args };
-  const message = `The edited arguments: ${errors[0].message}`;
+  const message = `The edited arguments: ${argsMessage(errors)}`;
   return { error: pedelecError('TOOL_ARGS_INVALID', message, { errors }) };
 }
 

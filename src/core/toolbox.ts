@@ -8,7 +8,7 @@ import { toolTimeout, type RunningCallContext } from './call-context.js';
 import { MAX_TIMER_MS } from './bridge-port.js';
 import type { ToolCallVia } from './types.js';
 import { TOOL_NAME_PATTERN, type GenericToolHandler, type NormalizedTool, type ToolSpecificHandler } from './tools.js';
-import { argsError } from './schema/compile.js';
+import { argsError, argsMessage } from './schema/compile.js';
 import { lazyModule } from './lazy-module.js';
 import type { PedelecOptions, ToolApprovalAnswer, ToolApprovalDecision, ToolApprovalRequest } from './types.js';
 /** What a call produced: the wire result, and whether the kit answered with an error of its own. */
@@ -142,7 +142,7 @@ export class Toolbox {
         argsError([], 'type', `could not be read (${normalizeError(thrown, 'TOOL_ARGS_INVALID', 'it threw').message})`),
       ];
     }
-    if (errors) return kitError(pedelecError('TOOL_ARGS_INVALID', errors[0].message, { errors }));
+    if (errors) return kitError(pedelecError('TOOL_ARGS_INVALID', argsMessage(errors), { errors }));
     const approval = declared?.approval;
     if (approval && call.via !== 'local')
       // A consequential tool's call runs once a person approved it, with the arguments they approved.

@@ -64,6 +64,9 @@ type Unvalidated = { readonly [key: string]: never };
 type Compiled = [test: Test, explain: Explain];
 
 /** One error: the `reason` keyword failed for the value at `keys` (for `required`, the missing property). */
+/** What a `TOOL_ARGS_INVALID` message says: every failing path of `errors` (at most {@link MAX_ERRORS}). */
+export const argsMessage = (errors: readonly ArgsError[]): string => errors.map((error) => error.message).join('; ');
+
 export const argsError = (keys: Keys, reason: string, rest: string): ArgsError => {
   const path = pathOf(keys);
   return { path, message: `${path || 'args'}: ${rest}`, pointer: pointerOf(keys), reason, schemaPath: `/${reason}` };

@@ -22,6 +22,20 @@ import {
 toolHooks();
 
 describe('argument validation (ours)', () => {
+  it('the message names every failing path, not only the first', async () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'integer' }, b: { type: 'string', minLength: 2 } },
+      required: ['a', 'c'],
+    };
+    const { session } = await open(skillsOf(counterTool({ argsSchema: schema })));
+    startTurn(session);
+    toolCall('r1', 'update_counter', { b: 'x' });
+    const { error } = resultOf('r1');
+    expect(error.message).to.equal(error.details.errors.map((e: { message: string }) => e.message).join('; '));
+    expect(error.details.errors.map((e: { path: string }) => e.path).sort()).to.deep.equal(['a', 'b', 'c']);
+  });
+
   it('is on by default: invalid args never reach the handler, the agent gets TOOL_ARGS_INVALID', async () => {
     const calls: unknown[] = [];
     const { session } = await open(skillsOf(counterTool({ handler: (a: unknown) => (calls.push(a), 'inline') })));

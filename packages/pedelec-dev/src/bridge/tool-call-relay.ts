@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { JsonValue } from 'pedelec-elements/core';
-import { MAX_TIMER_MS, isPlainObject, pedelecError, type ArgsError } from 'pedelec-elements/protocol';
+import { MAX_TIMER_MS, argsMessage, isPlainObject, pedelecError, type ArgsError } from 'pedelec-elements/protocol';
 import { DevCoreError } from '../errors.js';
 import type { CheckedTool } from './manifest.js';
 
@@ -125,7 +125,7 @@ export class ToolCallRelay<T extends { readonly operationId: string | undefined 
     if (problems) {
       return Promise.resolve(
         this.refuse(
-          errorResult('TOOL_ARGS_INVALID', problems[0].message, { tool: tool.manifest.name, errors: problems }),
+          errorResult('TOOL_ARGS_INVALID', argsMessage(problems), { tool: tool.manifest.name, errors: problems }),
         ),
       );
     }
