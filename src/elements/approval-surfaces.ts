@@ -19,7 +19,11 @@ const surfaces = new WeakMap<Element, ApprovalSurface[]>();
 export function offerApprovalSurface(session: Element, surface: ApprovalSurface): () => void {
   const offered = surfaces.get(session) ?? [];
   surfaces.set(session, [...offered, surface]);
-  return () => surfaces.set(session, (surfaces.get(session) ?? []).filter((s) => s !== surface));
+  return () =>
+    surfaces.set(
+      session,
+      (surfaces.get(session) ?? []).filter((s) => s !== surface),
+    );
 }
 
 /** The surface that asks for `session`: the first offered that is still there. */

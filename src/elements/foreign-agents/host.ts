@@ -122,7 +122,12 @@ export interface AgentSide {
   /** The tools this agent is offered now. */
   offered(): readonly DeclaredTool[];
   /** `approvedBy`: a consequential tool's call, approved where the agent lives (tool-approval.ts). */
-  call(tool: string, args: unknown, signal?: AbortSignal, approvedBy?: ToolCall['approvedBy']): Promise<LocalCallResult>;
+  call(
+    tool: string,
+    args: unknown,
+    signal?: AbortSignal,
+    approvedBy?: ToolCall['approvedBy'],
+  ): Promise<LocalCallResult>;
   warn: (warning: PedelecError) => void;
 }
 

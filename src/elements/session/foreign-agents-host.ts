@@ -39,12 +39,20 @@ function foreignAgentHost(element: SessionElementPort, parts: SessionParts): For
       const session = parts.lifecycle.session;
       const byName = () =>
         new Map(offered(foreignTools(declarations.built.tools)).map((declared) => [declared.tool.name, declared.tool]));
-      return parts.call(via, tool, args, signal, byName, {
-        sessionId: session?.sessionId ?? '',
-        provider: session?.provider ?? '',
-        model: session?.model,
-        sessionCreatedAt: session?.sessionCreatedAt ?? Date.now(),
-      }, approvedBy);
+      return parts.call(
+        via,
+        tool,
+        args,
+        signal,
+        byName,
+        {
+          sessionId: session?.sessionId ?? '',
+          provider: session?.provider ?? '',
+          model: session?.model,
+          sessionCreatedAt: session?.sessionCreatedAt ?? Date.now(),
+        },
+        approvedBy,
+      );
     },
     addToolSource: (source) => declarations.addToolSource(source),
     rebuild: () => declarations.queue(),

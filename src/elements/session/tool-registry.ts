@@ -97,11 +97,7 @@ export class ToolRegistry {
       add(cached[2], element, null, declared.definition.name);
     });
     definitions.forEach((definition, index) => {
-      const normalized = this.#normalize(
-        withDefault(definition),
-        elements.length + index,
-        used,
-      );
+      const normalized = this.#normalize(withDefault(definition), elements.length + index, used);
       // The name as normalization read it: a getter of the page's is not read again.
       add(normalized, null, definition, (normalized as { details?: { toolName?: unknown } }).details?.toolName);
     });
