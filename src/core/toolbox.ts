@@ -14,7 +14,14 @@ import type { PedelecOptions, ToolApprovalAnswer, ToolApprovalDecision, ToolAppr
 /** What a call produced: the wire result, and whether the kit answered with an error of its own. */
 export type ToolOutcome =
   | { ok: true; result: JsonValue }
-  | { ok: false; result: { error: PedelecError }; error: PedelecError; reportToPage: boolean };
+  | {
+      ok: false;
+      result: { error: PedelecError };
+      error: PedelecError;
+      reportToPage: boolean;
+      /** What the handler threw, when it threw (or rejected): the developer wants its stack. */
+      thrown?: unknown;
+    };
 
 /** One tool call, as the {@link Toolbox} sees it. */
 export type ToolCall = {
@@ -65,11 +72,12 @@ export type Asked = { decidedBy: 'page' | 'chat'; answer: ToolApprovalAnswer | P
 /** The approval step, loaded at the first consequential call (a failed load rejects `CHUNK_LOAD_FAILED`). */
 const approvalStep = lazyModule(() => import('./tool-approval.js'));
 
-const kitError = (error: PedelecError, reportToPage = false): ToolOutcome => ({
+const kitError = (error: PedelecError, reportToPage = false, thrown?: unknown): ToolOutcome => ({
   ok: false,
   result: { error },
   error,
   reportToPage,
+  ...(thrown !== undefined && { thrown }),
 });
 
 /**
@@ -205,7 +213,7 @@ function handlerFailed(thrown: unknown): ToolOutcome {
     if (json.ok) error.details = json.value;
     else delete error.details;
   }
-  return kitError(error);
+  return kitError(error, false, thrown);
 }
 
 function checked(value: unknown): ToolOutcome {

@@ -170,8 +170,14 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
     this.#reported = new Map(built.invalid.map((problem) => [key(problem), problem.error.message]));
     for (const element of toolElements) setInvalid(element, this.#reported.get(element) ?? null);
     for (const problem of built.invalid) {
-      if (!problem.quiet && reported.get(key(problem)) !== problem.error.message)
-        this.host.emit(new PedelecErrorEvent({ error: problem.error }, problem.element));
+      if (problem.quiet || reported.get(key(problem)) === problem.error.message) continue;
+      this.host.emit(new PedelecErrorEvent({ error: problem.error }, problem.element));
+      // A developer's mistake speaks up, always (not only with `debug`): a tool missing from what the
+      // agent sees is otherwise a silent mystery. Once per cause, with the element to click on.
+      console.error(
+        `[pedelec] ${problem.error.message}: left out until the declaration is fixed.`,
+        problem.element ?? this.host.element,
+      );
     }
 
     // A warning the previous build gave already is not repeated, and one whose tool went is

@@ -72,6 +72,12 @@ export class ElementToolbox extends Toolbox {
     this.host.emit(new PedelecToolStartEvent({ tool, args, context, via }));
     const finish = (outcome: ToolOutcome): ToolOutcome => {
       this.#running.delete(call.ctx);
+      // The agent gets the message; the developer needs the stack, once, on the console.
+      if (!outcome.ok && outcome.thrown !== undefined)
+        console.error(
+          `[pedelec] The handler of ${tool} threw; the agent was told: ${outcome.error.message}`,
+          outcome.thrown,
+        );
       const { result, ok } = outcome;
       const durationMs = monotonic() - startedAt;
       this.host.emit(new PedelecToolResultEvent({ tool, args, result, ok, durationMs, context, via }));

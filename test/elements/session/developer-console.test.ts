@@ -1,0 +1,82 @@
+/**
+ * A developer's mistakes speak up on the console, always (not only with `debug`), once per cause and
+ * with the element to click on: a tool left out for an invalid declaration (`console.error` naming the
+ * reason), and a handler that throws (`console.error` with what it threw, so its stack shows; the agent
+ * still gets the message). A healthy page's console stays clean.
+ */
+import { expect, fixture, html } from '@open-wc/testing';
+import '../../../src/define.js';
+import type { PedelecSessionElement } from '../../../src/index.js';
+import { nextTask } from '../../support/waits.js';
+import { agentCall, openTurn, restorers, sessionHooks, started, toolOf } from './harness.js';
+
+/** Every console.error and console.warn from now on (the real ones are not called). */
+function watchConsole(): { errors: unknown[][]; warnings: unknown[][] } {
+  const seen = { errors: [] as unknown[][], warnings: [] as unknown[][] };
+  const { error, warn } = console;
+  console.error = (...args: unknown[]) => void seen.errors.push(args);
+  console.warn = (...args: unknown[]) => void seen.warnings.push(args);
+  restorers.push(() => Object.assign(console, { error, warn }));
+  return seen;
+}
+
+describe('<pedelec-session>: a developer’s mistakes on the console', () => {
+  sessionHooks();
+
+  it('an invalid declaration: one console.error naming the reason, with the element; again only for a new reason', async () => {
+    const seen = watchConsole();
+    const el = await fixture<PedelecSessionElement>(html`<pedelec-session>
+      <pedelec-tool name="clear" descripton="Clears the list."></pedelec-tool>
+    </pedelec-session>`);
+    const tool = toolOf(el, 'clear');
+    expect(el.manifest).to.equal(undefined);
+    expect(seen.errors).to.have.length(1);
+    expect(seen.errors[0]![0]).to.equal(
+      '[pedelec] tool "clear": tool description must be a non-empty string: left out until the declaration is fixed.',
+    );
+    expect(seen.errors[0]![1]).to.equal(tool);
+    el.requestUpdate();
+    tool.setAttribute('data-x', '1'); // no change of the declaration: nothing new to say
+    await nextTask();
+    expect(el.manifest).to.equal(undefined);
+    expect(seen.errors, 'once per cause').to.have.length(1);
+    tool.setAttribute('timeout-ms', '-5');
+    tool.description = 'Clears the list.';
+    expect(el.manifest).to.equal(undefined);
+    expect(seen.errors).to.have.length(2);
+    expect(seen.errors[1]![0]).to.match(/timeoutMs must be a positive integer/);
+    tool.removeAttribute('timeout-ms');
+    expect(el.manifest!.tools.map((t) => t.name)).to.deep.equal(['clear']);
+    expect(seen.errors, 'a fixed declaration says nothing').to.have.length(2);
+  });
+
+  it('a handler that throws: the agent gets its message; the console gets what it threw, once', async () => {
+    const seen = watchConsole();
+    const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
+      <pedelec-tool name="clear" description="Clears the list."></pedelec-tool>
+    </pedelec-session>`);
+    const thrown = new Error('the list is locked');
+    toolOf(el, 'clear').handler = () => {
+      throw thrown;
+    };
+    await started(el);
+    await openTurn(el);
+    const result = await agentCall('s1', 'clear', {});
+    expect(result.error).to.include({ code: 'TOOL_HANDLER_ERROR', message: 'the list is locked' });
+    expect(seen.errors).to.have.length(1);
+    expect(seen.errors[0]![0]).to.equal('[pedelec] The handler of clear threw; the agent was told: the list is locked');
+    expect(seen.errors[0]![1], 'the thrown error itself: its stack shows').to.equal(thrown);
+  });
+
+  it('a healthy session says nothing', async () => {
+    const seen = watchConsole();
+    const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
+      <pedelec-tool name="clear" description="Clears the list."></pedelec-tool>
+    </pedelec-session>`);
+    toolOf(el, 'clear').handler = () => 'cleared';
+    await started(el);
+    await openTurn(el);
+    expect(await agentCall('s1', 'clear', {})).to.equal('cleared');
+    expect(seen).to.deep.equal({ errors: [], warnings: [] });
+  });
+});
