@@ -77,7 +77,7 @@ const kitError = (error: PedelecError, reportToPage = false, thrown?: unknown): 
   result: { error },
   error,
   reportToPage,
-  ...(thrown !== undefined && { thrown }),
+  thrown,
 });
 
 /**

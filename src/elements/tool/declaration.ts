@@ -91,6 +91,9 @@ export const DECLARATION_ATTRIBUTES = [
   ...KEYWORDS.map(([attribute]) => attribute),
 ];
 
+/** The types a `<pedelec-arg>` may name (JSON Schema's). */
+const ARG_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'];
+
 /** What declares a tool's args schema, and the problem when it cannot be read. */
 export type SchemaSource = { ok: true; schema: unknown; owned: boolean; path?: undefined } | Unreadable;
 /** A schema that cannot be read: why, and where when that is known. */
@@ -112,6 +115,10 @@ function argNode(arg: Element, path: string, level: number): Node {
   // reported as too deep with its path instead of overflowing the stack.
   if (level > MAX_SCHEMA_DEPTH) throw unreadable(path, `is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);
   const type = arg.getAttribute('type') ?? 'string';
+  // A misspelled type would turn validation off for the argument (a keyword the kit cannot check):
+  // in markup it is a mistake, said as one.
+  if (!ARG_TYPES.includes(type))
+    throw unreadable(appendKey(path, 'type'), `type="${type}" is not one of ${ARG_TYPES.join(', ')}`);
   const node: Node = { type };
   for (const [attribute, keyword, read] of KEYWORDS) {
     const written = arg.getAttribute(attribute);

@@ -325,12 +325,12 @@ describe('declarations', () => {
       host.innerHTML = `<pedelec-session provider="codex" model="m">
       <pedelec-tool name="by_json" description="d" schema='${JSON.stringify(json)}'></pedelec-tool>
       <pedelec-tool name="by_args" description="d">
-        <pedelec-arg name="when" type="date"></pedelec-arg>
         <pedelec-arg name="s" min-length="5" max-length="3"></pedelec-arg>
         <pedelec-arg name="list" type="array"></pedelec-arg>
         <pedelec-arg name="ok" type="integer"></pedelec-arg>
       </pedelec-tool>
       <pedelec-tool name="unreadable" description="d"><pedelec-arg name="n" type="integer" minimum="abc"></pedelec-arg></pedelec-tool>
+      <pedelec-tool name="misspelled" description="d"><pedelec-arg name="n" type="interger"></pedelec-arg></pedelec-tool>
     </pedelec-session>`;
       const session = sessionIn(host);
       await nextTask();
@@ -349,19 +349,20 @@ describe('declarations', () => {
         },
         {
           tool: 'by_args',
-          paths: [
-            'argsSchema.properties.when.type',
-            'argsSchema.properties.s.minLength',
-            'argsSchema.properties.list.items',
-          ],
+          paths: ['argsSchema.properties.s.minLength', 'argsSchema.properties.list.items'],
         },
       ]);
       expect(notValidated[1]!.detail.warning.message).to.contain('argsSchema.properties.s.minLength');
-      // Markup that cannot be read as a schema at all is still an invalid declaration.
+      // Markup that cannot be read as a schema at all is still an invalid declaration; so is a type
+      // markup misspelled, which JSON could mean (and is only warned about there).
       expect(errors.map((e) => [e.detail.error.code, detailsOf(e).path])).to.deep.equal([
         ['INVALID_INPUT', 'argsSchema.properties.n.minimum'],
+        ['INVALID_INPUT', 'argsSchema.properties.n.type'],
       ]);
       expect(toolIn(host, 'unreadable').invalidReason).to.contain('minimum="abc" is not a number');
+      expect(toolIn(host, 'misspelled').invalidReason).to.contain(
+        'type="interger" is not one of string, number, integer, boolean, array, object, null',
+      );
 
       // Later builds do not warn again.
       session.append(makeTool('other'));
@@ -373,7 +374,7 @@ describe('declarations', () => {
       toolIn(host, 'by_args').handler = (args) => ((received = args), 'done');
       await startSession(session, fake);
       const { turn } = await beginTurn(session, fake);
-      const args = { when: 5, s: 1, list: [1, 'a', null], ok: 2 };
+      const args = { s: 1, list: [1, 'a', null], ok: 2 };
       expect((await callTool(fake, 'by_args', args)).result).to.equal('done');
       expect(received).to.deep.equal(args);
       const refused = await callTool(fake, 'by_args', { ok: 'x' }, { seq: 2, toolRequestId: 'r2' });
