@@ -9,6 +9,7 @@
  * What is read is JSON data exactly as its JSON clone would be (-0 read as 0, a number that is not
  * finite as null), built fresh for each reading: normalization sends it without cloning it.
  */
+import { checkAttributes } from '../unknown-attributes.js';
 import { appendKey } from '../../core/json.js';
 import { MAX_SCHEMA_DEPTH } from '../../core/schema/check.js';
 import { PedelecArgElement } from '../arg/pedelec-arg.element.js';
@@ -111,6 +112,7 @@ const unreadable = (path: string, problem: string): Unreadable => ({
  * args object is 1). Throws what it cannot read.
  */
 function argNode(arg: Element, path: string, level: number): Node {
+  checkAttributes(arg, DECLARATION_ATTRIBUTES);
   // This bounds the recursion: deeper markup (built from script; the HTML parser stops at 512) is
   // reported as too deep with its path instead of overflowing the stack.
   if (level > MAX_SCHEMA_DEPTH) throw unreadable(path, `is nested deeper than ${MAX_SCHEMA_DEPTH} levels`);

@@ -1,3 +1,4 @@
+import { checkAttributes } from '../unknown-attributes.js';
 import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
 import { hideDeclaration } from '../hidden.js';
 import type { ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
@@ -181,6 +182,7 @@ export class PedelecToolElement extends ReactiveElement {
   }
 
   #read(): ToolDeclaration {
+    checkAttributes(this, [...PedelecToolElement.observedAttributes, 'form', 'autosubmit', 'invalid']);
     const name = this.name;
     // `undefined` too is no schema attribute: a framework unbinding `schema` sets it.
     const source = readSchema(this, this.schema ?? null, this.argsSchema, formSchema(this));
