@@ -213,6 +213,7 @@ export class PageLinkClient {
   }
 
   #send(frame: PageLinkFrame): void {
-    this.#socket?.send(JSON.stringify(frame));
+    // A socket pedelec-dev is closing (a refusal) may not have said so yet: a browser logs a send to it.
+    if (this.#socket?.readyState === OPEN) this.#socket.send(JSON.stringify(frame));
   }
 }

@@ -23,8 +23,8 @@ const unavailable = (tool: string, why: string): Approved => ({
 });
 
 /**
- * Decides on one call of `tool` (consequential), by the toolbox's surfaces: its `ask` hook, else its
- * `onApproval`. Never rejects.
+ * @internal Decides on one call of `tool` (consequential), by the toolbox's surfaces: its `ask` hook,
+ * else its `onApproval`. Never rejects.
  */
 export async function approve(
   call: ToolCall,

@@ -451,7 +451,7 @@ test('the inspector socket needs the server origin and the token; anything else 
   assert.ok(core.inspectorUrl.endsWith(`/_pedelec/inspector#token=${'a'.repeat(32)}`));
 });
 
-test('the link key goes to pages the server serves (a POST with its own Origin), and to nothing else', async (t) => {
+test('the link key goes to pages the server serves (a POST with its own Origin), and to nothing else; MCP off, there is none', async (t) => {
   const core = await startCore(t, { mcp: true, mcpToken: 'a'.repeat(32) });
   const asked = (method: string, origin: string | null) =>
     rawHttp(core, '/_pedelec/link-key', { method, headers: { Origin: origin } });
@@ -470,11 +470,11 @@ test('the link key goes to pages the server serves (a POST with its own Origin),
     assert.equal(refused.status, status, `${method} from ${origin}`);
     assert.doesNotMatch(refused.body, new RegExp(core.mcpLinkKey!), `${method} from ${origin}`);
   }
+  // MCP off: no key, said as an answer (a failed request would show in the served page's console).
   const off = await startCore(t);
-  assert.equal(
-    (await rawHttp(off, '/_pedelec/link-key', { method: 'POST', headers: { Origin: off.url } })).status,
-    404,
-  );
+  const none = await rawHttp(off, '/_pedelec/link-key', { method: 'POST', headers: { Origin: off.url } });
+  assert.equal(none.status, 200);
+  assert.deepEqual(JSON.parse(none.body), { key: null });
 });
 
 test('an oversized frame closes that connection with 1009; the server survives', async (t) => {

@@ -14,6 +14,7 @@ import type { ElementToolboxHost } from './element-toolbox.js';
 
 type Asked = Awaited<ReturnType<NonNullable<ToolboxHooks['ask']>>>;
 
+/** @internal The session's `ask` hook (see above). */
 export function ask(host: ElementToolboxHost, request: ToolApprovalRequest): Asked {
   const { tool } = request;
   const built = host.built().byName.get(tool);

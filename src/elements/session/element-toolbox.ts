@@ -72,8 +72,9 @@ export class ElementToolbox extends Toolbox {
     this.host.emit(new PedelecToolStartEvent({ tool, args, context, via }));
     const finish = (outcome: ToolOutcome): ToolOutcome => {
       this.#running.delete(call.ctx);
-      // The agent gets the message; the developer needs the stack, once, on the console.
-      if (!outcome.ok && outcome.thrown !== undefined)
+      // The agent gets the message; the developer needs the stack of an exception, once, on the
+      // console. A `{ code, message }` thrown on purpose is an answer, not a bug: not logged.
+      if (!outcome.ok && outcome.thrown instanceof Error)
         console.error(
           `[pedelec] The handler of ${tool} threw; the agent was told: ${outcome.error.message}`,
           outcome.thrown,

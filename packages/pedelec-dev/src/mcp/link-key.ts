@@ -45,3 +45,9 @@ export function answerLinkKey(
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
   res.end(JSON.stringify({ key }));
 }
+
+/** MCP is off: there is no key, said as an answer (a refused request would fill the page's console). */
+export function noLinkKey(res: ServerResponse): void {
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  res.end(JSON.stringify({ key: null }));
+}

@@ -8,7 +8,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { LINK_REFUSED_CLOSE_CODE } from 'pedelec-elements/protocol';
 import { closeSockets, type DevFeature } from '../http/feature.js';
 import { plain } from '../http/http-routes.js';
-import { answerLinkKey, isLinkKey, LINK_KEY_PATH, linkKeyOf } from './link-key.js';
+import { answerLinkKey, isLinkKey, LINK_KEY_PATH, linkKeyOf, noLinkKey } from './link-key.js';
 import { answerProof, PROOF_PATH } from './server-proof.js';
 import type { OriginRules } from '../http/security.js';
 import { SHOWN_ARGS_CHARS, type Approvals } from '../inspector/approval.js';
@@ -43,7 +43,11 @@ export function mcpFeature(inputs: McpFeatureInputs): McpFeature {
   const { token } = inputs;
   if (token === null) {
     return {
-      routes: [{ path: '/mcp', handle: (_req, res) => plain(res, 404, 'MCP is off: start pedelec-dev with --mcp.') }],
+      routes: [
+        { path: '/mcp', handle: (_req, res) => plain(res, 404, 'MCP is off: start pedelec-dev with --mcp.') },
+        // No key to give; answered all the same, so a served page asking for one logs no failed request.
+        { path: LINK_KEY_PATH, handle: (_req, res) => noLinkKey(res) },
+      ],
       sockets: [
         {
           path: '/tools',

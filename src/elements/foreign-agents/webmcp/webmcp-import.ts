@@ -17,7 +17,7 @@
  * - A browser without `getTools`, `executeTool` or the `toolchange` event (Firefox's older API) imports
  *   nothing, with one `WEBMCP_UNAVAILABLE` warning.
  */
-import { pedelecError, type PedelecError } from '../../../core/errors.js';
+import { normalizeError, pedelecError, type PedelecError } from '../../../core/errors.js';
 import type { ToolCallContext, ToolDefinition } from '../../../core/index.js';
 import { canonicalJson } from '../../../core/json.js';
 import { PedelecToolElement } from '../../tool/pedelec-tool.element.js';
@@ -278,7 +278,10 @@ export class WebmcpImport {
     const onSubmit = (event: Event) => void setTimeout(() => (navigated ||= !event.defaultPrevented));
     form?.addEventListener('submit', onSubmit);
     try {
-      const executing = context.executeTool(tool, args, { signal: controller.signal });
+      // The browser's refusal (its form's validation, say) is the call's answer, not the page's bug.
+      const executing = context.executeTool(tool, args, { signal: controller.signal }).catch((thrown: unknown) => {
+        throw normalizeError(thrown, 'TOOL_HANDLER_ERROR', `${tool.name} failed`);
+      });
       const awaiting = new Promise<never>((_resolve, reject) => {
         if (!awaitsUser) return;
         const left = (ctx.deadline ?? Date.now() + FORM_TIMEOUT_MS) - ANSWER_MARGIN_MS - Date.now();
