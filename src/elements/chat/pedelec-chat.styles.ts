@@ -98,6 +98,14 @@ export const chatStyles = css`
     white-space: normal;
     overflow-x: auto;
   }
+  /* A Markdown table reads as one: its cells ruled, as in the editors the agents' replies come from. */
+  .md table {
+    border-collapse: collapse;
+  }
+  .md :is(th, td) {
+    border: var(--_line);
+    padding: 0.25rem 0.5rem;
+  }
   /* The first and last blocks of a reply: the bubble's padding is their space. */
   .md > .sr + * {
     margin-top: 0;

@@ -105,6 +105,20 @@ describe('<pedelec-chat markdown>', () => {
     expect(row.querySelector('b')).to.equal(null);
   });
 
+  it('rules a table’s cells, so it reads as a table', async function () {
+    this.timeout(25_000);
+    const { session, chat } = await mount();
+    say(session, '| tool | calls |\n|---|--:|\n| add_todo | 3 |');
+    const row = await rendered(chat, () => agentRows(chat)[0], 20_000);
+    const table = row.querySelector('table')!;
+    expect(getComputedStyle(table).borderCollapse).to.equal('collapse');
+    for (const cell of row.querySelectorAll('th, td')) {
+      const style = getComputedStyle(cell);
+      expect(style.borderTopStyle, cell.textContent!).to.equal('solid');
+      expect(parseFloat(style.borderTopWidth), cell.textContent!).to.be.greaterThan(0);
+    }
+  });
+
   it('keeps what a list starts at and how a table column is aligned', async () => {
     const { renderMarkdown } = await import('../../../src/markdown.js');
     const list = renderMarkdown('3. three\n4. four');
