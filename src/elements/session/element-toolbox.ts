@@ -34,11 +34,16 @@ export interface ElementToolboxHost {
 /** Who asks a person about a consequential call: loaded with the approval step, at the first such call. */
 const approvalAsker = lazyModule(() => import('./approval-asker.js'));
 
+/** Late answers remembered at once: a submit is reported within moments, or never. */
+const MAX_LATE_REMEMBERED = 64;
+
 type Running = { element: PedelecToolElement | null; abort(reason: PedelecError): void };
 
 export class ElementToolbox extends Toolbox {
   /** Calls whose handler has not answered yet (those that can be aborted). */
   readonly #running = new Map<ToolCallContext, Running>();
+  /** The Pedelec agent's calls answered after their deadline, until their failed submit is reported. */
+  readonly #late = new Set<string>();
   /** Calls made in the page so far: their ids are `<via>_<n>`, numbered in one sequence (per element). */
   #made = 0;
 
@@ -72,13 +77,7 @@ export class ElementToolbox extends Toolbox {
     this.host.emit(new PedelecToolStartEvent({ tool, args, context, via }));
     const finish = (outcome: ToolOutcome): ToolOutcome => {
       this.#running.delete(call.ctx);
-      // The agent gets the message; the developer needs the stack of an exception, once, on the
-      // console. A `{ code, message }` thrown on purpose is an answer, not a bug: not logged.
-      if (!outcome.ok && outcome.thrown instanceof Error)
-        console.error(
-          `[pedelec] The handler of ${tool} threw; the agent was told: ${outcome.error.message}`,
-          outcome.thrown,
-        );
+      this.#speakUp(call, outcome, element);
       const { result, ok } = outcome;
       const durationMs = monotonic() - startedAt;
       this.host.emit(new PedelecToolResultEvent({ tool, args, result, ok, durationMs, context, via }));
@@ -86,6 +85,34 @@ export class ElementToolbox extends Toolbox {
     };
     const outcome = super.run(call);
     return outcome instanceof Promise ? outcome.then(finish) : finish(outcome);
+  }
+
+  /**
+   * Whether the submit that failed for `toolRequestId` carried a late answer (forgotten once asked):
+   * that is the developer's news, said on the console already, not the person chatting's.
+   */
+  lateAnswer(toolRequestId: unknown): boolean {
+    return this.#late.delete(toolRequestId as string);
+  }
+
+  /** What the developer must hear of a call's answer: an exception's stack, an answer after the deadline. */
+  #speakUp(call: ToolCall, outcome: ToolOutcome, element: PedelecToolElement | null): void {
+    // The agent gets the message; the developer needs the stack of an exception, once. A `{ code,
+    // message }` thrown on purpose is an answer, not a bug: not logged.
+    if (!outcome.ok && outcome.thrown instanceof Error)
+      console.error(
+        `[pedelec] The handler of ${call.tool} threw; the agent was told: ${outcome.error.message}`,
+        outcome.thrown,
+      );
+    // Core stopped waiting at the deadline and told the agent TOOL_TIMEOUT: this answer goes nowhere.
+    const late = Date.now() - call.ctx.deadline;
+    if (call.via !== 'pedelec' || late <= 0) return;
+    this.#late.add(call.ctx.toolRequestId);
+    if (this.#late.size > MAX_LATE_REMEMBERED) this.#late.delete(this.#late.values().next().value!);
+    console.warn(
+      `[pedelec] ${call.tool} answered ${late} ms after its deadline (its timeout-ms): the agent was told TOOL_TIMEOUT, and this answer is dropped.`,
+      element ?? this.host.element,
+    );
   }
 
   /** Aborts the running calls that `which` picks, and forgets them (a handler may never answer). */
@@ -132,9 +159,10 @@ export class ElementToolbox extends Toolbox {
   #dispatch(call: ToolCall): { respond: unknown } | { deny: PedelecError } | undefined {
     const element = this.host.built().byName.get(call.tool)?.element;
     if (!element) return undefined;
-    const event = new PedelecToolCallEvent({ tool: call.tool, args: call.args, context: call.ctx }, (error) =>
-      this.host.emit(new PedelecErrorEvent({ error }, element)),
-    );
+    const event = new PedelecToolCallEvent({ tool: call.tool, args: call.args, context: call.ctx }, (error) => {
+      console.warn(`[pedelec] ${error.message}`, element);
+      this.host.emit(new PedelecErrorEvent({ error }, element));
+    });
     element.dispatchEvent(event);
     return event.close();
   }

@@ -3,6 +3,7 @@
  * created with, to tell what changed since (`pedelec-tools-changed`).
  */
 import type {
+  PedelecError,
   PedelecEventContext,
   PedelecSession,
   PedelecSessionStatus,
@@ -16,6 +17,7 @@ import { PedelecChatDeltaEvent } from '../../events/chat-delta.event.js';
 import { PedelecChatMessageEvent } from '../../events/chat-message.event.js';
 import { PedelecEndedEvent } from '../../events/ended.event.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
+import { PedelecWarningEvent } from '../../events/warning.event.js';
 import { PedelecReadyEvent } from '../../events/ready.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
 import { PedelecUsageEvent } from '../../events/usage.event.js';
@@ -23,6 +25,8 @@ import { PedelecUsageEvent } from '../../events/usage.event.js';
 export type SessionEventHandlers = {
   status(status: PedelecSessionStatus, context: PedelecEventContext): void;
   ended(): void;
+  /** Whether `error` reports an answer given after its deadline: a developer's warning, not an error. */
+  lateAnswer(error: PedelecError): boolean;
 };
 
 /**
@@ -36,7 +40,11 @@ export function sessionEvents(
   emit: (event: Event) => void,
   on: SessionEventHandlers,
 ): () => void {
-  session.onError((error, context) => emit(new PedelecErrorEvent({ error, context })));
+  session.onError((error, context) =>
+    emit(
+      on.lateAnswer(error) ? new PedelecWarningEvent({ warning: error }) : new PedelecErrorEvent({ error, context }),
+    ),
+  );
   session.onEnded((context) => {
     on.ended();
     emit(new PedelecEndedEvent({ context }));
@@ -101,6 +109,9 @@ export class HeldSession {
     this.#stop = sessionEvents(session, host.emit, {
       status: host.status,
       ended: () => this.toolbox.forgetCallsOf(session.sessionId),
+      lateAnswer: (error) =>
+        error.code === 'SUBMIT_TOOL_RESULT_FAILED' &&
+        this.toolbox.lateAnswer((error.details as { toolRequestId?: unknown } | undefined)?.toolRequestId),
     });
     host.status(session.getStatus());
     // Changed while it was being created: stale from the start.

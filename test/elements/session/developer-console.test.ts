@@ -4,11 +4,12 @@
  * reason), and a handler that throws (`console.error` with what it threw, so its stack shows; the agent
  * still gets the message). A healthy page's console stays clean.
  */
-import { expect, fixture, html } from '@open-wc/testing';
+import { expect, fixture, html, oneEvent } from '@open-wc/testing';
 import '../../../src/define.js';
-import type { PedelecSessionElement } from '../../../src/index.js';
+import type { PedelecErrorEvent, PedelecSessionElement, PedelecWarningEvent } from '../../../src/index.js';
+import { record } from '../helpers.js';
 import { nextTask } from '../../support/waits.js';
-import { agentCall, openTurn, restorers, sessionHooks, started, toolOf } from './harness.js';
+import { agentCall, coreEvent, fake, openTurn, restorers, sessionHooks, started, toolOf } from './harness.js';
 
 /** Every console.error and console.warn from now on (the real ones are not called). */
 function watchConsole(): { errors: unknown[][]; warnings: unknown[][] } {
@@ -66,6 +67,33 @@ describe('<pedelec-session>: a developer’s mistakes on the console', () => {
     expect(seen.errors).to.have.length(1);
     expect(seen.errors[0]![0]).to.equal('[pedelec] The handler of clear threw; the agent was told: the list is locked');
     expect(seen.errors[0]![1], 'the thrown error itself: its stack shows').to.equal(thrown);
+  });
+
+  it('an answer after the deadline: a warning for the developer naming the tool, never an error the chat shows', async () => {
+    const seen = watchConsole();
+    const el = await fixture<PedelecSessionElement>(html`<pedelec-session provider="codex" model="m">
+      <pedelec-tool name="slow" description="Answers late." timeout-ms="50"></pedelec-tool>
+    </pedelec-session>`);
+    toolOf(el, 'slow').handler = () => new Promise((resolve) => setTimeout(() => resolve('late'), 150));
+    await started(el);
+    await openTurn(el);
+    const errors = record<PedelecErrorEvent>(el, 'pedelec-error');
+    const warned = oneEvent(el, 'pedelec-warning');
+    coreEvent('s1', 'tool_call', { toolRequestId: 'late_1', tool: 'slow', args: {} });
+    // Core stopped waiting at the deadline: the late submit is refused, as Pedelec refuses it.
+    await fake.refuse(
+      'submit_tool_result',
+      { code: 'TOOL_REQUEST_NOT_FOUND', message: 'Tool request late_1 timed out before its result arrived' },
+      (m) => m.toolRequestId === 'late_1',
+    );
+    const { warning } = ((await warned) as PedelecWarningEvent).detail;
+    expect(warning.code).to.equal('SUBMIT_TOOL_RESULT_FAILED');
+    expect(errors, 'nothing the chat would show').to.deep.equal([]);
+    expect(seen.warnings).to.have.length(1);
+    expect(seen.warnings[0]![0]).to.match(
+      /^\[pedelec\] slow answered \d+ ms after its deadline \(its timeout-ms\): the agent was told TOOL_TIMEOUT, and this answer is dropped\.$/,
+    );
+    expect(seen.warnings[0]![1]).to.equal(toolOf(el, 'slow'));
   });
 
   it('a healthy session says nothing', async () => {
