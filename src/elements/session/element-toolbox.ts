@@ -104,6 +104,10 @@ export class ElementToolbox extends Toolbox {
         `[pedelec] The handler of ${call.tool} threw; the agent was told: ${outcome.error.message}`,
         outcome.thrown,
       );
+    // A tool of the page that nobody answered: the agent learns what happened, which includes a
+    // listener answering after dispatch (it threw TOOL_RESPOND_LATE at the page).
+    if (!outcome.ok && outcome.error.code === 'TOOL_HANDLER_NOT_FOUND' && element)
+      outcome.error.message = `No handler answered ${call.tool}: none is set, and no pedelec-tool-call listener answered during dispatch`;
     // Core stopped waiting at the deadline and told the agent TOOL_TIMEOUT: this answer goes nowhere.
     const late = Date.now() - call.ctx.deadline;
     if (call.via !== 'pedelec' || late <= 0) return;
