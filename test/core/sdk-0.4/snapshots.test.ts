@@ -12,7 +12,7 @@ import { expect } from '../../support/expect.js';
 import type { PedelecError } from '../../../src/core/index.js';
 import { rejection } from '../../support/promises.js';
 import { nextTask } from '../../support/waits.js';
-import { client, clientHooks, created, fake, posted, resumed, userTurn } from './harness.js';
+import { client, clientHooks, Core, created, fake, posted, resumed, resumeReply, userTurn } from './harness.js';
 
 clientHooks();
 
@@ -114,6 +114,35 @@ describe('SDK 0.4.6 snapshots: the pending tool request', () => {
     expect(seen).to.deep.equal([{ args: { n: 1 }, toolRequestId: 'tool-recovered', tool: 'pick', turnId: 'op_1' }]);
     expect(submit).to.deep.include({ sessionId: 's1', toolRequestId: 'tool-recovered' });
     expect(submit.result).to.deep.equal({ recovered: true });
+  });
+
+  it('(kit) a recovered call of a consequential tool is asked again from scratch: nothing of the old page’s wait carries over', async () => {
+    const asked: unknown[] = [];
+    const skills = {
+      guidance: '',
+      tools: [
+        {
+          name: 'pick',
+          description: 'Picks.',
+          argsSchema: { type: 'object', properties: { n: { type: 'integer' } } },
+          consequential: true,
+          handler: () => ({ picked: true }),
+        },
+      ],
+    };
+    const c = client({ onApproval: (request) => (asked.push(request.args), { approved: false, reason: 'not now' }) });
+    const pending = c.resumeSession('s1', { skills } as never);
+    new Core('s1').snapshot({
+      status: 'waitingToolResult',
+      activeOperation: operation('op_1'),
+      pendingToolRequest: pendingRequest('tool-recovered', 'op_1'),
+    });
+    await fake.answer('resume_session', resumeReply('s1'));
+    const session = await pending;
+    const submit = await fake.request('submit_tool_result');
+    expect(asked, 'asked, with the recovered call’s arguments').to.deep.equal([{ n: 1 }]);
+    expect(submit.result.error.code).to.equal('TOOL_APPROVAL_REJECTED');
+    expect(session.sessionId).to.equal('s1');
   });
 
   it("(kit) a pendingToolRequest in the development Core's field names (toolRequestId, tool) runs the same way", async () => {
