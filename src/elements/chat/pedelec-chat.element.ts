@@ -1,3 +1,4 @@
+import { checkAttributes } from '../unknown-attributes.js';
 import { LitElement, type PropertyValues } from 'lit';
 import { lazyModule } from '../../core/lazy-module.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
@@ -160,6 +161,7 @@ export class PedelecChatElement extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    if (!this.hasUpdated) checkAttributes(this, PedelecChatElement.observedAttributes);
     if (changed.has('markdown') || changed.has('renderMarkdown')) this.#bodies.reset();
     if (changed.has('htmlFor') || changed.has('forElement')) this.#binding.bind();
   }

@@ -1,3 +1,4 @@
+import { checkAttributes } from '../unknown-attributes.js';
 import { ReactiveElement, css, type PropertyValues } from '@lit/reactive-element';
 import type {
   GenericToolHandler,
@@ -233,6 +234,7 @@ export class PedelecSessionElement extends ReactiveElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    checkAttributes(this, [...PedelecSessionElement.observedAttributes, 'status', 'approval']);
     inPage(this.#parts, true);
     sessionConnected(this.getRootNode());
     // Properties set before the upgrade (`bridge`, `tools`…) are put back by Lit in the first update:

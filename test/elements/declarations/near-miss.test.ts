@@ -44,6 +44,26 @@ describe('misspelled attributes on kit elements', () => {
     }
   });
 
+  it('on the session and the chat too', async () => {
+    const watched = watchWarnings();
+    try {
+      const host = await mount(
+        `<pedelec-session provder="codex" autostrat><pedelec-chat makrdown></pedelec-chat></pedelec-session>`,
+      );
+      await until(() => watched.warnings.length >= 3, 'three warnings');
+      expect(watched.warnings.map(([message]) => message)).to.have.members([
+        '[pedelec] <pedelec-session> has no attribute provder: did you mean provider?',
+        '[pedelec] <pedelec-session> has no attribute autostrat: did you mean autostart?',
+        '[pedelec] <pedelec-chat> has no attribute makrdown: did you mean markdown?',
+      ]);
+      expect(watched.warnings.find(([message]) => String(message).includes('makrdown'))![1]).to.equal(
+        host.querySelector('pedelec-chat'),
+      );
+    } finally {
+      watched.restore();
+    }
+  });
+
   it('global, data-*, aria-*, framework and far-off attributes say nothing', async () => {
     const watched = watchWarnings();
     try {
