@@ -4,6 +4,7 @@
  * tools at most once per update of the session element (a batch of changes costs one build); each problem and warning
  * reported once (not once per build); the guidance resolved; the manifest it would send now.
  */
+import { speakUp } from '../speak-up.js';
 import type { ReactiveController, ReactiveElement } from '@lit/reactive-element';
 import { type PedelecError, type SerializableSkillsManifest, type ToolDefinition } from '../../core/index.js';
 import { pedelecError } from '../../core/errors.js';
@@ -174,10 +175,7 @@ export class SessionDeclarations implements ReactiveController, SessionOwner {
       this.host.emit(new PedelecErrorEvent({ error: problem.error }, problem.element));
       // A developer's mistake speaks up, always (not only with `debug`): a tool missing from what the
       // agent sees is otherwise a silent mystery. Once per cause, with the element to click on.
-      console.error(
-        `[pedelec] ${problem.error.message}: left out until the declaration is fixed.`,
-        problem.element ?? this.host.element,
-      );
+      speakUp('leftOut', problem.error.message, problem.element ?? this.host.element);
     }
 
     // A warning the previous build gave already is not repeated, and one whose tool went is

@@ -10,6 +10,7 @@ import { type PedelecError, type ToolCallContext } from '../../core/index.js';
 import { pedelecError } from '../../core/errors.js';
 import { Toolbox, type ToolCall, type ToolOutcome } from '../../core/toolbox.js';
 import { lazyModule } from '../../core/lazy-module.js';
+import { speakUp } from '../speak-up.js';
 import { PedelecToolApprovalDecidedEvent } from '../../events/tool-approval-decided.event.js';
 import { monotonic } from '../../core/bridge-port.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
@@ -100,23 +101,17 @@ export class ElementToolbox extends Toolbox {
     // The agent gets the message; the developer needs the stack of an exception, once. A `{ code,
     // message }` thrown on purpose is an answer, not a bug: not logged.
     if (!outcome.ok && outcome.thrown instanceof Error)
-      console.error(
-        `[pedelec] The handler of ${call.tool} threw; the agent was told: ${outcome.error.message}`,
-        outcome.thrown,
-      );
+      speakUp('threw', call.tool, outcome.error.message, outcome.thrown);
     // A tool of the page that nobody answered: the agent learns what happened, which includes a
     // listener answering after dispatch (it threw TOOL_RESPOND_LATE at the page).
     if (!outcome.ok && outcome.error.code === 'TOOL_HANDLER_NOT_FOUND' && element)
-      outcome.error.message = `No handler answered ${call.tool}: none is set, and no pedelec-tool-call listener answered during dispatch`;
+      outcome.error.message = `No handler answered ${call.tool} during dispatch`;
     // Core stopped waiting at the deadline and told the agent TOOL_TIMEOUT: this answer goes nowhere.
     const late = Date.now() - call.ctx.deadline;
     if (call.via !== 'pedelec' || late <= 0) return;
     this.#late.add(call.ctx.toolRequestId);
     if (this.#late.size > MAX_LATE_REMEMBERED) this.#late.delete(this.#late.values().next().value!);
-    console.warn(
-      `[pedelec] ${call.tool} answered ${late} ms after its deadline (its timeout-ms): the agent was told TOOL_TIMEOUT, and this answer is dropped.`,
-      element ?? this.host.element,
-    );
+    speakUp('late', call.tool, late, element ?? this.host.element);
   }
 
   /** Aborts the running calls that `which` picks, and forgets them (a handler may never answer). */
@@ -164,7 +159,7 @@ export class ElementToolbox extends Toolbox {
     const element = this.host.built().byName.get(call.tool)?.element;
     if (!element) return undefined;
     const event = new PedelecToolCallEvent({ tool: call.tool, args: call.args, context: call.ctx }, (error) => {
-      console.warn(`[pedelec] ${error.message}`, element);
+      speakUp('respondedLate', error.message, element);
       this.host.emit(new PedelecErrorEvent({ error }, element));
     });
     element.dispatchEvent(event);

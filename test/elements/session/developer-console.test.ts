@@ -8,7 +8,7 @@ import { expect, fixture, html, oneEvent } from '@open-wc/testing';
 import '../../../src/define.js';
 import type { PedelecErrorEvent, PedelecSessionElement, PedelecWarningEvent } from '../../../src/index.js';
 import { record } from '../helpers.js';
-import { nextTask } from '../../support/waits.js';
+import { nextTask, until } from '../../support/waits.js';
 import { agentCall, coreEvent, fake, openTurn, restorers, sessionHooks, started, toolOf } from './harness.js';
 
 /** Every console.error and console.warn from now on (the real ones are not called). */
@@ -31,6 +31,7 @@ describe('<pedelec-session>: a developer’s mistakes on the console', () => {
     </pedelec-session>`);
     const tool = toolOf(el, 'clear');
     expect(el.manifest).to.equal(undefined);
+    await until(() => seen.errors.length > 0, 'the console line');
     expect(seen.errors).to.have.length(1);
     expect(seen.errors[0]![0]).to.equal(
       '[pedelec] tool "clear": tool description must be a non-empty string: left out until the declaration is fixed.',
@@ -44,6 +45,7 @@ describe('<pedelec-session>: a developer’s mistakes on the console', () => {
     tool.setAttribute('timeout-ms', '-5');
     tool.description = 'Clears the list.';
     expect(el.manifest).to.equal(undefined);
+    await until(() => seen.errors.length > 1, 'the second console line');
     expect(seen.errors).to.have.length(2);
     expect(seen.errors[1]![0]).to.match(/timeoutMs must be a positive integer/);
     tool.removeAttribute('timeout-ms');
@@ -64,6 +66,7 @@ describe('<pedelec-session>: a developer’s mistakes on the console', () => {
     await openTurn(el);
     const result = await agentCall('s1', 'clear', {});
     expect(result.error).to.include({ code: 'TOOL_HANDLER_ERROR', message: 'the list is locked' });
+    await until(() => seen.errors.length > 0, 'the console line');
     expect(seen.errors).to.have.length(1);
     expect(seen.errors[0]![0]).to.equal('[pedelec] The handler of clear threw; the agent was told: the list is locked');
     expect(seen.errors[0]![1], 'the thrown error itself: its stack shows').to.equal(thrown);
@@ -89,6 +92,7 @@ describe('<pedelec-session>: a developer’s mistakes on the console', () => {
     const { warning } = ((await warned) as PedelecWarningEvent).detail;
     expect(warning.code).to.equal('SUBMIT_TOOL_RESULT_FAILED');
     expect(errors, 'nothing the chat would show').to.deep.equal([]);
+    await until(() => seen.warnings.length > 0, 'the console line');
     expect(seen.warnings).to.have.length(1);
     expect(seen.warnings[0]![0]).to.match(
       /^\[pedelec\] slow answered \d+ ms after its deadline \(its timeout-ms\): the agent was told TOOL_TIMEOUT, and this answer is dropped\.$/,
