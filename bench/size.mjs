@@ -26,7 +26,7 @@ export const SIZE_BUDGET = Object.freeze({ cdn: 18_432, core: 8_704 });
  * splitting on. Lower them whenever the kit shrinks; raise one only in a commit of its own whose body
  * names the user-visible feature that needs the bytes.
  */
-export const SIZE_RATCHET = Object.freeze({ cdn: 31_232, core: 16_416 });
+export const SIZE_RATCHET = Object.freeze({ cdn: 31_488, core: 16_416 });
 
 /**
  * Each lazy chunk of the CDN build has its own ceiling, gzip -9, by the chunk's name (its file name
@@ -50,6 +50,7 @@ export const CHUNK_BUDGETS = Object.freeze({
   'approval-surfaces': 256,
   'approval-card': 2_048,
   'near-miss': 512,
+  'developer-console': 512,
 });
 
 export const CDN_FILE = 'cdn/pedelec-elements.js';
