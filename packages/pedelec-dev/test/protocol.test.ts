@@ -878,6 +878,26 @@ test("current: /artifact publishes a file — provider_artifact with the turn's 
   assert.equal(file.body, content);
 });
 
+test('current: /artifact-image publishes a small PNG, kind image, as an image generator would', async (t) => {
+  const core = await startCore(t);
+  const page = await BridgeClient.open(t, core);
+  const sessionId = await createSession(page, { provider: 'codex' });
+  const events = await plainTurn(page, sessionId, '/artifact-image sunset.png', { operationId: 'op_image' });
+  const { artifact } = events.find((m) => m.type === 'provider_artifact')!;
+  assert.deepEqual(
+    { name: artifact.name, path: artifact.path, mimeType: artifact.mimeType, kind: artifact.kind },
+    { name: 'sunset.png', path: '/artifacts/sunset.png', mimeType: 'image/png', kind: 'image' },
+  );
+  assert.ok(artifact.sizeBytes > 8 && artifact.sizeBytes < 1024, `${artifact.sizeBytes} bytes`);
+  const { file } = await download(core, page, sessionId, artifact.path);
+  assert.equal(file.status, 200);
+  assert.equal(file.headers['content-type'], 'image/png');
+  assert.equal(Number(file.headers['content-length']), artifact.sizeBytes);
+  // Without a name it is image.png.
+  const unnamed = await plainTurn(page, sessionId, '/artifact-image', { operationId: 'op_image_2' });
+  assert.equal(unnamed.find((m) => m.type === 'provider_artifact')!.artifact.name, 'image.png');
+});
+
 /**
  * Why SDK 0.4.6 would refuse an artifact (its strict check of `provider_artifact`), or null when it
  * takes it. Written from the rules, not from its code; provider codes are not limited to its six here,

@@ -14,6 +14,12 @@ import type { AgentSession, AgentSessionInfo, DevAgent, TurnContext } from './ty
 
 const CALL = /^\/call\s+(\S+)\s*([\s\S]*)$/;
 const ARTIFACT = /^\/artifact(?:\s+(\S+)\s?([\s\S]*))?$/;
+const ARTIFACT_IMAGE = /^\/artifact-image(?:\s+(\S+))?\s*$/;
+/** `/artifact-image`'s picture: a 1×1 PNG, as an image generator's artifact would arrive. */
+const TINY_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 const ARTIFACT_HINT =
   'Type /artifact <name> <text> to have me publish a file, or /session to see the settings this session was created with.';
 
@@ -167,6 +173,8 @@ class ScriptedSession implements AgentSession {
     const call = CALL.exec(message);
     if (call) return this.slashCall(ctx, call[1], call[2].trim());
 
+    const image = ARTIFACT_IMAGE.exec(message);
+    if (image) return this.slashArtifact(ctx, image[1] ?? 'image.png', TINY_PNG, 'image/png');
     const artifact = ARTIFACT.exec(message);
     if (artifact) return this.slashArtifact(ctx, artifact[1], artifact[2] ?? '');
     if (await workspaceCommand(ctx, message)) return;
@@ -208,12 +216,17 @@ class ScriptedSession implements AgentSession {
   }
 
   /** `/artifact <name> <text…>`: publishes the text as a file; a refused name is explained, not thrown. */
-  private async slashArtifact(ctx: TurnContext, name: string | undefined, content: string): Promise<void> {
+  private async slashArtifact(
+    ctx: TurnContext,
+    name: string | undefined,
+    content: string | Uint8Array,
+    mimeType?: string,
+  ): Promise<void> {
     if (name === undefined)
       return streamText(ctx, `Give the file a name and its text: /artifact notes.txt Hello from the agent`);
     let published;
     try {
-      published = await ctx.publishArtifact(name, content);
+      published = await ctx.publishArtifact(name, content, mimeType);
     } catch (error) {
       if (ctx.signal.aborted) return;
       const { code, message } = error as { code?: string; message?: string };

@@ -93,7 +93,8 @@ export interface TurnContext {
    * its extension (`text/plain` otherwise). Rejects with a `{ code, message }` error when the name,
    * type or size is refused or the session has ended. Queued with the turn's tool calls, in order.
    */
-  publishArtifact(name: string, content: string, mimeType?: string): Promise<PublishedArtifact>;
+  /** Publishes a file: its text (UTF-8) or its bytes. */
+  publishArtifact(name: string, content: string | Uint8Array, mimeType?: string): Promise<PublishedArtifact>;
   /** The session's workspace (null with the 0.1 protocol, which has none). */
   readonly workspace: AgentWorkspace | null;
 }

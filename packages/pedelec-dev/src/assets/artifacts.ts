@@ -60,14 +60,16 @@ export async function storeArtifact(
 ): Promise<PublishedArtifact> {
   if (!isArtifactName(name))
     throw new DevCoreError('INVALID_INPUT', 'An artifact name must be a plain file name (no "/")', { name });
-  if (typeof content !== 'string') throw new DevCoreError('INVALID_INPUT', "An artifact's content must be a string");
+  if (typeof content !== 'string' && !(content instanceof Uint8Array))
+    throw new DevCoreError('INVALID_INPUT', "An artifact's content must be a string or bytes");
   if (mimeType !== undefined && typeof mimeType !== 'string')
     throw new DevCoreError('INVALID_INPUT', 'mimeType must be a string');
   if (!session.writeAsset)
     throw new DevCoreError('ARTIFACTS_UNAVAILABLE', 'This session has no asset folder to publish into');
   const type = mimeType || ARTIFACT_TYPES[extname(name).toLowerCase()] || 'text/plain';
   const path = `${ARTIFACT_FOLDER}/${name}`;
-  const entry = await session.writeAsset(session.id, path, Buffer.from(content, 'utf8'), type);
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
+  const entry = await session.writeAsset(session.id, path, bytes, type);
   return {
     id: `artifact_${randomUUID()}`,
     provider: session.provider,

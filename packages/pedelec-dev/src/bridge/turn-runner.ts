@@ -149,7 +149,7 @@ export class TurnRunner {
         return call;
       },
       refused: (result: JsonValue) => this.toolCalls.isRefusal(result),
-      publishArtifact: (name: string, content: string, mimeType?: string) => {
+      publishArtifact: (name: string, content: string | Uint8Array, mimeType?: string) => {
         // In the same queue as tool calls: the turn waits for the file, and events keep the agent's order.
         const publish = turn.queue.then(() => this.publishArtifact(turn, name, content, mimeType));
         turn.queue = publish.then(noop, noop);
