@@ -31,6 +31,7 @@ import type {
   PedelecUsageEvent,
   PedelecWarningEvent,
   PedelecWorkspace,
+  RenderArtifact,
   RenderMarkdown,
   ToolArgsSchema,
   ToolDefinition,
@@ -102,6 +103,8 @@ export interface PedelecChatProps {
   forElement?: PedelecSessionElement | null;
   /** Your own Markdown renderer (`markdown` mode): returns a Node that is inserted as is, so sanitizing is yours. */
   renderMarkdown?: RenderMarkdown | undefined;
+  /** Your own artifact view: `(artifact, { read }) => Node | null`, `read()` resolving the file; null (or a throw) shows the chat's own. */
+  renderArtifact?: RenderArtifact | undefined;
 }
 
 /** The events of `<pedelec-chat>`. */

@@ -6,3 +6,4 @@ export { PedelecArgElement } from './arg/pedelec-arg.element.js';
 export { PedelecGuidanceElement } from './guidance/pedelec-guidance.element.js';
 export { SESSION_TAG, TOOL_TAG, ARG_TAG, GUIDANCE_TAG, CHAT_TAG } from './tags.js';
 export { PedelecChatElement, type RenderMarkdown } from './chat/pedelec-chat.element.js';
+export type { ArtifactTools, RenderArtifact } from './chat/artifact-row.js';

@@ -1,6 +1,6 @@
 /**
  * The chat's templates: the log of the conversation (one row per message, tool call, approval card,
- * decision or error), the availability line, the composer. Written to be read: the build minifies them.
+ * artifact, decision or error), the availability line, the composer. Written to be read: the build minifies them.
  */
 import { html, type TemplateResult } from 'lit';
 import { guard } from 'lit/directives/guard.js';
@@ -82,9 +82,9 @@ function rowTemplate(view: ChatView, entry: ChatEntry): TemplateResult {
       const after = entry.ms !== undefined ? ` in ${Math.round(entry.ms)} ms` : entry.state === 'running' ? '…' : '';
       return html`<div part="tool ${entry.state}">${entry.name}: ${entry.state}${after}</div>`;
     }
-    case 'approval':
-      // The card renders itself as the person answers it (approval-card.ts): here it is only placed.
-      return html`${entry.card}`;
+    case 'placed':
+      // It renders itself (approval-card.ts, artifact-row.ts): here it is only placed.
+      return html`${entry.node}`;
     case 'decision':
       return html`<div part="decision ${entry.approved ? 'approved' : 'rejected'}">${entry.text}</div>`;
     default:

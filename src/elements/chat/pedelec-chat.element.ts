@@ -1,7 +1,9 @@
 import { checkAttributes } from '../unknown-attributes.js';
 import { LitElement, type PropertyValues } from 'lit';
 import { lazyModule } from '../../core/lazy-module.js';
+import type { PedelecArtifactEvent } from '../../events/artifact.event.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
+import type { RenderArtifact } from './artifact-row.js';
 import { AgentBodies } from './agent-bodies.js';
 import { chatTemplate } from './chat-templates.js';
 import { Conversation } from './conversation.js';
@@ -12,9 +14,12 @@ import { CHAT_TAG } from '../tags.js';
 
 /** The approval card, loaded when the chat is first asked: most conversations never need it. */
 const loadApprovalCard = lazyModule(() => import('./approval-card.js'));
+/** The artifact row, loaded when the chat sees its first artifact. */
+const loadArtifactRow = lazyModule(() => import('./artifact-row.js'));
 
 /** Turns Markdown into DOM the chat inserts as is (sanitizing is the renderer's job). */
 export type RenderMarkdown = (markdown: string) => Node;
+export type { ArtifactTools, RenderArtifact } from './artifact-row.js';
 
 /** The session a chat talks to now, for the kit's tests: not a member of the element. */
 export let boundSessionOf!: (chat: PedelecChatElement) => PedelecSessionElement | null;
@@ -26,7 +31,9 @@ export let boundSessionOf!: (chat: PedelecChatElement) => PedelecSessionElement 
  * It is where a consequential tool's call is approved when the page does not answer
  * `pedelec-tool-approval` itself: a card in the transcript (the tool, its arguments, Approve and Reject
  * with an optional reason, the arguments editable when the tool allows it), and a row for every
- * decision on the session's consequential calls, whoever decided.
+ * decision on the session's consequential calls, whoever decided. Artifacts show where they arrived:
+ * raster images (PNG, JPEG, GIF, WebP) inline, every other file as a download link (never opened in
+ * the page), unless `renderArtifact` shows it.
  * Agent text is shown as text; the `markdown` attribute opts into sanitized Markdown. Light and dark
  * follow `prefers-color-scheme` (force one with `color-scheme` on the element); its default height is
  * `24rem`.
@@ -40,6 +47,7 @@ export let boundSessionOf!: (chat: PedelecChatElement) => PedelecSessionElement 
  *
  * @prop {PedelecSessionElement | null} forElement - The session to talk to; wins over `for` and the nearest session.
  * @prop {RenderMarkdown | undefined} renderMarkdown - Your own Markdown renderer (`markdown` mode): returns a Node that is inserted as is, so sanitizing is yours.
+ * @prop {RenderArtifact | undefined} renderArtifact - Your own artifact view: `(artifact, { read }) => Node | null`, `read()` resolving the file; null (or a throw) shows the chat's own.
  *
  * @fires {PedelecErrorEvent} pedelec-error - `MARKDOWN_RENDER_FAILED` (once) when a `renderMarkdown` throws (that message shows as text).
  *
@@ -54,6 +62,7 @@ export let boundSessionOf!: (chat: PedelecChatElement) => PedelecSessionElement 
  * @csspart done - A tool call that was answered.
  * @csspart failed - A tool call the kit answered with an error (not found, denied, invalid, threw…).
  * @csspart approval - An approval card (`role="group"`); also `waiting`, `approved`, `rejected` or `withdrawn` (the call stopped waiting).
+ * @csspart artifact - An artifact: an image (`img`, its name as alt text) or a download link (`a`), or your renderer's Node.
  * @csspart decision - A row saying who approved or rejected a consequential tool's call; also `approved` or `rejected`.
  * @csspart error - An error row.
  * @csspart availability - The line saying what to set up.
@@ -102,6 +111,11 @@ export class PedelecChatElement extends LitElement {
   declare markdown: boolean;
   declare forElement: PedelecSessionElement | null;
   declare renderMarkdown: RenderMarkdown | undefined;
+  /**
+   * Read when an artifact arrives, not rendered: a plain property (not a reactive one) keeps a value
+   * set before the element was defined all the same.
+   */
+  declare renderArtifact: RenderArtifact | undefined;
 
   readonly #binding = new SessionBinding(this, {
     // Another session: another conversation.
@@ -109,14 +123,15 @@ export class PedelecChatElement extends LitElement {
     // Its bridge may have changed.
     updated: () => this.#conversation.sessionUpdated(),
     event: (event) => {
-      this.#conversation.event(event);
+      if (event.type === 'pedelec-artifact') this.#placeArtifact(event as PedelecArtifactEvent);
+      else this.#conversation.event(event);
       this.requestUpdate();
     },
     // The card goes in the transcript where the call arrived, and takes focus once it shows.
     ask: (question) =>
       loadApprovalCard().then(({ askInChat }) =>
         askInChat(question, (card) => {
-          this.#conversation.transcript.approval(card);
+          this.#conversation.transcript.place(card);
           this.requestUpdate();
           return this.updateComplete;
         }),
@@ -139,6 +154,20 @@ export class PedelecChatElement extends LitElement {
     this.htmlFor = null;
     this.markdown = false;
     this.forElement = null;
+  }
+
+  /**
+   * The artifact's row takes its place at once, where it arrived; what it shows comes with its chunk.
+   * A chunk that did not load leaves the row empty: the file is still the session's to read.
+   */
+  #placeArtifact({ detail: { artifact } }: PedelecArtifactEvent): void {
+    const row = document.createElement('div');
+    const session = this.#binding.session?.session;
+    this.#conversation.transcript.place(row);
+    loadArtifactRow().then(
+      (chunk) => chunk.default(row, artifact, session, this),
+      () => {},
+    );
   }
 
   get maxMessages(): number | null {

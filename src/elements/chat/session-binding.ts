@@ -6,6 +6,7 @@
  * or the session updates (its bridge, say).
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { PedelecArtifactEvent } from '../../events/artifact.event.js';
 import { PedelecChatDeltaEvent } from '../../events/chat-delta.event.js';
 import { PedelecEndedEvent } from '../../events/ended.event.js';
 import { PedelecErrorEvent } from '../../events/error.event.js';
@@ -30,6 +31,7 @@ export const CHAT_EVENTS = [
   PedelecErrorEvent.eventName,
   PedelecEndedEvent.eventName,
   PedelecReadyEvent.eventName,
+  PedelecArtifactEvent.eventName,
 ];
 
 /** The chat, as its binding sees it. */

@@ -1,13 +1,13 @@
 /**
- * One row of a chat transcript. Agent rows are `busy` while their turn runs. An approval row holds its
- * card as it shows (the card renders itself as the person answers it); a decision row says who decided
- * on a consequential tool's call.
+ * One row of a chat transcript. Agent rows are `busy` while their turn runs. A placed row holds a node
+ * that renders itself (an approval card as the person answers it, an artifact as its file arrives); a
+ * decision row says who decided on a consequential tool's call.
  */
 export type ChatEntry =
   | { kind: 'user'; text: string }
   | { kind: 'agent'; text: string; busy: boolean }
   | { kind: 'tool'; id: string; name: string; state: 'running' | 'done' | 'failed'; ms?: number }
-  | { kind: 'approval'; card: unknown }
+  | { kind: 'placed'; node: unknown }
   | { kind: 'decision'; text: string; approved: boolean }
   | { kind: 'error'; text: string };
 
@@ -111,9 +111,9 @@ export class Transcript {
     this.#add({ kind: 'error', text });
   }
 
-  /** A consequential tool's call asks the person here: `card` is what shows. */
-  approval(card: unknown): void {
-    this.#add({ kind: 'approval', card });
+  /** A row that renders itself: a consequential tool's approval card, an artifact. */
+  place(node: unknown): void {
+    this.#add({ kind: 'placed', node });
   }
 
   decision(text: string, approved: boolean): void {
