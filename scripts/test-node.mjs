@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { root, testTsconfig, tierFromArgs } from './test-tiers.mjs';
 
-const { files: tier, rest: args } = tierFromArgs(process.argv.slice(2));
+const { name: tierName, files: tier, rest: args } = tierFromArgs(process.argv.slice(2));
 const named = args.filter((arg) => !arg.startsWith('-') && /\.test\.(mjs|ts)$/.test(arg) && existsSync(arg));
 const options = args.filter((arg) => !named.includes(arg));
 const files = named.length > 0 ? named.map((file) => resolve(file)) : tier.node;
@@ -20,8 +20,11 @@ const reporter = options.some((arg) => arg.startsWith('--test-reporter'))
 // Two files at a time: node:test's default on a two-core machine is one, and most files wait on
 // sockets and child processes more than they compute.
 const concurrency = options.some((arg) => arg.startsWith('--test-concurrency')) ? [] : ['--test-concurrency=2'];
-// A test that hangs fails after two minutes instead of holding the run (a test may set a longer one).
-const timeout = options.some((arg) => arg.startsWith('--test-timeout')) ? [] : ['--test-timeout=120000'];
+// A test that hangs fails after two minutes instead of holding the run; a perf file after five (100
+// process starts, or a load held for its measure, take longer than any other test, and each file is one
+// test to the runner).
+const limit = tierName === 'perf' ? 300_000 : 120_000;
+const timeout = options.some((arg) => arg.startsWith('--test-timeout')) ? [] : [`--test-timeout=${limit}`];
 const run = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', ...concurrency, ...timeout, ...reporter, ...options, ...files],

@@ -18,7 +18,7 @@ import { LinkPage, startCore } from '../helpers.js';
 
 const STARTS = 100;
 /** Relays running at once: the starts are sequential within each lane. */
-const LANES = 2;
+const LANES = 4;
 const BUILT_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 // 100 process starts: about 80 s on 2 CPUs with nothing else running; the runner's 120 s per test is
