@@ -21,8 +21,8 @@ const STARTS = 100;
 const LANES = 4;
 const BUILT_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
-// 100 process starts: about 80 s on 2 CPUs with nothing else running; the runner's 120 s per test is
-// too short for that on a busy machine.
+// 100 process starts: about 100 s on 2 CPUs with nothing else running, within the five minutes the
+// perf tier gives a file (scripts/test-node.mjs).
 test(
   `${STARTS} relay starts in a row leave the server's sessions and listen streams where they were`,
   { timeout: 300_000 },
