@@ -1,17 +1,8 @@
-import type { ToolApprovalAnswer, ToolCallContext, ToolCallVia } from '../core/index.js';
+import type { ToolApprovalAnswer, ToolApprovalRequest } from '../core/index.js';
 import { PedelecEvent } from './pedelec-event.js';
 
-export type PedelecToolApprovalDetail = {
-  readonly tool: string;
-  /** The arguments, already checked against the tool's schema. */
-  readonly args: unknown;
-  readonly via: ToolCallVia;
-  /** Whether the person may change the arguments (`approval-editable`): answer with `args` then. */
-  readonly editable: boolean;
-  /** Aborts when the wait is over without this answer (timed out, the call ended): close your UI. */
-  readonly signal: AbortSignal;
-  readonly context: ToolCallContext;
-};
+/** A consequential call waiting for a person: the core's approval request, as the page's event carries it. */
+export type PedelecToolApprovalDetail = ToolApprovalRequest;
 
 /**
  * Fired on a consequential `<pedelec-tool>` (on the session for a JS tool) when the Pedelec agent calls
