@@ -35,7 +35,7 @@ export const SIZE_RATCHET = Object.freeze({ cdn: 31_488, core: 16_416 });
  * `npm test` fails; raising one is a commit of its own naming the user-visible feature.
  */
 export const CHUNK_BUDGETS = Object.freeze({
-  'pedelec-chat': 10_496,
+  'pedelec-chat': 11_008,
   markdown: 28_672,
   webmcp: 4_480,
   'mcp-page-link': 2_048,
