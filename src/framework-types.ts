@@ -33,6 +33,7 @@ import type {
   PedelecWorkspace,
   RenderArtifact,
   RenderMarkdown,
+  RenderToolResult,
   ToolArgsSchema,
   ToolDefinition,
   ToolSpecificHandler,
@@ -95,6 +96,10 @@ export interface PedelecChatProps {
   htmlFor?: string | null;
   /** Render the agent's replies as Markdown (loads `pedelec-elements/markdown` on first use, or uses `renderMarkdown`). */
   markdown?: boolean;
+  /** Show the session's total tokens under the conversation, updated as Core reports them (property `showUsage`). */
+  'show-usage'?: boolean;
+  /** Show the session's total tokens under the conversation, updated as Core reports them (property `showUsage`). */
+  showUsage?: boolean;
   /** Keep at most this many rows (messages, tool calls, errors): beyond, the oldest go. Without it (or not a positive number), every row stays. Property: `maxMessages`. */
   'max-messages'?: number | string;
   /** Keep at most this many rows (messages, tool calls, errors): beyond, the oldest go. Without it (or not a positive number), every row stays. Property: `maxMessages`. */
@@ -261,6 +266,8 @@ export interface PedelecToolProps {
   handler?: ToolSpecificHandler | undefined;
   /** The args schema as an object (JS only). Assign a new object to change it. */
   argsSchema?: ToolArgsSchema | undefined;
+  /** How `<pedelec-chat>` shows a result in the call's row (JS only): `(result, { args, tool, error }) => Node | string | null`; a string is text, never HTML; null (or a throw) shows the JSON. */
+  renderResult?: RenderToolResult | undefined;
 }
 
 /** The events of `<pedelec-tool>`. */

@@ -12,11 +12,13 @@ export { PedelecWorkspace } from './workspace.js';
 export type { WorkspaceRunOptions, WorkspaceRunResult } from './workspace.js';
 export type {
   GenericToolHandler,
+  RenderToolResult,
   SerializableSkillsManifest,
   SerializableToolManifest,
   SkillsInput,
   ToolDefinition,
   ToolNameOf,
+  ToolResultContext,
   ToolSpecificHandler,
 } from './tools.js';
 export { PEDELEC_EXTENSION_ID, PEDELEC_PROTOCOL_VERSION } from './bridge-port.js';

@@ -47,7 +47,19 @@ export type ToolDefinition<TArgs = unknown, TResult = unknown, TName extends str
   approvalEditable?: boolean;
   /** (ours) How long a consequential call waits for a person (default 300 000 ms): then `TOOL_APPROVAL_TIMEOUT`. */
   approvalTimeoutMs?: number;
+  /** (ours) How `<pedelec-chat>` shows a result in the call's row. Kept in the browser, never sent to Core. */
+  renderResult?: RenderToolResult;
 };
+
+/** What a result renderer learns of its call: its arguments, its tool, and the kit's error if it failed. */
+export type ToolResultContext = { args: unknown; tool: string; error: PedelecError | null };
+
+/**
+ * Shows a tool's result: a Node, or a string shown as text (never parsed as HTML); `null` shows the
+ * result as JSON, as does a renderer that throws. `result` is what went back to the agent: the
+ * handler's JSON, or the kit's `{ error }` result (then `context.error` is that error).
+ */
+export type RenderToolResult = (result: unknown, context: ToolResultContext) => Node | string | null;
 
 /** How long a consequential tool's call waits for a person unless told otherwise. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 300_000;

@@ -2,9 +2,10 @@
  * The chat's templates: the log of the conversation (one row per message, tool call, approval card,
  * artifact, decision or error), the availability line, the composer. Written to be read: the build minifies them.
  */
-import { html, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit';
 import { guard } from 'lit/directives/guard.js';
 import { repeat } from 'lit/directives/repeat.js';
+import type { ResultView } from './tool-result.js';
 import type { ChatEntry, TranscriptPage } from './transcript.js';
 
 /** What the templates need from the chat. */
@@ -13,6 +14,8 @@ export type ChatView = {
   /** Changes when every row must render again (how agent messages render changed). */
   generation: number;
   note: string;
+  /** The session's total tokens to show (`show-usage`), or undefined: no usage line. */
+  usage: number | undefined;
   busy: boolean;
   /** The agent's message, as it shows: its text's nodes, or (Markdown mode) the rendered Node. */
   agentBody(entry: ChatEntry & { kind: 'agent' }): unknown;
@@ -35,6 +38,7 @@ export function chatTemplate(view: ChatView): TemplateResult {
       ${view.pages.length ? pages : html`<slot name="empty"></slot>`}
     </div>
     <p part="availability" role="status">${view.note}</p>
+    ${view.usage === undefined ? nothing : html`<p part="usage">${view.usage.toLocaleString()} tokens</p>`}
     <form part="composer" @submit=${view.onSubmit}>
       <textarea
         part="input"
@@ -80,7 +84,8 @@ function rowTemplate(view: ChatView, entry: ChatEntry): TemplateResult {
     }
     case 'tool': {
       const after = entry.ms !== undefined ? ` in ${Math.round(entry.ms)} ms` : entry.state === 'running' ? '…' : '';
-      return html`<div part="tool ${entry.state}">${entry.name}: ${entry.state}${after}</div>`;
+      return html`<div part="tool ${entry.state}">${entry.name}: ${entry.state}${after}</div>
+        ${entry.shown ? resultTemplate(entry.shown) : nothing}`;
     }
     case 'placed':
       // It renders itself (approval-card.ts, artifact-row.ts): here it is only placed.
@@ -91,3 +96,9 @@ function rowTemplate(view: ChatView, entry: ChatEntry): TemplateResult {
       return html`<div part="error">${entry.text}</div>`;
   }
 }
+
+/** A tool's result under its row: the tool's own view, or its JSON folded away (it is for the curious). */
+const resultTemplate = (shown: ResultView) =>
+  'own' in shown
+    ? html`<div part="tool-result">${shown.own}</div>`
+    : html`<details part="tool-result"><summary>Result</summary><pre>${shown.json}</pre></details>`;

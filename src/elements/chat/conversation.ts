@@ -16,6 +16,7 @@ import { PedelecTurnEvent } from '../../events/turn.event.js';
 import type { PedelecSessionElement } from '../session/pedelec-session.element.js';
 import { ADVICE, adviceFor, errorAdvice, providerAdvice } from './advice.js';
 import { decisionText } from './decisions.js';
+import { resultView } from './tool-result.js';
 import { Transcript } from './transcript.js';
 
 const BUSY = ['starting', 'running', 'waiting_tool_result'];
@@ -138,8 +139,14 @@ export class Conversation {
         break;
       }
       case PedelecToolResultEvent.eventName: {
-        const { context, ok, durationMs } = (event as PedelecToolResultEvent).detail;
-        t.toolResult(context.toolRequestId, ok, durationMs);
+        const { detail } = event as PedelecToolResultEvent;
+        const s = this.session();
+        t.toolResult(
+          detail.context.toolRequestId,
+          detail.ok,
+          detail.durationMs,
+          s ? () => resultView(s, detail) : undefined,
+        );
         break;
       }
       case PedelecToolApprovalDecidedEvent.eventName: {

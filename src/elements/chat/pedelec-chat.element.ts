@@ -43,6 +43,7 @@ export let boundSessionOf!: (chat: PedelecChatElement) => PedelecSessionElement 
  *
  * @attr {string} for - The id of the `<pedelec-session>` to talk to, looked up in this element's root (also when it appears later), as `<label for>` names its control. Without it: the nearest session around the element. Property: `htmlFor`.
  * @attr {boolean} markdown - Render the agent's replies as Markdown (loads `pedelec-elements/markdown` on first use, or uses `renderMarkdown`).
+ * @attr {boolean} show-usage - Show the session's total tokens under the conversation, updated as Core reports them (property `showUsage`).
  * @attr {number} max-messages - Keep at most this many rows (messages, tool calls, errors): beyond, the oldest go. Without it (or not a positive number), every row stays. Property: `maxMessages`.
  *
  * @prop {PedelecSessionElement | null} forElement - The session to talk to; wins over `for` and the nearest session.
@@ -58,6 +59,7 @@ export let boundSessionOf!: (chat: PedelecChatElement) => PedelecSessionElement 
  * @csspart user - A message the user sent.
  * @csspart agent - A message from the agent (`aria-busy="true"` while it streams).
  * @csspart tool - A tool call row; also `running`, `done` or `failed`.
+ * @csspart tool-result - Under an answered call's row: the tool's `renderResult` view, else the result's JSON (folded in a `details`).
  * @csspart running - A tool call still running.
  * @csspart done - A tool call that was answered.
  * @csspart failed - A tool call the kit answered with an error (not found, denied, invalid, threw…).
@@ -66,6 +68,7 @@ export let boundSessionOf!: (chat: PedelecChatElement) => PedelecSessionElement 
  * @csspart decision - A row saying who approved or rejected a consequential tool's call; also `approved` or `rejected`.
  * @csspart error - An error row.
  * @csspart availability - The line saying what to set up.
+ * @csspart usage - With `show-usage`: the line with the session's total tokens (once Core reported some).
  * @csspart composer - The form around the text field and the send button.
  * @csspart input - The text field.
  * @csspart send - The send button.
@@ -97,6 +100,7 @@ export class PedelecChatElement extends LitElement {
   static override properties = {
     htmlFor: { type: String, attribute: 'for' },
     markdown: { type: Boolean },
+    showUsage: { type: Boolean, attribute: 'show-usage' },
     // Its own accessor: the limit applies at once, also to events that arrive before the next update.
     maxMessages: { type: Number, attribute: 'max-messages', noAccessor: true },
     forElement: { attribute: false },
@@ -109,6 +113,7 @@ export class PedelecChatElement extends LitElement {
 
   declare htmlFor: string | null;
   declare markdown: boolean;
+  declare showUsage: boolean;
   declare forElement: PedelecSessionElement | null;
   declare renderMarkdown: RenderMarkdown | undefined;
   /**
@@ -152,7 +157,7 @@ export class PedelecChatElement extends LitElement {
   constructor() {
     super();
     this.htmlFor = null;
-    this.markdown = false;
+    this.markdown = this.showUsage = false;
     this.forElement = null;
   }
 
@@ -201,6 +206,7 @@ export class PedelecChatElement extends LitElement {
       pages: conversation.transcript.pages,
       generation: this.#bodies.generation,
       note: conversation.note,
+      usage: this.showUsage ? this.#binding.session?.session?.usage.totalTokens : undefined,
       busy: conversation.busy,
       markdown: this.markdown,
       agentBody: (entry) => this.#bodies.shown(entry),

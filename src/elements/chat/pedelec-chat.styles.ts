@@ -134,8 +134,12 @@ export const chatStyles = css`
     background: light-dark(#0000000d, #ffffff14);
   }
   [part~='tool'],
+  [part~='tool-result'],
   [part~='decision'] {
     font-size: 0.85em;
+  }
+  [part~='tool'],
+  [part~='decision'] {
     color: var(--pedelec-chat-muted-color, light-dark(#565a63, #a9adb6));
   }
   [part~='failed'],
@@ -147,6 +151,13 @@ export const chatStyles = css`
     padding: 0.5rem 0.75rem;
     font-size: 0.9em;
     background: var(--pedelec-chat-notice-background, light-dark(#fff4d6, #3d3413));
+  }
+  [part~='usage'] {
+    margin: 0;
+    padding: 0.25rem 0.75rem;
+    font-size: 0.8em;
+    text-align: end;
+    color: var(--pedelec-chat-muted-color, light-dark(#565a63, #a9adb6));
   }
   [part~='availability']:empty {
     padding: 0;

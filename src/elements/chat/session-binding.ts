@@ -16,6 +16,7 @@ import { PedelecToolApprovalDecidedEvent } from '../../events/tool-approval-deci
 import { PedelecToolResultEvent } from '../../events/tool-result.event.js';
 import { PedelecToolStartEvent } from '../../events/tool-start.event.js';
 import { PedelecTurnEvent } from '../../events/turn.event.js';
+import { PedelecUsageEvent } from '../../events/usage.event.js';
 import { offerApprovalSurface, type ApprovalSurface } from '../approval-surfaces.js';
 import { onSessionConnected } from '../session-connected.js';
 import { PedelecSessionElement } from '../session/pedelec-session.element.js';
@@ -32,6 +33,7 @@ export const CHAT_EVENTS = [
   PedelecEndedEvent.eventName,
   PedelecReadyEvent.eventName,
   PedelecArtifactEvent.eventName,
+  PedelecUsageEvent.eventName,
 ];
 
 /** The chat, as its binding sees it. */

@@ -3,10 +3,12 @@
  * that renders itself (an approval card as the person answers it, an artifact as its file arrives); a
  * decision row says who decided on a consequential tool's call.
  */
+import type { ResultView } from './tool-result.js';
+
 export type ChatEntry =
   | { kind: 'user'; text: string }
   | { kind: 'agent'; text: string; busy: boolean }
-  | { kind: 'tool'; id: string; name: string; state: 'running' | 'done' | 'failed'; ms?: number }
+  | { kind: 'tool'; id: string; name: string; state: 'running' | 'done' | 'failed'; ms?: number; shown?: ResultView }
   | { kind: 'placed'; node: unknown }
   | { kind: 'decision'; text: string; approved: boolean }
   | { kind: 'error'; text: string };
@@ -96,13 +98,15 @@ export class Transcript {
     this.#add({ kind: 'tool', id, name, state: 'running' }, true);
   }
 
-  toolResult(id: string, ok: boolean, ms: number): void {
+  /** `shown`: what the row shows of the result, asked only if the row is still there to show it. */
+  toolResult(id: string, ok: boolean, ms: number, shown?: () => ResultView): void {
     // Only a row still running: one settled as failed when its turn ended stays failed (Core
     // stopped waiting; a late result never reached the agent).
     for (const entry of this.#open.keys()) {
       if (entry.kind !== 'tool' || entry.id !== id) continue;
       entry.state = ok ? 'done' : 'failed';
       entry.ms = ms;
+      entry.shown = shown?.();
       this.#closed(entry);
     }
   }

@@ -16,9 +16,12 @@ import { ElementStatus, type PedelecElementStatus } from './status.js';
 import { inPage, inputChanged, wireSession, type InvokeResult, type SessionParts } from './session-parts.js';
 import { defineElement } from '../define-element.js';
 import { SESSION_TAG } from '../tags.js';
+import type { ToolBuild } from './tool-registry.js';
 
 /** For the kit's tests: how many manifest builds ran (one per batch of changes). Not a member of the element. */
 export let buildsOf!: (el: PedelecSessionElement) => number;
+/** For the chat: the tools as last built (each with its element or JS definition). Not a member of the element. */
+export let toolsBuiltOf!: (el: PedelecSessionElement) => ToolBuild;
 /** For the kit's leak tests: the sizes of the element's bookkeeping. */
 export let bookkeepingOf!: (el: PedelecSessionElement) => ReturnType<SessionParts['bookkeeping']>;
 
@@ -135,6 +138,7 @@ export class PedelecSessionElement extends ReactiveElement {
 
   static {
     buildsOf = (el) => el.#declarations.builds;
+    toolsBuiltOf = (el) => el.#declarations.built;
     bookkeepingOf = (el) => el.#parts.bookkeeping();
   }
 

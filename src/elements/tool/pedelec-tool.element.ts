@@ -1,7 +1,7 @@
 import { checkAttributes } from '../unknown-attributes.js';
 import { ReactiveElement, type PropertyValues } from '@lit/reactive-element';
 import { hideDeclaration } from '../hidden.js';
-import type { ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
+import type { RenderToolResult, ToolArgsSchema, ToolDefinition, ToolSpecificHandler } from '../../core/index.js';
 import { Membership } from '../registration.js';
 import { DECLARATION_ATTRIBUTES, readSchema } from './declaration.js';
 import { formSchema } from './form-link.js';
@@ -61,6 +61,7 @@ export let setInvalid!: (tool: PedelecToolElement, reason: string | null) => voi
  * @attr {boolean} invalid - Reflected (output): the declaration is invalid and left out of the manifest; see `invalidReason`.
  *
  * @prop {ToolSpecificHandler | undefined} handler - The handler (JS only). Changing it is never a tool change.
+ * @prop {RenderToolResult | undefined} renderResult - How `<pedelec-chat>` shows a result in the call's row (JS only): `(result, { args, tool, error }) => Node | string | null`; a string is text, never HTML; null (or a throw) shows the JSON.
  * @prop {ToolArgsSchema | undefined} argsSchema - The args schema as an object (JS only). Assign a new object to change it.
  * @prop {ToolDefinition | null} definition - Read-only: the definition built from all of the above (null when its args schema cannot be read; other problems show in `invalidReason`).
  * @prop {string | null} invalidReason - Read-only: why the declaration is left out, or null.
@@ -119,6 +120,8 @@ export class PedelecToolElement extends ReactiveElement {
   declare approvalTimeoutMs: number | null;
   declare handler: ToolSpecificHandler | undefined;
   declare argsSchema: ToolArgsSchema | undefined;
+  /** A plain property, not a declaration input: read when a result arrives, as set then. */
+  declare renderResult: RenderToolResult | undefined;
 
   // <pedelec-arg> children and an inline JSON script are part of the declaration, and so is `form`
   // (form-link.ts). `title` (the global attribute, with its native property) is not, but foreign

@@ -144,7 +144,8 @@ describe('<pedelec-chat>: approving a consequential tool’s call', () => {
     ]);
     await update(chat);
     expect(decisionRows(chat)).to.deep.equal(['Approved update_counter (by you in the chat)']);
-    expect(rowKinds(chat)).to.deep.equal(['message', 'tool', 'approval', 'decision']);
+    // The result shows under the tool's row (tool-results.test.ts), before the card that let it run.
+    expect(rowKinds(chat)).to.deep.equal(['message', 'tool', 'tool-result', 'approval', 'decision']);
     expect(shadow(chat).querySelector('[part~=tool]')!.getAttribute('part')).to.equal('tool done');
   });
 
