@@ -1,6 +1,7 @@
 // The `stream` benchmark's reply: Markdown as an agent writes it — sections with a heading, paragraphs
-// with inline code, emphasis and links, a tight list, a fenced code block and a table — deterministic,
-// cut at `bytes` characters (the cut may fall inside a block, as a stream's end can).
+// with inline code, emphasis and links, a tight list, a numbered list, a quote, a fenced code block and
+// a table: every block kind — deterministic, cut at `bytes` characters (the cut may fall inside a
+// block, as a stream's end can).
 
 function section(n) {
   const rows = Array.from(
@@ -17,6 +18,13 @@ function section(n) {
     `- the counter holds ${n * 3}`,
     `- ${n % 4} items are still open`,
     `- nothing else changed on the page`,
+    '',
+    `> The page said: "part ${n} saved". The agent takes that as **confirmed**, and checks it once more`,
+    `> with \`get_counter\` before the next step.`,
+    '',
+    `1. read part ${n + 1}`,
+    `2. compare it with the *previous* state`,
+    `3. report what changed`,
     '',
     '```js',
     `const step = ${n};`,

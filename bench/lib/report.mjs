@@ -105,7 +105,15 @@ export function summarizeStream(raw) {
     Object.entries(raw.results).map(([id, runs]) => {
       const phase = (p) =>
         Object.fromEntries(['p50', 'p95', 'max', 'wallP95'].map((k) => [k, summarize(runs.map((r) => r[p][k]))]));
-      return [id, { early: phase('early'), end: phase('end'), domNodes: summarize(runs.map((r) => r.domNodes)) }];
+      return [
+        id,
+        {
+          early: phase('early'),
+          end: phase('end'),
+          closeMs: summarize(runs.map((r) => r.closeMs)),
+          domNodes: summarize(runs.map((r) => r.domNodes)),
+        },
+      ];
     }),
   );
   const modes = {};
@@ -319,6 +327,7 @@ export function tableRows(s) {
           "the machine's load included",
         );
       }
+      stat('stream', kase, 'ms to close the reply', subject.closeMs, 'the whole message and the turn’s end, shown');
       stat('stream', kase, 'DOM nodes at the end', subject.domNodes);
     }
   }

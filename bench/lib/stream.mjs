@@ -8,8 +8,9 @@ export const PHASES = { early: [0, 0.2], end: [0.8, 1] };
 const PREFIX = 'stream:';
 
 /**
- * Frame stats per phase, from frames named `stream:<delta index>` (the closing mark is not a frame):
- * of the main thread's time, and the p95 of the clock's.
+ * Frame stats per phase, from frames named `stream:<delta index>`: of the main thread's time, and the
+ * p95 of the clock's; and `closeMs`, the main thread's time from the last delta's frames to the
+ * reply's close shown (the frame named `stream:end`: the whole message, the turn's end, their render).
  */
 export function phaseStats(frames, deltaCount) {
   const stats = {};
@@ -23,6 +24,7 @@ export function phaseStats(frames, deltaCount) {
     const wall = frameStats(inPhase.map((f) => f.wallMs));
     stats[phase] = { ...frameStats(inPhase.map((f) => f.ms)), wallP95: wall.p95 };
   }
+  stats.closeMs = frames.find(({ name }) => name === `${PREFIX}end`)?.ms;
   return stats;
 }
 

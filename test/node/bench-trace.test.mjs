@@ -35,10 +35,12 @@ test('a frame holds the main-thread tasks that start between its mark and the ne
   ]);
 });
 
-test("frames are split into the reply's first and last fifths by the delta they show", () => {
+test("frames are split into the reply's first and last fifths by the delta they show; the close is its own", () => {
   const frames = Array.from({ length: 10 }, (_, i) => ({ name: `stream:${i}`, ms: i + 1, wallMs: i + 1 }));
+  frames.push({ name: 'stream:end', ms: 42, wallMs: 50 });
   const stats = phaseStats(frames, 10);
   assert.deepEqual([stats.early.frames, stats.early.max, stats.end.frames, stats.end.max], [2, 2, 2, 10]);
+  assert.equal(stats.closeMs, 42);
 });
 
 test('startup: busy and blocking time until the ready mark, and self time per kind of work', () => {
