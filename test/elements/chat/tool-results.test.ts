@@ -69,7 +69,7 @@ describe('<pedelec-chat>: tool results', () => {
     const { chat } = await mounted();
     const shown = await agentCalls(chat, 'add', { a: 2, b: 3 });
     expect(shown.localName).to.equal('details');
-    expect(shown.open).to.equal(false);
+    expect((shown as HTMLDetailsElement).open).to.equal(false);
     expect(shown.querySelector('pre')!.textContent).to.equal('{\n  "sum": 5\n}');
     expect(shown.previousElementSibling!.getAttribute('part')).to.equal('tool done');
   });
