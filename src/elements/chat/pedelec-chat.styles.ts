@@ -138,6 +138,11 @@ export const chatStyles = css`
   [part~='decision'] {
     font-size: 0.85em;
   }
+  /* Under its call's row, indented: it belongs to that row. */
+  [part~='tool-result'] {
+    margin-top: -0.25rem;
+    padding-inline-start: 1em;
+  }
   [part~='tool'],
   [part~='decision'] {
     color: var(--pedelec-chat-muted-color, light-dark(#565a63, #a9adb6));
