@@ -89,6 +89,9 @@ customElements.whenDefined('pedelec-tool').then(() => {
     renderTodos();
     return { removed };
   };
+  // How the chat shows a result under the call's row (text, never HTML); null shows its JSON.
+  tool('update_counter').renderResult = (result, { error }) => (error ? null : `The counter is now ${result.value}.`);
+  tool('add_todo').renderResult = (result, { error }) => (error ? null : `Added #${result.id}: ${result.text}`);
 });
 
 // ── Tools, the event way ────────────────────────────────────────────────

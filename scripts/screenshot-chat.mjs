@@ -1,5 +1,5 @@
-// `node scripts/screenshot-chat.mjs`: the README's pictures of <pedelec-chat> mid-conversation, taken
-// from the real thing. Builds nothing: run `npm run build` first. Starts the development Core in
+// `npm run screenshots` (after screenshots.mjs): docs/chat.md's pictures of <pedelec-chat>
+// mid-conversation, taken from the real thing. Builds nothing: run `npm run build` first. Starts the development Core in
 // process on a free loopback port serving demo/ (the kit comes from the package's cdn/ folder, the
 // Markdown renderer from the chunk beside it), with a scripted rule that streams Markdown and calls two
 // of the demo's tools, drives the system's headless Chromium with puppeteer-core (no download, no
@@ -85,6 +85,8 @@ try {
   };
   await ask('/call update_counter {"delta": 2}', 'returned');
   await ask('Add oat milk to my list', 'Anything else?');
+  // A file the agent made: a download link where it arrived.
+  await ask('/artifact shopping.md oat milk, bread', 'Published shopping.md');
   // Mid-conversation: the next question is being typed.
   await field.type('Great, now mark it done');
 

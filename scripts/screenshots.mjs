@@ -1,5 +1,5 @@
-// `npm run screenshots`: the README's two pictures, taken from the real thing. Builds nothing: run
-// `npm run build` first. Starts the development Core in process on a free loopback port serving demo/
+// `npm run screenshots`: the README's two pictures, taken from the real thing (then
+// screenshot-chat.mjs takes docs/chat.md's). Builds nothing: run `npm run build` first. Starts the development Core in process on a free loopback port serving demo/
 // (the kit itself comes from the package's cdn/ folder, as with `npm start`), drives the system's
 // headless Chromium with puppeteer-core (no download, no network), and writes
 //   docs/images/demo.png       the demo after `/call update_counter {"delta": 2}`
