@@ -18,44 +18,33 @@
  * - `test(v)`: a boolean predicate with no path building and no allocation on the common path —
  *   this is all that runs for valid args. Kept small, so the engine can inline it into its parent;
  * - `explain(v, out, path)`: run only on a value that failed `test`; it re-walks the failing parts
- *   (children that pass `test` are skipped) and collects up to {@link MAX_ERRORS} errors with paths.
+ *   (children that pass `test` are skipped) and collects up to {@link MAX_ERRORS} errors with paths,
+ *   worded by args-errors.ts.
  *
  * No `eval`/`new Function`; each `pattern` is compiled once. The schema's depth is bounded
  * (`MAX_SCHEMA_DEPTH`), so recursion over the schema is bounded; the only recursion that follows
  * the *value* alone (uniqueItems) is bounded by {@link MAX_DEPTH}.
  */
-import { appendKey, hasOwn, isPlainObject, pathOf, pointerOf } from '../json.js';
+import { appendKey, hasOwn, isPlainObject } from '../json.js';
+import { more, oneOfMessage, plural, push, MAX_ERRORS, type ArgsError, type Keys } from './args-errors.js';
 import { KEYWORDS, KINDS, RULES, TYPES, type Test } from './keywords.js';
 import { codePointLength, lengthWithin, uniqueProblem } from './value-checks.js';
 import type { ToolArgsSchema } from './types.js';
 
+export { argsError, argsMessage, MAX_ERRORS, type ArgsError, type Keys } from './args-errors.js';
+
 export type SchemaProblem = { path: string; message: string };
-/**
- * One way the args are invalid. `path` names the value in JS notation (`items[0].qty`; for a missing
- * property, the property) and `message` says what is wrong with it. The WebMCP drafts' triple says
- * the same for machines, as the browsers' own argument errors do: `pointer`, the same place as a JSON
- * Pointer (`/items/0/qty`); `reason`, the keyword that failed (`type`, `required`, `enum`, `pattern`,
- * `minimum`, `maxLength`, `uniqueItems`, `oneOf`…); `schemaPath`, that keyword's JSON Pointer in the
- * failing subschema (`/required`).
- */
-export type ArgsError = { path: string; message: string; pointer: string; reason: string; schemaPath: string };
 /** `null` when the args are valid, else the errors found (at most {@link MAX_ERRORS}). */
 export type ArgsValidator = (args: unknown) => ArgsError[] | null;
 
 /** Deepest node nesting accepted (the root node is level 1). Also bounds the validator's recursion. */
 export const MAX_SCHEMA_DEPTH = 64;
-/** How many errors one validation reports at most. */
-export const MAX_ERRORS = 10;
 /**
  * Containers nested deeper than this (the args object is level 1) are an error where the validator
  * walks a value on its own (uniqueItems). Elsewhere it follows the schema, whose depth is bounded.
  */
 export const MAX_DEPTH = 64;
-/** Enum values listed in a message before it is shortened. */
-const ENUM_LISTED = 20;
 
-/** The names and indexes from the args down to a value. */
-export type Keys = (string | number)[];
 /** Pushes the errors of a value that failed the node's test. */
 type Explain = (v: unknown, out: ArgsError[], where: Keys) => void;
 /** What leaves a node unvalidated when thrown: an empty object, known by its identity alone. */
@@ -63,32 +52,13 @@ type Unvalidated = { readonly [key: string]: never };
 /** A compiled node: the predicate that is all valid args ever meet, and the explanation of a failure. */
 type Compiled = [test: Test, explain: Explain];
 
-/** One error: the `reason` keyword failed for the value at `keys` (for `required`, the missing property). */
-/** What a `TOOL_ARGS_INVALID` message says: every failing path of `errors` (at most {@link MAX_ERRORS}). */
-export const argsMessage = (errors: readonly ArgsError[]): string => errors.map((error) => error.message).join('; ');
-
-export const argsError = (keys: Keys, reason: string, rest: string): ArgsError => {
-  const path = pathOf(keys);
-  return { path, message: `${path || 'args'}: ${rest}`, pointer: pointerOf(keys), reason, schemaPath: `/${reason}` };
-};
-const push = (out: ArgsError[], keys: Keys, reason: string, rest: string) => out.push(argsError(keys, reason, rest));
 /** A failed test: notes where (see `first` in analyzeArgsSchema). */
 const stop = (first: number[], at: number) => ((first[0] = at), false);
-/** Whether there is room for more errors. */
-const more = (out: ArgsError[]) => out.length < MAX_ERRORS;
 /**
  * Accepts any value: a node the kit cannot validate, and a `required` name that is not listed in
  * `properties` (only its presence is checked).
  */
 const PASS: Compiled = [() => true, () => {}];
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-/** `must be one of "a", "b"`, shortened after {@link ENUM_LISTED} values. */
-const oneOfMessage = (values: unknown[]) =>
-  `must be one of ${values
-    .slice(0, ENUM_LISTED)
-    .map((v) => JSON.stringify(v))
-    .join(', ')}${values.length > ENUM_LISTED ? `, … (${values.length - ENUM_LISTED} more)` : ''}`;
 
 /**
  * Checks `schema` (rooted at `path`) and compiles it: the validator, what it leaves unvalidated (each
