@@ -15,6 +15,7 @@ import type { McpOpen } from '../../src/index.js';
 import { connectMcp } from '../../../../test/support/mcp-client.mjs';
 import { until } from '../../../../test/support/waits.js';
 import { LinkPage, startCore } from '../helpers.js';
+import { connectionsTo } from './connections.js';
 
 const STARTS = 100;
 /** Relays running at once: the starts are sequential within each lane. */
@@ -28,7 +29,8 @@ test(
   {
     timeout: 300_000,
     // Runs and reports, without failing the run: once, under CI's load, one listen stream of the 100
-    // outlived its relay (2 open after, 1 before). Until that is found and fixed, it is a known issue.
+    // outlived its relay (2 open after, 1 before, still so 5 s later). Not reproduced since, under
+    // load or alone; until it is found and fixed, a known issue, and a failure names who is connected.
     todo: 'a listen stream may outlive its relay under load',
   },
   async (t) => {
@@ -43,6 +45,7 @@ test(
     const before = await settled(
       () => core.mcpOpen(),
       (open) => open.sessions === 1 && open.listenStreams === 1,
+      () => '',
     );
 
     const args = ['mcp', '--port', String(core.port), '--mcp-token-file', tokenFile];
@@ -66,24 +69,35 @@ test(
     await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
     const tookMs = Date.now() - startedAt;
 
+    const ended = Date.now();
     const after = await settled(
       () => core.mcpOpen(),
       (open) => open.sessions === before.sessions && open.listenStreams === before.listenStreams,
+      // Who is still connected, should the server hold more than before: this process holds the two
+      // clients kept open; any other process would be a relay that did not end.
+      () => `; connections to the server: ${JSON.stringify(connectionsTo(core.port))}`,
     );
     assert.deepEqual(after, before);
-    console.log(`${STARTS} relay starts in ${tookMs} ms (${LANES} at a time); open after: ${JSON.stringify(after)}`);
+    console.log(
+      `${STARTS} relay starts in ${tookMs} ms (${LANES} at a time); open after: ${JSON.stringify(after)}, ` +
+        `settled in ${Date.now() - ended} ms`,
+    );
   },
 );
 
-/** `read()` once `ok` accepts it: a relay's stream closes a moment after its process ends (5 s at most). */
-function settled(read: () => McpOpen, ok: (open: McpOpen) => boolean): Promise<McpOpen> {
+/**
+ * `read()` once `ok` accepts it: a relay's stream closes a moment after its process ends. 20 s at
+ * most: longer than the server's keep-alive writes (15 s), so a stream whose end was missed but whose
+ * next write fails still counts as closed, and the time it took is printed.
+ */
+function settled(read: () => McpOpen, ok: (open: McpOpen) => boolean, more: () => string): Promise<McpOpen> {
   let last = read();
   return until(
     () => {
       last = read();
       return ok(last) ? last : undefined;
     },
-    () => `the server's open sessions and streams to settle; last ${JSON.stringify(last)}`,
-    { timeoutMs: 5000, everyMs: 50 },
+    () => `the server's open sessions and streams to settle; last ${JSON.stringify(last)}${more()}`,
+    { timeoutMs: 20_000, everyMs: 50 },
   );
 }
