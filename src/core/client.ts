@@ -106,17 +106,16 @@ export class Pedelec {
   #subscribing = 0;
   #activity: PageActivity = { announce() {}, stop() {} };
   #warnedOnce = new Set<string>();
-  #bridge: SessionBridge = {
-    request: (type, payload) => this.request(type, payload),
+  /** What the client's sessions and workspaces use of it. */
+  #bridge: SessionBridge & WorkspaceBridge = {
+    request: <T>(type: BridgeRequestType, payload?: Record<string, unknown>, waitMs?: number) =>
+      this.#request<T>(type, payload, waitMs),
     release: (session) => {
       if (this.#sessions.get(session.sessionId) === session) this.unregisterSession(session.sessionId);
     },
     register: (session) => void this.#sessions.set(session.sessionId, session),
     warn: (warning) => this.#warn(warning),
-  };
-  #workspaceBridge: WorkspaceBridge = {
-    request: (type, payload, waitMs) => this.#request(type, payload, waitMs),
-    createSession: (input, workspace) => this.#createSession(input, { workspace }),
+    createSession: (input, workspace) => this.createWiredSession(input, { workspace }),
   };
 
   constructor(options: PedelecOptions = {}) {
@@ -314,18 +313,14 @@ export class Pedelec {
   /** An input that may be absent (`createSession(maybeInput)`): the spec's `input?`. */
   createSession(input?: CreateSessionInput): Promise<PedelecSession<string>>;
   createSession(input: CreateSessionInput = {}): Promise<PedelecSession<string>> {
-    return this.#createSession(input, {});
+    return this.createWiredSession(input, {});
   }
 
   /** @internal `createSession` for a `<pedelec-session>`: its toolbox, its approval wait. */
-  createWiredSession(input: CreateSessionInput, wiring: SessionWiring): Promise<PedelecSession<string>> {
-    return this.#createSession(input, wiring);
-  }
-
-  async #createSession(input: CreateSessionInput, wiring: SessionWiring): Promise<PedelecSession<string>> {
+  async createWiredSession(input: CreateSessionInput, wiring: SessionWiring): Promise<PedelecSession<string>> {
     const read = readCreateInput(input);
     const { skills, effortLevel } = read;
-    skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
+    this.#warnTools(skills);
     // Checked in the public SDK's order and words before anything is sent; their code loads only here.
     const denoSetup = skills?.denoModules.length ? await loadDenoModuleSetup() : undefined;
     const modules = denoSetup?.readDenoModules(skills!.denoModules) ?? [];
@@ -368,7 +363,7 @@ export class Pedelec {
         await this.#request('abort_session_setup', { sessionId }).catch(() => {});
         throw MODEL_NOT_APPLIED();
       }
-      if (modules.length) await denoSetup!.setUpSession(this.#workspaceBridge.request, sessionId, modules);
+      if (modules.length) await denoSetup!.setUpSession(this.#bridge.request, sessionId, modules);
       return this.#adopt(sessionId, {
         provider,
         model,
@@ -416,7 +411,7 @@ export class Pedelec {
     wiring: SessionWiring,
   ): Promise<PedelecSession> {
     const skills = readResumeSkills(sessionId, options);
-    skills?.tools.forEach((tool) => tool.warnings.forEach((w) => this.#warnOnce(w)));
+    this.#warnTools(skills);
     const resumed = this.#request('resume_session', { sessionId }, wiring.requestTimeoutMs);
     return this.#subscribe(async () => {
       const reply = readSessionReply('resume_session', await resumed);
@@ -446,13 +441,13 @@ export class Pedelec {
   openWorkspace(): Promise<PedelecWorkspace | null>;
   openWorkspace(path: string): Promise<PedelecWorkspace>;
   async openWorkspace(path?: string): Promise<PedelecWorkspace | null> {
-    const reply = await (await loadWorkspaceCalls()).openWorkspace(this.#workspaceBridge.request, path);
+    const reply = await (await loadWorkspaceCalls()).openWorkspace(this.#bridge.request, path);
     return reply && this.#workspaceOf(reply);
   }
 
   /** A reply's workspace, or — from a 0.1.x extension, which has none — one whose methods say so. */
   #workspaceOf(reply: WorkspaceReply | null): PedelecWorkspace {
-    return new PedelecWorkspace(this.#workspaceBridge, reply?.workspaceId ?? '', reply?.path ?? null);
+    return new PedelecWorkspace(this.#bridge, reply?.workspaceId ?? '', reply?.path ?? null);
   }
 
   /**
@@ -556,10 +551,15 @@ export class Pedelec {
     }
   }
 
-  #warnOnce(warning: PedelecError): void {
-    const key = `${warning.code}:${warning.message}`;
-    if (this.#warnedOnce.has(key)) return;
-    this.#warnedOnce.add(key);
-    this.#warn(warning);
+  /** What the tools' schemas leave unvalidated or ignore: each warning once per client. */
+  #warnTools(skills: NormalizedSkills | undefined): void {
+    skills?.tools.forEach((tool) =>
+      tool.warnings.forEach((warning) => {
+        const key = `${warning.code}:${warning.message}`;
+        if (this.#warnedOnce.has(key)) return;
+        this.#warnedOnce.add(key);
+        this.#warn(warning);
+      }),
+    );
   }
 }

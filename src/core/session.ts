@@ -37,7 +37,8 @@ import type { PedelecWorkspace } from './workspace.js';
 
 /** @internal What a session needs from its client; keeps the session testable and the client private. */
 export interface SessionBridge {
-  request<T = unknown>(type: BridgeRequestType, payload?: Record<string, unknown>): Promise<T>;
+  /** A property, not a method: the client hands the same function to its workspaces. */
+  request: <T = unknown>(type: BridgeRequestType, payload?: Record<string, unknown>) => Promise<T>;
   /** What arrives for this session is no longer routed to it (the page ended it). */
   release(session: PedelecSession<string>): void;
   /** What arrives for this session is routed to it again (`resume()`). */
