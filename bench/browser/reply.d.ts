@@ -1,4 +1,4 @@
-// Types of reply.js, for the perf test that streams the same reply (test/perf/chat-stream.test.ts).
+// Types of reply.js, for the perf test that streams the same reply (test/perf/stream-real-path.test.ts).
 
 /** A Markdown reply of exactly `bytes` characters. */
 export function markdownReply(bytes: number): string;
