@@ -19,6 +19,10 @@ export const lines = {
       element,
     );
   },
+  /** A page's renderer threw, or returned what the chat cannot show: the chat shows its own view. */
+  rendererFailed(renderer: string, instead: string, thrown: unknown, element: Element): void {
+    console.error(`[pedelec] ${renderer} failed; the chat shows ${instead} instead.`, thrown, element);
+  },
   /** `respondWith` or `deny` after dispatch (`TOOL_RESPOND_LATE`). */
   respondedLate(message: string, element: Element): void {
     console.warn(`[pedelec] ${message}`, element);

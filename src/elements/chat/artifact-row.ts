@@ -5,6 +5,7 @@
  */
 import { css } from 'lit';
 import type { PedelecSession, ProviderArtifact } from '../../core/index.js';
+import { speakUp } from '../speak-up.js';
 
 /** What a page's renderer gets besides the artifact: `read()` resolves the file's contents. */
 export type ArtifactTools = { read(): Promise<File> };
@@ -34,7 +35,7 @@ const artifactStyles = css`
   }
 `;
 
-/** Chats whose renderer's throw was logged: once per chat is enough to find it. */
+/** Chats whose renderer's throw was reported: once per chat is enough to find it. */
 const reported = new WeakSet<HTMLElement>();
 
 /**
@@ -79,10 +80,9 @@ if (!customElements.get(ARTIFACT_VIEW_TAG)) customElements.define(ARTIFACT_VIEW_
 
 /**
  * Fills the row the chat placed for `artifact`: the page's renderer's Node, or (null, a throw) the
- * chat's own view. The file is read from `session`, the one it arrived on. The default export: the
- * chat's chunk names it in fewer bytes.
+ * chat's own view. The file is read from `session`, the one it arrived on.
  */
-export default function fillArtifactRow(
+export function fillArtifactRow(
   row: HTMLElement,
   artifact: ProviderArtifact,
   session: Pick<PedelecSession, 'readAsset'> | null | undefined,
@@ -95,8 +95,8 @@ export default function fillArtifactRow(
   let own: Node | null = null;
   try {
     own = chat.renderArtifact?.(artifact, { read }) ?? null;
-  } catch (error) {
-    if (!reported.has(chat)) console.error('renderArtifact threw; the chat shows the artifact itself.', chat, error);
+  } catch (thrown) {
+    if (!reported.has(chat)) speakUp('rendererFailed', 'renderArtifact', 'the artifact itself', thrown, chat);
     reported.add(chat);
   }
   if (own) view.append(own);

@@ -170,7 +170,7 @@ export class PedelecChatElement extends LitElement {
     const session = this.#binding.session?.session;
     this.#conversation.transcript.place(row);
     loadArtifactRow().then(
-      (chunk) => chunk.default(row, artifact, session, this),
+      ({ fillArtifactRow }) => fillArtifactRow(row, artifact, session, this),
       () => {},
     );
   }

@@ -6,6 +6,7 @@
 import type { PedelecError, RenderToolResult } from '../../core/index.js';
 import type { PedelecToolResultDetail } from '../../events/tool-result.event.js';
 import { toolsBuiltOf, type PedelecSessionElement } from '../session/pedelec-session.element.js';
+import { speakUp } from '../speak-up.js';
 
 /** What the row shows: the renderer's Node or text, or the result's JSON text. */
 export type ResultView = { own: Node | string } | { json: string };
@@ -25,11 +26,19 @@ export function resultView(session: PedelecSessionElement, detail: PedelecToolRe
       const error = ok ? null : (result as { error: PedelecError }).error;
       const own = render(result, { args, tool, error });
       if (typeof own === 'string' || own instanceof Node) return { own };
-      if (own !== null) throw new TypeError('it returned neither a Node, a string nor null');
+      // Reported as a throw would be: the page's renderer got it wrong either way.
+      if (own !== null) throw new TypeError(`it returned ${typeof own}: neither a Node, a string nor null`);
     } catch (thrown) {
-      if (!reported.has(render))
-        console.error(`[pedelec] renderResult of tool "${tool}" failed; the chat shows its result as JSON.`, thrown);
-      reported.add(render);
+      if (!reported.has(render)) {
+        reported.add(render);
+        speakUp(
+          'rendererFailed',
+          `renderResult of tool "${tool}"`,
+          'its result as JSON',
+          thrown,
+          built?.element ?? session,
+        );
+      }
     }
   }
   // `undefined` (a handler that returned nothing) went to the agent as no result: nothing to show.

@@ -149,4 +149,26 @@ describe('<pedelec-chat>: artifacts', () => {
     await until(() => shadow(chat).querySelector('[part~=artifact] img[alt="photo.png"]'), 'the default image');
     expect(seen).to.deep.equal(['data.csv', 'photo.png']);
   });
+
+  it("shows the artifact itself when the page's renderArtifact throws, and says so once", async () => {
+    const { chat } = await inTurn();
+    chat.renderArtifact = () => {
+      throw new Error('broken view');
+    };
+    const logged: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args);
+    try {
+      await publish('a.png', 'image/png', await png());
+      await publish('b.png', 'image/png', await png());
+      await until(() => shadow(chat).querySelector('[part~=artifact] img[alt="b.png"]'), 'the second image');
+      await until(() => logged.length > 0, 'the report');
+    } finally {
+      console.error = original;
+    }
+    expect(shadow(chat).querySelector('[part~=artifact] img[alt="a.png"]')).to.not.equal(null);
+    expect(logged, 'one report for the chat, not one per artifact').to.have.length(1);
+    expect(String(logged[0][0])).to.contain('renderArtifact failed');
+    expect(logged[0][1]).to.have.property('message', 'broken view');
+  });
 });

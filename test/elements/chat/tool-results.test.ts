@@ -6,6 +6,7 @@
 import { expect, fixture, html } from '@open-wc/testing';
 import '../../../src/define.js';
 import type { PedelecToolElement, RenderToolResult, ToolResultContext } from '../../../src/index.js';
+import { until } from '../../support/waits.js';
 import { available, core, fake, pageTurn, shadow, start, update, chatHooks } from './harness.js';
 
 let calls = 0;
@@ -49,13 +50,13 @@ async function agentCalls(chat: HTMLElement, tool: string, args: unknown): Promi
   return [...shadow(chat).querySelectorAll<HTMLElement>('[part~=tool-result]')].at(-1)!;
 }
 
-/** Runs `body` with console.error recorded. */
-async function recordingErrors(body: () => Promise<void>): Promise<unknown[][]> {
+/** Runs `body` with console.error recorded (`body` sees the lines so far). */
+async function recordingErrors(body: (logged: unknown[][]) => Promise<void>): Promise<unknown[][]> {
   const logged: unknown[][] = [];
   const original = console.error;
   console.error = (...args: unknown[]) => void logged.push(args);
   try {
-    await body();
+    await body(logged);
   } finally {
     console.error = original;
   }
@@ -121,11 +122,13 @@ describe('<pedelec-chat>: tool results', () => {
     tool.renderResult = () => {
       throw new Error('broken view');
     };
-    const logged = await recordingErrors(async () => {
+    const logged = await recordingErrors(async (errors) => {
       for (const b of [1, 2]) {
         const shown = await agentCalls(chat, 'add', { a: 1, b });
         expect(shown.querySelector('pre')!.textContent).to.equal(`{\n  "sum": ${1 + b}\n}`);
       }
+      // The line comes with the console lines' chunk, a moment later.
+      await until(() => errors.length > 0, 'the report');
     });
     expect(logged, 'one report for the broken renderer, not one per call').to.have.length(1);
     expect(String(logged[0][0])).to.contain('renderResult of tool "add"');
