@@ -19,6 +19,14 @@ export const lines = {
       element,
     );
   },
+  /** A consequential tool's call with nobody to ask (`TOOL_APPROVAL_UNAVAILABLE`): the two ways to give it one. */
+  unapprovable(tool: string, element: Element): void {
+    console.error(
+      `[pedelec] ${tool} is consequential, and nobody could be asked to approve its call (TOOL_APPROVAL_UNAVAILABLE): ` +
+        'put a <pedelec-chat> for this session on the page, or answer pedelec-tool-approval with event.respondWith().',
+      element,
+    );
+  },
   /** A page's renderer threw, or returned what the chat cannot show: the chat shows its own view. */
   rendererFailed(renderer: string, instead: string, thrown: unknown, element: Element): void {
     console.error(`[pedelec] ${renderer} failed; the chat shows ${instead} instead.`, thrown, element);

@@ -10,6 +10,7 @@ import type { ToolboxHooks } from '../../core/toolbox.js';
 import type { ToolApprovalRequest } from '../../core/types.js';
 import { PedelecToolApprovalEvent } from '../../events/tool-approval.event.js';
 import { approvalSurfaceOf } from '../approval-surfaces.js';
+import { speakUp } from '../speak-up.js';
 import type { ElementToolboxHost } from './element-toolbox.js';
 
 type Asked = Awaited<ReturnType<NonNullable<ToolboxHooks['ask']>>>;
@@ -25,10 +26,6 @@ export function ask(host: ElementToolboxHost, request: ToolApprovalRequest): Ask
   if (answered) return { decidedBy: 'page', answer: answered.value };
   const surface = approvalSurfaceOf(host.element);
   if (surface) return { decidedBy: 'chat', answer: surface({ ...request, declared: built?.tool }) };
-  console.error(
-    `[pedelec] ${tool} is consequential, and nobody could be asked to approve its call (TOOL_APPROVAL_UNAVAILABLE): ` +
-      'put a <pedelec-chat> for this session on the page, or answer pedelec-tool-approval with event.respondWith().',
-    target,
-  );
+  speakUp('unapprovable', tool, target);
   return null;
 }

@@ -432,6 +432,8 @@ describe('<pedelec-chat>: approving a consequential tool’s call', () => {
         chat.remove();
         const call = agentCalls({ delta: 1 });
         expect((await call.result()).error.code).to.equal('TOOL_APPROVAL_UNAVAILABLE');
+        // The line comes with the console lines' chunk, a moment later.
+        await until(() => logged.length > 0, 'the console error');
       } finally {
         console.error = original;
       }

@@ -15,6 +15,7 @@ import type {
 } from '../../../src/index.js';
 import { agentCall, fake, openTurn, restorers, sessionHooks, started, toolOf } from './harness.js';
 import { record } from '../helpers.js';
+import { until } from '../../support/waits.js';
 
 /** A session with one consequential tool `clear` (its handler's runs kept), started, a turn open. */
 async function consequentialSession(attributes = '') {
@@ -92,6 +93,8 @@ describe('<pedelec-session>: consequential tools, the Pedelec agent’s calls', 
     const result = await agentCall('s1', 'clear', {});
     expect(result.error.code).to.equal('TOOL_APPROVAL_UNAVAILABLE');
     expect(runs).to.deep.equal([]);
+    // The line comes with the console lines' chunk, a moment later.
+    await until(() => errors.length > 0, 'the console error');
     expect(errors).to.have.length(1);
     expect(String(errors[0]![0])).to.match(/clear is consequential.*<pedelec-chat>.*pedelec-tool-approval/);
   });
