@@ -160,7 +160,7 @@ export interface PedelecSessionProps {
   novalidate?: boolean;
   /** Do not validate the agent's arguments against the tools' schemas (property `noValidate`). */
   noValidate?: boolean;
-  /** Also log warnings to the console (otherwise the kit never writes to it). */
+  /** Also log warnings to the console (otherwise only a developer's mistakes reach it). */
   debug?: boolean;
   /** How long a consequential tool's call waits for a person, for the tools that do not say (property `toolApprovalTimeoutMs`; default 300 000). */
   'approval-timeout-ms'?: number | string;

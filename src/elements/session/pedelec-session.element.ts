@@ -43,7 +43,7 @@ export let bookkeepingOf!: (el: PedelecSessionElement) => ReturnType<SessionPart
  * @attr {boolean} persist - Keep the session across reloads of this tab: created with `autoEndOnDisconnect: false` (it runs on in Core after the tab closes, until ended) and resumed while the manifest (tools and guidance) is unchanged; otherwise, or if resuming fails, the old one is ended and a fresh one created (`pedelec-ready` says `resumed: false`). The record's key in sessionStorage is `pedelec-elements:v1:<bridge as written, or ext:<extension-id>>:<id or page path>`: two persisted sessions on one page need distinct ids. `end()` or `restart()` before any start also ends the session an earlier page recorded.
  * @attr {string} resume-id - An existing session to resume (property `resumeId`).
  * @attr {boolean} novalidate - Do not validate the agent's arguments against the tools' schemas (property `noValidate`).
- * @attr {boolean} debug - Also log warnings to the console (otherwise the kit never writes to it).
+ * @attr {boolean} debug - Also log warnings to the console (otherwise only a developer's mistakes reach it).
  * @attr {number} approval-timeout-ms - How long a consequential tool's call waits for a person, for the tools that do not say (property `toolApprovalTimeoutMs`; default 300 000).
  * @attr {string} mcp - Also link the tools to `pedelec-dev --mcp` for desktop MCP clients, with no bridge or `start()`: `ws://127.0.0.1:7717/tools`. Loopback hosts only from markup; other hosts through the `mcp` property.
  * @attr {string} mcp-label - The page's label on the MCP link, which names its tools when several pages offer one name (unset: the element's `id`).
