@@ -1,8 +1,8 @@
 /**
  * How the args validator says what is wrong with the args (args-schema.md "Validation semantics"): the
- * {@link ArgsError} it reports for each failing keyword, and the words of its messages. Apart from the
- * walk that compiles the validator (compile.ts) because whoever else reports invalid args — the
- * toolbox, an approval's edited args, a Core written beside the kit — says it the same way.
+ * {@link ArgsError} it reports for each failing keyword, and the words of its messages. Kept apart from
+ * the walk that compiles the validator (compile.ts): whoever else reports invalid args — the toolbox,
+ * an approval's edited args, a Core written beside the kit — says it the same way.
  */
 import { pathOf, pointerOf } from '../json.js';
 
