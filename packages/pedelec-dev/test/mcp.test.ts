@@ -8,6 +8,8 @@ import { createHmac } from 'node:crypto';
 import { chmod, chown, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -26,6 +28,7 @@ import {
   type LinkTool,
   type Message,
 } from './helpers.js';
+import { until } from '../../../test/support/waits.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const MODERN = '2026-07-28';
@@ -128,6 +131,15 @@ const textOf = (result: CallToolResult) => {
   assert.equal(first?.type, 'text');
   return first.type === 'text' ? first.text : '';
 };
+
+/** Requests after which the server's hot code runs optimised, as on a server that has been busy a while. */
+const WARM_REQUESTS = 500;
+
+/** A full garbage collection, from a test run without `--expose-gc`. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
 
 const mcpCore = (t: TestContext, options: DevCoreOptions = {}) =>
   startCore(t, { mcp: true, mcpToken: TOKEN, ...options });
@@ -372,6 +384,33 @@ test('a 2025-era session ends when its client ends it; a restarted server takes 
   t.after(() => back.close());
   assert.deepEqual(names((await back.listTools()).tools), ['pedelec_pages']);
   assert.deepEqual(again.mcpOpen(), { sessions: 1, listenStreams: 0 });
+});
+
+test('modern: a listen stream ends when its client goes, however long the stream has been open', async (t) => {
+  const core = await mcpCore(t);
+  const client = new ModernClient(
+    { name: 'going', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN } } },
+  );
+  await client.connect(
+    new ModernTransport(new URL(core.mcpUrl!), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }),
+  );
+  t.after(() => client.close());
+  // Enough requests for the server's code to be optimised as it is on a busy server.
+  for (let n = 0; n < WARM_REQUESTS; n++) await client.listTools();
+  await client.listen({ toolsListChanged: true });
+  await until(() => core.mcpOpen().listenStreams === 1, 'the listen stream to open');
+  // A stream open a while has been through collections; the server must still hear its client go
+  // at once, not at its next keep-alive write (15 s).
+  for (let round = 0; round < 3; round++) {
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await client.close();
+  await until(
+    () => core.mcpOpen().listenStreams === 0,
+    () => `the stream to end; open: ${JSON.stringify(core.mcpOpen())}`,
+  );
 });
 
 test('modern: server/discover names 2026-07-28; an unsupported version is HTTP 400 with -32022 naming it', async (t) => {

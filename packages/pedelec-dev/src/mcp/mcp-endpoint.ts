@@ -50,6 +50,20 @@ function refuse(res: ServerResponse, status: number, message: string): void {
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message }, id: null }));
 }
 
+/**
+ * `response`, its body keeping `request` reachable until it ends. A streamed answer (a listen stream,
+ * a call's SSE) learns that its client went from `request.signal`, which follows the connection's
+ * signal only while the `Request` object itself is alive: Node's fetch links the two weakly. Nothing
+ * else holds the request once the answer has started, and once the server's code is optimised a
+ * collection can take it: the stream then outlives its client until its next keep-alive write fails
+ * (15 s later).
+ */
+function heldWhileStreaming(request: Request, response: Response): Response {
+  if (response.body === null) return response;
+  const holder = new TransformStream<Uint8Array, Uint8Array>({ flush: () => void request.signal });
+  return new Response(response.body.pipeThrough(holder), response);
+}
+
 /** What MCP clients hold open on the server now. */
 export type McpOpen = {
   /** 2025-era sessions (`Mcp-Session-Id`). */
@@ -80,9 +94,12 @@ export class McpEndpoint {
     this.#serve = toNodeHandler(
       {
         fetch: async (request) =>
-          (await isLegacyRequest(request, undefined, { maxRequestBodySize: MAX_BODY_BYTES }))
-            ? this.#legacy.handle(request)
-            : this.#modern.fetch(request),
+          heldWhileStreaming(
+            request,
+            (await isLegacyRequest(request, undefined, { maxRequestBodySize: MAX_BODY_BYTES }))
+              ? await this.#legacy.handle(request)
+              : await this.#modern.fetch(request),
+          ),
       },
       { maxRequestBodySize: MAX_BODY_BYTES, onerror: (error) => deps.reportBug(error) },
     );
