@@ -8,7 +8,7 @@ import type { BridgeRequestType } from './bridge-messages.js';
 import { ARTIFACT, type DenoModuleSources, type PreparedDenoModule } from './deno-modules.js';
 import { invalidInput, normalizeError, pedelecError, protocolError } from './errors.js';
 import { fetchTicket } from './file-transfers.js';
-import { fieldsOf, isPlainObject, isText } from './json.js';
+import { fieldsOf, isFilled, isPlainObject, isText } from './json.js';
 import { isModuleName } from './workspace-names.js';
 
 /** A request to the bridge, as the client makes it (`waitMs`: a wait longer than the bridge timeout). */
@@ -22,7 +22,6 @@ export type BridgeRequest = (
 export type RunModule = { name: string; sources: DenoModuleSources };
 
 const MAX_ARTIFACT_BYTES = 100 * 1024 * 1024;
-const isFilled = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 
 /** A module's prepared artifact, when it carries one. */
 function sourcesOf(module: Record<string, unknown>): DenoModuleSources | null {

@@ -5,6 +5,7 @@
  * source — attached to the definition by a build step, or by {@link attachDenoModuleSources}.
  */
 import { invalidInput } from './errors.js';
+import { isFilled } from './json.js';
 
 /**
  * A Deno module as the page defines it. `entry` names its source file for the build step that
@@ -53,8 +54,7 @@ export function attachDenoModuleSources<TModule extends DenoModuleDefinition>(
   sources: DenoModuleSources,
 ): TModule {
   const { runtimeSource, typesSource } = sources ?? ({} as DenoModuleSources);
-  const filled = (value: unknown) => typeof value === 'string' && value.trim() !== '';
-  if (!filled(runtimeSource) || !filled(typesSource))
+  if (!isFilled(runtimeSource) || !isFilled(typesSource))
     throw invalidInput('Deno Module sources need a non-empty runtimeSource and typesSource', {
       moduleName: module?.name,
     });

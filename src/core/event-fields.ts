@@ -3,7 +3,7 @@
  * them (docs/design/sdk-0.4.md): a snapshot's status in either spelling, the tool call a snapshot says
  * Core waits for, a published artifact. What is malformed is refused here, before the session acts.
  */
-import { isObject, isText } from './json.js';
+import { isFilled, isObject, isText } from './json.js';
 import { isAssetPath } from './asset-path.js';
 import type { PedelecSessionStatus, ProviderArtifact } from './types.js';
 
@@ -47,7 +47,6 @@ export function readPendingCall(
 
 const ARTIFACT_KINDS: readonly string[] = ['image', 'audio', 'video', 'file'];
 const ARTIFACT_SOURCES: readonly string[] = ['image_generation', 'tool_result', 'provider_artifact'];
-const isFilled = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 /** A file name on its own: not empty, no separator, not `.` or `..`. */
 const isFileName = (value: unknown): value is string =>
   isFilled(value) && !/[/\\]/.test(value) && value !== '.' && value !== '..';

@@ -22,6 +22,9 @@ export const isObject = (value: unknown): value is Record<string, unknown> =>
 /** A non-empty string. */
 export const isText = (value: unknown): value is string => typeof value === 'string' && !!value;
 
+/** A string with something in it besides spaces. */
+export const isFilled = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+
 /** The fields of what arrived: the value itself when it is an object, else none. */
 export const fieldsOf = (value: unknown): Record<string, unknown> => (isObject(value) ? value : {});
 

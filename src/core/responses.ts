@@ -3,10 +3,7 @@
  * `SDK_PROTOCOL_ERROR`, and fields the extension adds are dropped rather than passed on.
  */
 import { protocolError, type PedelecError } from './errors.js';
-import { fieldsOf, hasOwn, isObject, isText } from './json.js';
-
-/** A string with something in it besides spaces. */
-const isFilled = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+import { fieldsOf, hasOwn, isFilled, isObject, isText } from './json.js';
 import type { ApprovalStatus, PedelecAvailability, PedelecSettings, ProviderInfo } from './types.js';
 
 /**

@@ -4,7 +4,7 @@
  * made.
  */
 import { invalidInput, normalizeError } from './errors.js';
-import { isObject } from './json.js';
+import { isFilled, isObject } from './json.js';
 import { normalizeSkills, type NormalizedSkills, type SkillsInput, type ToolDefinition } from './tools.js';
 import { type Toolbox } from './toolbox.js';
 import type { PedelecWorkspace } from './workspace.js';
@@ -67,8 +67,7 @@ export function readCreateInput(input: unknown): ReadCreateInput {
       autoEndOnDisconnect: input.autoEndOnDisconnect !== false,
     };
     if (model !== undefined) {
-      if (typeof model !== 'string' || !model.trim())
-        throw invalidInput('model must be a non-empty string when provided');
+      if (!isFilled(model)) throw invalidInput('model must be a non-empty string when provided');
       if (effortLevel !== undefined) throw invalidInput('effortLevel cannot be combined with model');
       if (effort !== undefined && !EFFORTS.includes(effort as string))
         throw invalidInput('effort must be one of low, medium, high, xhigh, or max');
@@ -88,7 +87,7 @@ export function readCreateInput(input: unknown): ReadCreateInput {
 
 /** The tools of a `resumeSession` call, once its session id is known to be one. */
 export function readResumeSkills(sessionId: unknown, options: ResumeSessionOptions): NormalizedSkills | undefined {
-  if (typeof sessionId !== 'string' || !sessionId.trim()) throw invalidInput('sessionId is required');
+  if (!isFilled(sessionId)) throw invalidInput('sessionId is required');
   try {
     return normalizeSkills(options.skills);
   } catch (error) {

@@ -3,7 +3,7 @@
  * toolbox (toolbox.ts).
  */
 import { invalidInput, normalizeError, pedelecError, type PedelecError } from './errors.js';
-import { isPlainObject } from './json.js';
+import { isFilled, isPlainObject } from './json.js';
 import { analyzeArgsSchema, type ArgsValidator } from './schema/compile.js';
 import type { ToolArgsSchema } from './schema/types.js';
 import type { ToolCallContext } from './types.js';
@@ -172,7 +172,7 @@ function withApproval(tool: CheckedTool, entry: Record<string, unknown>): Checke
 function firstProblem(entry: Record<string, unknown>): string {
   const { name, description, timeoutMs, handler, argsSchema } = entry;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) return 'name is invalid';
-  if (typeof description !== 'string' || !description.trim()) return 'description must be a non-empty string';
+  if (!isFilled(description)) return 'description must be a non-empty string';
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0))
     return 'timeoutMs must be a positive integer';
   const { approvalTimeoutMs } = entry;

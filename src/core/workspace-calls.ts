@@ -8,7 +8,7 @@ import { PEDELEC_PROTOCOL_VERSION } from './bridge-port.js';
 import { readRunModules, uploadModule, type BridgeRequest } from './deno-module-setup.js';
 import { invalidInput, pedelecError, protocolError } from './errors.js';
 import { downloadWith, uploadWith } from './file-transfers.js';
-import { fieldsOf, isObject, isPlainObject, type JsonValue } from './json.js';
+import { fieldsOf, isFilled, isObject, isPlainObject, type JsonValue } from './json.js';
 import { readWorkspace, type WorkspaceReply } from './responses.js';
 import { isWorkspacePath } from './workspace-names.js';
 import type { WorkspaceRunOptions, WorkspaceRunResult } from './workspace.js';
@@ -24,8 +24,7 @@ const pathInvalid = (message: string) => pedelecError('WORKSPACE_PATH_INVALID', 
  * time); null when the user cancels.
  */
 export async function openWorkspace(request: BridgeRequest, path: unknown): Promise<WorkspaceReply | null> {
-  if (path !== undefined && (typeof path !== 'string' || !path.trim()))
-    throw invalidInput('path must be a non-empty string when provided');
+  if (path !== undefined && !isFilled(path)) throw invalidInput('path must be a non-empty string when provided');
   const picked = path === undefined;
   const payload = { ...(!picked && { path }), callerSdkVersion: PEDELEC_PROTOCOL_VERSION };
   const answer = await request('open_workspace', payload, picked ? Infinity : undefined);
