@@ -241,12 +241,9 @@ export class SessionProtocol {
    * nothing can answer it yet: it then waits for its handler, as the snapshot's own call does.
    */
   #liveCall(call: ParkedCall, turn: Turn): void {
-    if (!turn.local && !this.#answerable(call.tool)) {
-      this.#parked = [...this.#parked.filter((c) => c.toolRequestId !== call.toolRequestId), call];
-      return;
-    }
     this.#parked = this.#parked.filter((c) => c.toolRequestId !== call.toolRequestId);
-    this.host.toolCall(call.toolRequestId, call.tool, call.args, call.meta);
+    if (!turn.local && !this.#answerable(call.tool)) this.#parked.push(call);
+    else this.host.toolCall(call.toolRequestId, call.tool, call.args, call.meta);
   }
 
   /** Whether a handler can answer `tool`: a declared tool (inline or `<pedelec-tool>`), a named or the generic handler. */
