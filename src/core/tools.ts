@@ -168,16 +168,16 @@ function withApproval(tool: CheckedTool, entry: Record<string, unknown>): Checke
   return { ...tool, approval, manifest: { ...tool.manifest, timeoutMs: handlerMs + timeoutMs } };
 }
 
+/** A time limit a tool may name: absent, or a positive integer (milliseconds). */
+const isTimeout = (ms: unknown): boolean => ms === undefined || (Number.isInteger(ms) && (ms as number) > 0);
+
 /** The first thing wrong with a tool entry, in the public SDK's order and words; `''` when nothing is. */
 function firstProblem(entry: Record<string, unknown>): string {
   const { name, description, timeoutMs, handler, argsSchema } = entry;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) return 'name is invalid';
   if (!isFilled(description)) return 'description must be a non-empty string';
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0))
-    return 'timeoutMs must be a positive integer';
-  const { approvalTimeoutMs } = entry;
-  if (approvalTimeoutMs !== undefined && !(Number.isInteger(approvalTimeoutMs) && (approvalTimeoutMs as number) > 0))
-    return 'approvalTimeoutMs must be a positive integer';
+  if (!isTimeout(timeoutMs)) return 'timeoutMs must be a positive integer';
+  if (!isTimeout(entry.approvalTimeoutMs)) return 'approvalTimeoutMs must be a positive integer';
   if (handler !== undefined && typeof handler !== 'function') return 'handler must be a function';
   if ('input' in entry) return 'input is no longer supported; use argsSchema';
   if (!isPlainObject(argsSchema)) return 'argsSchema must be an object';
