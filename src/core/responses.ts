@@ -55,7 +55,7 @@ export type WorkspaceReply = { workspaceId: string; path: string | null };
 export function readWorkspace(value: unknown): WorkspaceReply | null {
   if (!isObject(value) || !isFilled(value.workspaceId)) return null;
   const { path } = value;
-  if (path !== null && !(typeof path === 'string' && path !== '')) return null;
+  if (path !== null && !isText(path)) return null;
   return { workspaceId: value.workspaceId, path };
 }
 
