@@ -158,7 +158,7 @@ export class SessionProtocol {
         const turn = host.turn();
         // Today's protocol: a status of another operation, or one that names none while a turn runs, is not this turn's.
         if (type === 'status_changed' && this.#operationAware && turn) {
-          if (isText(operationId) ? operationId !== turn.operationId : true) return;
+          if (!isText(operationId) || operationId !== turn.operationId) return;
         }
         // `done` reports `idle` as `status_changed: idle` does; `ended` is final either way.
         // Checked just below.
@@ -166,7 +166,7 @@ export class SessionProtocol {
         if (!STATUSES.includes(next)) return malformed('had an unknown status');
         if (next === 'ended') return host.markEnded(meta);
         // (0.1.x) The reply is whole once the turn ends: said before the status that ends it.
-        if (next === 'idle' && !this.#operationAware) this.#flushFragments(meta);
+        if (next === 'idle') this.#flushFragments(meta);
         host.setStatus(next, meta);
         if (next === 'error') {
           const error = pedelecError('SESSION_ERROR', 'session entered error status', { sessionId: host.sessionId });
@@ -323,7 +323,7 @@ export class SessionProtocol {
     // Calls still running, or waiting for a handler, that Core no longer waits for: their results would be refused.
     host.calls.withdrawAllBut(waitedFor?.toolRequestId);
     this.#parked = this.#parked.filter((c) => c.toolRequestId === waitedFor?.toolRequestId);
-    if (waitedFor && current && !host.calls.has(waitedFor.toolRequestId)) {
+    if (waitedFor && !host.calls.has(waitedFor.toolRequestId)) {
       this.#parked = [{ ...waitedFor, meta }];
       this.runParked();
     }
