@@ -18,8 +18,12 @@ const reporter = options.some((arg) => arg.startsWith('--test-reporter'))
   ? []
   : [`--test-reporter=${fileURLToPath(new URL('test-node-reporter.mjs', import.meta.url))}`];
 // Two files at a time: node:test's default on a two-core machine is one, and most files wait on
-// sockets and child processes more than they compute.
-const concurrency = options.some((arg) => arg.startsWith('--test-concurrency')) ? [] : ['--test-concurrency=2'];
+// sockets and child processes more than they compute. A perf file runs alone: each measures time under
+// a load of its own, and another file's load would be measured with it.
+const filesAtOnce = tierName === 'perf' ? 1 : 2;
+const concurrency = options.some((arg) => arg.startsWith('--test-concurrency'))
+  ? []
+  : [`--test-concurrency=${filesAtOnce}`];
 // A test that hangs fails after two minutes instead of holding the run; a perf file after five (100
 // process starts, or a load held for its measure, take longer than any other test, and each file is one
 // test to the runner).
