@@ -54,9 +54,7 @@ async function mcpClient(
   const url = new URL(core.mcpUrl!);
   const requestInit = { headers: { Authorization: `Bearer ${token}` } };
   if (era === 'modern') {
-    const client = new ModernClient({ name, version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
-    await client.connect(new ModernTransport(url, { requestInit }));
-    t.after(() => client.close());
+    const client = await modernClient(t, core, name, token);
     assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
     return {
       // The 2.x types allow JSON values where 1.x's allow objects; the wire is the same.
@@ -76,6 +74,15 @@ async function mcpClient(
     callTool: async (params, signal) => (await client.callTool(params, undefined, { signal })) as CallToolResult,
     watchTools: async (changed) => client.setNotificationHandler(ToolListChangedNotificationSchema, changed),
   };
+}
+
+/** A 2.x SDK client pinned to 2026-07-28, connected with `token`; closed when the test ends. */
+async function modernClient(t: TestContext, core: DevCore, name: string, token = TOKEN): Promise<ModernClient> {
+  const client = new ModernClient({ name, version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+  const requestInit = { headers: { Authorization: `Bearer ${token}` } };
+  await client.connect(new ModernTransport(new URL(core.mcpUrl!), { requestInit }));
+  t.after(() => client.close());
+  return client;
 }
 
 /** The first request a client of `era` sends, as raw HTTP: `server/discover` (modern) or `initialize`. */
@@ -388,14 +395,7 @@ test('a 2025-era session ends when its client ends it; a restarted server takes 
 
 test('modern: a listen stream ends when its client goes, however long the stream has been open', async (t) => {
   const core = await mcpCore(t);
-  const client = new ModernClient(
-    { name: 'going', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: MODERN } } },
-  );
-  await client.connect(
-    new ModernTransport(new URL(core.mcpUrl!), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }),
-  );
-  t.after(() => client.close());
+  const client = await modernClient(t, core, 'going');
   // Enough requests for the server's code to be optimised as it is on a busy server.
   for (let n = 0; n < WARM_REQUESTS; n++) await client.listTools();
   await client.listen({ toolsListChanged: true });
@@ -434,14 +434,7 @@ test('modern: server/discover names 2026-07-28; an unsupported version is HTTP 4
 test('modern: tools/list carries ttlMs and cacheScope; a legacy request without a session is told to initialize', async (t) => {
   const core = await mcpCore(t);
   await LinkPage.open(t, core);
-  const client = new ModernClient(
-    { name: 'raw-list', version: '1' },
-    { versionNegotiation: { mode: { pin: MODERN } } },
-  );
-  await client.connect(
-    new ModernTransport(new URL(core.mcpUrl!), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }),
-  );
-  t.after(() => client.close());
+  const client = await modernClient(t, core, 'raw-list');
   const listed = await untilAnswer(
     () => client.listTools(),
     (list) => list.tools.length === 2,
