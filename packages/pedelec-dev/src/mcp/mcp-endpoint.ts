@@ -60,6 +60,7 @@ function refuse(res: ServerResponse, status: number, message: string): void {
  */
 function heldWhileStreaming(request: Request, response: Response): Response {
   if (response.body === null) return response;
+  // Passes every chunk on as it is; its closure is what holds the request, for as long as the pipe runs.
   const holder = new TransformStream<Uint8Array, Uint8Array>({ flush: () => void request.signal });
   return new Response(response.body.pipeThrough(holder), response);
 }
