@@ -43,6 +43,7 @@ export const CHUNK_BUDGETS = Object.freeze({
   'form-binding': 3_328,
   'file-transfers': 1_024,
   'deno-module-setup': 1_536,
+  'session-reactivation': 512,
   'workspace-calls': 2_048,
   websocket: 1_024,
   'tool-approval': 1_280,

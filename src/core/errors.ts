@@ -198,6 +198,18 @@ export const protocolError = (message: string, details?: unknown) =>
   pedelecError('SDK_PROTOCOL_ERROR', message, details);
 
 /**
+ * @internal Codes with which Core refuses a turn before it starts (the session did not change): after
+ * one, the session is back where it was, not in error.
+ */
+export const TURN_REFUSALS: ReadonlySet<string> = new Set([
+  'THREAD_BUSY',
+  'THREAD_ENDED',
+  'THREAD_ACCESS_DENIED',
+  'THREAD_NOT_FOUND',
+  'INVALID_INPUT',
+]);
+
+/**
  * @internal A copy of `value` when it is a {@link PedelecError}, else `fallback`. The copy has an own
  * `details` key, `undefined` when `value` had none, as the public SDK's copies do.
  */

@@ -3,13 +3,13 @@
  * (docs/design/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`. What
  * arrives for it is read by session-protocol.ts; its sandbox files are session-assets.ts's.
  */
-import { invalidInput, normalizeError, sessionBusy, sessionEnded, type PedelecError } from './errors.js';
+import { invalidInput, normalizeError, sessionBusy, sessionEnded, TURN_REFUSALS, type PedelecError } from './errors.js';
 import { eventContext, fromCore, type EventMeta } from './call-context.js';
 import type { JsonValue } from './json.js';
 import { Listeners } from './listeners.js';
 import { inOrder, randomId } from './bridge-port.js';
 import type { BridgeRequestType } from './bridge-messages.js';
-import { protocolError } from './errors.js';
+import { lazyModule } from './lazy-module.js';
 import { SessionAssets } from './session-assets.js';
 import { SessionProtocol, type SessionMessage, type Turn } from './session-protocol.js';
 import { SessionToolCalls } from './session-tool-calls.js';
@@ -48,32 +48,6 @@ export interface SessionBridge {
 
 type EventKind = 'chat' | 'chatDelta' | 'usage' | 'artifact' | 'status' | 'error' | 'ended' | 'turn';
 
-/**
- * Codes with which Core refuses a turn before it starts (the session did not change): after one, the
- * session is back where it was, not in error.
- */
-const REFUSALS: ReadonlySet<string> = new Set([
-  'THREAD_BUSY',
-  'THREAD_ENDED',
-  'THREAD_ACCESS_DENIED',
-  'THREAD_NOT_FOUND',
-  'INVALID_INPUT',
-]);
-
-/**
- * Codes with which Core refuses to reactivate a session for good (a retry would fail again): the
- * handle goes back to being forgotten.
- */
-const FINAL_RESUME_FAILURES: ReadonlySet<string> = new Set([
-  ...REFUSALS,
-  'WORKSPACE_OPEN_FAILED',
-  'PROVIDER_COMMAND_FAILED',
-  'DENO_MODULE_SETUP_INCOMPLETE',
-  'DENO_MODULE_SETUP_FAILED',
-  'DENO_MODULE_MATERIALIZATION_FAILED',
-  'DENO_IMPORT_MAP_INVALID',
-]);
-
 /** @internal What a session is made with. */
 export type SessionInit = {
   sessionId: string;
@@ -86,6 +60,7 @@ export type SessionInit = {
 };
 
 const noop = () => {};
+const loadReactivation = lazyModule(() => import('./session-reactivation.js'), "the kit's session reactivation code");
 
 export class PedelecSession<TToolName extends string = string> {
   readonly sessionId: string;
@@ -325,7 +300,8 @@ export class PedelecSession<TToolName extends string = string> {
         if (!this.#detachedBy) this.#emitError(error, undefined, turn);
         // Today's Pedelec: Core's completion came first, and it says how the turn went.
         if (completed && this.#protocol.operationAware) return;
-        if (this.#turn === turn) this.#setStatus(kind === 'prepare' || REFUSALS.has(error.code) ? before : 'error');
+        if (this.#turn === turn)
+          this.#setStatus(kind === 'prepare' || TURN_REFUSALS.has(error.code) ? before : 'error');
         this.#finishTurn(error, turn);
         throw error;
       })
@@ -369,37 +345,25 @@ export class PedelecSession<TToolName extends string = string> {
   /**
    * Brings an ended session back (`reactivate_session`): the same handle, with its handlers, usage,
    * workspace and conversation. Resolves once Core says the session is idle again; a session that has
-   * not ended resolves at once; concurrent calls share one request.
+   * not ended resolves at once; concurrent calls share one request. Its code loads on first use: when
+   * it cannot be fetched, this rejects `CHUNK_LOAD_FAILED` and nothing is sent.
    */
   resume(): Promise<void> {
     if (this.#detachedBy) return Promise.reject(sessionEnded(this.sessionId));
     if (this.#reactivating) return this.#reactivating;
     if (this.#status !== 'ended') return Promise.resolve();
-    // What arrives for the session must reach this handle again: the idle snapshot comes first.
-    this.#bridge.register(this as PedelecSession<string>);
-    const reactivating = this.#request<{ sessionId?: unknown } | undefined>('reactivate_session', {
-      autoEndOnDisconnect: this.#autoEndOnDisconnect,
-    })
-      .then(
-        (reply) => {
-          if (reply?.sessionId !== this.sessionId)
-            throw protocolError('reactivate_session response did not include sessionId');
-          if (this.#status !== 'idle')
-            throw protocolError('reactivate_session resolved before the authoritative idle snapshot', {
-              sessionId: this.sessionId,
-            });
-        },
-        (failure: unknown) => {
-          throw normalizeError(failure, 'SESSION_RESUME_FAILED', 'session resume failed');
-        },
+    // Few pages reactivate a session: its code loads on first use, and the request waits for it.
+    const reactivating = loadReactivation()
+      .then(({ reactivate }) =>
+        reactivate({
+          sessionId: this.sessionId,
+          register: () => this.#bridge.register(this as PedelecSession<string>),
+          request: () => this.#request('reactivate_session', { autoEndOnDisconnect: this.#autoEndOnDisconnect }),
+          status: () => this.#status,
+          report: (error) => this.#detachedBy || this.#emitError(error),
+          release: () => this.#bridge.release(this as PedelecSession<string>),
+        }),
       )
-      .catch((error: PedelecError) => {
-        if (!this.#detachedBy) this.#emitError(error);
-        // Refused for good: the handle is forgotten again, as after end().
-        if (FINAL_RESUME_FAILURES.has(error.code) && this.#status !== 'idle')
-          this.#bridge.release(this as PedelecSession<string>);
-        throw error;
-      })
       .finally(() => {
         if (this.#reactivating === reactivating) this.#reactivating = null;
       });
