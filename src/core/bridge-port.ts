@@ -37,7 +37,9 @@ export interface PortEvent<TListener> {
 /**
  * Anything shaped like a Chrome runtime port carries the protocol: the extension port, a WebSocket
  * to the development Core, an in-memory pair. `error` (ours) lets a non-Chrome transport say why it
- * disconnected, where Chrome would set `chrome.runtime.lastError`.
+ * disconnected, where Chrome would set `chrome.runtime.lastError`. Messages and the disconnection
+ * arrive asynchronously, as on Chrome's ports: never from inside `postMessage` or `addListener` (a
+ * client hears its port only once it is constructed).
  */
 export interface BridgePort {
   postMessage(message: unknown): void;

@@ -1,25 +1,16 @@
 /**
- * `Pedelec`: the connection to the bridge — requests and responses, event routing, sessions
- * (docs/design/sdk-api.md, sdk-0.4.md, bridge-protocol.md). How a create chooses its provider and
- * model is provider-choice.ts.
+ * `Pedelec`: the client of the bridge — sessions, workspaces, information — over its connection
+ * (bridge-connection.ts: the port, the handshake, requests and their answers), which it routes session
+ * events from (docs/design/sdk-api.md, sdk-0.4.md, bridge-protocol.md). How a create chooses its
+ * provider and model is provider-choice.ts.
  */
 import type { EventMeta } from './call-context.js';
-import {
-  extensionDisconnected,
-  isPedelecError,
-  keepError,
-  normalizeError,
-  pedelecError,
-  protocolError,
-  type PedelecError,
-} from './errors.js';
-import { isObject } from './json.js';
+import { BridgeConnection, type InboundMessage } from './bridge-connection.js';
+import { normalizeError, protocolError, type PedelecError } from './errors.js';
 import { lazyModule } from './lazy-module.js';
 import { givenProviderAndModel, resolveProviderAndModel } from './provider-choice.js';
-import { watchPageActivity, type PageActivity } from './page-activity.js';
-import { PendingRequests } from './pending-requests.js';
-import { APPROVAL_HELD_REQUESTS, PEDELEC_PROTOCOL_VERSION, randomId, type BridgePort } from './bridge-port.js';
-import type { BridgeInboundType, BridgeNotificationType, BridgeRequestType } from './bridge-messages.js';
+import { PEDELEC_PROTOCOL_VERSION } from './bridge-port.js';
+import type { BridgeRequestType } from './bridge-messages.js';
 import {
   availability,
   isLinkDown,
@@ -39,7 +30,6 @@ import {
 import { PedelecSession, type SessionBridge } from './session.js';
 import { type NormalizedSkills, type ToolDefinition, type ToolNameOf } from './tools.js';
 import { Toolbox } from './toolbox.js';
-import { chromeRuntime, extensionTransport } from './transports/extension.js';
 import type {
   ApprovalStatus,
   EffortLevel,
@@ -50,9 +40,7 @@ import type {
 } from './types.js';
 import { loadWorkspaceCalls, PedelecWorkspace, type WorkspaceBridge } from './workspace.js';
 
-const DEFAULT_BRIDGE_TIMEOUT_MS = 30_000;
 const loadDenoModuleSetup = lazyModule(() => import('./deno-module-setup.js'), "the kit's Deno module code");
-const UNAVAILABLE = (message = 'Pedelec extension is unavailable.') => pedelecError('EXTENSION_UNAVAILABLE', message);
 const TRANSPORT = (failure: unknown) => normalizeError(failure, 'SDK_TRANSPORT_ERROR', 'Pedelec transport error');
 const MODEL_NOT_APPLIED = () =>
   protocolError(
@@ -61,41 +49,13 @@ const MODEL_NOT_APPLIED = () =>
   );
 
 /**
- * Which Pedelec the port reaches, as learned from its answers: a 0.1.x extension refuses the
- * `sdk_hello` handshake (a response with an empty `requestId`), and that refusal arrives before the
- * answer to any later request; today's extension takes the handshake silently.
- */
-type Era = 'unknown' | '0.1' | 'current';
-
-/**
- * A message from the bridge, read defensively where it is used; its `type` typed so that comparing it
- * with a name the protocol does not have fails the type check.
- */
-type InboundMessage = { type?: BridgeInboundType; [key: string]: unknown };
-
-/**
  * A client of the Pedelec bridge. Construct it where the page asks for the agent; it connects at
  * once, and again on the next request after the connection went away. Every method returns a promise
  * that rejects with a {@link PedelecError}, never throws.
  */
-export class Pedelec {
-  /** (ours) Messages are routed by this id; other clients on the same port are ignored. */
-  readonly channelId = randomId('pedelec');
+export class Pedelec extends BridgeConnection {
   #options: PedelecOptions;
-  #bridgeTimeoutMs: number;
   #origin: string | null;
-  /** Opens a port; null where none can ever be opened (no page context and no transport). */
-  #openPort: (() => BridgePort) | null = null;
-  #port: BridgePort | null = null;
-  /** The ports whose messages and disconnection this client listens to. */
-  #heard = new WeakSet<BridgePort>();
-  /** Why no port is open: the last connection failed or went away (until a new one opens). */
-  #failure: PedelecError | null = null;
-  /** (ours) `disconnect()` was called: the client stays closed. */
-  #closed = false;
-  #era: Era = 'unknown';
-  #requestCount = 0;
-  #pending = new PendingRequests();
   #sessions = new Map<string, PedelecSession<string>>();
   /**
    * Snapshots for sessions this client has no handle for yet: the extension may send a session's
@@ -104,12 +64,11 @@ export class Pedelec {
    */
   #earlySnapshots = new Map<string, [message: Record<string, unknown>, meta: EventMeta]>();
   #subscribing = 0;
-  #activity: PageActivity = { announce() {}, stop() {} };
   #warnedOnce = new Set<string>();
   /** What the client's sessions and workspaces use of it. */
   #bridge: SessionBridge & WorkspaceBridge = {
     request: <T>(type: BridgeRequestType, payload?: Record<string, unknown>, waitMs?: number) =>
-      this.#request<T>(type, payload, waitMs),
+      this.send<T>(type, payload, waitMs),
     release: (session) => {
       if (this.#sessions.get(session.sessionId) === session) this.unregisterSession(session.sessionId);
     },
@@ -119,141 +78,15 @@ export class Pedelec {
   };
 
   constructor(options: PedelecOptions = {}) {
+    super(options);
     this.#options = options;
-    this.#bridgeTimeoutMs =
-      Math.max(1, Number(options.bridgeTimeoutMs ?? DEFAULT_BRIDGE_TIMEOUT_MS)) || DEFAULT_BRIDGE_TIMEOUT_MS;
     const win = (globalThis as { window?: { location?: { origin?: string } } }).window;
     this.#origin = typeof win?.location?.origin === 'string' ? win.location.origin : null;
-    // A page context is required, unless (ours) a transport is given: Node tools may then connect.
-    if (win === undefined && !options.transport) {
-      this.#failure = UNAVAILABLE('Pedelec SDK must run in a browser page context.');
-      return;
-    }
-    this.#openPort = options.transport ?? extensionTransport(options.extensionId);
-    this.#activity = watchPageActivity((active) => this.#post({ type: 'page_activity', active }));
-    try {
-      this.#connect();
-    } catch {
-      // Recorded in #failure: the next request tries again.
-    }
   }
 
-  /**
-   * The open port, or a new one: with today's handshake — without it, an extension flags the page's
-   * SDK as outdated and may open its popup — then the page's activity. Throws when none can be opened.
-   */
-  #connect(): BridgePort {
-    if (this.#port) return this.#port;
-    if (!this.#openPort || this.#closed) throw this.#failure ?? UNAVAILABLE();
-    let port: BridgePort;
-    try {
-      port = this.#openPort();
-    } catch (thrown) {
-      this.#failure = isPedelecError(thrown)
-        ? thrown
-        : normalizeError(thrown, 'EXTENSION_UNAVAILABLE', 'Pedelec extension is unavailable.');
-      throw this.#failure;
-    }
-    this.#port = port;
-    this.#failure = null;
-    this.#era = 'unknown';
-    // A transport may hand out the same port again (the memory pair does): listened to once.
-    if (!this.#heard.has(port)) {
-      this.#heard.add(port);
-      port.onMessage.addListener((message) => {
-        if (port === this.#port) this.#handleMessage(message);
-      });
-      port.onDisconnect.addListener(() => this.#handleDisconnect(port));
-    }
-    this.#post({ type: 'sdk_hello', sdkVersion: PEDELEC_PROTOCOL_VERSION });
-    this.#activity.announce();
-    return port;
-  }
-
-  /** Posts a message that is not a request (no answer expected), on the open port only. */
-  #post(message: { type: BridgeNotificationType; [key: string]: unknown }): void {
-    try {
-      this.#port?.postMessage(message);
-    } catch {
-      // Said by the first request posted after it.
-    }
-  }
-
-  /** (ours) Why requests cannot reach Pedelec now (no port is open), or null while one is. */
-  get unavailableReason(): PedelecError | null {
-    return this.#port ? null : (this.#failure ?? UNAVAILABLE());
-  }
-
-  /** @internal Whether the extension is a 0.1.x one (it refused the handshake). */
-  get legacyExtension(): boolean {
-    return this.#era === '0.1';
-  }
-
-  // ───────────────────────────── requests ─────────────────────────────
-
-  /**
-   * Low-level request: posted synchronously, answered by the matching response, rejected on
-   * failure, on timeout (`SDK_BRIDGE_TIMEOUT`) or when the bridge goes away.
-   */
-  request<T = unknown>(type: string, payload: Record<string, unknown> = {}): Promise<T> {
-    // Any type goes out as it is (a newer Pedelec may know more); the kit's own requests are typed below.
-    return this.#request<T>(type as BridgeRequestType, payload);
-  }
-
-  /**
-   * A request of a type the protocol names (a misspelled one fails the type check), which may wait
-   * longer than the bridge timeout (`waitMs`): one held for the user's approval.
-   */
-  #request<T>(type: BridgeRequestType, payload: Record<string, unknown> = {}, waitMs?: number): Promise<T> {
-    let port: BridgePort;
-    try {
-      port = this.#connect();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const requestId = `sdk_${Date.now()}_${++this.#requestCount}`;
-    // The envelope last: a payload cannot re-address the request (its answer would never match).
-    const message = { ...payload, channelId: this.channelId, type, requestId };
-    const held = waitMs ?? (APPROVAL_HELD_REQUESTS.has(type) ? this.#options.approvalTimeoutMs : undefined);
-    // Never shorter than the bridge timeout; a held wait that is not a number does not count.
-    const wait = (held as number) > this.#bridgeTimeoutMs ? (held as number) : this.#bridgeTimeoutMs;
-    const response = this.#pending.add<T>(requestId, type, wait);
-    try {
-      port.postMessage(message);
-    } catch (thrown) {
-      const error = keepError(thrown, extensionDisconnected());
-      this.#pending.reject(requestId, error);
-      this.#handleDisconnect(port, error);
-    }
-    return response;
-  }
-
-  /** @internal For leak tests: how many requests are waiting for their response. */
-  get pendingCount(): number {
-    return this.#pending.size;
-  }
-
-  #handleMessage(message: unknown): void {
-    if (!isObject(message)) return;
-    // Every message routed from the bridge is Core's.
-    const meta: EventMeta = { source: 'core', eventReceivedAt: Date.now() };
-    const { channelId, type, sessionId, ok, error, requestId }: InboundMessage = message;
-    // A 0.1.x extension refuses the handshake with a response addressed to nobody.
-    if (type === 'response' && !requestId && ok === false) {
-      if (this.#era === 'unknown') this.#era = '0.1';
-      return;
-    }
-    if (channelId !== undefined && channelId !== this.channelId) return;
-    if (type === 'response') {
-      // An answer to a request, with no refusal of the handshake before it: today's extension.
-      if (this.#era === 'unknown') this.#era = 'current';
-      const { result } = message;
-      if (ok === true) this.#pending.resolve(requestId, result === undefined ? {} : result);
-      else {
-        const fallback = pedelecError('SDK_TRANSPORT_ERROR', 'SDK transport request failed', error);
-        this.#pending.reject(requestId, keepError(error, fallback));
-      }
-    } else if (typeof sessionId === 'string') {
+  protected override receive(message: InboundMessage, meta: EventMeta): void {
+    const { type, sessionId, error } = message;
+    if (typeof sessionId === 'string') {
       const session = this.#sessions.get(sessionId);
       if (session) session.handleEvent(message, meta);
       else if (type === 'session_snapshot' && this.#subscribing > 0)
@@ -267,37 +100,13 @@ export class Pedelec {
   }
 
   /**
-   * The port went away (or could not take a message): every session of the client is detached — its
-   * turn rejected, its handlers aborted, its later calls `SESSION_ENDED` — then every request waiting
-   * on that port is rejected. Nothing is sent again; the next request opens a new port.
+   * Every session of the client is detached — its turn rejected, its handlers aborted, its later calls
+   * `SESSION_ENDED` — before the requests waiting on the port are rejected.
    */
-  #handleDisconnect(port: BridgePort, error?: PedelecError): void {
-    if (port !== this.#port) return;
-    const lastError = port.error ?? chromeRuntime()?.lastError;
-    const failure = error ?? keepError(lastError, extensionDisconnected(lastError));
-    this.#port = null;
-    this.#failure = failure;
+  protected override lost(failure: PedelecError): void {
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
     sessions.forEach((session) => session.detachFromTransport(failure));
-    this.#pending.rejectAll(failure);
-  }
-
-  /**
-   * (ours) Closes the connection for good: pending requests and live sessions see a disconnect, and
-   * later requests fail. Used by elements releasing a shared client; the public SDK has no such method.
-   */
-  disconnect(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#activity.stop();
-    const port = this.#port;
-    if (!port) return;
-    try {
-      port.disconnect?.();
-    } finally {
-      this.#handleDisconnect(port);
-    }
   }
 
   // ───────────────────────────── sessions ─────────────────────────────
@@ -331,7 +140,7 @@ export class Pedelec {
       (await resolveProviderAndModel(
         read,
         () => this.legacyExtension,
-        (type) => this.#request(type, {}, wiring.requestTimeoutMs),
+        (type) => this.send(type, {}, wiring.requestTimeoutMs),
       ));
     const legacy = this.legacyExtension;
     const body = legacy
@@ -345,7 +154,7 @@ export class Pedelec {
           ...(wiring.workspace && { workspaceId: wiring.workspace.workspaceId }),
           autoEndOnDisconnect: read.autoEndOnDisconnect,
         };
-    const created = this.#request(
+    const created = this.send(
       'create_session',
       { input: body, callerSdkVersion: PEDELEC_PROTOCOL_VERSION },
       wiring.requestTimeoutMs,
@@ -360,7 +169,7 @@ export class Pedelec {
         });
       // Today's Pedelec says whether it applied the page's model; never run a model it did not ask for.
       if (workspace && read.model !== undefined && reply.explicitModelConfigApplied !== true) {
-        await this.#request('abort_session_setup', { sessionId }).catch(() => {});
+        await this.send('abort_session_setup', { sessionId }).catch(() => {});
         throw MODEL_NOT_APPLIED();
       }
       if (modules.length) await denoSetup!.setUpSession(this.#bridge.request, sessionId, modules);
@@ -412,7 +221,7 @@ export class Pedelec {
   ): Promise<PedelecSession> {
     const skills = readResumeSkills(sessionId, options);
     this.#warnTools(skills);
-    const resumed = this.#request('resume_session', { sessionId }, wiring.requestTimeoutMs);
+    const resumed = this.send('resume_session', { sessionId }, wiring.requestTimeoutMs);
     return this.#subscribe(async () => {
       const reply = readSessionReply('resume_session', await resumed);
       if (reply.sessionId !== sessionId) throw protocolError('resume_session response did not match sessionId');
@@ -502,22 +311,22 @@ export class Pedelec {
    * extension, or — from one that does not say — from the settings.
    */
   async listProviders(): Promise<ProviderInfo[]> {
-    const { providers, complete } = readProviders(await this.#request('list_providers'));
+    const { providers, complete } = readProviders(await this.send('list_providers'));
     if (complete) return providers;
-    const { defaultProvider } = readSettings(await this.#request('get_settings'));
+    const { defaultProvider } = readSettings(await this.send('get_settings'));
     return providers.map((provider) => ({ ...provider, isDefault: provider.code === defaultProvider }));
   }
 
   /** The user's default provider — and nothing else the extension may include. */
   async getSettings(): Promise<PedelecSettings> {
-    return readSettings(await this.#request('get_settings'));
+    return readSettings(await this.send('get_settings'));
   }
 
   /** Whether the extension is installed, this origin approved, and Desktop connected. Never rejects for a missing extension. */
   async getApprovalStatus(): Promise<ApprovalStatus> {
     let result: Record<string, unknown> | undefined;
     try {
-      result = await this.#request('get_approval_status');
+      result = await this.send('get_approval_status');
     } catch (error) {
       if (isLinkDown(error as PedelecError))
         return { installed: false, approved: false, origin: this.#origin, appConnected: false };
