@@ -25,9 +25,10 @@ import {
   readResumeSkills,
   type CreateSessionInput,
   type ResumeSessionOptions,
+  type SessionBridge,
   type SessionWiring,
 } from './session-input.js';
-import { PedelecSession, type SessionBridge } from './session.js';
+import { PedelecSession } from './session.js';
 import { type NormalizedSkills, type ToolDefinition, type ToolNameOf } from './tools.js';
 import { Toolbox } from './toolbox.js';
 import type {

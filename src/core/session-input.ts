@@ -3,10 +3,12 @@
  * sessions"): anything the page got wrong is an `INVALID_INPUT` with the reason, before a request is
  * made.
  */
-import { invalidInput, normalizeError } from './errors.js';
+import type { BridgeRequestType } from './bridge-messages.js';
+import { invalidInput, normalizeError, type PedelecError } from './errors.js';
 import { isFilled, isObject } from './json.js';
 import { normalizeSkills, type NormalizedSkills, type SkillsInput, type ToolDefinition } from './tools.js';
 import { type Toolbox } from './toolbox.js';
+import type { PedelecSession } from './session.js';
 import type { PedelecWorkspace } from './workspace.js';
 import type { Effort, EffortLevel, ProviderCode } from './types.js';
 
@@ -39,6 +41,28 @@ export type ResumeSessionOptions<TTools extends readonly ToolDefinition[] = read
 
 /** @internal How a `<pedelec-session>` shares its toolbox with the sessions it creates, and where it creates them. */
 export type SessionWiring = { toolbox?: Toolbox; requestTimeoutMs?: number; workspace?: PedelecWorkspace };
+
+/** @internal What a session needs from its client; keeps the session testable and the client private. */
+export interface SessionBridge {
+  /** A property, not a method: the client hands the same function to its workspaces. */
+  request: <T = unknown>(type: BridgeRequestType, payload?: Record<string, unknown>) => Promise<T>;
+  /** What arrives for this session is no longer routed to it (the page ended it). */
+  release(session: PedelecSession<string>): void;
+  /** What arrives for this session is routed to it again (`resume()`). */
+  register(session: PedelecSession<string>): void;
+  warn(warning: PedelecError): void;
+}
+
+/** @internal What a session is made with. */
+export type SessionInit = {
+  sessionId: string;
+  provider: string;
+  model: string | undefined;
+  effortLevel: EffortLevel | undefined;
+  toolbox: Toolbox;
+  workspace: PedelecWorkspace;
+  autoEndOnDisconnect: boolean;
+};
 
 const EFFORT_LEVELS: readonly string[] = ['default', 'low', 'high'] satisfies EffortLevel[];
 const EFFORTS: readonly string[] = ['low', 'medium', 'high', 'xhigh', 'max'] satisfies Effort[];

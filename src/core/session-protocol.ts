@@ -17,22 +17,8 @@ import type { BridgeEventType } from './bridge-messages.js';
 import type { SessionToolCalls } from './session-tool-calls.js';
 import type { Toolbox } from './toolbox.js';
 import { STATUSES, isCount, readArtifact, readPendingCall, snapshotStatus } from './event-fields.js';
-import type { PedelecSessionStatus, TurnKind } from './types.js';
-
-export type Turn = {
-  /** What every context of the turn carries. */
-  ctx: { turnId: string; turnStartedAt: number; turnKind: TurnKind };
-  /**
-   * The turn's id on the wire (today's protocol): sent with its request, carried by its events and by
-   * the `operation_completed` that finishes it. For a turn this page started, its `turnId`. Undefined
-   * only for a turn taken over from a snapshot that named no operation.
-   */
-  operationId: string | undefined;
-  /** Started by this page (`sendText`, `prepare`), not taken over from a snapshot. */
-  local: boolean;
-  /** Settles whoever waits for the turn: resolves, or rejects with `error`. */
-  finish(error?: PedelecError): void;
-};
+import type { SessionTurns, Turn } from './session-turns.js';
+import type { PedelecSessionStatus } from './types.js';
 
 /**
  * What the session does on what arrives. `meta` says who caused an event (sdk-api.md "Event
@@ -47,11 +33,8 @@ export interface ProtocolHost {
   reactivating(): boolean;
   /** The session lives again (the snapshot a `resume()` waited for). */
   revive(): void;
-  turn(): Turn | null;
-  /** A turn this page did not start (a snapshot's active operation, after a reload), or none. */
-  takeOver(turn: Turn | null): void;
-  /** Clears the current turn; with an error, rejects whoever waits for it. */
-  finishTurn(error?: PedelecError): void;
+  /** The session's turns: a snapshot's active operation, after a reload, is taken over as the current one. */
+  readonly turns: SessionTurns;
   setStatus(status: PedelecSessionStatus, meta: EventMeta): void;
   markEnded(meta: EventMeta): void;
   /** Calls the session's listeners of `kind` with `payload` and the context of `type` (always Core's). */
@@ -155,7 +138,7 @@ export class SessionProtocol {
       case 'status_changed':
       case 'done':
       case 'ended': {
-        const turn = host.turn();
+        const turn = host.turns.current;
         // Today's protocol: a status of another operation, or one that names none while a turn runs, is not this turn's.
         if (type === 'status_changed' && this.#operationAware && turn) {
           if (!isText(operationId) || operationId !== turn.operationId) return;
@@ -172,9 +155,9 @@ export class SessionProtocol {
           const error = pedelecError('SESSION_ERROR', 'session entered error status', { sessionId: host.sessionId });
           host.emitError(error, meta);
           // A 0.1.x turn fails with its session; today's waits for its operation_completed.
-          if (!this.#operationAware) host.finishTurn(error);
+          if (!this.#operationAware) host.turns.finish(error);
         } else if (next === 'idle' && !this.#operationAware) {
-          host.finishTurn();
+          host.turns.finish();
         }
         return;
       }
@@ -188,12 +171,12 @@ export class SessionProtocol {
       case 'usage_updated':
         return this.#setUsage(message.totalTokens, meta);
       case 'error': {
-        const turn = host.turn();
+        const turn = host.turns.current;
         if (isText(operationId) && operationId !== turn?.operationId) return;
         const error = sessionError(message.error);
         host.emitError(error, meta);
         if (!isText(operationId)) host.setStatus('error', meta);
-        if (!this.#operationAware) host.finishTurn(error);
+        if (!this.#operationAware) host.turns.finish(error);
         return;
       }
       // Unknown event types are ignored: newer extensions add some.
@@ -206,7 +189,7 @@ export class SessionProtocol {
    * belongs to the running turn), is an `SDK_PROTOCOL_ERROR`.
    */
   #turnOf(type: string, operationId: unknown, sdkMeta: EventMeta): Turn | null {
-    const turn = this.host.turn();
+    const turn = this.host.turns.current;
     const named = isText(operationId);
     if (turn && (named ? operationId === turn.operationId : !this.#operationAware)) return turn;
     const details = { sessionId: this.host.sessionId, operationId: named ? operationId : undefined };
@@ -258,7 +241,7 @@ export class SessionProtocol {
    */
   runParked(): void {
     const { host } = this;
-    const turn = host.turn();
+    const turn = host.turns.current;
     if (!turn || host.ended()) return;
     const ready = this.#parked.filter((c) => c.operationId === turn.operationId && this.#answerable(c.tool));
     if (ready.length === 0) return;
@@ -272,7 +255,7 @@ export class SessionProtocol {
    */
   #completeOperation(operation: Record<string, unknown>, meta: EventMeta): void {
     const { host } = this;
-    const turn = host.turn();
+    const turn = host.turns.current;
     // Another operation's, or the running turn's after it finished.
     if (!turn || !isText(operation.operationId) || operation.operationId !== turn.operationId) return;
     const { operationKind, success } = operation;
@@ -282,7 +265,7 @@ export class SessionProtocol {
     host.calls.withdrawAllBut(undefined);
     this.#parked = [];
     host.setStatus(failed && turn.ctx.turnKind === 'user' ? 'error' : 'idle', meta);
-    host.finishTurn(failed ? sessionError(operation.error, 'session operation failed') : undefined);
+    host.turns.finish(failed ? sessionError(operation.error, 'session operation failed') : undefined);
   }
 
   /**
@@ -310,7 +293,7 @@ export class SessionProtocol {
       isObject(activeOperation) && isText(activeOperation.operationId)
         ? activeOperation
         : pending && { operationId: pending.operationId };
-    const turn = host.turn();
+    const turn = host.turns.current;
     // A turn this page started that the snapshot knows nothing of: Core made the snapshot before the
     // turn's request reached it (the create response and the snapshot, then sendText at once). Its
     // status is older than the turn's.
@@ -318,7 +301,7 @@ export class SessionProtocol {
     if (!turn?.local) this.#followExternalTurn(active, turn, meta);
     if (status === 'ended') return host.markEnded(meta);
     if (status) host.setStatus(status, meta);
-    const current = host.turn();
+    const current = host.turns.current;
     const waitedFor = pending && current && pending.operationId === current.operationId ? pending : null;
     // Calls still running, or waiting for a handler, that Core no longer waits for: their results would be refused.
     host.calls.withdrawAllBut(waitedFor?.toolRequestId);
@@ -335,9 +318,9 @@ export class SessionProtocol {
    */
   #followExternalTurn(active: ActiveOperation | null, turn: Turn | null, meta: EventMeta): void {
     if (active && turn?.operationId === active.operationId) return;
-    if (!active) return void (turn && this.host.takeOver(null));
+    if (!active) return void (turn && (this.host.turns.current = null));
     const startedAt = Date.parse(active.startedAt as string);
-    this.host.takeOver({
+    this.host.turns.current = {
       ctx: {
         turnId: active.operationId ?? randomId('turn'),
         turnStartedAt: Number.isFinite(startedAt) ? startedAt : (meta.eventReceivedAt ?? Date.now()),
@@ -346,7 +329,7 @@ export class SessionProtocol {
       operationId: active.operationId,
       local: false,
       finish: () => {}, // nobody on this page waits for it
-    });
+    };
     this.turnStarted();
   }
 

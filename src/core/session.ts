@@ -1,17 +1,20 @@
 /**
- * `PedelecSession`: one agent session — turns, statuses, listeners, tool calls, assets
- * (docs/design/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`. What
- * arrives for it is read by session-protocol.ts; its sandbox files are session-assets.ts's.
+ * `PedelecSession`: one agent session — statuses, listeners, its lifecycle, tool calls, assets
+ * (docs/design/sdk-api.md, tools-api.md). Created by `Pedelec.createSession()` / `resumeSession()`. Its
+ * turns are session-turns.ts's; what arrives for it is read by session-protocol.ts; its sandbox files
+ * are session-assets.ts's.
  */
-import { invalidInput, normalizeError, sessionBusy, sessionEnded, TURN_REFUSALS, type PedelecError } from './errors.js';
+import { normalizeError, sessionBusy, sessionEnded, type PedelecError } from './errors.js';
 import { eventContext, fromCore, type EventMeta } from './call-context.js';
 import type { JsonValue } from './json.js';
 import { Listeners } from './listeners.js';
-import { inOrder, randomId } from './bridge-port.js';
+import { inOrder } from './bridge-port.js';
 import type { BridgeRequestType } from './bridge-messages.js';
 import { lazyModule } from './lazy-module.js';
 import { SessionAssets } from './session-assets.js';
-import { SessionProtocol, type SessionMessage, type Turn } from './session-protocol.js';
+import type { SessionBridge, SessionInit } from './session-input.js';
+import { SessionProtocol, type SessionMessage } from './session-protocol.js';
+import { SessionTurns } from './session-turns.js';
 import { SessionToolCalls } from './session-tool-calls.js';
 import type { GenericToolHandler, ToolSpecificHandler } from './tools.js';
 import type { Toolbox } from './toolbox.js';
@@ -30,36 +33,12 @@ import type {
   ReadAssetType,
   StatusEventContext,
   TurnEvent,
-  TurnKind,
   UsageEventContext,
 } from './types.js';
 import type { PedelecWorkspace } from './workspace.js';
 
-/** @internal What a session needs from its client; keeps the session testable and the client private. */
-export interface SessionBridge {
-  /** A property, not a method: the client hands the same function to its workspaces. */
-  request: <T = unknown>(type: BridgeRequestType, payload?: Record<string, unknown>) => Promise<T>;
-  /** What arrives for this session is no longer routed to it (the page ended it). */
-  release(session: PedelecSession<string>): void;
-  /** What arrives for this session is routed to it again (`resume()`). */
-  register(session: PedelecSession<string>): void;
-  warn(warning: PedelecError): void;
-}
-
 type EventKind = 'chat' | 'chatDelta' | 'usage' | 'artifact' | 'status' | 'error' | 'ended' | 'turn';
 
-/** @internal What a session is made with. */
-export type SessionInit = {
-  sessionId: string;
-  provider: string;
-  model: string | undefined;
-  effortLevel: EffortLevel | undefined;
-  toolbox: Toolbox;
-  workspace: PedelecWorkspace;
-  autoEndOnDisconnect: boolean;
-};
-
-const noop = () => {};
 const loadReactivation = lazyModule(() => import('./session-reactivation.js'), "the kit's session reactivation code");
 
 export class PedelecSession<TToolName extends string = string> {
@@ -80,7 +59,6 @@ export class PedelecSession<TToolName extends string = string> {
 
   #bridge: SessionBridge;
   #status: PedelecSessionStatus = 'idle';
-  #turn: Turn | null = null;
   #ended = false;
   #ending = false;
   /**
@@ -88,18 +66,12 @@ export class PedelecSession<TToolName extends string = string> {
    * (a new `resumeSession` can), and what it still had to send fails with this.
    */
   #detachedBy: PedelecError | null = null;
-  #prepared = false;
-  #preparing: Promise<void> | null = null;
   #reactivating: Promise<void> | null = null;
-  /**
-   * The page's last turn while its request is not answered yet: the turn stays reserved (no other
-   * starts) until both its answer and its completion came, in either order.
-   */
-  #unanswered: Turn | null = null;
   #autoEndOnDisconnect: boolean;
   #listeners: Listeners<EventKind>;
   /** Status events, in order even when a status listener changes the status again. */
   #emitStatus = inOrder((args: unknown[]) => this.#listeners.emit('status', ...args));
+  #turns: SessionTurns;
   #calls: SessionToolCalls;
   #protocol: SessionProtocol;
   #assets: SessionAssets;
@@ -121,6 +93,19 @@ export class PedelecSession<TToolName extends string = string> {
       request: (type, payload) => this.#request(type, payload),
       emitError: (error) => this.#emitError(error),
     });
+    this.#turns = new SessionTurns({
+      sessionId: this.sessionId,
+      check: () => this.#check(),
+      operationAware: () => this.#protocol.operationAware,
+      started: (event) => {
+        this.#protocol.turnStarted();
+        this.#listeners.emit('turn', event, this.#ctx());
+      },
+      status: () => this.#status,
+      setStatus: (status) => this.#setStatus(status),
+      request: (type, payload) => this.#request(type, payload),
+      failed: (error, turn) => this.#detachedBy || this.#emitError(error, undefined, turn),
+    });
     this.#protocol = new SessionProtocol({
       sessionId: this.sessionId,
       toolbox: this.toolbox,
@@ -128,13 +113,8 @@ export class PedelecSession<TToolName extends string = string> {
       usage: this.usage,
       ended: () => this.#ended,
       reactivating: () => !!this.#reactivating,
-      revive: () => {
-        this.#ended = false;
-        this.#ending = false;
-      },
-      turn: () => this.#turn,
-      takeOver: (turn) => (this.#turn = turn),
-      finishTurn: (error) => this.#finishTurn(error),
+      revive: () => void (this.#ended = this.#ending = false),
+      turns: this.#turns,
       setStatus: (status, meta) => this.#setStatus(status, meta),
       markEnded: (meta) => this.#markEnded(meta),
       emit: (kind, payload, type, meta) => this.#listeners.emit(kind, payload, this.#ctx(type, fromCore(meta))),
@@ -154,7 +134,7 @@ export class PedelecSession<TToolName extends string = string> {
 
   /** @internal Whether a turn is in progress (a failed request ends it without changing the status). */
   get turnActive(): boolean {
-    return !!this.#turn;
+    return !!this.#turns.current;
   }
 
   // ───────────────────────────── listeners ─────────────────────────────
@@ -222,102 +202,12 @@ export class PedelecSession<TToolName extends string = string> {
    * an in-flight `prepare()` first (ignoring its failure).
    */
   sendText(text: string): Promise<void> {
-    const start = () =>
-      this.#usable(() => {
-        if (this.#turn || this.#reserved()) throw sessionBusy(this.sessionId);
-        if (typeof text !== 'string') throw invalidInput('text must be a string');
-        return this.#runTurn('user', 'send_text', { text }, 'SEND_TEXT_FAILED');
-      });
-    return this.#preparing ? this.#preparing.then(noop, noop).then(start) : start();
+    return this.#turns.send(text);
   }
 
   /** Warms the provider up; resolves at once when already prepared, shares an in-flight prepare. */
   prepare(): Promise<void> {
-    return this.#usable(() => {
-      const running = this.#turn ?? this.#reserved();
-      if (running && running.ctx.turnKind !== 'prepare') throw sessionBusy(this.sessionId);
-      if (this.#prepared) return Promise.resolve();
-      if (this.#preparing) return this.#preparing;
-      // In flight before the turn's first callbacks run (its `turn` event, status `running`), so a
-      // listener calling sendText() or prepare() there waits for it or shares it.
-      let run!: (turn: Promise<void>) => void;
-      const preparing = (this.#preparing = new Promise<void>((resolve) => (run = resolve)).then(() => {
-        this.#prepared = true;
-      }));
-      const settled = () => {
-        if (this.#preparing === preparing) this.#preparing = null;
-      };
-      preparing.then(settled, settled);
-      run(this.#runTurn('prepare', 'prepare_session', {}, 'PREPARE_FAILED'));
-      return preparing;
-    });
-  }
-
-  /** The turn still reserved after its completion, waiting for its answer (today's Pedelec; a 0.1.x turn ends on `done`). */
-  #reserved(): Turn | null {
-    return this.#protocol.operationAware ? this.#unanswered : null;
-  }
-
-  /**
-   * Starts a turn and posts its request; resolves once the request succeeded and the turn finished.
-   * A failed request is reported (fallback code `failCode`), finishes the turn and rejects; the
-   * session goes back where it was when Core refused the turn, or to `error`.
-   */
-  #runTurn(
-    kind: TurnKind,
-    type: 'send_text' | 'prepare_session',
-    payload: { text?: string },
-    failCode: string,
-  ): Promise<void> {
-    // One id for the turn, on the page and on the wire.
-    const turnId = randomId('turn');
-    const turn: Turn = {
-      ctx: { turnId, turnStartedAt: Date.now(), turnKind: kind },
-      operationId: turnId,
-      local: true,
-      finish: noop,
-    };
-    this.#turn = turn;
-    this.#unanswered = turn;
-    this.#protocol.turnStarted();
-    let completed = false;
-    const finished = new Promise<void>((resolve, reject) => {
-      turn.finish = (error) => {
-        completed = true;
-        if (error) reject(error);
-        else resolve();
-      };
-    });
-    // The payload carries the turn's text, when it has one.
-    this.#listeners.emit('turn', { turnId, kind, ...payload }, this.#ctx());
-    const before = this.#status;
-    this.#setStatus('running');
-    const request = this.#request(type, { ...payload, operationId: turnId })
-      .then(noop, (failure: unknown) => {
-        const error = normalizeError(failure, failCode, `${type} failed`);
-        // Emitted while the turn is still active, so the error's context carries it. Reported even when
-        // the turn already finished, as the public SDK reports it.
-        if (!this.#detachedBy) this.#emitError(error, undefined, turn);
-        // Today's Pedelec: Core's completion came first, and it says how the turn went.
-        if (completed && this.#protocol.operationAware) return;
-        if (this.#turn === turn)
-          this.#setStatus(kind === 'prepare' || TURN_REFUSALS.has(error.code) ? before : 'error');
-        this.#finishTurn(error, turn);
-        throw error;
-      })
-      .finally(() => {
-        if (this.#unanswered === turn) this.#unanswered = null;
-      });
-    // Joined like Promise.all, so whichever side fails first, neither rejection goes unhandled.
-    return Promise.all([request, finished]).then(noop);
-  }
-
-  /** Clears the turn (when it still is the current one); with an error, rejects whoever waits for it. */
-  #finishTurn(error?: PedelecError, turn = this.#turn): void {
-    if (turn && this.#turn === turn) {
-      this.#turn = null;
-      turn.finish(error);
-    }
+    return this.#turns.prepare();
   }
 
   /** Ends the session. Already ended or ending: resolves with no request. */
@@ -390,7 +280,7 @@ export class PedelecSession<TToolName extends string = string> {
     if (this.#ended || this.#detachedBy) return;
     this.#emitError(error);
     this.#setStatus('error');
-    if (!this.#protocol.operationAware) this.#finishTurn(error);
+    if (!this.#protocol.operationAware) this.#turns.finish(error);
   }
 
   /**
@@ -405,7 +295,7 @@ export class PedelecSession<TToolName extends string = string> {
     this.#calls.abortRunning(error);
     this.#setStatus('error');
     this.#emitError(error);
-    this.#finishTurn(error);
+    this.#turns.finish(error);
   }
 
   /**
@@ -428,11 +318,9 @@ export class PedelecSession<TToolName extends string = string> {
     // onEnded runs before the pending turn is rejected, so its context still carries the turn.
     this.#listeners.emit('ended', this.#ctx('ended', meta));
     const error = sessionEnded(this.sessionId);
-    this.#finishTurn(error);
+    this.#turns.finish(error);
     this.#calls.abortAll(error);
   }
-
-  // ───────────────────────────── tool calls ─────────────────────────────
 
   #toolCall(toolRequestId: string, tool: string, args: unknown, meta: EventMeta): void {
     // Exactly one result per request: a repeat of a running or answered call is ignored.
@@ -476,19 +364,6 @@ export class PedelecSession<TToolName extends string = string> {
 
   // ───────────────────────────── helpers ─────────────────────────────
 
-  /**
-   * Runs `body` unless the session has ended: then, and whenever `body` throws, returns a rejected
-   * promise instead — public methods never throw.
-   */
-  #usable<T>(body: () => Promise<T>): Promise<T> {
-    try {
-      this.#check();
-      return body();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
   /** Throws `SESSION_ENDED` once ended or detached (or, with `orEnding`, while `end()` is in flight). */
   #check(orEnding?: boolean): void {
     if (this.#ended || this.#detachedBy || (orEnding && this.#ending)) throw sessionEnded(this.sessionId);
@@ -505,7 +380,7 @@ export class PedelecSession<TToolName extends string = string> {
   }
 
   /** An event context; without `meta`, the SDK's own. */
-  #ctx(type?: string, meta?: EventMeta, turn = this.#turn): PedelecEventContext {
+  #ctx(type?: string, meta?: EventMeta, turn = this.#turns.current): PedelecEventContext {
     return eventContext(this, turn?.ctx, type, meta);
   }
 
@@ -517,7 +392,7 @@ export class PedelecSession<TToolName extends string = string> {
   }
 
   /** `turn`: the turn the error belongs to, when not the current one (a late failure of a finished turn). */
-  #emitError(error: PedelecError, meta?: EventMeta, turn = this.#turn): void {
+  #emitError(error: PedelecError, meta?: EventMeta, turn = this.#turns.current): void {
     this.#listeners.emit('error', error, this.#ctx('error', meta, turn));
   }
 }

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { expect } from '../../support/expect.js';
 import { PedelecSession, PedelecWorkspace } from '../../../src/core/index.js';
 import { Toolbox } from '../../../src/core/toolbox.js';
-import type { SessionBridge } from '../../../src/core/session.js';
+import type { SessionBridge } from '../../../src/core/session-input.js';
 import {
   fake,
   PROVIDER,
