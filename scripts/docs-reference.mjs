@@ -8,114 +8,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as prettier from 'prettier';
-import { analyzeManifest, manifestText, root } from './manifest.mjs';
-
-export const COMMAND = 'npm run docs';
-const NOTICE = `Generated from custom-elements.json by \`${COMMAND}\`: change the JSDoc in src/, then run it again.`;
-
-// ───────────────────────────── reading the manifest ─────────────────────────────
-
-const isPublic = (member) => !member.static && member.privacy !== 'private' && member.privacy !== 'protected';
-/** An attribute the element writes (its JSDoc says "Reflected (output)…"): shown, never bound. */
-const isOutput = (attribute) => /^Reflected\b/.test(attribute.description ?? '');
-const oneLine = (text) => (text ?? '').replace(/\s*\n\s*/g, ' ').trim();
-
-/** The custom elements, by tag, each with what a page can use of it. */
-export function readElements(manifest) {
-  const found = [];
-  for (const module of manifest.modules) {
-    for (const declaration of module.declarations ?? []) {
-      if (!declaration.customElement || !declaration.tagName) continue;
-      const members = declaration.members ?? [];
-      const fields = members.filter((m) => m.kind === 'field' && isPublic(m) && !m.name.startsWith('#'));
-      // An attribute's property: the field it reflects, or a writable field of the same name.
-      const attributes = (declaration.attributes ?? []).map((attribute) => {
-        const field = fields.find((f) => f.name === (attribute.fieldName ?? attribute.name));
-        const linked = field && (attribute.fieldName || !field.readonly) ? field : null;
-        return { ...attribute, output: isOutput(attribute), field: linked };
-      });
-      // A property with its own description (`bridge` from script) is listed again with it.
-      const told = (field) =>
-        attributes.some((a) => a.field === field && (!field.description || a.description === field.description));
-      found.push({
-        tag: declaration.tagName,
-        className: declaration.name,
-        summary: oneLine(declaration.summary),
-        description: declaration.description ?? '',
-        attributes,
-        properties: fields.filter((f) => !told(f)),
-        methods: methodsOf(members),
-        events: declaration.events ?? [],
-        slots: declaration.slots ?? [],
-        cssProperties: declaration.cssProperties ?? [],
-        cssParts: declaration.cssParts ?? [],
-        cssStates: declaration.cssStates ?? [],
-      });
-    }
-  }
-  return found.sort((a, b) => a.tag.localeCompare(b.tag));
-}
-
-/**
- * Public methods, statics first, each name once with its signatures. A name listed more than once is
- * overloaded: the last entry is the implementation's signature, which callers never see.
- */
-function methodsOf(members) {
-  const byName = new Map();
-  for (const member of members) {
-    if (member.kind !== 'method' || member.privacy === 'private' || member.privacy === 'protected') continue;
-    if (member.name.startsWith('#')) continue;
-    const key = `${member.static ? 'static ' : ''}${member.name}`;
-    if (!byName.has(key)) byName.set(key, []);
-    byName.get(key).push(member);
-  }
-  return [...byName.values()]
-    .map((entries) => {
-      const signatures = entries.length > 1 ? entries.slice(0, -1) : entries;
-      return {
-        name: entries[0].name,
-        static: Boolean(entries[0].static),
-        signatures,
-        description: entries.find((e) => e.description)?.description ?? '',
-      };
-    })
-    .sort((a, b) => Number(b.static) - Number(a.static));
-}
-
-/** The kit's event classes (those derived from `PedelecEvent`), with the elements that fire each. */
-export function readEvents(manifest, elements = readElements(manifest)) {
-  const classes = manifest.modules.flatMap((m) => m.declarations ?? []).filter((d) => d.kind === 'class');
-  const superOf = new Map(classes.map((c) => [c.name, c.superclass?.name]));
-  const isEvent = (name) => {
-    for (let seen = 0; name && seen < classes.length; seen++, name = superOf.get(name)) {
-      if (name === 'PedelecEvent') return true;
-    }
-    return false;
-  };
-  const events = [];
-  const intro = classes.find((c) => c.name === 'PedelecEvent')?.description ?? '';
-  for (const declaration of classes) {
-    const members = declaration.members ?? [];
-    const eventName = members.find((m) => m.name === 'eventName' && m.static)?.default;
-    if (!eventName || !isEvent(declaration.name)) continue;
-    const name = eventName.replace(/^['"]|['"]$/g, '');
-    const detail = members.find((m) => m.name === 'detail');
-    events.push({
-      name,
-      className: declaration.name,
-      description: declaration.description ?? '',
-      detail: { type: detail?.type?.text ?? 'unknown', description: detail?.description ?? '' },
-      members: members.filter(
-        (m) => isPublic(m) && !m.name.startsWith('#') && m.name !== 'detail' && m.name !== 'eventName',
-      ),
-      firedOn: elements.flatMap((element) =>
-        element.events.filter((e) => e.name === name).map((e) => ({ tag: element.tag, description: e.description })),
-      ),
-    });
-  }
-  return { intro, events: events.sort((a, b) => a.name.localeCompare(b.name)) };
-}
+import { frameworkTypes } from './framework-typings.mjs';
+import {
+  analyzeManifest,
+  COMMAND,
+  manifestText,
+  NOTICE,
+  oneLine,
+  readElements,
+  readEvents,
+  root,
+} from './manifest.mjs';
 
 // ───────────────────────────── Markdown ─────────────────────────────
 
@@ -334,120 +237,6 @@ export function referencePages(manifest) {
   for (const element of elements) pages.set(`docs/reference/${element.tag}.md`, elementPage(element, byName));
   pages.set('docs/reference/events.md', eventsPage(events));
   return pages;
-}
-
-// ───────────────────────────── framework typings ─────────────────────────────
-
-/** Type names the typings may use without importing them. */
-const GLOBAL_TYPES = new Set([
-  'Array',
-  'Promise',
-  'Record',
-  'Readonly',
-  'ReadonlyArray',
-  'Node',
-  'Element',
-  'HTMLElement',
-]);
-const without = (text, drop) =>
-  text
-    .split('|')
-    .map((t) => t.trim())
-    .filter((t) => !drop.includes(t))
-    .join(' | ');
-/** What markup may give an attribute: never null; a number also as the text the markup holds. */
-function attributeType(attribute) {
-  const text = without(attribute.type?.text ?? 'string', ['null', 'undefined']) || 'string';
-  return text === 'number' ? 'number | string' : text;
-}
-const doc = (text) => {
-  const line = oneLine(text).replace(/\*\//g, '*\\/');
-  return line ? `  /** ${line} */\n` : '';
-};
-const key = (name) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : `'${name}'`);
-/** `PedelecSessionElement` → `PedelecSession`. */
-const baseName = (element) => element.className.replace(/Element$/, '');
-
-/**
- * What a template may bind on an element: each attribute it reads (by its own name), the property of
- * an attribute whose name differs (`timeout-ms` and `timeoutMs`), and the writable properties that
- * have no attribute. Outputs and read-only properties are left out.
- */
-export function bindable(element) {
-  const props = new Map();
-  for (const attribute of element.attributes) {
-    if (attribute.output) continue;
-    const field = attribute.field && !attribute.field.readonly ? attribute.field : null;
-    if (field?.name === attribute.name) {
-      // One name for both: frameworks set the property; the attribute's type is the narrower one.
-      props.set(attribute.name, { type: attribute.type?.text ?? 'string', description: attribute.description });
-      continue;
-    }
-    props.set(attribute.name, { type: attributeType(attribute), description: attribute.description });
-    if (field) props.set(field.name, { type: field.type?.text ?? 'unknown', description: attribute.description });
-  }
-  for (const property of element.properties) {
-    if (property.readonly || props.has(property.name)) continue;
-    props.set(property.name, { type: property.type?.text ?? 'unknown', description: property.description });
-  }
-  return props;
-}
-
-export async function frameworkTypes(manifest) {
-  const elements = readElements(manifest);
-  const imports = new Set();
-  const use = (type) => {
-    for (const [name] of type.matchAll(/\b[A-Z]\w*/g)) if (!GLOBAL_TYPES.has(name)) imports.add(name);
-    return type;
-  };
-  const blocks = [];
-  for (const element of elements) {
-    const base = baseName(element);
-    const props = bindable(element);
-    const summary = `\`<${element.tag}>\`: ${element.summary}`;
-    if (props.size === 0) {
-      blocks.push(`/** ${summary} Nothing to bind. */\nexport type ${base}Props = Record<never, never>;`);
-    } else {
-      const lines = [...props].map(([name, p]) => `${doc(p.description)}  ${key(name)}?: ${use(p.type)};`);
-      blocks.push(`/** ${summary} */\nexport interface ${base}Props {\n${lines.join('\n')}\n}`);
-    }
-    if (element.events.length === 0) {
-      blocks.push(
-        `/** \`<${element.tag}>\` fires no events of its own. */\nexport type ${base}Events = Record<never, never>;`,
-      );
-    } else {
-      const lines = element.events.map((e) => `${doc(e.description)}  '${e.name}': ${use(e.type?.text ?? 'Event')};`);
-      blocks.push(
-        `/** The events of \`<${element.tag}>\`. */\nexport interface ${base}Events {\n${lines.join('\n')}\n}`,
-      );
-    }
-    use(element.className);
-  }
-  const map = elements.map((e) => {
-    const base = baseName(e);
-    return `  '${e.tag}': { element: ${e.className}; props: ${base}Props; events: ${base}Events };`;
-  });
-  const text = [
-    `// ${NOTICE}`,
-    '/**',
-    ' * What a template may bind on each element — attributes, properties and events — for every',
-    " * framework's typings (`pedelec-elements/react`, `pedelec-elements/vue`). Types only.",
-    ' *',
-    ' * Attributes keep their own names (`timeout-ms`); where the element has a writable property of',
-    ' * another name for one (`timeoutMs`), both are listed. Attributes the element writes (`status`) and',
-    ' * read-only properties (`sessionId`, `definition`…) are not bindable and are left out.',
-    ' */',
-    `import type { ${[...imports].sort().join(', ')} } from './index.js';`,
-    '',
-    ...blocks.flatMap((b) => [b, '']),
-    '/** Every element by tag: its class, bindable props and events. */',
-    'export interface PedelecElementTypes {',
-    ...map,
-    '}',
-    '',
-  ].join('\n');
-  const options = await prettier.resolveConfig(join(root, 'src/framework-types.ts'));
-  return prettier.format(text, { ...options, filepath: join(root, 'src/framework-types.ts') });
 }
 
 // ───────────────────────────── writing ─────────────────────────────

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { COMMAND, generatedFiles, readElements, readEvents, staleFiles } from '../../scripts/docs-reference.mjs';
+import { generatedFiles, staleFiles } from '../../scripts/docs-reference.mjs';
+import { COMMAND, readElements, readEvents } from '../../scripts/manifest.mjs';
 import { analyzeManifest, root } from '../../scripts/manifest.mjs';
 
 const manifest = await analyzeManifest();
