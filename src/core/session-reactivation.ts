@@ -23,8 +23,6 @@ const FINAL_RESUME_FAILURES: ReadonlySet<string> = new Set([
 /** What reactivation needs from its session. */
 export interface ReactivatingSession {
   readonly sessionId: string;
-  /** What arrives for the session is routed to its handle again. */
-  register(): void;
   /** Posts `reactivate_session`. */
   request(): Promise<{ sessionId?: unknown } | undefined>;
   status(): PedelecSessionStatus;
@@ -34,10 +32,11 @@ export interface ReactivatingSession {
   release(): void;
 }
 
-/** Resolves once Core says the session is idle again; rejects with why it is not. */
+/**
+ * Resolves once Core says the session is idle again; rejects with why it is not. The handle already
+ * hears what arrives for its session.
+ */
 export function reactivate(session: ReactivatingSession): Promise<void> {
-  // What arrives for the session must reach the handle again: the idle snapshot comes first.
-  session.register();
   return session
     .request()
     .then(

@@ -242,12 +242,13 @@ export class PedelecSession<TToolName extends string = string> {
     if (this.#detachedBy) return Promise.reject(sessionEnded(this.sessionId));
     if (this.#reactivating) return this.#reactivating;
     if (this.#status !== 'ended') return Promise.resolve();
-    // Few pages reactivate a session: its code loads on first use, and the request waits for it.
+    // Routed to this handle again at once: the idle snapshot comes first, and a port lost meanwhile
+    // detaches it. Few pages reactivate a session, so the code loads on first use; the request waits.
+    this.#bridge.register(this as PedelecSession<string>);
     const reactivating = loadReactivation()
       .then(({ reactivate }) =>
         reactivate({
           sessionId: this.sessionId,
-          register: () => this.#bridge.register(this as PedelecSession<string>),
           request: () => this.#request('reactivate_session', { autoEndOnDisconnect: this.#autoEndOnDisconnect }),
           status: () => this.#status,
           report: (error) => this.#detachedBy || this.#emitError(error),

@@ -415,6 +415,23 @@ describe('SDK 0.4.6 after the extension port drops', () => {
     await turn.promise;
   });
 
+  it('(kit) the port dropping while resume() gets ready: the handle is detached like any other, and resumeSession(id) makes a new one', async () => {
+    const c = client();
+    const { session: old, core } = await created(c);
+    core.event('ended');
+    expect(old.getStatus()).to.equal('ended');
+    const resuming = track(old.resume());
+    fake.disconnect();
+    const error = await rejection(resuming.promise);
+    expect(error.code).to.equal('EXTENSION_DISCONNECTED');
+    const pending = c.resumeSession('s1');
+    new Core('s1').snapshot();
+    await fake.answer('resume_session', resumeReply('s1'));
+    const session = await pending;
+    expect(session, 'a new handle, not the detached one').to.not.equal(old);
+    expect(await rejection(old.sendText('hi'))).to.include({ code: 'SESSION_ENDED' });
+  });
+
   it('(kit) a tool result finished after the port dropped is not sent on a later connection: SUBMIT_TOOL_RESULT_FAILED on the old handle', async () => {
     const c = client();
     const { session, core } = await created(c);
