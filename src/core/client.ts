@@ -1,11 +1,11 @@
 /**
  * `Pedelec`: the client of the bridge — sessions, workspaces, information — over its connection
- * (bridge-connection.ts: the port, the handshake, requests and their answers), which it routes session
+ * (port-connection.ts: the port, the handshake, requests and their answers), which it routes session
  * events from (docs/design/sdk-api.md, sdk-0.4.md, bridge-protocol.md). How a create chooses its
  * provider and model is provider-choice.ts.
  */
 import type { EventMeta } from './call-context.js';
-import { BridgeConnection, type InboundMessage } from './bridge-connection.js';
+import { PortConnection, type InboundMessage } from './port-connection.js';
 import { normalizeError, protocolError, type PedelecError } from './errors.js';
 import { lazyModule } from './lazy-module.js';
 import { givenProviderAndModel, resolveProviderAndModel } from './provider-choice.js';
@@ -54,7 +54,7 @@ const MODEL_NOT_APPLIED = () =>
  * once, and again on the next request after the connection went away. Every method returns a promise
  * that rejects with a {@link PedelecError}, never throws.
  */
-export class Pedelec extends BridgeConnection {
+export class Pedelec extends PortConnection {
   #options: PedelecOptions;
   #origin: string | null;
   #sessions = new Map<string, PedelecSession<string>>();

@@ -1,5 +1,5 @@
 /**
- * `BridgeConnection`: the port to the bridge (docs/design/bridge-protocol.md, sdk-0.4.md) — opened with
+ * `PortConnection`: the connection over a bridge port (docs/design/bridge-protocol.md, sdk-0.4.md) — opened with
  * today's handshake, requests and their answers, which Pedelec the port reaches, and what happens when
  * it goes away. `Pedelec` (client.ts) is one, with sessions, workspaces and information on top.
  */
@@ -41,10 +41,10 @@ export type InboundMessage = { type?: BridgeInboundType; [key: string]: unknown 
  * connection went away. What arrives for this channel that is not an answer goes to `receive`;
  * `lost` hears that the port went away, before the requests waiting on it are rejected.
  */
-export class BridgeConnection {
+export class PortConnection {
   /** (ours) Messages are routed by this id; other clients on the same port are ignored. */
   readonly channelId = randomId('pedelec');
-  #approvalTimeoutMs: number | undefined;
+  #options: PedelecOptions;
   #bridgeTimeoutMs: number;
   /** Opens a port; null where none can ever be opened (no page context and no transport). */
   #openPort: (() => BridgePort) | null = null;
@@ -61,7 +61,7 @@ export class BridgeConnection {
   #activity: PageActivity = { announce() {}, stop() {} };
 
   constructor(options: PedelecOptions) {
-    this.#approvalTimeoutMs = options.approvalTimeoutMs;
+    this.#options = options;
     this.#bridgeTimeoutMs =
       Math.max(1, Number(options.bridgeTimeoutMs ?? DEFAULT_BRIDGE_TIMEOUT_MS)) || DEFAULT_BRIDGE_TIMEOUT_MS;
     // A page context is required, unless (ours) a transport is given: Node tools may then connect.
@@ -152,7 +152,7 @@ export class BridgeConnection {
     const requestId = `sdk_${Date.now()}_${++this.#requestCount}`;
     // The envelope last: a payload cannot re-address the request (its answer would never match).
     const message = { ...payload, channelId: this.channelId, type, requestId };
-    const held = waitMs ?? (APPROVAL_HELD_REQUESTS.has(type) ? this.#approvalTimeoutMs : undefined);
+    const held = waitMs ?? (APPROVAL_HELD_REQUESTS.has(type) ? this.#options.approvalTimeoutMs : undefined);
     // Never shorter than the bridge timeout; a held wait that is not a number does not count.
     const wait = (held as number) > this.#bridgeTimeoutMs ? (held as number) : this.#bridgeTimeoutMs;
     const response = this.#pending.add<T>(requestId, type, wait);
@@ -214,8 +214,8 @@ export class BridgeConnection {
   protected lost(_failure: PedelecError): void {}
 
   /**
-   * (ours) Closes the connection for good: pending requests and live sessions see a disconnect, and
-   * later requests fail. Used by elements releasing a shared client; the public SDK has no such method.
+   * (ours) Closes the connection for good: pending requests and what the port routed to (a client's
+   * live sessions) see a disconnect, and later requests fail. Used by elements releasing a shared client; the public SDK has no such method.
    */
   disconnect(): void {
     if (this.#closed) return;

@@ -46,7 +46,7 @@ export type PedelecOptions = {
   bridgeTimeoutMs?: number;
   /** (ours) Another build of the extension. */
   extensionId?: string;
-  /** (ours) Opens the port; default: the Pedelec extension. */
+  /** (ours) Opens the port; default: the Pedelec extension. Its messages arrive asynchronously (see `BridgePort`). */
   transport?: PortFactory;
   /** (ours) Check the agent's arguments against each tool's schema before a handler runs (default true). */
   validateArgs?: boolean;

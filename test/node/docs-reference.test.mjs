@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { generatedFiles, staleFiles } from '../../scripts/docs-reference.mjs';
-import { COMMAND, readElements, readEvents } from '../../scripts/manifest.mjs';
-import { analyzeManifest, root } from '../../scripts/manifest.mjs';
+import { analyzeManifest, COMMAND, readElements, readEvents, root } from '../../scripts/manifest.mjs';
 
 const manifest = await analyzeManifest();
 const files = await generatedFiles(manifest);

@@ -86,7 +86,11 @@ test('the SDK members the page may call stay public', () => {
   assert.match(session, /\n {4}handleEvent\(/);
   const client = readFileSync(join(dist, 'core/client.d.ts'), 'utf8');
   assert.match(client, /\n {4}createSession\(input\?: CreateSessionInput\)/);
-  assert.doesNotMatch(client, /createWiredSession|resumeWiredSession|pendingCount/);
+  assert.doesNotMatch(client, /createWiredSession|resumeWiredSession/);
+  // The client's connection, which it extends: its public members are the client's.
+  const connection = readFileSync(join(dist, 'core/port-connection.d.ts'), 'utf8');
+  assert.match(connection, /\n {4}disconnect\(\): void;/);
+  assert.doesNotMatch(connection, /pendingCount|legacyExtension/);
 });
 
 test('the published declarations type-check on their own (skipLibCheck off)', () => {
